@@ -1,0 +1,1 @@
+"""SituRec Gym: situated recommendation stores as Gymnasium environments."""

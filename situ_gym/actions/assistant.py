@@ -1,0 +1,67 @@
+"""The assistant's structured output (paper App. A.2, B.2): schema constants and types.
+
+One assistant turn is a JSON object::
+
+    {"response": "user-facing utterance",
+     "assistant_actions": [{"type": "Navigate", "navigation_goal": "7", "reason": "..."}],
+     "expected_user_action": {"name": "move_to_fixture", "arguments": {"fixture": "7", "approach": "front"}},
+     "ranking": ["sm_p012", "..."]}
+
+``navigation_goal`` and every target argument are the assistant's own handles
+(fixture/store/area handles are fixed; product handles come from the current view).
+``ranking`` holds up to ten catalog product ids.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["ACTION_TYPES", "REQUIRED_FIELDS", "MAX_RANKING", "AssistantOutput"]
+
+ACTION_TYPES = (
+    "Greet",
+    "AskPreference",
+    "ClarifyNeed",
+    "Navigate",
+    "Recommend",
+    "Explain",
+    "AnswerQuestion",
+    "Compare",
+    "HandleRejection",
+    "ConfirmPurchase",
+)
+
+# Required fields beyond "type", per store (paper App. B.2).
+REQUIRED_FIELDS: dict[str, dict[str, tuple[str, ...]]] = {
+    "supermarket": {
+        "Recommend": ("display_name", "visible_now", "reason"),
+        "Navigate": ("navigation_goal", "reason"),
+    },
+    "home_furnishings": {
+        "Recommend": ("display_name", "visible_now", "reason"),
+        "Navigate": ("navigation_goal", "reason", "next_waypoint", "target_approach"),
+    },
+}
+
+MAX_RANKING = 10
+
+
+@dataclass
+class AssistantOutput:
+    """A parsed and validated assistant turn. Never raised from: errors are listed."""
+
+    raw: str
+    response: str = ""  # recovered user-facing text, even when the rest is invalid
+    action: dict[str, Any] | None = None
+    action_type: str | None = None
+    expected_user_action: dict[str, Any] | None = None  # {"name", "arguments"}
+    expected_target_id: str | None = None
+    navigation_goal_id: str | None = None
+    recommended_id: str | None = None
+    ranking: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def valid(self) -> bool:
+        return not self.errors

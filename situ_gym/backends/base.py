@@ -1,0 +1,88 @@
+"""The Backend protocol: the only interface between task logic and pixels/motion.
+
+A backend owns the physical state of one store (the user's pose, the held item, the
+cart, what has been inspected) and produces egocentric frames. It speaks entity ids,
+never SoM handles: the actions layer resolves handles before calling ``execute``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from situ_gym.scene.model import Scene
+
+__all__ = ["BackendError", "Pose", "Frame", "Primitive", "ActionResult", "Backend"]
+
+
+class BackendError(RuntimeError):
+    """The simulator failed (dead connection, broken scene); the episode cannot go on."""
+
+
+@dataclass(frozen=True)
+class Pose:
+    """The user's body pose. Metres and degrees; pitch > 0 looks up."""
+
+    x: float
+    y: float
+    yaw: float
+    pitch: float = 0.0
+
+
+@dataclass
+class Frame:
+    """One egocentric capture; the three images agree pixel for pixel."""
+
+    rgb: np.ndarray  # uint8 (H, W, 3)
+    depth: np.ndarray  # float32 (H, W), metres along the view axis; inf where nothing
+    seg: np.ndarray  # uint8 (H, W, 3) in the scene's segmentation colours
+    pose: Pose
+
+
+@dataclass(frozen=True)
+class Primitive:
+    """A user tool action with entity ids in place of handles.
+
+    ``name`` is a user tool name (see ``situ_gym.actions.tools``); ``args`` holds the
+    validated arguments, with ``item``/``fixture``/``store``/``area`` as entity ids.
+    """
+
+    name: str
+    args: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class ActionResult:
+    ok: bool  # executed (False: a physical precondition failed, state unchanged)
+    message: str  # what happened, in words the user and the history can show
+    displacement: float = 0.0  # metres the body actually moved (translational actions)
+    translational: bool = False  # counts toward the motion-stall rule
+    revealed_product: str | None = None  # product whose full details the user now knows
+    cart_added: str | None = None  # product that entered the cart on this action
+
+
+@runtime_checkable
+class Backend(Protocol):
+    scene: Scene
+
+    def reset(self, pose: Pose) -> None:
+        """Put the user at ``pose`` with empty hands and an empty cart."""
+
+    def execute(self, primitive: Primitive) -> ActionResult:
+        """Run one user action; never raises for an infeasible action (returns ok=False)."""
+
+    def capture(self) -> Frame:
+        """Render the user's current egocentric view."""
+
+    def pose(self) -> Pose: ...
+
+    @property
+    def held_item(self) -> str | None: ...
+
+    @property
+    def cart(self) -> list[str]: ...
+
+    def close(self) -> None:
+        """Release resources; safe to call twice."""

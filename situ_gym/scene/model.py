@@ -1,0 +1,234 @@
+"""Typed records of a store, its catalog, shopper profiles and shopping tasks.
+
+Conventions used by every layer:
+
+* Plan coordinates are metres: ``x`` east, ``y`` north, ``z`` up; the floor is ``z = 0``.
+* ``yaw`` is degrees, counter-clockwise from +x (0 faces east, 90 faces north).
+* Footprints are axis-aligned rectangles ``(xmin, ymin, xmax, ymax)``.
+* Every product, fixture, store, area and waypoint has a stable ``id`` unique in its
+  scene. Segmentation colours are unique per product (shared by its instances) and per
+  fixture / store / area; walls and floor use the reserved colours below.
+* Attribute labels ("tags") are ``"key:value"`` strings such as ``"diet:vegan"`` or
+  ``"material:oak"``; task preferences are expressed with the same labels.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "BACKGROUND_COLOR",
+    "FLOOR_COLOR",
+    "WALL_COLOR",
+    "STORE_KINDS",
+    "FIXTURE_KINDS",
+    "Rect",
+    "Pose2",
+    "Instance",
+    "Product",
+    "Fixture",
+    "Area",
+    "Store",
+    "Waypoint",
+    "Wall",
+    "Layout",
+    "Scene",
+    "Interaction",
+    "Profile",
+    "DisclosureItem",
+    "AcceptancePolicy",
+    "Task",
+    "TaskBank",
+]
+
+# Reserved segmentation colours (never used by an entity).
+BACKGROUND_COLOR = (0, 0, 0)
+FLOOR_COLOR = (8, 8, 8)
+WALL_COLOR = (248, 248, 248)
+
+STORE_KINDS = ("supermarket", "home_furnishings")
+StoreKind = Literal["supermarket", "home_furnishings"]
+FIXTURE_KINDS = ("shelf", "chest_freezer", "upright_freezer", "open_cooler", "produce_stand")
+
+Color = tuple[int, int, int]
+Rect = tuple[float, float, float, float]  # xmin, ymin, xmax, ymax
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Pose2(_Record):
+    """A floor position with a facing, used for approach points and the start pose."""
+
+    x: float
+    y: float
+    yaw: float = 0.0
+
+
+class Instance(_Record):
+    """One placed copy of a product: an axis-aligned box standing at ``position``."""
+
+    id: str
+    position: tuple[float, float, float]  # centre of the box's bottom face
+    size: tuple[float, float, float]  # extent along x, y, z in metres
+    facing: float = 0.0  # yaw the product's front faces
+
+
+class Product(_Record):
+    id: str
+    name: str  # display name, e.g. "Harbor Catch Plain Frozen Cod Fillets, 1 lb"
+    brand: str
+    category: str  # specific type, e.g. "frozen fish", "table lamp"
+    group: str  # broad family, e.g. "frozen foods", "lighting"
+    price: float = Field(gt=0)
+    attributes: dict[str, str | list[str]]  # human-readable details revealed on inspection
+    tags: list[str]  # "key:value" labels used for preferences and relevance
+    color: Color
+    fixture_id: str | None = None  # Supermarket: the fixture holding it
+    store_id: str | None = None  # Home Furnishings: the store holding it
+    area_id: str | None = None  # Home Furnishings: the display area holding it
+    instances: list[Instance]
+
+
+class Fixture(_Record):
+    """A Supermarket navigation target (shelf, freezer, cooler, produce stand)."""
+
+    id: str
+    name: str
+    kind: Literal["shelf", "chest_freezer", "upright_freezer", "open_cooler", "produce_stand"]
+    footprint: Rect
+    height: float
+    levels: list[float]  # heights of the boards / bins products stand on
+    color: Color
+    front_yaw: float  # direction the front faces (products face this way)
+    approach: dict[str, Pose2]  # "front" and, where the fixture has one, "back"
+    product_ids: list[str]
+
+
+class Area(_Record):
+    """A Home Furnishings display area inside a store."""
+
+    id: str
+    store_id: str
+    name: str
+    footprint: Rect
+    color: Color
+    approach: Pose2  # fixed point within the area, facing its products
+    product_ids: list[str]
+
+
+class Store(_Record):
+    """A Home Furnishings shop with a doorway in its front wall."""
+
+    id: str
+    name: str
+    theme: str
+    footprint: Rect
+    wall_height: float
+    color: Color
+    doorway: tuple[float, float, float, float]  # the opening as a thin rect in the front wall
+    approach: dict[str, Pose2]  # "outside_doorway", "inside_doorway"
+    area_ids: list[str]
+    product_ids: list[str]
+
+
+class Waypoint(_Record):
+    id: str
+    x: float
+    y: float
+    neighbors: list[str]
+
+
+class Wall(_Record):
+    """A solid box. ``owner`` is the store whose storefront it forms, if any."""
+
+    footprint: Rect
+    height: float
+    owner: str | None = None
+
+
+class Layout(_Record):
+    bounds: Rect  # the walkable hall
+    walls: list[Wall]
+    start: Pose2
+    eye_height: float = 1.6
+    body_radius: float = 0.3
+
+
+class Scene(_Record):
+    """Everything physical about one store; loaded from ``scene.json``."""
+
+    store: StoreKind
+    name: str
+    layout: Layout
+    products: list[Product]
+    fixtures: list[Fixture] = []  # Supermarket only
+    stores: list[Store] = []  # Home Furnishings only
+    areas: list[Area] = []  # Home Furnishings only
+    waypoints: list[Waypoint]
+
+
+class Interaction(_Record):
+    """How a shopper behaves in conversation and in the store (App. A.3)."""
+
+    behavior_style: str  # e.g. "decisive", "exploratory", "cautious", "skeptical", "chatty"
+    patience: int = Field(ge=1)  # unproductive turns tolerated before giving up
+    price_sensitivity: Literal["low", "medium", "high"]
+    explanation_seeking: Literal["low", "medium", "high"]
+    substitute_willingness: Literal["low", "medium", "high"]
+    navigation_following: float = Field(ge=0.0, le=1.0)  # probability of following guidance
+    talkativeness: Literal["low", "medium", "high"]
+
+
+class Profile(_Record):
+    id: str
+    name: str
+    persona: str
+    gender: str
+    demographics: dict[str, str]  # age_group, employment, occupation, household, housing, transport, storage
+    big_five: dict[str, float]  # openness ... neuroticism, each in [0, 1]
+    interaction: Interaction
+
+
+class DisclosureItem(_Record):
+    """One key detail of the goal, revealed at most one per turn in this order."""
+
+    kind: Literal["category", "use", "budget", "avoid", "need"]
+    text: str  # how the shopper says it, e.g. "something for breakfast with the kids"
+    value: str | float | None = None  # tag, category or budget the detail stands for
+
+
+class AcceptancePolicy(_Record):
+    inspect_before_buying: bool
+    explanations_needed: int = Field(ge=0)  # Explain/Compare turns wanted before buying
+    accept_substitutes: bool  # may a reference item other than the target be bought
+    rejection_style: Literal["reason", "clarify", "compare"]
+
+
+class Task(_Record):
+    id: str
+    store: StoreKind
+    profile_id: str
+    theme: str
+    request: str  # the private goal in the shopper's words
+    category: str  # target's category (what the shopper opens with)
+    required_tags: list[str]
+    avoided_tags: list[str]
+    target_product_id: str
+    disclosure: list[DisclosureItem]
+    acceptance: AcceptancePolicy
+    budget_tier: Literal["strict", "moderate", "flexible"]
+    budget: float
+    reference_set: list[str]  # A_e: every product meeting requirements and budget
+    subset: int = Field(ge=0, le=3)  # profile-stratified partition for mean +- SD
+
+
+class TaskBank(_Record):
+    """Profiles and tasks of one store; loaded from ``tasks.json``."""
+
+    store: StoreKind
+    profiles: list[Profile]
+    tasks: list[Task]
