@@ -1,0 +1,449 @@
+"""SituRecEnv: one SituRecBench episode seen from the assistant's side."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, SupportsFloat
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from situ_gym.actions import parse_assistant_output, validate_user_call
+from situ_gym.actions.tools import LEGAL_TOOLS, TRANSLATIONAL_TOOLS
+from situ_gym.backends.base import ActionResult, Backend, Pose
+from situ_gym.records import ExecutionResult, ToolCall, TurnRecord
+from situ_gym.scene import SceneIndex
+from situ_gym.scene.loader import catalog_text, load_scene, load_task_bank
+from situ_gym.som import annotate, caption, fixed_handles, render_minimap
+from situ_gym.som.types import RoleView
+from situ_gym.spaces import MAX_ACTION_TEXT, MAX_OBS_TEXT, sanitize_text, text_space
+from situ_gym.user import UserObservation, make_moderator, make_user
+
+__all__ = ["SituRecEnv", "ABLATIONS", "STALL_DISPLACEMENT", "RECOMMENDATION_LIMIT"]
+
+logger = logging.getLogger(__name__)
+
+ABLATIONS = (None, "no_ego_view", "no_ego_view_no_caption")
+RECOMMENDATION_LIMIT = 3  # Recommend annotations without a purchase (App. B.3)
+STALL_LIMIT = 3  # consecutive translational actions that barely move (App. B.3)
+STALL_DISPLACEMENT = 0.05  # metres; below this a translational action "did not move"
+MAP_SIZE = (320, 240)  # width, height of the layout minimap
+
+
+class SituRecEnv(gym.Env[dict, str]):
+    """A shopper and an assistant share one egocentric view in a 3D store (SituRecBench).
+
+    The agent is the assistant. Each ``step`` is one assistant turn: the simulated
+    shopper reads the assistant's response, answers and takes exactly one physical
+    tool action, which the backend executes; then the termination rules are checked.
+
+    ## Action space
+    ``Text``: the assistant's JSON output (see ``situ_gym.actions.assistant``)::
+
+        {"response": "Hi! What are you shopping for today?",
+         "assistant_actions": [{"type": "Greet"}],
+         "expected_user_action": {"name": "idle", "arguments": {}},
+         "ranking": ["sm_p001", "sm_p042"]}
+
+    ``assistant_actions`` holds exactly one of the ten dialogue actions (Greet,
+    AskPreference, ClarifyNeed, Navigate, Recommend, Explain, AnswerQuestion, Compare,
+    HandleRejection, ConfirmPurchase). Recommend needs ``display_name``, ``visible_now``,
+    ``reason``; Navigate needs ``navigation_goal`` (a fixed fixture/store/area handle) and
+    ``reason``, plus ``next_waypoint`` (a visible store/area handle) and
+    ``target_approach`` in the Home Furnishings Store. ``expected_user_action`` is a user
+    tool (``situ_gym.actions.tools``) whose target handles are the assistant's and must be
+    visible now. Legal handles: the assistant's product letters of the current view
+    (``a``, ``b``, ... renumbered every observation), fixed numeric fixture/store handles
+    (``3``) and area handles (``2a``). ``ranking`` lists up to 10 catalog product ids.
+    Malformed output never raises: it is recorded as invalid with its reasons in
+    ``info["turn"].assistant_errors`` and the shopper hears whatever text was recovered.
+
+    ## Observation space
+    ``Dict``: ``som_rgb`` uint8 (H, W, 3) view with the assistant's marks; ``map`` uint8
+    layout minimap with the user's pose; ``pose`` float32 (x m, y m, yaw deg);
+    ``history`` dialogue and executed user actions; ``catalog`` products, location index
+    and fixed navigation handles; ``visible`` caption of the current view. The hidden task
+    (goal, budget, preferences, target, reference set) is never in the observation.
+
+    ## Rewards
+    1.0 on the step where an item enters the cart, else 0.0. Wrap with
+    ``recrm.RecRMReward`` for the gated multi-dimensional reward.
+
+    ## Episode end
+    Checked in this order after each user action: ``success_cart_added`` (terminated),
+    ``recommendation_exhausted`` (3 Recommend annotations), ``moderator_end``,
+    ``motion_stall`` (3 consecutive translational actions moving < 5 cm, other actions
+    in between neither count nor reset); ``turn_limit`` truncates after ``max_turns``.
+    The reason is ``info["termination"]``.
+
+    ## Arguments
+    * ``store``: "supermarket" or "home_furnishings" (set by the registered id).
+    * ``backend``: "embedded" (default) or a ``Backend`` instance.
+    * ``user`` / ``moderator``: simulator names ("rule") or instances.
+    * ``task_ids``: restrict the tasks ``reset`` may pick (bank order otherwise).
+    * ``image_size``: (width, height) of the egocentric view, default (640, 480).
+    * ``max_turns``: the turn limit (20 in the paper).
+    * ``ablation``: None, "no_ego_view" (blank image, keep the caption) or
+      "no_ego_view_no_caption" (also drop visible entities; a static index of fixed
+      navigation handles instead), App. D.4.
+    * ``render_mode``: "rgb_array" returns the assistant's SoM frame.
+
+    ## Info
+    ``reset``: ``task_id``, ``profile_id``, ``store`` and the hidden ``task`` (for
+    rewards and evaluation only). ``step`` adds ``turn`` (a ``TurnRecord``) and
+    ``termination``.
+
+    ## Version history
+    * v0: initial release.
+    """
+
+    metadata = {"render_modes": ["rgb_array", "human"], "render_fps": 1}
+
+    def __init__(
+        self,
+        store: str = "supermarket",
+        *,
+        backend: str | Backend = "embedded",
+        user: Any = "rule",
+        moderator: Any = "rule",
+        task_ids: list[str] | None = None,
+        image_size: tuple[int, int] = (640, 480),
+        max_turns: int = 20,
+        ablation: str | None = None,
+        som_max_depth: float = 8.0,
+        render_mode: str | None = None,
+    ):
+        if ablation not in ABLATIONS:
+            raise ValueError(f"ablation must be one of {ABLATIONS}, got {ablation!r}")
+        if max_turns < 1:
+            raise ValueError(f"max_turns must be positive, got {max_turns!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
+        width, height = image_size
+        if width < 16 or height < 16:
+            raise ValueError(f"image_size must be at least 16x16, got {image_size!r}")
+
+        self.scene = load_scene(store)
+        self.task_bank = load_task_bank(store)
+        self.index = SceneIndex(self.scene)
+        self.store = self.scene.store
+        self._profiles = {p.id: p for p in self.task_bank.profiles}
+        tasks = {t.id: t for t in self.task_bank.tasks}
+        if task_ids is None:
+            self.task_ids = [t.id for t in self.task_bank.tasks]
+        else:
+            unknown = [t for t in task_ids if t not in tasks]
+            if unknown or not task_ids:
+                raise ValueError(f"unknown or empty task_ids {unknown or task_ids!r} for {store}")
+            self.task_ids = list(task_ids)
+        self._tasks = tasks
+
+        self.backend = self._make_backend(backend, width, height)
+        self.user = make_user(user) if isinstance(user, str) else user
+        self.moderator = make_moderator(moderator) if isinstance(moderator, str) else moderator
+        self.max_turns = int(max_turns)
+        self.ablation = ablation
+        self.som_max_depth = float(som_max_depth)
+        self.render_mode = render_mode
+
+        self._assistant_fixed = fixed_handles(self.index, "assistant")
+        self._user_fixed = fixed_handles(self.index, "user")
+        self._catalog_text = sanitize_text(
+            catalog_text(self.scene) + "\n" + self._nav_targets_text(), keep="head"
+        )
+        (x0, y0, x1, y1) = self.scene.layout.bounds
+        map_h, map_w = render_minimap(self.scene, self.index, Pose(x0, y0, 0.0), "assistant", MAP_SIZE).shape[:2]
+        obs_text = text_space(MAX_OBS_TEXT)
+        self.observation_space = spaces.Dict(
+            {
+                "som_rgb": spaces.Box(0, 255, (height, width, 3), np.uint8),
+                "map": spaces.Box(0, 255, (map_h, map_w, 3), np.uint8),
+                "pose": spaces.Box(
+                    np.array([x0, y0, -180.0], np.float32),
+                    np.array([x1, y1, 180.0], np.float32),
+                    dtype=np.float32,
+                ),
+                "history": obs_text,
+                "catalog": obs_text,
+                "visible": obs_text,
+            }
+        )
+        self.action_space = text_space(MAX_ACTION_TEXT)
+
+        self.task = None
+        self.profile = None
+        self.turns: list[TurnRecord] = []
+        self._done = True
+
+    # ------------------------------------------------------------------ gym API
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict, dict]:
+        super().reset(seed=seed)
+        options = options or {}
+        task_id = options.get("task_id")
+        if task_id is None:
+            task_id = self.task_ids[int(self.np_random.integers(len(self.task_ids)))]
+        if task_id not in self._tasks:
+            raise ValueError(f"unknown task_id {task_id!r} for {self.store}")
+        self.task = self._tasks[task_id]
+        self.profile = self._profiles[self.task.profile_id]
+
+        start = self.scene.layout.start
+        self.backend.reset(Pose(start.x, start.y, start.yaw, 0.0))
+        user_rng = np.random.default_rng(int(self.np_random.integers(2**63)))
+        self.user.reset(self.task, self.profile, self.index, user_rng)
+
+        self.turns = []
+        self._history: list[str] = []
+        self._dialogue: list[tuple[str, str]] = []
+        self._inspected: dict[str, dict] = {}
+        self._recommendations = 0
+        self._stalls = 0
+        self._last_result: str | None = None
+        self._done = False
+        self._observe()
+        return self._observation(), self._public_info()
+
+    def step(self, action: str) -> tuple[dict, SupportsFloat, bool, bool, dict[str, Any]]:
+        if self._done:
+            raise RuntimeError("episode is over: call reset() before step()")
+        turn = len(self.turns) + 1
+        raw = action if isinstance(action, str) else repr(action)
+        out = parse_assistant_output(
+            raw,
+            store=self.store,
+            index=self.index,
+            view=self.assistant_view,
+            no_view=self.ablation == "no_ego_view_no_caption",
+        )
+        if not isinstance(action, str):
+            out.errors.insert(0, f"action must be a str, got {type(action).__name__}")
+        response = sanitize_text(out.response, 4_000, keep="head")
+        visible_before = self.assistant_view.visible_ids()
+        if response:
+            self._history.append(f"Assistant: {response}")
+            self._dialogue.append(("assistant", response))
+
+        # The shopper answers from what it can know, then acts once.
+        user_turn = self.user.respond(
+            UserObservation(
+                turn=turn,
+                assistant_response=response,
+                view=self.user_view,
+                held_item=self.backend.held_item,
+                cart=list(self.backend.cart),
+                inspected=dict(self._inspected),
+                last_result=self._last_result,
+                history=list(self._dialogue),
+            )
+        )
+        utterance = sanitize_text(user_turn.utterance, 4_000, keep="head")
+        self._history.append(f"User: {utterance}")
+        self._dialogue.append(("user", utterance))
+        primitive, call = validate_user_call(
+            user_turn.tool_call, store=self.store, view=self.user_view, held_item=self.backend.held_item
+        )
+        if primitive is None:
+            result = ActionResult(ok=False, message=f"action not executed: {call.error}")
+        else:
+            result = self.backend.execute(primitive)
+        if result.revealed_product:
+            self._inspected[result.revealed_product] = self._details(result.revealed_product)
+        self._last_result = result.message
+        self._history.append(f"User action: {self._describe_call(call)} -> {result.message}")
+
+        self._observe()
+        termination = self._check_termination(out, call, result, user_turn)
+        record = TurnRecord(
+            turn=turn,
+            assistant_raw=sanitize_text(raw, MAX_ACTION_TEXT, keep="head"),
+            assistant_valid=out.valid,
+            assistant_errors=out.errors,
+            response=response,
+            action_type=out.action_type,
+            action=out.action,
+            navigation_goal_id=out.navigation_goal_id,
+            recommended_id=out.recommended_id,
+            expected_user_action=self._expected_call(out),
+            ranking=[str(r) for r in out.ranking],
+            user_utterance=utterance,
+            user_action=call,
+            result=ExecutionResult(
+                ok=result.ok,
+                message=result.message,
+                displacement=float(result.displacement),
+                translational=bool(result.translational),
+            ),
+            visible_before=visible_before,
+            visible_after=self.user_view.visible_ids(),
+            pose_after=self._pose_tuple(),
+            held_item=self.backend.held_item,
+            cart=list(self.backend.cart),
+            revealed=list(user_turn.revealed),
+        )
+        self.turns.append(record)
+
+        terminated = termination is not None
+        truncated = not terminated and turn >= self.max_turns
+        if truncated:
+            termination = "turn_limit"
+        self._done = terminated or truncated
+        reward = 1.0 if result.cart_added else 0.0
+        info = self._public_info()
+        info.update(turn=record, termination=termination)
+        return self._observation(), reward, terminated, truncated, info
+
+    def render(self):
+        if self.render_mode is None:
+            gym.logger.warn("render() called without a render_mode; pass render_mode='rgb_array'")
+            return None
+        return self.assistant_view.image.copy()
+
+    def close(self):
+        backend = getattr(self, "backend", None)
+        if backend is not None:
+            backend.close()
+
+    # ------------------------------------------------------------------ internals
+    def _make_backend(self, backend: str | Backend, width: int, height: int) -> Backend:
+        if not isinstance(backend, str):
+            return backend
+        if backend == "embedded":
+            from situ_gym.backends.embedded import EmbeddedBackend
+
+            return EmbeddedBackend(self.scene, width=width, height=height)
+        if backend == "unrealcv":
+            from situ_gym.backends.unrealcv import UnrealCVBackend
+
+            return UnrealCVBackend(self.scene, width=width, height=height)
+        raise ValueError(f"backend must be 'embedded', 'unrealcv' or a Backend instance, got {backend!r}")
+
+    def _observe(self) -> None:
+        """Capture the user's view and mark it for both roles."""
+        frame = self.backend.capture()
+        held = self.backend.held_item
+        self.frame = frame
+        self.user_view: RoleView = annotate(
+            frame, self.index, "user", max_depth=self.som_max_depth, held_item=held, fixed=self._user_fixed
+        )
+        self.assistant_view: RoleView = annotate(
+            frame, self.index, "assistant", max_depth=self.som_max_depth, held_item=held, fixed=self._assistant_fixed
+        )
+
+    def _observation(self) -> dict[str, Any]:
+        view = self.assistant_view
+        held, cart = self.backend.held_item, self.backend.cart
+        if self.ablation is None:
+            image = view.image
+        else:
+            image = np.zeros_like(view.image)
+        if self.ablation == "no_ego_view_no_caption":
+            visible = self._state_text(held, cart)
+        else:
+            visible = caption(view, self.index, held_item=held, cart=cart)
+        return {
+            "som_rgb": np.ascontiguousarray(image, dtype=np.uint8),
+            "map": render_minimap(self.scene, self.index, self.backend.pose(), "assistant", MAP_SIZE),
+            "pose": np.array(self._pose_tuple(), dtype=np.float32),
+            "history": sanitize_text("\n".join(self._history)),
+            "catalog": self._catalog_text,
+            "visible": sanitize_text(visible, keep="head"),
+        }
+
+    def _public_info(self) -> dict[str, Any]:
+        return {
+            "task_id": self.task.id,
+            "profile_id": self.task.profile_id,
+            "store": self.store,
+            "task": self.task,  # hidden: for rewards and evaluation, never for assistants
+        }
+
+    def _pose_tuple(self) -> tuple[float, float, float]:
+        pose = self.backend.pose()
+        yaw = (pose.yaw + 180.0) % 360.0 - 180.0
+        return (float(pose.x), float(pose.y), float(yaw))
+
+    def _check_termination(self, out, call: ToolCall, result: ActionResult, user_turn) -> str | None:
+        """Paper App. B.3, in order: purchase, recommendation exhaustion, moderator, stall."""
+        if out.action_type == "Recommend":
+            self._recommendations += 1
+        if call.valid and call.name in TRANSLATIONAL_TOOLS:
+            self._stalls = self._stalls + 1 if result.displacement < STALL_DISPLACEMENT else 0
+        if result.cart_added:
+            return "success_cart_added"
+        if self._recommendations >= RECOMMENDATION_LIMIT:
+            return "recommendation_exhausted"
+        last_assistant = self._dialogue[-2][1] if len(self._dialogue) >= 2 else ""
+        end, reason = self.moderator.should_end(
+            list(self._dialogue), last_assistant, user_turn.utterance, dict(user_turn.tool_call), user_turn
+        )
+        if end:
+            logger.debug("moderator ended the episode: %s", reason)
+            return "moderator_end"
+        if self._stalls >= STALL_LIMIT:
+            return "motion_stall"
+        return None
+
+    def _expected_call(self, out) -> ToolCall | None:
+        expected = out.expected_user_action
+        if not isinstance(expected, dict):
+            return None
+        name = str(expected.get("name", ""))
+        arguments = expected.get("arguments")
+        return ToolCall(
+            name=name,
+            arguments=arguments if isinstance(arguments, dict) else {},
+            target_id=out.expected_target_id,
+            legal=name in LEGAL_TOOLS[self.store],
+            valid=out.valid,
+        )
+
+    def _describe_call(self, call: ToolCall) -> str:
+        """The user's action as the assistant may read it: entity names, no user handles."""
+        args = {}
+        for key, value in call.arguments.items():
+            if call.target_id is not None and key in ("item", "fixture", "store", "area"):
+                args[key] = self.index.name(call.target_id)
+            else:
+                args[key] = value
+        inner = ", ".join(f"{k}={v}" for k, v in args.items())
+        return f"{call.name}({inner})"
+
+    def _details(self, product_id: str) -> dict[str, Any]:
+        p = self.index.products[product_id]
+        return {
+            "name": p.name,
+            "category": p.category,
+            "price": p.price,
+            "attributes": dict(p.attributes),
+            "tags": list(p.tags),
+        }
+
+    def _nav_targets_text(self) -> str:
+        lines = ["Navigation targets (fixed handles):"]
+        for handle, eid in self._assistant_fixed.items():
+            lines.append(f"[{handle}] {self._target_label(eid)}")
+        return "\n".join(lines)
+
+    def _target_label(self, entity_id: str) -> str:
+        kind = self.index.kind(entity_id)
+        name = self.index.name(entity_id)
+        if kind == "fixture":
+            sides = ["nearest"] + list(self.index.fixtures[entity_id].approach)
+            return f"{name} (approach: {', '.join(sides)})"
+        if kind == "store":
+            return f"{name} (approach: {', '.join(self.index.stores[entity_id].approach)})"
+        if kind == "area":
+            return f"{name} ({self.index.name(self.index.areas[entity_id].store_id)})"
+        return name
+
+    def _state_text(self, held: str | None, cart: list[str]) -> str:
+        """Caption for the no-caption ablation: fixed targets only, plus hands and cart."""
+        held_text = self.index.name(held) if held else "nothing"
+        cart_text = "; ".join(self.index.name(p) for p in cart) or "empty"
+        return (
+            self._nav_targets_text()
+            + f"\nHolding: {held_text}\nCart: {cart_text}"
+        )
