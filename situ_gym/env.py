@@ -14,10 +14,11 @@ from situ_gym.actions.tools import LEGAL_TOOLS, TRANSLATIONAL_TOOLS
 from situ_gym.backends.base import ActionResult, Backend, Pose
 from situ_gym.records import ExecutionResult, ToolCall, TurnRecord
 from situ_gym.scene import SceneIndex
-from situ_gym.scene.loader import catalog_text, load_scene, load_task_bank
+from situ_gym.scene.loader import load_scene, load_task_bank
 from situ_gym.som import annotate, caption, fixed_handles, render_minimap
 from situ_gym.som.types import RoleView
 from situ_gym.spaces import MAX_ACTION_TEXT, MAX_OBS_TEXT, sanitize_text, text_space
+from situ_gym.text import catalog_text, nav_targets_text
 from situ_gym.user import UserObservation, make_moderator, make_user
 
 __all__ = ["SituRecEnv", "ABLATIONS", "STALL_DISPLACEMENT", "RECOMMENDATION_LIMIT"]
@@ -149,9 +150,8 @@ class SituRecEnv(gym.Env[dict, str]):
 
         self._assistant_fixed = fixed_handles(self.index, "assistant")
         self._user_fixed = fixed_handles(self.index, "user")
-        self._catalog_text = sanitize_text(
-            catalog_text(self.scene) + "\n" + self._nav_targets_text(), keep="head"
-        )
+        self._nav_text = nav_targets_text(self.index, self._assistant_fixed)
+        self._catalog_text = sanitize_text(catalog_text(self.index) + "\n" + self._nav_text, keep="head")
         (x0, y0, x1, y1) = self.scene.layout.bounds
         map_h, map_w = render_minimap(self.scene, self.index, Pose(x0, y0, 0.0), "assistant", MAP_SIZE).shape[:2]
         obs_text = text_space(MAX_OBS_TEXT)
@@ -421,29 +421,8 @@ class SituRecEnv(gym.Env[dict, str]):
             "tags": list(p.tags),
         }
 
-    def _nav_targets_text(self) -> str:
-        lines = ["Navigation targets (fixed handles):"]
-        for handle, eid in self._assistant_fixed.items():
-            lines.append(f"[{handle}] {self._target_label(eid)}")
-        return "\n".join(lines)
-
-    def _target_label(self, entity_id: str) -> str:
-        kind = self.index.kind(entity_id)
-        name = self.index.name(entity_id)
-        if kind == "fixture":
-            sides = ["nearest"] + list(self.index.fixtures[entity_id].approach)
-            return f"{name} (approach: {', '.join(sides)})"
-        if kind == "store":
-            return f"{name} (approach: {', '.join(self.index.stores[entity_id].approach)})"
-        if kind == "area":
-            return f"{name} ({self.index.name(self.index.areas[entity_id].store_id)})"
-        return name
-
     def _state_text(self, held: str | None, cart: list[str]) -> str:
         """Caption for the no-caption ablation: fixed targets only, plus hands and cart."""
         held_text = self.index.name(held) if held else "nothing"
         cart_text = "; ".join(self.index.name(p) for p in cart) or "empty"
-        return (
-            self._nav_targets_text()
-            + f"\nHolding: {held_text}\nCart: {cart_text}"
-        )
+        return f"{self._nav_text}\nHolding: {held_text}\nCart: {cart_text}"
