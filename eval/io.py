@@ -1,0 +1,110 @@
+"""Trajectory files: one ``EpisodeRecord`` per JSON line, appended durably, read tolerantly."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+from situ_gym.records import EpisodeRecord
+
+__all__ = [
+    "append_episode",
+    "read_episodes",
+    "drop_truncated_tail",
+    "episode_id_for",
+    "repeat_of",
+    "done_keys",
+]
+
+logger = logging.getLogger(__name__)
+
+_REPEAT_RE = re.compile(r"#r(\d+)$")
+
+
+def episode_id_for(task_id: str, repeat: int) -> str:
+    """The runner's episode id: ``"<task_id>#r<repeat>"`` (repeat is 0-based)."""
+    return f"{task_id}#r{int(repeat)}"
+
+
+def repeat_of(episode: EpisodeRecord) -> int:
+    """Repeat index of an episode, parsed from its id; 0 when the id carries none."""
+    m = _REPEAT_RE.search(episode.episode_id)
+    return int(m.group(1)) if m else 0
+
+
+def done_keys(episodes: Iterable[EpisodeRecord]) -> set[tuple[str, int]]:
+    """The ``(task_id, repeat)`` pairs already present (what ``--resume`` skips)."""
+    return {(ep.task_id, repeat_of(ep)) for ep in episodes}
+
+
+def append_episode(path: str | os.PathLike, episode: EpisodeRecord) -> None:
+    """Append one episode as one JSON line, then flush and fsync so a kill loses at most it."""
+    if not isinstance(episode, EpisodeRecord):
+        raise ValueError(f"episode must be an EpisodeRecord, got {type(episode).__name__}")
+    line = episode.model_dump_json() + "\n"
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(line)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def _parse_lines(text: str, path: str) -> tuple[list[EpisodeRecord], int | None]:
+    """Parse every line; return the records and the index of a bad last line (or None)."""
+    episodes: list[EpisodeRecord] = []
+    lines = text.split("\n")
+    # A file written by append_episode ends with "\n", so the final split piece is "".
+    for i, line in enumerate(lines):
+        if not line.strip():
+            continue
+        try:
+            episodes.append(EpisodeRecord.model_validate(json.loads(line)))
+        except (json.JSONDecodeError, ValueError) as exc:
+            is_last = all(not rest.strip() for rest in lines[i + 1 :])
+            if is_last:
+                logger.warning(
+                    "%s: dropping truncated last line %d (%d chars): %s",
+                    path, i + 1, len(line), str(exc).splitlines()[0],
+                )
+                return episodes, i
+            raise ValueError(f"{path}: line {i + 1} is not a valid EpisodeRecord: {exc}") from exc
+    return episodes, None
+
+
+def read_episodes(path: str | os.PathLike) -> list[EpisodeRecord]:
+    """Read a trajectory file. A broken *last* line (a run killed mid-write) is dropped with
+    a warning; a broken line anywhere else raises ``ValueError`` naming the line."""
+    p = Path(path)
+    if not p.exists():
+        raise ValueError(f"trajectory file does not exist: {str(p)!r}")
+    episodes, _ = _parse_lines(p.read_text(encoding="utf-8"), str(p))
+    return episodes
+
+
+def drop_truncated_tail(path: str | os.PathLike) -> int:
+    """Cut a truncated last line off the file (before appending to it on resume).
+
+    Returns the number of bytes removed (0 when the file is intact or absent). Without
+    this, the next append would be glued onto the partial line and corrupt both.
+    """
+    p = Path(path)
+    if not p.exists():
+        return 0
+    raw = p.read_bytes()
+    _, bad_line = _parse_lines(raw.decode("utf-8", errors="replace"), str(p))
+    if bad_line is None:
+        if raw and not raw.endswith(b"\n"):  # complete record without its newline
+            with open(p, "ab") as fh:
+                fh.write(b"\n")
+        return 0
+    keep = b"\n".join(raw.split(b"\n")[:bad_line])
+    keep = keep + b"\n" if keep else b""
+    removed = len(raw) - len(keep)
+    with open(p, "wb") as fh:
+        fh.write(keep)
+        fh.flush()
+        os.fsync(fh.fileno())
+    return removed
