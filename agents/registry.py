@@ -1,0 +1,42 @@
+"""Agents by name ("random", "heuristic", "hf") or by import path "pkg.module:Class"."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from agents.base import Assistant
+
+__all__ = ["AGENTS", "resolve_agent", "make_agent"]
+
+AGENTS: dict[str, str] = {
+    "random": "agents.random_agent:RandomAssistant",
+    "heuristic": "agents.heuristic:HeuristicAssistant",
+    "hf": "agents.hf_policy:HFPolicyAssistant",
+}
+
+
+def resolve_agent(name: str) -> type[Assistant]:
+    """The Assistant class for a registered name or a "pkg.module:Class" path (imported
+    lazily, so optional heavy agents cost nothing until asked for)."""
+    path = AGENTS.get(name, name)
+    if ":" not in path:
+        raise ValueError(f"unknown agent {name!r}; choose one of {sorted(AGENTS)} or give 'pkg.module:Class'")
+    module_name, _, attr = path.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ValueError(f"agent {name!r}: cannot import {module_name!r} ({exc})") from exc
+    cls = getattr(module, attr, None)
+    if not (isinstance(cls, type) and issubclass(cls, Assistant)):
+        raise ValueError(f"agent {name!r}: {path!r} is not an agents.base.Assistant subclass")
+    return cls
+
+
+def make_agent(name: str, *, model: str | None = None, **kwargs: Any) -> Assistant:
+    """Build an agent; ``model`` (a path or hub id) is passed first for model-backed agents."""
+    if name == "hf" and model is None:
+        raise ValueError("agent 'hf' needs a model: pass --model PATH")
+    cls = resolve_agent(name)
+    agent = cls(model, **kwargs) if model is not None else cls(**kwargs)
+    return agent
