@@ -1,0 +1,343 @@
+"""HFPolicyAssistant: a transformers causal LM (optionally + LoRA adapter) as a SituRec assistant.
+
+The prompt is ``agents.prompting.Conversation``, the same token ids GSPO trains on. The
+output is returned as raw text; the env parses it with its own parser.
+
+    >>> agent = HFPolicyAssistant("runs/gspo/checkpoint-50", max_new_tokens=256)  # doctest: +SKIP
+    >>> agent.reset(obs, info, seed=0); text = agent.act(obs)                     # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+from agents.base import Assistant
+from agents.prompting import Conversation, render_prompt, turn_text
+
+__all__ = ["HFPolicyAssistant", "load_policy", "generate_batch", "eos_token_ids"]
+
+logger = logging.getLogger(__name__)
+
+
+def _looks_like_path(name: str) -> bool:
+    """A hub id is "name" or "org/name"; anything else names a local path."""
+    return name.startswith((".", "/", "~")) or name.count("/") > 1 or os.sep != "/" and os.sep in name
+
+
+def load_policy(
+    name_or_path: str,
+    adapter: str | None = None,
+    *,
+    device: str | None = None,
+    dtype: str = "auto",
+    images: str | bool = "auto",
+    local_files_only: bool = False,
+) -> tuple[Any, Any, Any | None]:
+    """Load (model, tokenizer, image processor or None) for generation.
+
+    ``name_or_path`` is a local directory (a full or merged checkpoint, or a PEFT adapter
+    directory whose ``adapter_config.json`` names its base model) or a hub id.
+    ``adapter`` is an optional LoRA adapter directory applied with ``PeftModel``.
+    """
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    if not isinstance(name_or_path, str) or not name_or_path:
+        raise ValueError(f"model must be a non-empty path or hub id, got {name_or_path!r}")
+    path = Path(name_or_path).expanduser()
+    if _looks_like_path(name_or_path) and not path.exists():
+        raise ValueError(f"model path does not exist: {name_or_path!r}")
+    if adapter is not None and not Path(adapter).expanduser().exists():
+        raise ValueError(f"adapter path does not exist: {adapter!r}")
+    base = name_or_path
+    if path.is_dir() and (path / "adapter_config.json").exists() and not (path / "config.json").exists():
+        meta = json.loads((path / "adapter_config.json").read_text())
+        base = meta.get("base_model_name_or_path") or ""
+        if not base:
+            raise ValueError(f"adapter {name_or_path!r} names no base_model_name_or_path")
+        adapter = adapter or str(path)
+
+    if device is None:
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    if dtype == "auto":
+        torch_dtype = torch.bfloat16 if str(device).startswith("cuda") else torch.float32
+    else:
+        torch_dtype = getattr(torch, dtype, None)
+        if not isinstance(torch_dtype, torch.dtype):
+            raise ValueError(f"dtype must be 'auto' or a torch dtype name, got {dtype!r}")
+
+    processor = None
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(base, local_files_only=local_files_only)
+        vision = False
+        if images is not False:
+            vision = _has_image_processor(base, local_files_only)
+            if images is True and not vision:
+                raise ValueError(f"images=True but {base!r} has no image processor")
+        if vision:
+            from transformers import AutoModelForImageTextToText, AutoProcessor
+
+            processor = AutoProcessor.from_pretrained(base, local_files_only=local_files_only)
+            model = AutoModelForImageTextToText.from_pretrained(
+                base, dtype=torch_dtype, local_files_only=local_files_only
+            )
+        else:
+            model = AutoModelForCausalLM.from_pretrained(base, dtype=torch_dtype, local_files_only=local_files_only)
+    except OSError as exc:
+        raise ValueError(f"cannot load model {base!r}: {exc}") from exc
+    if adapter is not None:
+        from peft import PeftModel
+
+        model = PeftModel.from_pretrained(model, str(Path(adapter).expanduser()))
+    if tokenizer.pad_token_id is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    model.to(device)
+    model.eval()
+    return model, tokenizer, processor
+
+
+def _has_image_processor(base: str, local_files_only: bool) -> bool:
+    path = Path(base).expanduser()
+    if path.is_dir():
+        return (path / "preprocessor_config.json").exists() or (path / "processor_config.json").exists()
+    try:
+        from transformers import AutoProcessor
+
+        return hasattr(AutoProcessor.from_pretrained(base, local_files_only=local_files_only), "image_processor")
+    except (OSError, ValueError):
+        return False
+
+
+def eos_token_ids(model: Any, tokenizer: Any) -> frozenset[int]:
+    """Every id that ends a turn: the generation config's eos ids and the tokenizer's."""
+    ids: set[int] = set()
+    config = getattr(model, "generation_config", None)
+    eos = getattr(config, "eos_token_id", None)
+    if isinstance(eos, int):
+        ids.add(eos)
+    elif eos is not None:
+        ids.update(int(i) for i in eos)
+    if tokenizer.eos_token_id is not None:
+        ids.add(int(tokenizer.eos_token_id))
+    return frozenset(ids)
+
+
+def generate_batch(
+    model: Any,
+    contexts: list[list[int]],
+    *,
+    pad_id: int,
+    eos_ids: frozenset[int],
+    max_new_tokens: int,
+    do_sample: bool = True,
+    temperature: float = 1.0,
+    top_p: float = 1.0,
+) -> list[list[int]]:
+    """ONE left-padded ``generate`` over ``contexts``; each output cut after its first eos.
+
+    Used by ``HFPolicyAssistant`` and by the GSPO rollout, so evaluation and training
+    generate identically.
+    """
+    import torch
+    from transformers import GenerationConfig
+
+    if not contexts:
+        return []
+    if max_new_tokens < 1:
+        raise ValueError(f"max_new_tokens must be positive, got {max_new_tokens!r}")
+    device = next(model.parameters()).device
+    width = max(len(c) for c in contexts)
+    input_ids = torch.full((len(contexts), width), pad_id, dtype=torch.long)
+    attention = torch.zeros((len(contexts), width), dtype=torch.long)
+    for row, ctx in enumerate(contexts):
+        input_ids[row, width - len(ctx) :] = torch.tensor(ctx, dtype=torch.long)
+        attention[row, width - len(ctx) :] = 1
+    config = GenerationConfig(
+        max_new_tokens=max_new_tokens,
+        do_sample=do_sample,
+        temperature=temperature if do_sample else None,
+        top_p=top_p if do_sample else None,
+        top_k=None,
+        pad_token_id=pad_id,
+        eos_token_id=sorted(eos_ids),
+        bos_token_id=None,
+    )
+    with torch.no_grad():
+        out = model.generate(
+            input_ids=input_ids.to(device), attention_mask=attention.to(device), generation_config=config
+        )
+    results = []
+    for row in out[:, width:].tolist():
+        kept: list[int] = []
+        for token in row:
+            kept.append(token)
+            if token in eos_ids:
+                break
+        else:
+            while kept and kept[-1] == pad_id and pad_id not in eos_ids:
+                kept.pop()
+        results.append(kept)
+    return results
+
+
+class HFPolicyAssistant(Assistant):
+    """A transformers policy playing one (``reset``) or several (``reset_batch``) episodes.
+
+    Arguments: ``model`` (local path, merged checkpoint, adapter dir or hub id), ``adapter``
+    (LoRA adapter dir), ``max_new_tokens``, ``temperature``, ``top_p``, ``do_sample``,
+    ``seed`` (default per-episode seed), ``device``, ``dtype``, ``images`` ("auto": pass
+    ``obs["som_rgb"]`` when the model has an image processor), ``local_files_only``.
+
+    Generation is seeded per call from the episode seed and the turn number
+    (``transformers.set_seed``), so the same seed, task and batch give the same text.
+    ``act_batch(observations)`` continues the episodes opened by ``reset_batch`` (one
+    observation per episode, same order) with ONE batched ``generate``.
+    """
+
+    name = "hf"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        adapter: str | None = None,
+        max_new_tokens: int = 256,
+        temperature: float = 0.7,
+        top_p: float = 0.95,
+        do_sample: bool = True,
+        seed: int = 0,
+        device: str | None = None,
+        dtype: str = "auto",
+        images: str | bool = "auto",
+        local_files_only: bool = False,
+    ):
+        if max_new_tokens < 1:
+            raise ValueError(f"max_new_tokens must be positive, got {max_new_tokens!r}")
+        if do_sample and not temperature > 0:
+            raise ValueError(f"temperature must be > 0 when sampling, got {temperature!r}")
+        if not 0 < top_p <= 1:
+            raise ValueError(f"top_p must be in (0, 1], got {top_p!r}")
+        self.model, self.tokenizer, self.processor = load_policy(
+            model, adapter, device=device, dtype=dtype, images=images, local_files_only=local_files_only
+        )
+        self.model_name = model
+        self.max_new_tokens = int(max_new_tokens)
+        self.temperature = float(temperature)
+        self.top_p = float(top_p)
+        self.do_sample = bool(do_sample)
+        self.seed = int(seed)
+        self.eos_ids = eos_token_ids(self.model, self.tokenizer)
+        self._slots: list[dict[str, Any]] = []
+
+    # ------------------------------------------------------------------ episodes
+    def reset(self, observation: dict[str, Any], info: dict[str, Any], *, seed: int | None = None) -> None:
+        self.reset_batch([observation], [info], seeds=[seed])
+
+    def reset_batch(
+        self,
+        observations: list[dict[str, Any]],
+        infos: list[dict[str, Any]],
+        *,
+        seeds: list[int | None] | None = None,
+    ) -> None:
+        """Open one episode per (observation, info); ``act_batch`` then continues them in order."""
+        seeds = seeds if seeds is not None else [None] * len(infos)
+        if not len(observations) == len(infos) == len(seeds):
+            raise ValueError(
+                f"reset_batch needs equal lengths, got {len(observations)} observations, "
+                f"{len(infos)} infos, {len(seeds)} seeds"
+            )
+        self._slots = []
+        for info, seed in zip(infos, seeds, strict=True):
+            store = info.get("store")
+            if store is None:
+                raise ValueError(f"info must carry 'store', got keys {sorted(info)!r}")
+            self._slots.append(
+                {"store": store, "seed": self.seed if seed is None else int(seed), "turn": 0, "conv": None,
+                 "messages": None, "images": [], "seen": ""}
+            )
+
+    def act(self, observation: dict[str, Any]) -> str:
+        return self.act_batch([observation])[0]
+
+    def act_batch(self, observations: list[dict[str, Any]]) -> list[str]:
+        if not self._slots:
+            raise RuntimeError("call reset() or reset_batch() before act()")
+        if len(observations) != len(self._slots):
+            raise ValueError(
+                f"act_batch got {len(observations)} observations for {len(self._slots)} open episodes"
+            )
+        from transformers import set_seed
+
+        first = self._slots[0]
+        set_seed(first["seed"] * 1009 + first["turn"])
+        if self.processor is not None:
+            texts = self._act_vision(observations)
+        else:
+            texts = self._act_text(observations)
+        for slot in self._slots:
+            slot["turn"] += 1
+        return texts
+
+    # ------------------------------------------------------------------ text models
+    def _act_text(self, observations: list[dict[str, Any]]) -> list[str]:
+        for slot, obs in zip(self._slots, observations, strict=True):
+            if slot["conv"] is None:
+                slot["conv"] = Conversation(self.tokenizer, slot["store"], obs)
+            else:
+                slot["conv"].add_observation(obs)
+        outputs = generate_batch(
+            self.model,
+            [slot["conv"].ids for slot in self._slots],
+            pad_id=self.tokenizer.pad_token_id,
+            eos_ids=self.eos_ids,
+            max_new_tokens=self.max_new_tokens,
+            do_sample=self.do_sample,
+            temperature=self.temperature,
+            top_p=self.top_p,
+        )
+        texts = []
+        for slot, ids in zip(self._slots, outputs, strict=True):
+            slot["conv"].add_model_tokens(ids, eos_ids=self.eos_ids)
+            texts.append(self.tokenizer.decode(ids, skip_special_tokens=True).strip())
+        return texts
+
+    # ------------------------------------------------------------------ vision models
+    def _act_vision(self, observations: list[dict[str, Any]]) -> list[str]:
+        """Image-text models: messages re-rendered by the processor each turn, one image per turn."""
+        import torch
+        from PIL import Image
+
+        from agents.prompting import render_messages
+
+        prompts, images = [], []
+        for slot, obs in zip(self._slots, observations, strict=True):
+            if slot["messages"] is None:
+                slot["messages"] = render_messages(obs, slot["store"], image=True)
+            else:
+                content = [{"type": "image"}, {"type": "text", "text": turn_text(obs, slot["seen"])}]
+                slot["messages"].append({"role": "user", "content": content})
+            slot["seen"] = str(obs.get("history", ""))
+            slot["images"].append(Image.fromarray(obs["som_rgb"]))
+            prompts.append(render_prompt(self.processor, slot["messages"]))
+            images.append(list(slot["images"]))
+        self.processor.tokenizer.padding_side = "left"
+        batch = self.processor(text=prompts, images=images, padding=True, return_tensors="pt")
+        batch = batch.to(next(self.model.parameters()).device)
+        with torch.no_grad():
+            out = self.model.generate(
+                **batch,
+                max_new_tokens=self.max_new_tokens,
+                do_sample=self.do_sample,
+                temperature=self.temperature if self.do_sample else None,
+                top_p=self.top_p if self.do_sample else None,
+            )
+        new = out[:, batch["input_ids"].shape[1] :]
+        texts = [t.strip() for t in self.processor.batch_decode(new, skip_special_tokens=True)]
+        for slot, text in zip(self._slots, texts, strict=True):
+            slot["messages"].append({"role": "assistant", "content": text})
+        return texts

@@ -1,0 +1,99 @@
+"""HFPolicyAssistant on a tiny random Qwen2 built in-process (no download)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.hf_policy import HFPolicyAssistant, generate_batch
+from train.tiny import build_tiny_model
+
+INFO = {"store": "supermarket", "task_id": "sm_t001", "profile_id": "p1"}
+
+
+def obs(visible: str, history: str = ""):
+    return {
+        "history": history,
+        "catalog": "Catalog (id | name | category | price | location):\nsm_p001 | Cod | frozen fish | $9.99 | Freezer 2",
+        "visible": visible,
+        "pose": np.array([0.0, 0.0, 0.0], np.float32),
+        "som_rgb": np.zeros((4, 4, 3), np.uint8),
+    }
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    return str(build_tiny_model(tmp_path_factory.mktemp("tiny") / "model"))
+
+
+def test_missing_model_path_is_a_clear_error(tmp_path):
+    with pytest.raises(ValueError, match="does not exist"):
+        HFPolicyAssistant(str(tmp_path / "nope"))
+    with pytest.raises(ValueError, match="adapter path does not exist"):
+        HFPolicyAssistant(str(tmp_path), adapter=str(tmp_path / "none"))
+
+
+def test_bad_generation_settings_are_rejected(tiny):
+    with pytest.raises(ValueError, match="top_p"):
+        HFPolicyAssistant(tiny, top_p=0.0)
+    with pytest.raises(ValueError, match="max_new_tokens"):
+        HFPolicyAssistant(tiny, max_new_tokens=0)
+
+
+def test_same_seed_same_text_and_other_seed_differs(tiny):
+    agent = HFPolicyAssistant(tiny, max_new_tokens=16, temperature=1.0, top_p=1.0)
+    o = obs("Visible products:\n[a] Cod (2.3 m)")
+    runs = []
+    for seed in (5, 5, 6):
+        agent.reset(o, INFO, seed=seed)
+        runs.append([agent.act(o), agent.act(obs("Visible products:\nnone", "User: hm"))])
+    assert runs[0] == runs[1]
+    assert runs[0] != runs[2]
+
+
+def test_act_batch_is_one_padded_generate_equal_to_single_episodes(tiny, monkeypatch):
+    agent = HFPolicyAssistant(tiny, max_new_tokens=10, do_sample=False)
+    short, long = obs("Visible products:\n[a] Cod (2.3 m)"), obs("Visible products:\n[a] Cod (2.3 m)\n[b] Haddock fillets, 2 lb (4.1 m)\nHolding: nothing")
+    singles = []
+    for o in (short, long):
+        agent.reset(o, INFO)
+        singles.append(agent.act(o))
+    calls = []
+    original = agent.model.generate
+    monkeypatch.setattr(agent.model, "generate", lambda **kw: calls.append(kw["input_ids"].shape) or original(**kw))
+    agent.reset_batch([short, long], [INFO, INFO])
+    assert agent.act_batch([short, long]) == singles
+    assert len(calls) == 1 and calls[0][0] == 2
+    with pytest.raises(ValueError, match="3 observations for 2 open episodes"):
+        agent.act_batch([short, long, short])
+
+
+def test_generate_batch_cuts_each_row_after_its_first_eos(tiny):
+    agent = HFPolicyAssistant(tiny, max_new_tokens=8, do_sample=False)
+    outs = generate_batch(agent.model, [[5, 6, 7], [8]], pad_id=agent.tokenizer.pad_token_id,
+                          eos_ids=agent.eos_ids, max_new_tokens=8, do_sample=False)
+    assert len(outs) == 2
+    for row in outs:
+        assert 1 <= len(row) <= 8
+        assert all(t not in agent.eos_ids for t in row[:-1])
+
+
+def test_lora_adapter_loads_from_its_own_directory(tiny, tmp_path):
+    import torch
+    from peft import LoraConfig, get_peft_model
+    from transformers import AutoModelForCausalLM
+
+    base = AutoModelForCausalLM.from_pretrained(tiny)
+    peft_model = get_peft_model(base, LoraConfig(r=4, target_modules=["q_proj", "v_proj"], init_lora_weights=False))
+    peft_model.save_pretrained(tmp_path / "adapter")
+    o = obs("Visible products:\n[a] Cod (2.3 m)")
+    plain = HFPolicyAssistant(tiny, max_new_tokens=12, do_sample=False)
+    adapted = HFPolicyAssistant(str(tmp_path / "adapter"), max_new_tokens=12, do_sample=False)
+    explicit = HFPolicyAssistant(tiny, adapter=str(tmp_path / "adapter"), max_new_tokens=12, do_sample=False)
+    texts = []
+    for agent in (plain, adapted, explicit):
+        agent.reset(o, INFO)
+        texts.append(agent.act(o))
+    assert texts[1] == texts[2]
+    assert texts[0] != texts[1]  # the random LoRA weights change the greedy output
+    assert any(isinstance(m, torch.nn.Module) and "lora" in n for n, m in adapted.model.named_modules())
