@@ -1,0 +1,323 @@
+"""C_consist: rule-based factual-consistency gate (item and content hallucination)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from recrm.components.base import ComponentScore
+from recrm.context import TurnContext
+from recrm.text import FUNCTION_WORDS, NEGATIONS, Lexicon, Mention, clauses, lexicon, tokenize
+
+__all__ = ["FactualConsistency"]
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_PRICE = re.compile(r"\$\s?(\d{1,6}(?:,\d{3})*(?:\.\d{1,2})?)")
+_BUDGET_WORDS = frozenset(
+    "budget under below less within limit spend spending max maximum cap afford upto than".split()
+)
+_PRONOUNS = frozenset("it its it's this these they them one".split())
+_PREFERENCE_WORDS = frozenset(
+    "you your you're you'd youre youd want wanted need needed looking prefer avoid asked mentioned said".split()
+)
+_PLACE_PREPS = frozenset("in at on inside from".split())
+_CART_CLAIM = re.compile(
+    r"\balready\b.*\b(?:cart|basket)\b|"
+    r"\b(?:is|are|'s|got|have|has)\s+(?:already\s+)?(?:in|inside)\s+(?:your|the)\s+(?:cart|basket)\b|"
+    r"\byou(?:'ve|\s+have)?\s+(?:already\s+)?(?:added|put|placed)\b.*\b(?:cart|basket)\b",
+    re.IGNORECASE,
+)
+_HAND_CLAIM = re.compile(
+    r"\byou(?:'re|\s+are)\s+(?:now\s+|already\s+)?holding\b|\bin\s+your\s+hands?\b|"
+    r"\byou(?:'ve|\s+have)?\s+(?:already\s+|just\s+)?picked\s+up\b|\bthe\s+one\s+you(?:'re|\s+are)\s+holding\b",
+    re.IGNORECASE,
+)
+_BUDGET_CLAIM = re.compile(
+    r"\byour\s+(?:budget|limit|price\s+limit)\b[^.$!?]{0,40}?\$\s?(\d{1,6}(?:\.\d{1,2})?)|"
+    r"\$\s?(\d{1,6}(?:\.\d{1,2})?)\s+(?:budget|limit)\b[^.!?]{0,20}\byou\b",
+    re.IGNORECASE,
+)
+_FOCUS_ACTIONS = ("Explain", "AnswerQuestion", "Compare", "ConfirmPurchase")
+
+
+class FactualConsistency:
+    """C_consist in {0, 1}: 1 iff no hallucination is found in the turn.
+
+    Item hallucination (``details["findings"][i]["kind"] == "item"``):
+
+    * ``unknown_product``: the response names a product the catalog lacks — a known
+      brand followed by product words none of that brand's products carry ("Harbor Catch
+      salmon burgers"), or unknown capitalised words before product words ending in a
+      product noun ("Ocean Fresh cod fillets");
+    * ``display_name``: the Recommend action's display name matches no catalog product
+      or not the product it resolved to;
+    * ``ranking``: ranked ids outside the catalog;
+    * ``price``: a ``$x.xx`` amount stated next to a product (same sentence; else the
+      turn's focus product) that differs from its catalog price by more than a cent
+      (whole-dollar amounts may round: within $0.50). Amounts near budget words
+      ("under", "budget", "within") are not price claims;
+    * ``attribute``: a tag value ("gluten-free", "oak") stated of a product (same
+      clause, or via "it/this/they") that neither its tags nor its name, category or
+      attributes carry; negated and preference clauses ("you wanted ...") are skipped;
+    * ``location``: "in/at/on <fixture, store or area>" said of a product kept elsewhere;
+    * ``visibility``: Recommend says ``visible_now`` while the product is not in view.
+
+    Content hallucination (``kind == "content"``), claims about the user's state that
+    the record contradicts: "already in your cart", "you're holding" / "picked up" when
+    the cart or hand holds no such product; a budget figure the user has not stated, or
+    one that differs from what they said.
+    """
+
+    name = "consistency"
+
+    def __init__(self, price_tolerance: float = 0.01, whole_dollar_tolerance: float = 0.5):
+        if price_tolerance < 0 or whole_dollar_tolerance < 0:
+            raise ValueError(
+                f"tolerances must be >= 0, got {price_tolerance!r}, {whole_dollar_tolerance!r}"
+            )
+        self.price_tolerance = price_tolerance
+        self.whole_dollar_tolerance = whole_dollar_tolerance
+
+    def score(self, ctx: TurnContext) -> ComponentScore:
+        lex = lexicon(ctx.index)
+        text = ctx.response
+        findings: list[dict[str, Any]] = []
+
+        def found(kind: str, check: str, msg: str) -> None:
+            findings.append({"kind": kind, "check": check, "message": msg})
+
+        mentions = lex.mentions(text)
+        for m in mentions:
+            if m.unknown:
+                found(
+                    "item", "unknown_product", f"names a product not in the catalog: {m.phrase!r}"
+                )
+        self._check_action(ctx, lex, found)
+        focus = _focus(ctx)
+        products = ctx.index.products
+
+        # ---- price claims
+        sentences = _spans(_SENTENCE, text)
+        for pm in _PRICE.finditer(text):
+            before = [t.low for t in tokenize(text[max(0, pm.start() - 40) : pm.start()])][-4:]
+            if _BUDGET_WORDS.intersection(before) or "up" in before and "to" in before:
+                continue
+            if _in_budget_claim(text, pm.start()):
+                continue
+            amount = float(pm.group(1).replace(",", ""))
+            ref = _referent(pm.start(), sentences, mentions, focus, need_pronoun=False)
+            if not ref:
+                continue
+            if not any(self._price_ok(amount, pm.group(1), products[pid].price) for pid in ref):
+                names = ", ".join(
+                    f"{products[p].name} (${products[p].price:.2f})" for p in sorted(ref)
+                )
+                found("item", "price", f"states ${pm.group(1)} for {names}")
+
+        # ---- attribute and location claims, clause by clause
+        for start, end in clauses(text):
+            toks = tokenize(text[start:end])
+            low = [t.low for t in toks]
+            if not low:
+                continue
+            negated = bool(NEGATIONS.intersection(low))
+            ref_here = [m for m in mentions if start <= m.start < end and m.candidates]
+            if ref_here:
+                ref = set().union(*(m.candidates for m in ref_here))
+            elif _PRONOUNS.intersection(low):
+                prev = [m for m in mentions if m.start < start and m.candidates]
+                ref = set(prev[-1].candidates) if prev else ({focus} if focus else set())
+            else:
+                ref = set()
+            if not ref or negated:
+                continue
+            if not _PREFERENCE_WORDS.intersection(low):
+                for phrase in _find_phrases(low, lex.tag_phrases):
+                    tags = lex.tag_phrases[phrase]
+                    ok = any(
+                        tags.intersection(products[pid].tags) or set(phrase) <= lex.descr_words[pid]
+                        for pid in ref
+                    )
+                    if not ok:
+                        names = ", ".join(products[p].name for p in sorted(ref))
+                        found(
+                            "item",
+                            "attribute",
+                            f"calls {names} {' '.join(phrase)!r}, which its tags do not support",
+                        )
+            for i, place in _find_places(low, lex.places):
+                if (
+                    i == 0
+                    or low[i - 1] not in _PLACE_PREPS
+                    and not (low[i - 1] == "the" and i > 1 and low[i - 2] in _PLACE_PREPS)
+                ):
+                    continue
+                eid = lex.places[place]
+                if not any(eid in ctx.index.location_of(pid) for pid in ref):
+                    names = ", ".join(products[p].name for p in sorted(ref))
+                    found(
+                        "item",
+                        "location",
+                        f"places {names} in {ctx.index.name(eid)!r}; the location index disagrees",
+                    )
+
+        # ---- claims about the user's state
+        for start, end in clauses(text):
+            clause = text[start:end]
+            low = [t.low for t in tokenize(clause)]
+            if NEGATIONS.intersection(low) or "yet" in low:
+                continue
+            ref_here = [m for m in mentions if start <= m.start < end and m.candidates]
+            prev = [m for m in mentions if m.start < start and m.candidates]
+            ref = (
+                set().union(*(m.candidates for m in ref_here))
+                if ref_here
+                else (set(prev[-1].candidates) if prev and _PRONOUNS.intersection(low) else set())
+            )
+            if _CART_CLAIM.search(clause):
+                if not ctx.cart:
+                    found("content", "cart", f"says {clause.strip()!r} but the cart is empty")
+                elif ref and not ref.intersection(ctx.cart):
+                    found(
+                        "content",
+                        "cart",
+                        f"says {clause.strip()!r} but the cart holds {list(ctx.cart)}",
+                    )
+            if _HAND_CLAIM.search(clause):
+                if ctx.held_item is None:
+                    found(
+                        "content", "holding", f"says {clause.strip()!r} but the user holds nothing"
+                    )
+                elif ref and ctx.held_item not in ref:
+                    found(
+                        "content",
+                        "holding",
+                        f"says {clause.strip()!r} but the user holds {ctx.held_item!r}",
+                    )
+        for bm in _BUDGET_CLAIM.finditer(text):
+            amount = float(bm.group(1) or bm.group(2))
+            budget = _revealed_budget(ctx)
+            if budget is None:
+                found("content", "budget", f"cites a ${amount:g} budget the user has not stated")
+            elif abs(amount - budget) > self.price_tolerance + 1e-9:
+                found("content", "budget", f"cites a ${amount:g} budget; the user said ${budget:g}")
+
+        gate = 0.0 if findings else 1.0
+        return ComponentScore(gate, {"gate": gate, "findings": findings})
+
+    # ------------------------------------------------------------------ helpers
+    def _price_ok(self, amount: float, written: str, price: float) -> bool:
+        if abs(amount - price) <= self.price_tolerance + 1e-9:
+            return True
+        return "." not in written and abs(amount - price) <= self.whole_dollar_tolerance + 1e-9
+
+    def _check_action(self, ctx: TurnContext, lex: Lexicon, found) -> None:
+        products = ctx.index.products
+        for pid in ctx.ranking:
+            if pid not in products:
+                found("item", "ranking", f"ranks {pid!r}, which is not in the catalog")
+        if ctx.action_type != "Recommend":
+            return
+        action = ctx.action or {}
+        display = str(action.get("display_name") or "").strip()
+        rid = ctx.recommended_id
+        if rid is not None and rid not in products:
+            found("item", "display_name", f"recommends {rid!r}, which is not in the catalog")
+            return
+        if display:
+            if rid is None:
+                if not lex.products_covering(display):
+                    found(
+                        "item",
+                        "display_name",
+                        f"recommends {display!r}, which matches no catalog product",
+                    )
+            elif not lex.covers(rid, display):
+                found(
+                    "item",
+                    "display_name",
+                    f"display name {display!r} does not match {products[rid].name!r}",
+                )
+        visible_now = action.get("visible_now")
+        if isinstance(visible_now, str):
+            visible_now = visible_now.strip().lower() in ("true", "yes", "1")
+        if (
+            visible_now is True
+            and rid is not None
+            and rid not in ctx.visible
+            and rid != ctx.held_item
+        ):
+            found(
+                "item",
+                "visibility",
+                f"says {products[rid].name!r} is visible now; it is not in view",
+            )
+
+
+def _spans(pattern: re.Pattern[str], text: str) -> list[tuple[int, int]]:
+    out, pos = [], 0
+    for m in pattern.finditer(text):
+        out.append((pos, m.start()))
+        pos = m.end()
+    out.append((pos, len(text)))
+    return out
+
+
+def _focus(ctx: TurnContext) -> str | None:
+    """The product the turn is about when the text says "it": recommended, discussed or held."""
+    if ctx.recommended_id in ctx.index.products:
+        return ctx.recommended_id
+    if ctx.action_type in _FOCUS_ACTIONS:
+        for t in reversed(ctx.history):
+            if t.recommended_id in ctx.index.products:
+                return t.recommended_id
+    return ctx.held_item
+
+
+def _referent(
+    pos: int, sentences, mentions: list[Mention], focus: str | None, need_pronoun: bool
+) -> set[str]:
+    for s, e in sentences:
+        if s <= pos <= e:
+            inside = [m for m in mentions if s <= m.start < e and m.candidates]
+            before = [m for m in inside if m.start < pos]
+            if before:
+                return set(before[-1].candidates)
+            if inside:
+                return set(inside[0].candidates)
+            if any(m.unknown for m in mentions if s <= m.start < e):
+                return set()  # already reported as an unknown product
+            return {focus} if focus else set()
+    return set()
+
+
+def _in_budget_claim(text: str, pos: int) -> bool:
+    return any(m.start() <= pos < m.end() for m in _BUDGET_CLAIM.finditer(text))
+
+
+def _find_phrases(low: list[str], table: dict[tuple[str, ...], set[str]]):
+    for i in range(len(low)):
+        for n in (3, 2, 1):
+            key = tuple(low[i : i + n])
+            if len(key) == n and key in table and not (n == 1 and key[0] in FUNCTION_WORDS):
+                neg = low[max(0, i - 3) : i]
+                if not NEGATIONS.intersection(neg):
+                    yield key
+                break
+
+
+def _find_places(low: list[str], places: dict[tuple[str, ...], str]):
+    firsts = {key[0] for key in places}
+    for i in range(len(low)):
+        if low[i] not in firsts:
+            continue
+        for key in places:
+            if key[0] == low[i] and tuple(low[i : i + len(key)]) == key:
+                yield i, key
+
+
+def _revealed_budget(ctx: TurnContext) -> float | None:
+    for item in ctx.revealed_items:
+        if item.kind == "budget":
+            return float(item.value) if isinstance(item.value, (int, float)) else ctx.task.budget
+    return None

@@ -1,0 +1,212 @@
+"""C_inst: rule-based instruction-following gate with the six RecRM rubric dimensions (1-5)."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from typing import Any
+
+from recrm.components.base import ComponentScore
+from recrm.context import TurnContext
+from recrm.text import lexicon, words
+from situ_gym.actions.assistant import ACTION_TYPES, MAX_RANKING, REQUIRED_FIELDS
+from situ_gym.actions.tools import LEGAL_TOOLS, TARGET_ARGUMENT
+
+__all__ = ["DIMENSIONS", "InstructionFollowing"]
+
+# RecRM-Bench's instruction-following rubric dimensions (judge prompt, App. "IF").
+DIMENSIONS = ("role", "process", "format", "content_quality", "constraint", "style")
+
+# SoM marker labels as the assistant sees them: [a], [ab], [3], [2a]; or "label b", "marker 3".
+_MARKER = re.compile(
+    r"\[\s*(?:[a-z]{1,2}|\d{1,2}[a-z]?)\s*\]|\b(?:label|marker|mark|tag)\s+['\"]?(?:[a-z]{1,2}|\d{1,2}[a-z]?)['\"]?(?=[\s.,!?;:)]|$)",
+    re.IGNORECASE,
+)
+# Words of the system's internals that the user must never hear.
+_JARGON = re.compile(
+    r"\bjson\b|\bentity[ _-]?ids?\b|\b(?:product|item|fixture)[ _-]ids?\b|\branking\b|"
+    r"\bexpected_user_action\b|\bassistant_actions\b|\bnavigation_goal\b|\bvisible_now\b|"
+    r"\bdisplay_name\b|\bhandles?\s+(?:\[|[a-z]{1,2}\b|\d)|\bset[- ]of[- ]marks?\b|\bsom\b",
+    re.IGNORECASE,
+)
+# Catalog ids such as sm_p012 / hf_p104 / sm_f03.
+_ID = re.compile(r"\b[a-z]{2,3}_[a-z]{1,2}\d{2,4}\b", re.IGNORECASE)
+_FENCE = re.compile(r"^\s*```(?:json)?\s*|\s*```\s*$", re.IGNORECASE)
+
+
+class InstructionFollowing:
+    """C_inst in {0, 1}: 1 iff the turn has no hard violation of the output instructions.
+
+    Hard violations (gate 0), by rubric dimension:
+
+    * format: parser errors; the JSON cannot be read; not exactly one entry in
+      ``assistant_actions``; ranking longer than 10 or holding ids outside the catalog.
+    * process: unknown action type; a required field of the action missing or empty
+      (per store, ``REQUIRED_FIELDS``); an expected user action outside the store's legal
+      set, flagged invalid, or aimed at an entity not in view (nor held, for items).
+    * constraint: a SoM marker label in the response ("[a]", "[3]", "label b").
+    * role: system jargon or ids in the response ("JSON", "ranking", "entity id",
+      "expected_user_action", "handle b", catalog ids like ``sm_p012``).
+    * content_quality: more than ``max_named_products`` distinct products named in one
+      response (catalog dumping; nobody can follow it).
+    * style: empty or too long a response (``min_words``..``max_words`` words); a response
+      that parrots the user's last utterance (4+ words, ``echo_ratio`` of its
+      words copied in order) or repeats an earlier response verbatim.
+
+    Soft findings only lower a dimension's 1-5 score: no expected user action, repeated
+    ranking ids, a Greet after the first turn, a Recommend with a one-word reason, a
+    question-type action without a question. Each dimension scores 5, minus 1 per soft
+    finding, and 1 on a hard violation; ``details["overall"]`` is their rounded mean.
+    """
+
+    name = "instruction"
+
+    def __init__(
+        self,
+        min_words: int = 1,
+        max_words: int = 120,
+        max_named_products: int = 3,
+        echo_ratio: float = 0.8,
+    ):
+        if not 0 <= min_words <= max_words:
+            raise ValueError(f"need 0 <= min_words <= max_words, got {min_words!r}, {max_words!r}")
+        if max_named_products < 1:
+            raise ValueError(f"max_named_products must be >= 1, got {max_named_products!r}")
+        if not 0.0 < echo_ratio <= 1.0:
+            raise ValueError(f"echo_ratio must be in (0, 1], got {echo_ratio!r}")
+        self.min_words = min_words
+        self.max_words = max_words
+        self.max_named_products = max_named_products
+        self.echo_ratio = echo_ratio
+
+    def score(self, ctx: TurnContext) -> ComponentScore:
+        findings: list[dict[str, Any]] = []
+
+        def hard(dim: str, msg: str) -> None:
+            findings.append({"dimension": dim, "hard": True, "message": msg})
+
+        def soft(dim: str, msg: str) -> None:
+            findings.append({"dimension": dim, "hard": False, "message": msg})
+
+        # ---- format
+        for err in ctx.errors:
+            hard("format", f"parser: {err}")
+        n_actions = _count_actions(ctx.raw)
+        if n_actions is None and not ctx.errors:
+            hard("format", "output is not a JSON object")
+        elif n_actions is not None and n_actions != 1:
+            hard("format", f"assistant_actions must hold exactly one action, got {n_actions}")
+        if len(ctx.ranking) > MAX_RANKING:
+            hard("format", f"ranking holds {len(ctx.ranking)} ids, at most {MAX_RANKING} allowed")
+        outside = [pid for pid in ctx.ranking if pid not in ctx.index.products]
+        if outside:
+            hard("format", f"ranking ids not in the catalog: {outside}")
+        if len(set(ctx.ranking)) != len(ctx.ranking):
+            soft("format", "ranking repeats ids")
+
+        # ---- process
+        atype = ctx.action_type
+        if atype not in ACTION_TYPES:
+            hard("process", f"action type {atype!r} is not one of the ten dialogue actions")
+        else:
+            action = ctx.action or {}
+            for key in REQUIRED_FIELDS.get(ctx.store, {}).get(atype, ()):
+                if key not in action or action[key] is None or action[key] == "":
+                    hard("process", f"{atype} lacks required field {key!r}")
+            if atype == "Greet" and ctx.history:
+                soft("process", "Greet after the conversation has started")
+            if atype == "Recommend" and len(words(str(action.get("reason", "")))) < 3:
+                soft("content_quality", "Recommend gives no real reason")
+            if atype in ("AskPreference", "ClarifyNeed") and "?" not in ctx.response:
+                soft("style", f"{atype} without a question")
+        eua = ctx.expected_user_action
+        if eua is None:
+            soft("process", "no expected user action")
+        else:
+            if eua.name not in LEGAL_TOOLS.get(ctx.store, ()) or not eua.legal:
+                hard(
+                    "process",
+                    f"expected user action {eua.name!r} is not legal in the {ctx.store} store",
+                )
+            elif not eua.valid:
+                hard("process", f"expected user action {eua.name!r} is invalid: {eua.error}")
+            elif eua.name in TARGET_ARGUMENT and eua.target_id is not None:
+                seen = ctx.visible | ({ctx.held_item} if ctx.held_item else set())
+                if eua.target_id not in seen:
+                    hard(
+                        "process",
+                        f"expected user action targets {eua.target_id!r}, which is not in view",
+                    )
+
+        # ---- constraint / role (what the user hears)
+        text = ctx.response
+        m = _MARKER.search(text)
+        if m:
+            hard("constraint", f"response discloses a marker label {m.group(0)!r}")
+        m = _JARGON.search(text)
+        if m:
+            hard("role", f"response uses system jargon {m.group(0)!r}")
+        m = _ID.search(text)
+        if m:
+            hard("role", f"response shows a catalog id {m.group(0)!r}")
+
+        # ---- content quality
+        named = {
+            pid
+            for mention in lexicon(ctx.index).mentions(text)
+            if len(mention.candidates) == 1
+            for pid in mention.candidates
+        }
+        if len(named) > self.max_named_products:
+            hard(
+                "content_quality",
+                f"response names {len(named)} products (max {self.max_named_products})",
+            )
+
+        # ---- style
+        n_words = len(words(text))
+        if not self.min_words <= n_words <= self.max_words:
+            hard(
+                "style",
+                f"response has {n_words} words, expected {self.min_words}..{self.max_words}",
+            )
+        elif n_words > 0.67 * self.max_words:
+            soft("style", f"long response ({n_words} words)")
+        resp_w = words(text)
+        last_user = words(ctx.last_user_utterance)
+        if len(resp_w) >= 4 and last_user and _similar(resp_w, last_user) >= self.echo_ratio:
+            hard("style", "response parrots the user's last utterance")
+        if resp_w and any(words(t.response) == resp_w for t in ctx.history):
+            hard("style", "response repeats an earlier response verbatim")
+
+        dims = {d: 5 for d in DIMENSIONS}
+        for f in findings:
+            d = f["dimension"]
+            dims[d] = 1 if f["hard"] else max(2 if dims[d] > 1 else 1, dims[d] - 1)
+        gate = 0.0 if any(f["hard"] for f in findings) else 1.0
+        overall = round(sum(dims.values()) / len(dims))
+        return ComponentScore(
+            gate, {"gate": gate, "dimensions": dims, "overall": overall, "findings": findings}
+        )
+
+
+def _count_actions(raw: str) -> int | None:
+    """Entries in the raw output's ``assistant_actions`` (None: not a JSON object)."""
+    try:
+        obj = json.loads(_FENCE.sub("", raw))
+    except (json.JSONDecodeError, TypeError):
+        return None
+    if not isinstance(obj, dict):
+        return None
+    acts = obj.get("assistant_actions")
+    if isinstance(acts, list):
+        return len(acts)
+    return 1 if isinstance(acts, dict) else 0
+
+
+def _similar(a: list[str], b: list[str]) -> float:
+    """Share of the response's words that copy the user's utterance in order."""
+    sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    matched = sum(block.size for block in sm.get_matching_blocks())
+    return matched / len(a)

@@ -1,0 +1,100 @@
+"""R_relev: rule-based query-item relevance on RecRM's 0/1/2 scale, judged on what the user revealed."""
+
+from __future__ import annotations
+
+from recrm.components.base import ComponentScore
+from recrm.context import TurnContext
+
+__all__ = ["BUDGET_TOLERANCE", "QueryItemRelevance"]
+
+BUDGET_TOLERANCE = 0.10  # a price up to 10% over the stated budget still meets it
+
+
+class QueryItemRelevance:
+    """R_relev in {0, 0.5, 1} (RecRM's 0 irrelevant / 1 weakly / 2 fully relevant, halved).
+
+    The judged item is the Recommend action's product, else the ranking's first catalog
+    id; no such item gives ``None`` (not applicable). The judge sees only what the user
+    has *revealed* in earlier turns (``ctx.revealed_items``), never the hidden goal:
+
+    * Category (the paper's first dimension). The item's category is compared with the
+      task's; the target and the reference set always count as the right category.
+      Another category of the same group ("similar category") caps the score at 1
+      (weak); another group scores 0.
+    * Nothing revealed yet (the first turn): a right-category item still scores only 1
+      (weak) — the shopper has said nothing it could fully satisfy, so a blind guess
+      never opens the behaviour terms; a wrong category scores 0.
+    * Revealed core elements: a ``need`` / ``use`` detail whose value is a tag the item
+      lacks, an ``avoid`` tag the item carries, or a price over the revealed budget by
+      more than ``budget_tolerance`` (10%) — each makes the item weakly relevant (1).
+      Details whose value is free text cannot be checked and are ignored.
+    * Everything revealed is met: fully relevant (2).
+
+    ``details`` holds ``item``, ``score_0_2``, ``unmet`` (the failed checks) and ``revealed``.
+    """
+
+    name = "relevance"
+
+    def __init__(self, budget_tolerance: float = BUDGET_TOLERANCE):
+        if budget_tolerance < 0:
+            raise ValueError(f"budget_tolerance must be >= 0, got {budget_tolerance!r}")
+        self.budget_tolerance = budget_tolerance
+
+    def score(self, ctx: TurnContext) -> ComponentScore:
+        pid = ctx.judged_item
+        if pid is None:
+            return ComponentScore(
+                None, {"item": None, "reason": "no recommended or ranked catalog item"}
+            )
+        task, product = ctx.task, ctx.index.products[pid]
+        revealed = ctx.revealed_items
+        details: dict = {"item": pid, "revealed": [r.kind for r in revealed], "unmet": []}
+        same_category = (
+            product.category == task.category
+            or pid == task.target_product_id
+            or pid in task.reference_set
+        )
+        if not same_category:
+            target = ctx.index.products.get(task.target_product_id)
+            similar = target is not None and product.group == target.group
+            details["unmet"].append(
+                f"category {product.category!r} differs from {task.category!r}"
+                + (" (same group)" if similar else "")
+            )
+            return self._done(1 if similar else 0, details)
+        if not revealed:
+            details["unmet"].append(
+                "nothing revealed yet: a premature recommendation is at most weakly relevant"
+            )
+            return self._done(1, details)
+        tags = set(product.tags)
+        for item in revealed:
+            value = item.value
+            if item.kind in ("need", "use") and isinstance(value, str) and ":" in value:
+                if value not in tags:
+                    details["unmet"].append(f"revealed need {value!r} missing")
+            elif item.kind == "avoid" and isinstance(value, str) and ":" in value:
+                if value in tags:
+                    details["unmet"].append(f"revealed avoided {value!r} present")
+            elif item.kind == "budget":
+                budget = float(value) if isinstance(value, (int, float)) else task.budget
+                if product.price > budget * (1.0 + self.budget_tolerance) + 1e-9:
+                    details["unmet"].append(
+                        f"price ${product.price:.2f} over the ${budget:g} budget by more than "
+                        f"{self.budget_tolerance:.0%}"
+                    )
+            elif item.kind == "category" and isinstance(value, str) and ":" not in value:
+                if (
+                    value != product.category
+                    and pid not in task.reference_set
+                    and pid != task.target_product_id
+                ):
+                    details["unmet"].append(
+                        f"category {product.category!r} is not the stated {value!r}"
+                    )
+        return self._done(1 if details["unmet"] else 2, details)
+
+    @staticmethod
+    def _done(score: int, details: dict) -> ComponentScore:
+        details["score_0_2"] = score
+        return ComponentScore(score / 2.0, details)

@@ -1,0 +1,281 @@
+"""RecRM's gated composite reward and the R1..R5 ablation ladder."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from recrm.components import RewardComponent, default_components
+from recrm.context import TurnContext, judged_item
+
+__all__ = [
+    "COMPONENT_NAMES",
+    "VARIANTS",
+    "Variant",
+    "RecRMResult",
+    "RecRMComposite",
+    "resolve_variant",
+]
+
+logger = logging.getLogger(__name__)
+
+COMPONENT_NAMES = ("instruction", "consistency", "relevance", "ranking", "behavior")
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One rung of the ablation ladder: which RecRM terms are active."""
+
+    name: str
+    rung: str
+    instruction: bool
+    relevance: bool
+    behavior: bool  # ranking + behaviour terms
+    consistency: bool
+    help: str
+
+    @property
+    def active(self) -> tuple[str, ...]:
+        on = {
+            "instruction": self.instruction,
+            "consistency": self.consistency,
+            "relevance": self.relevance,
+            "ranking": self.behavior,
+            "behavior": self.behavior,
+        }
+        return tuple(n for n in COMPONENT_NAMES if on[n])
+
+
+VARIANTS: dict[str, Variant] = {
+    v.name: v
+    for v in (
+        Variant(
+            "outcome",
+            "R1",
+            False,
+            False,
+            False,
+            False,
+            "env outcome reward only (1 when an item enters the cart)",
+        ),
+        Variant("+instruction", "R2", True, False, False, False, "R = C_inst"),
+        Variant("+relevance", "R3", True, True, False, False, "R = C_inst * R_relev"),
+        Variant(
+            "+behavior",
+            "R4",
+            True,
+            True,
+            True,
+            False,
+            "R = C_inst * (a R_relev + b 1[R_relev > tau] (R_rank + R_beh)) / (a + 2b)",
+        ),
+        Variant(
+            "full",
+            "R5",
+            True,
+            True,
+            True,
+            True,
+            "R = C_inst * C_consist * (a R_relev + b 1[R_relev > tau] (R_rank + R_beh)) / (a + 2b)",
+        ),
+    )
+}
+_ALIASES = {v.rung.lower(): v.name for v in VARIANTS.values()} | {
+    "instruction": "+instruction",
+    "relevance": "+relevance",
+    "behavior": "+behavior",
+    "r5": "full",
+}
+
+
+def resolve_variant(name: str | Variant) -> Variant:
+    """A ladder rung by name ("outcome", "+instruction", "+relevance", "+behavior", "full") or R1..R5."""
+    if isinstance(name, Variant):
+        return name
+    key = str(name).strip()
+    key = key if key in VARIANTS else _ALIASES.get(key.lower(), key)
+    if key not in VARIANTS:
+        raise ValueError(
+            f"unknown RecRM variant {name!r}; choose one of {list(VARIANTS)} or R1..R5"
+        )
+    return VARIANTS[key]
+
+
+@dataclass
+class RecRMResult:
+    """The composite's verdict on one turn; ``as_dict`` is what goes into ``info["recrm"]``."""
+
+    total: float
+    variant: str
+    components: dict[str, float | None]
+    gates: dict[str, float]
+    indicator: bool
+    judged_item: str | None
+    dialogue_credit: float | None
+    details: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "total": self.total,
+            "variant": self.variant,
+            "components": dict(self.components),
+            "gates": dict(self.gates),
+            "indicator": self.indicator,
+            "judged_item": self.judged_item,
+            "dialogue_credit": self.dialogue_credit,
+            "details": self.details,
+        }
+
+    def reward_fields(self) -> dict[str, float | None]:
+        """Flat name -> value map for ``TurnRecord.reward``."""
+        out: dict[str, float | None] = {f"recrm/{k}": v for k, v in self.components.items()}
+        out["recrm/total"] = self.total
+        return out
+
+
+class RecRMComposite:
+    """``R_total = C_inst * C_consist * (alpha R_relev + beta 1[R_relev > tau] (R_rank + R_beh))``.
+
+    Every component is in [0, 1]. With ``normalize=True`` (default) the bracket is
+    divided by its maximum ``alpha + 2 beta`` so that ``R_total`` is in [0, 1]; with the
+    defaults ``alpha=1, beta=0.5, tau=0.5`` a fully relevant item (R_relev = 1) that
+    heads a ranking holding the target scores 0.5 + 0.25 (R_rank + R_beh), while a weakly
+    relevant one (0.5, not above tau) scores 0.25 and opens no behaviour term.
+
+    Inapplicable values (``None``): R_rank and R_beh count as 0 (no ranking, no credit).
+    When the turn judges no item at all (no Recommend, no catalog id ranked), R_relev is
+    undefined; such dialogue turns (asking, greeting, guiding) receive a *dialogue
+    credit* instead of the bracket: ``neutral * decay**k`` (as a fraction of the
+    maximum), where ``k`` counts the earlier item-less turns of the episode. A single
+    question is worth ``neutral`` (0.2), but an assistant that never recommends collects
+    at most ``neutral / (1 - decay)`` (0.4) over a whole episode — less than one honest
+    recommendation of the target (about 0.8). The gates still apply to it.
+
+    Variants (the paper's R1..R5 ladder, see ``VARIANTS``): ``"outcome"`` turns every
+    RecRM term off (the wrapper then passes the env reward through); ``"+instruction"``
+    gives ``C_inst``; ``"+relevance"`` ``C_inst * R_relev``; ``"+behavior"`` the full
+    bracket gated by ``C_inst`` only; ``"full"`` adds the ``C_consist`` gate. Inactive
+    components are still scored and reported (``components``) unless ``score_inactive``
+    is False; they just do not enter ``total``.
+
+    >>> RecRMComposite(alpha=1.0, beta=0.5, tau=0.5).combine(1.0, 1.0, 1.0, 1.0, 1.0)
+    1.0
+    >>> RecRMComposite().combine(1.0, 1.0, 0.5, 1.0, 1.0)  # weakly relevant: no behaviour terms
+    0.25
+    """
+
+    def __init__(
+        self,
+        alpha: float = 1.0,
+        beta: float = 0.5,
+        tau: float = 0.5,
+        components: Sequence[RewardComponent] | None = None,
+        variant: str | Variant = "full",
+        normalize: bool = True,
+        neutral: float = 0.2,
+        decay: float = 0.5,
+        score_inactive: bool = True,
+    ):
+        if alpha < 0 or beta < 0 or alpha + beta <= 0:
+            raise ValueError(
+                f"alpha and beta must be >= 0 and not both 0, got alpha={alpha!r}, beta={beta!r}"
+            )
+        if not 0.0 <= tau < 1.0:
+            raise ValueError(f"tau must be in [0, 1), got {tau!r}")
+        if not 0.0 <= neutral <= 1.0:
+            raise ValueError(f"neutral must be in [0, 1], got {neutral!r}")
+        if not 0.0 <= decay < 1.0:
+            raise ValueError(f"decay must be in [0, 1), got {decay!r}")
+        self.alpha, self.beta, self.tau = float(alpha), float(beta), float(tau)
+        self.normalize = normalize
+        self.neutral, self.decay = float(neutral), float(decay)
+        self.variant = resolve_variant(variant)
+        self.score_inactive = score_inactive
+        comps = list(components) if components is not None else default_components()
+        self.components: dict[str, RewardComponent] = {}
+        for comp in comps:
+            if comp.name not in COMPONENT_NAMES:
+                raise ValueError(
+                    f"component name must be one of {COMPONENT_NAMES}, got {comp.name!r}"
+                )
+            if comp.name in self.components:
+                raise ValueError(f"two components named {comp.name!r}")
+            self.components[comp.name] = comp
+        missing = [n for n in self.variant.active if n not in self.components]
+        if missing:
+            raise ValueError(
+                f"variant {self.variant.name!r} needs components {missing}; got {list(self.components)}"
+            )
+
+    @property
+    def scale(self) -> float:
+        """Maximum of the bracket: ``alpha + 2 beta`` (1 when normalised)."""
+        return self.alpha + 2.0 * self.beta
+
+    def combine(
+        self,
+        c_inst: float,
+        c_consist: float,
+        r_relev: float | None,
+        r_rank: float | None,
+        r_beh: float | None,
+    ) -> float:
+        """The gated formula on given values (None rank/behaviour count as 0)."""
+        if r_relev is None:
+            return 0.0
+        bracket = self.alpha * r_relev
+        if r_relev > self.tau:
+            bracket += self.beta * ((r_rank or 0.0) + (r_beh or 0.0))
+        total = c_inst * c_consist * bracket
+        return total / self.scale if self.normalize else total
+
+    def score(self, ctx: TurnContext) -> RecRMResult:
+        v = self.variant
+        active = set(v.active)
+        values: dict[str, float | None] = {}
+        details: dict[str, dict[str, Any]] = {}
+        for name, comp in self.components.items():
+            if name not in active and not self.score_inactive:
+                continue
+            s = comp.score(ctx)
+            values[name] = s.value
+            details[name] = s.details
+        c_inst = (values.get("instruction") or 0.0) if v.instruction else 1.0
+        c_consist = (values.get("consistency") or 0.0) if v.consistency else 1.0
+        gates = {"instruction": c_inst, "consistency": c_consist}
+        r_relev = values.get("relevance") if v.relevance else None
+        indicator = r_relev is not None and r_relev > self.tau and v.behavior
+        credit = None
+        if not v.instruction:  # R1: the outcome alone
+            total = 0.0
+        elif not v.relevance:  # R2: instruction following alone
+            total = c_inst
+        elif r_relev is None:  # a dialogue turn judging no item
+            credit = self.neutral * self.decay ** _itemless_turns(ctx)
+            total = c_inst * c_consist * credit * (1.0 if self.normalize else self.scale)
+        elif not v.behavior:  # R3
+            total = c_inst * r_relev * (1.0 if self.normalize else self.alpha)
+        else:  # R4 / R5
+            total = self.combine(
+                c_inst, c_consist, r_relev, values.get("ranking"), values.get("behavior")
+            )
+        return RecRMResult(
+            total=float(total),
+            variant=v.name,
+            components=values,
+            gates=gates,
+            indicator=bool(indicator),
+            judged_item=ctx.judged_item,
+            dialogue_credit=credit,
+            details=details,
+        )
+
+
+def _itemless_turns(ctx: TurnContext) -> int:
+    return sum(
+        1
+        for t in ctx.history
+        if judged_item(t.action_type, t.recommended_id, t.ranking, ctx.index) is None
+    )

@@ -1,0 +1,290 @@
+"""Catalog-aware text analysis for the rule-based judges: tokens, product mentions, claims."""
+
+from __future__ import annotations
+
+import re
+import weakref
+from dataclasses import dataclass
+
+from situ_gym.scene.index import SceneIndex
+
+__all__ = [
+    "FUNCTION_WORDS",
+    "NEGATIONS",
+    "Token",
+    "Mention",
+    "Lexicon",
+    "lexicon",
+    "tokenize",
+    "words",
+    "clauses",
+]
+
+_TOKEN = re.compile(r"[A-Za-z0-9]+(?:'[A-Za-z]+)?")
+# Clause boundaries: sentence ends, commas, semicolons, dashes and a few conjunctions.
+_CLAUSE = re.compile(
+    r"(?<=[.!?;])\s+|\n+|,\s*|\s+[-\u2013\u2014]\s+|\s+(?:but|while|whereas|since|because|though|although|however)\s+",
+    re.IGNORECASE,
+)
+
+FUNCTION_WORDS = frozenset(
+    "a an the and or of for with in on at to from by is are was be this that these those it its "
+    "they them their your you our my we i".split()
+)
+NEGATIONS = frozenset(
+    "not no never isn't aren't doesn't don't without neither nor isnt arent doesnt dont".split()
+)
+# Capitalised words that begin sentences or address people, never product names.
+_COMMON_CAPS = frozenset(
+    "i i'm i'd i'll i've you you're we we're let let's here there this that these those it it's "
+    "try how what which who where when why would could should can may might do does did yes no ok "
+    "okay sure great perfect hi hello hey welcome thanks thank please sorry good nice also and but "
+    "or so if then now just maybe one our my your the a an its they if".split()
+)
+
+
+@dataclass(frozen=True)
+class Token:
+    text: str  # as written
+    low: str  # lower case, apostrophes removed
+    start: int
+    end: int
+
+
+def tokenize(text: str) -> list[Token]:
+    return [
+        Token(m.group(0), m.group(0).lower().replace("'", ""), m.start(), m.end())
+        for m in _TOKEN.finditer(text)
+    ]
+
+
+def words(text: str) -> list[str]:
+    """Lower-case word tokens (hyphens split words; apostrophes are dropped)."""
+    return [t.low for t in tokenize(text)]
+
+
+def clauses(text: str) -> list[tuple[int, int]]:
+    """Character spans of the clauses of ``text`` (sentences split at commas, conjunctions)."""
+    spans, pos = [], 0
+    for m in _CLAUSE.finditer(text):
+        if m.start() > pos:
+            spans.append((pos, m.start()))
+        pos = m.end()
+    if pos < len(text):
+        spans.append((pos, len(text)))
+    return spans
+
+
+@dataclass(frozen=True)
+class Mention:
+    """A product reference found in a response.
+
+    ``candidates`` are the catalog products it may denote (several for a bare brand);
+    empty with ``unknown=True`` when the phrase names a product the catalog lacks.
+    """
+
+    start: int
+    end: int
+    phrase: str
+    candidates: frozenset[str]
+    unknown: bool = False
+    how: str = "name"  # "name", "brand", "unknown_brand"
+
+
+class Lexicon:
+    """Word-level views of one scene's catalog, built once per SceneIndex (see ``lexicon``)."""
+
+    def __init__(self, index: SceneIndex):
+        self.index = index
+        self.vocab: set[str] = set()
+        self.brand_products: dict[tuple[str, ...], list[str]] = {}
+        self.name_words: dict[str, frozenset[str]] = {}
+        self.core_names: dict[tuple[str, ...], str] = {}
+        self.head_nouns: set[str] = set()
+        for pid, p in index.products.items():
+            name_w = words(p.name)
+            brand_w = words(p.brand)
+            base, sep, size = p.name.rpartition(", ")
+            base_w = words(base) if sep and any(c.isdigit() for c in size) else name_w
+            self.vocab.update(name_w, brand_w, words(p.category), words(p.group))
+            # words a reference to the product may use: its name, brand and category
+            self.name_words[pid] = (
+                frozenset(name_w) | frozenset(brand_w) | frozenset(words(p.category))
+            )
+            self.brand_products.setdefault(tuple(t.text for t in tokenize(p.brand)), []).append(pid)
+            core = tuple(base_w[len(brand_w) :])
+            if base_w[: len(brand_w)] != brand_w:
+                core = tuple(w for w in base_w if w not in brand_w)
+            if len(core) >= 2:
+                self.core_names[core] = pid
+            cat_w = words(p.category)
+            if cat_w:
+                self.head_nouns.add(cat_w[-1])
+                if cat_w[-1].endswith("s"):
+                    self.head_nouns.add(cat_w[-1][:-1])
+                else:
+                    self.head_nouns.add(cat_w[-1] + "s")
+            content = [
+                w for w in core if w not in FUNCTION_WORDS and not w.isdigit() and len(w) > 2
+            ]
+            if content:
+                self.head_nouns.add(content[-1])
+        self.content_vocab = self.vocab - FUNCTION_WORDS
+        # Places: fixture / store / area names (lower-case word tuples -> entity id).
+        self.places: dict[tuple[str, ...], str] = {}
+        for eid in index.nav_targets:
+            self.places[tuple(words(index.name(eid)))] = eid
+        self.place_words: set[str] = {w for key in self.places for w in key}
+        # Tag phrases: value words of "key:value" labels -> tags.
+        self.tag_phrases: dict[tuple[str, ...], set[str]] = {}
+        for p in index.products.values():
+            for tag in p.tags:
+                _, _, value = tag.partition(":")
+                key = tuple(words(value))
+                if key:
+                    self.tag_phrases.setdefault(key, set()).add(tag)
+        # Text a product can be truthfully described with (name, category, attributes).
+        self.descr_words: dict[str, frozenset[str]] = {}
+        for pid, p in index.products.items():
+            bag = set(self.name_words[pid]) | set(words(p.category)) | set(words(p.group))
+            for v in p.attributes.values():
+                for s in v if isinstance(v, list) else [v]:
+                    bag.update(words(str(s)))
+            self.descr_words[pid] = frozenset(bag)
+        self._known_caps = {w for w in self.vocab} | self.place_words | _COMMON_CAPS
+        self._brands_by_first: dict[str, list[tuple[str, ...]]] = {}
+        for brand in self.brand_products:
+            if brand:
+                self._brands_by_first.setdefault(brand[0], []).append(brand)
+        self._cores_by_first: dict[str, list[tuple[str, ...]]] = {}
+        for core in self.core_names:
+            self._cores_by_first.setdefault(core[0], []).append(core)
+
+    # ------------------------------------------------------------- mentions
+    def mentions(self, text: str) -> list[Mention]:
+        """Product mentions in ``text``: catalog names, brands (+ product words), unknown names."""
+        toks = tokenize(text)
+        low = [t.low for t in toks]
+        out: list[Mention] = []
+        covered: set[int] = set()
+        # 1) brand (case-sensitive) followed by a run of catalog product words
+        for i in range(len(toks)):
+            for brand in self._brands_by_first.get(toks[i].text, ()):
+                pids = self.brand_products[brand]
+                n = len(brand)
+                if tuple(t.text for t in toks[i : i + n]) != brand:
+                    continue
+                j = i + n
+                run: list[str] = []
+                while j < len(toks) and len(run) < 8:
+                    w = low[j]
+                    if (
+                        w in FUNCTION_WORDS
+                        or w not in self.content_vocab
+                        or not _joined(text, toks[j - 1], toks[j])
+                    ):
+                        break
+                    run.append(w)
+                    j += 1
+                cands = set(pids)
+                used = 0
+                for k in range(len(run)):
+                    nxt = {pid for pid in cands if run[k] in self.name_words[pid]}
+                    if not nxt:
+                        break
+                    cands, used = nxt, k + 1
+                end_tok = i + n + used - 1
+                unknown = bool(run) and used == 0
+                phrase = text[toks[i].start : toks[i + n + (len(run) if unknown else used) - 1].end]
+                out.append(
+                    Mention(
+                        toks[i].start,
+                        toks[max(end_tok, i + n - 1)].end,
+                        phrase,
+                        frozenset() if unknown else frozenset(cands),
+                        unknown=unknown,
+                        how="brand",
+                    )
+                )
+                covered.update(range(i, max(end_tok, i + n - 1) + 1))
+        # 2) a product's name without its brand (at least two words)
+        for i in range(len(low)):
+            for core in self._cores_by_first.get(low[i], ()):
+                pid = self.core_names[core]
+                n = len(core)
+                if tuple(low[i : i + n]) == core and not covered.issuperset(range(i, i + n)):
+                    out.append(
+                        Mention(
+                            toks[i].start,
+                            toks[i + n - 1].end,
+                            text[toks[i].start : toks[i + n - 1].end],
+                            frozenset({pid}),
+                        )
+                    )
+                    covered.update(range(i, i + n))
+        # 3) capitalised unknown words directly followed by product words ending in a head noun
+        i = 0
+        while i < len(toks):
+            if i in covered or not toks[i].text[0].isupper():
+                i += 1
+                continue
+            j = i
+            while j < len(toks) and toks[j].text[0].isupper() and j not in covered:
+                j += 1
+            caps = toks[i:j]
+            sentence_start = i == 0 or text[toks[i - 1].end : toks[i].start].strip() in {
+                ".",
+                "!",
+                "?",
+                ":",
+            }
+            unknown_caps = [t for t in caps if t.low not in self._known_caps]
+            if sentence_start and len(caps) == 1:
+                unknown_caps = []
+            k = j
+            while k < len(toks) and low[k] in self.content_vocab and k not in covered and k - j < 6:
+                k += 1
+            tail = low[i:k]
+            if unknown_caps and k > j and any(w in self.head_nouns for w in tail[len(caps) :]):
+                last = max(idx for idx in range(j, k) if low[idx] in self.head_nouns)
+                out.append(
+                    Mention(
+                        toks[i].start,
+                        toks[last].end,
+                        text[toks[i].start : toks[last].end],
+                        frozenset(),
+                        unknown=True,
+                        how="unknown_brand",
+                    )
+                )
+                covered.update(range(i, last + 1))
+                i = last + 1
+                continue
+            i = max(j, i + 1)
+        out.sort(key=lambda m: m.start)
+        return out
+
+    def covers(self, pid: str, phrase: str) -> bool:
+        """Whether every content word of ``phrase`` occurs in product ``pid``'s name or brand."""
+        ws = [w for w in words(phrase) if w not in FUNCTION_WORDS]
+        return bool(ws) and all(w in self.name_words[pid] for w in ws)
+
+    def products_covering(self, phrase: str) -> list[str]:
+        return [pid for pid in self.index.products if self.covers(pid, phrase)]
+
+
+def _joined(text: str, a: Token, b: Token) -> bool:
+    """Whether two neighbouring tokens belong to one phrase (only spaces or a hyphen between)."""
+    gap = text[a.end : b.start]
+    return gap.strip() in ("", "-")
+
+
+_CACHE: weakref.WeakKeyDictionary[SceneIndex, Lexicon] = weakref.WeakKeyDictionary()
+
+
+def lexicon(index: SceneIndex) -> Lexicon:
+    """The (cached) Lexicon of ``index``."""
+    lex = _CACHE.get(index)
+    if lex is None:
+        lex = _CACHE[index] = Lexicon(index)
+    return lex
