@@ -17,6 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from situ_gym.records import ToolCall
+
 __all__ = ["ACTION_TYPES", "REQUIRED_FIELDS", "MAX_RANKING", "AssistantOutput"]
 
 ACTION_TYPES = (
@@ -61,6 +63,11 @@ class AssistantOutput:
     recommended_id: str | None = None
     ranking: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    # Added by the actions layer: findings that do not make the turn invalid (e.g. ranking
+    # ids outside the catalog, which Catalog % counts), and the expected user action as a
+    # ToolCall (legal/valid/target_id filled) ready for TurnRecord.expected_user_action.
+    warnings: list[str] = field(default_factory=list)
+    expected_call: ToolCall | None = None
 
     @property
     def valid(self) -> bool:

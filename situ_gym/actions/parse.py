@@ -1,0 +1,688 @@
+"""Tolerant parsing and strict validation of the assistant's JSON turn (paper App. B.2).
+
+:func:`parse_assistant_output` turns whatever text a model produced into an
+:class:`~situ_gym.actions.assistant.AssistantOutput`. Parsing is tolerant: code fences,
+prose around the JSON, a one-element top-level array, trailing commas and an
+``arguments`` object written as a JSON string are all accepted. Validation is strict:
+every schema or grounding problem becomes a short string in ``errors`` and makes the turn
+invalid; findings that do not (ranking ids outside the catalog, which Catalog % counts;
+``visible_now`` disagreeing with the view) go to ``warnings``. Nothing here raises for
+bad text; only JSON decoding is used (never ``eval``).
+
+Decisions (documented for the env, metrics and prompt authors):
+
+* ``ranking`` may be absent (read as ``[]``) but must otherwise be a list of strings of
+  at most ten entries; longer lists are an error and are cut to ten. Ids outside the
+  catalog are warnings (``"ranking id 'x' is not in the catalog"``) and are kept as given.
+* ``navigation_goal`` accepts the assistant's fixed fixture/store/area handle, the
+  entity id, or the target's name (case and punctuation ignored); it may be unseen.
+* Item targets of ``expected_user_action`` must be product handles of the assistant's
+  view, which by the :class:`~situ_gym.som.types.RoleView` contract lists only marked
+  products and the held item; fixture/store/area targets must be marked now.
+* ``view=None`` means no handle map is available (offline re-parsing): handle-valued
+  fields are then not resolved and not flagged. ``no_view=True`` (the paper's ablation
+  without captions) resolves fixed handles without the visibility requirement, lets
+  ``pick_up_item``/``check_item`` omit the product and accepts a display name for it.
+* Marker disclosure: the response may not name a marker label. Always flagged: a
+  handle-shaped token (``7``, ``b``, ``aa``, ``1a``, ``A1``) in square or curly
+  brackets (``[a]``), after ``label``/``labelled``/``marker``/``mark``/``marked``
+  (``label 7``, ``marker "1a"``), or after ``#`` (``#5``). Flagged only when the token is
+  one of the assistant's current handles: ``(3)`` and ``handle b``, and kind words
+  followed by it (``shelf 7``, ``item b``, ``aisle 7``) unless that phrase is part of an
+  entity name in the scene (a store whose fixtures are named "Aisle 7 ..." may say
+  "aisle 7"). Common short words (``a``, ``in``, ``it``...) after a label word are only
+  flagged when quoted or bracketed, so "a great choice", "$3.99", "marked down" pass.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import unicodedata
+import weakref
+from typing import Any
+
+from situ_gym.actions.assistant import ACTION_TYPES, MAX_RANKING, REQUIRED_FIELDS, AssistantOutput
+from situ_gym.actions.tools import LEGAL_TOOLS, TARGET_ARGUMENT
+from situ_gym.actions.validate import (
+    check_arguments,
+    check_store,
+    coerce_arguments,
+    resolve_target,
+    short_repr,
+)
+from situ_gym.records import ToolCall
+from situ_gym.scene.index import SceneIndex
+from situ_gym.som.types import RoleView
+
+__all__ = [
+    "parse_assistant_output",
+    "extract_json_object",
+    "recover_response",
+    "find_marker_disclosures",
+    "resolve_product_name",
+    "MAX_RESPONSE_CHARS",
+    "TARGET_APPROACHES",
+]
+
+logger = logging.getLogger(__name__)
+
+MAX_RESPONSE_CHARS = 2000
+TARGET_APPROACHES = ("outside_doorway", "inside_doorway", "area")
+_NAV_KINDS = {"supermarket": ("fixture",), "home_furnishings": ("store", "area")}
+_TOP_KEYS = ("response", "assistant_actions", "expected_user_action", "ranking")
+# Bounds on the work spent on a pathological input.
+_MAX_STARTS = 64  # '{' positions tried with the JSON decoder
+_MAX_REPAIRS = 4  # '{' positions tried again after repairing trailing commas
+_MAX_REPAIR_CHARS = 200_000
+_INSPECT_TOOLS = ("pick_up_item", "check_item")
+
+# ---------------------------------------------------------------- JSON extraction
+
+_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\r?\n?(.*?)```", re.DOTALL)
+_SIGNIFICANT = re.compile(r'[{}"\\]')
+_TRAILING_COMMA = re.compile(r",(\s*[}\]])")
+_DECODER = json.JSONDecoder()
+
+
+def _segments(text: str) -> list[str]:
+    """Fenced blocks first (in order), then the whole text."""
+    blocks = [m.group(2) for m in _FENCE.finditer(text)]
+    return [b for b in blocks if "{" in b or "[" in b] + [text]
+
+
+def _balanced_end(text: str, start: int) -> int | None:
+    """End (exclusive) of the brace-balanced span opening at ``text[start] == '{'``,
+    honouring JSON strings and escapes; None if it never closes."""
+    depth = 0
+    in_string = False
+    skip = -1
+    for m in _SIGNIFICANT.finditer(text, start):
+        pos = m.start()
+        if pos <= skip:
+            continue
+        ch = m.group()
+        if in_string:
+            if ch == "\\":
+                skip = pos + 1
+            elif ch == '"':
+                in_string = False
+            continue
+        if ch == '"':
+            in_string = True
+        elif ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                return pos + 1
+    return None
+
+
+def _loads(candidate: str) -> tuple[Any, bool]:
+    try:
+        return json.loads(candidate), True
+    except (ValueError, RecursionError):  # RecursionError: absurdly deep nesting
+        return None, False
+
+
+def extract_json_object(text: str) -> tuple[dict[str, Any] | None, str | None]:
+    """Find the assistant's JSON object in ``text``: ``(object, None)`` or ``(None, error)``.
+
+    Looks in fenced code blocks first, then in the whole text; takes the first balanced
+    top-level object that carries one of the schema's keys (else the first object
+    found). A top-level array holding exactly one object is unwrapped; any other
+    non-object JSON is an error. Trailing commas are repaired.
+
+    >>> extract_json_object('Sure! ```json\\n{"response": "Hi", "ranking": [],}\\n```')
+    ({'response': 'Hi', 'ranking': []}, None)
+    >>> extract_json_object('[1, 2]')
+    (None, 'output must be a JSON object, got list of 2')
+    """
+    first_dict: dict[str, Any] | None = None
+    for segment in _segments(text):
+        stripped = segment.strip()
+        if stripped[:1] in ("[", "{", '"') or stripped[:1].isdigit():
+            value, ok = _loads(stripped)
+            if ok and not isinstance(value, dict):
+                if isinstance(value, list) and len(value) == 1 and isinstance(value[0], dict):
+                    return value[0], None
+                kind = "null" if value is None else type(value).__name__
+                if isinstance(value, list):
+                    return None, f"output must be a JSON object, got list of {len(value)}"
+                return None, f"output must be a JSON object, got {kind}"
+        starts = repairs = 0
+        pos = segment.find("{")
+        while pos != -1 and starts < _MAX_STARTS:
+            starts += 1
+            end = pos + 1
+            try:
+                value, end = _DECODER.raw_decode(segment, pos)
+                ok = True
+            except (ValueError, RecursionError):
+                value, ok = None, False
+            if not ok and repairs < _MAX_REPAIRS and len(segment) - pos <= _MAX_REPAIR_CHARS:
+                repairs += 1
+                close = _balanced_end(segment, pos)
+                if close is not None:
+                    value, ok = _loads(_TRAILING_COMMA.sub(r"\1", segment[pos:close]))
+                    end = close
+            if ok and isinstance(value, dict):
+                if any(key in value for key in _TOP_KEYS):
+                    return value, None
+                if first_dict is None:
+                    first_dict = value
+                pos = segment.find("{", end)
+            else:
+                pos = segment.find("{", pos + 1)
+    if first_dict is not None:
+        return first_dict, None
+    return None, "no JSON object found in the output"
+
+
+_RESPONSE_KEY = re.compile(r'"response"\s*:\s*"((?:[^"\\]|\\.)*)("?)', re.DOTALL)
+
+
+def _truncate(text: str) -> str:
+    text = text.strip()
+    return text if len(text) <= MAX_RESPONSE_CHARS else text[:MAX_RESPONSE_CHARS].rstrip()
+
+
+def recover_response(text: str, obj: dict[str, Any] | None = None) -> str:
+    """The user-facing text of a possibly broken turn, at most MAX_RESPONSE_CHARS long.
+
+    From the parsed object's ``"response"``; else from a ``"response": "..."`` pair in
+    the raw text (also when the string is cut off); else the raw text itself when it
+    reads as prose (JSON and code fences removed); else "".
+    """
+    if obj is not None and isinstance(obj.get("response"), str):
+        return _truncate(obj["response"])
+    m = _RESPONSE_KEY.search(text)
+    if m is not None:
+        body = m.group(1)
+        decoded, ok = _loads(f'"{body}"')
+        return _truncate(decoded if ok and isinstance(decoded, str) else body)
+    prose = _FENCE.sub(" ", text)
+    first, last = prose.find("{"), prose.rfind("}")
+    if first != -1 and last > first:
+        prose = prose[:first] + " " + prose[last + 1 :]
+    prose = re.sub(r"\s+", " ", prose).strip()
+    if '":' in prose or not any(ch.isalpha() for ch in prose[:MAX_RESPONSE_CHARS]):
+        return ""
+    return _truncate(prose)
+
+
+# ---------------------------------------------------------------- names and handles
+
+_NORM_CACHE: weakref.WeakKeyDictionary[SceneIndex, dict[str, dict[str, str | None]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _norm(text: str) -> str:
+    """Lowercase, accents and apostrophes dropped, other punctuation collapsed to spaces."""
+    text = unicodedata.normalize("NFKD", text)
+    text = "".join(ch for ch in text if not unicodedata.combining(ch)).lower()
+    text = re.sub(r"['\u2019`]", "", text).replace("&", " and ")
+    return " ".join(re.findall(r"[^\W_]+", text))
+
+
+def _name_table(index: SceneIndex, group: str) -> dict[str, str | None]:
+    """Normalised name -> entity id (None where two entities share the name)."""
+    tables = _NORM_CACHE.setdefault(index, {})
+    if group not in tables:
+        if group == "products":
+            entities = index.products
+        else:
+            entities = {eid: index.entities[eid] for eid in index.nav_targets}
+        table: dict[str, str | None] = {}
+        for eid, entity in entities.items():
+            key = _norm(entity.name)
+            table[key] = None if key in table and table[key] != eid else eid
+        tables[group] = table
+    return tables[group]
+
+
+def resolve_product_name(name: str, index: SceneIndex) -> tuple[str | None, str | None]:
+    """Map a display name to a product id: ``(id, None)`` or ``(None, error)``.
+
+    Exact (case-insensitive) name first, then the normalised name (case, accents and
+    punctuation ignored), then a unique product whose normalised name starts with the
+    given one or is contained in it (a name without its size, or with a brand added);
+    loose matches need at least two words.
+
+    >>> # resolve_product_name("harbor catch plain frozen cod fillets 1 lb", index)
+    """
+    exact = index.product_by_name(name)
+    if exact is not None:
+        return exact, None
+    key = _norm(name)
+    table = _name_table(index, "products")
+    if key in table:
+        if table[key] is None:
+            return None, f"display_name {short_repr(name)} matches several catalog products"
+        return table[key], None
+    if len(key.split()) >= 2:
+        hits = {
+            pid
+            for norm, pid in table.items()
+            if pid is not None
+            and (norm.startswith(key + " ") or (" " + norm + " ") in (" " + key + " "))
+        }
+        if len(hits) == 1:
+            return hits.pop(), None
+        if len(hits) > 1:
+            return None, f"display_name {short_repr(name)} matches several catalog products"
+    return None, f"display_name {short_repr(name)} matches no catalog product"
+
+
+def _as_handle(value: Any) -> str | None:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    if isinstance(value, str) and value.strip():
+        return value.strip()
+    return None
+
+
+def _entity_kind(index: SceneIndex, entity_id: str) -> str | None:
+    try:
+        return index.kind(entity_id)
+    except KeyError:
+        return None
+
+
+def _resolve_nav_goal(
+    value: Any, *, store: str, index: SceneIndex, view: RoleView | None
+) -> tuple[str | None, str | None]:
+    kinds = _NAV_KINDS[store]
+    what = " or ".join(kinds)
+    handle = _as_handle(value)
+    if handle is None:
+        return None, f"navigation_goal must be a {what} handle or name, got {short_repr(value)}"
+    if view is not None and handle in view.handles:
+        eid = view.handles[handle]
+        kind = _entity_kind(index, eid)
+        if kind in kinds:
+            return eid, None
+        return (
+            None,
+            f"navigation_goal handle {short_repr(handle)} names a {kind or 'unknown entity'}, not a {what}",
+        )
+    if handle in index.entities and _entity_kind(index, handle) in kinds:
+        return handle, None
+    eid = _name_table(index, "nav").get(_norm(handle))
+    if eid is not None:
+        return eid, None
+    return None, f"navigation_goal {short_repr(handle)} is not a {what} handle or name in {store}"
+
+
+# ---------------------------------------------------------------- marker disclosure
+
+_TOKEN = r"(?:\d{1,3}[A-Za-z]?|[A-Za-z]{1,2}\d{0,2})"
+_END = r"(?![\w%$])(?![.,]\d)"
+_BRACKETED = re.compile(r"[\[{]\s*(" + _TOKEN + r")\s*[\]}]")
+_PAREN = re.compile(r"\(\s*(" + _TOKEN + r")\s*\)")
+_HASH = re.compile(r"(?<![\w&])#\s?(" + _TOKEN + r")" + _END)
+_LABELLED = re.compile(
+    r"\b(labels?|label(?:l?ed)|markers?|mark|marked|handles?)\b(?:\s+(?:as|with))?\s*[:=#]?\s*"
+    r"([\"'\u2018\u201c\[(]?)\s*(" + _TOKEN + r")" + _END + r"[\"'\u2019\u201d\])]?",
+    re.IGNORECASE,
+)
+_KIND_WORD = re.compile(
+    r"\b(items?|products?|fixtures?|shel(?:f|ves)|stores?|shops?|areas?|freezers?|coolers?|"
+    r"stands?|sections?|displays?|aisles?|options?|numbers?)\s*"
+    r"([\"'\u2018\u201c\[(]?)\s*(" + _TOKEN + r")" + _END + r"[\"'\u2019\u201d\])]?",
+    re.IGNORECASE,
+)
+_STOPWORDS = frozenset(
+    "a i an am as at be by do go he if in is it me my no of on or so to up us we ok oz lb "
+    "kg g ml l".split()
+)
+
+
+def find_marker_disclosures(
+    response: str, *, handles: dict[str, str] | None = None, index: SceneIndex | None = None
+) -> list[str]:
+    """Marker references in ``response`` (the matched text, in order, without repeats).
+
+    ``handles`` are the assistant's current handles (see the module docstring for which
+    forms need them); ``index`` supplies entity names, so phrases that are part of a
+    real name ("Aisle 7") are not flagged.
+
+    >>> find_marker_disclosures("Try [a], or the one with label 7 - $3.99, a great choice")
+    ['[a]', 'label 7']
+    """
+    current = set(handles or ())
+    names: list[str] | None = None
+    found: list[str] = []
+
+    def add(text: str) -> None:
+        text = text.strip()
+        if text not in found:
+            found.append(text)
+
+    for m in _BRACKETED.finditer(response):
+        add(m.group(0))
+    for m in _HASH.finditer(response):
+        add(m.group(0))
+    for m in _PAREN.finditer(response):
+        if m.group(1) in current:
+            add(m.group(0))
+    for m in _LABELLED.finditer(response):
+        word, quote, token = m.group(1).lower(), m.group(2), m.group(3)
+        if not quote and token.lower() in _STOPWORDS:
+            continue
+        if word.startswith("handle") and token not in current and not quote:
+            continue
+        add(m.group(0))
+    for m in _KIND_WORD.finditer(response):
+        quote, token = m.group(2), m.group(3)
+        if token not in current or (not quote and token.lower() in _STOPWORDS):
+            continue
+        if index is not None:
+            if names is None:
+                names = [" " + _norm(e.name) + " " for e in index.entities.values()]
+            phrase = " " + _norm(m.group(0)) + " "
+            if any(phrase in name for name in names):
+                continue
+        add(m.group(0))
+    return found
+
+
+# ---------------------------------------------------------------- validation
+
+
+def _type_name(value: Any) -> str:
+    return "null" if value is None else type(value).__name__
+
+
+def _check_action(
+    action: dict[str, Any],
+    out: AssistantOutput,
+    *,
+    store: str,
+    index: SceneIndex,
+    view: RoleView | None,
+    no_view: bool,
+) -> None:
+    kind = action.get("type")
+    if not isinstance(kind, str) or kind not in ACTION_TYPES:
+        out.errors.append(f"action type {short_repr(kind)} is not one of {', '.join(ACTION_TYPES)}")
+        return
+    out.action_type = kind
+    for name in REQUIRED_FIELDS[store].get(kind, ()):
+        if name not in action:
+            out.errors.append(f"{kind} requires {name}")
+    if "reason" in action and not (isinstance(action["reason"], str) and action["reason"].strip()):
+        out.errors.append(
+            f"{kind}.reason must be a non-empty string, got {short_repr(action['reason'])}"
+        )
+    if kind == "Recommend":
+        _check_recommend(action, out, index=index, view=view, no_view=no_view)
+    elif kind == "Navigate":
+        _check_navigate(action, out, store=store, index=index, view=view, no_view=no_view)
+
+
+def _check_recommend(
+    action: dict[str, Any],
+    out: AssistantOutput,
+    *,
+    index: SceneIndex,
+    view: RoleView | None,
+    no_view: bool,
+) -> None:
+    visible_now = action.get("visible_now")
+    if "visible_now" in action and not isinstance(visible_now, bool):
+        out.errors.append(
+            f"Recommend.visible_now must be true or false, got {short_repr(visible_now)}"
+        )
+    if "display_name" not in action:
+        return
+    name = action["display_name"]
+    if not isinstance(name, str) or not name.strip():
+        out.errors.append(
+            f"Recommend.display_name must be a non-empty string, got {short_repr(name)}"
+        )
+        return
+    product_id, error = resolve_product_name(name, index)
+    if error is not None:
+        out.errors.append(error)
+        return
+    out.recommended_id = product_id
+    if view is not None and not no_view and visible_now is True:
+        if product_id not in view.visible_ids() and product_id not in view.handles.values():
+            out.warnings.append(
+                f"visible_now is true but {short_repr(name)} is not visible in the assistant's view"
+            )
+
+
+def _check_navigate(
+    action: dict[str, Any],
+    out: AssistantOutput,
+    *,
+    store: str,
+    index: SceneIndex,
+    view: RoleView | None,
+    no_view: bool,
+) -> None:
+    if "navigation_goal" in action:
+        goal_id, error = _resolve_nav_goal(
+            action["navigation_goal"], store=store, index=index, view=view
+        )
+        if error is not None:
+            out.errors.append(error)
+        out.navigation_goal_id = goal_id
+    if store != "home_furnishings":
+        return
+    if "target_approach" in action and action["target_approach"] not in TARGET_APPROACHES:
+        out.errors.append(
+            f"Navigate.target_approach must be one of {'/'.join(TARGET_APPROACHES)}, "
+            f"got {short_repr(action['target_approach'])}"
+        )
+    if "next_waypoint" not in action:
+        return
+    handle = _as_handle(action["next_waypoint"])
+    if handle is None:
+        out.errors.append(
+            f"Navigate.next_waypoint must be a store or area handle, got {short_repr(action['next_waypoint'])}"
+        )
+        return
+    if view is None:
+        return
+    eid = view.handles.get(handle)
+    kind = _entity_kind(index, eid) if eid is not None else None
+    if eid is None:
+        out.errors.append(
+            f"next_waypoint handle {short_repr(handle)} is not visible in the assistant's view"
+        )
+    elif kind not in ("store", "area"):
+        out.errors.append(
+            f"next_waypoint handle {short_repr(handle)} names a {kind or 'unknown entity'}, not a store or area"
+        )
+    elif not no_view and eid not in view.visible_ids():
+        out.errors.append(
+            f"next_waypoint handle {short_repr(handle)} is not visible in the assistant's view"
+        )
+    else:
+        approach = action.get("target_approach")
+        if kind == "area" and approach in ("outside_doorway", "inside_doorway"):
+            out.warnings.append(f"target_approach {approach!r} given for an area waypoint")
+        elif kind == "store" and approach == "area":
+            out.warnings.append("target_approach 'area' given for a store waypoint")
+
+
+def _check_expected(
+    value: Any,
+    out: AssistantOutput,
+    *,
+    store: str,
+    index: SceneIndex,
+    view: RoleView | None,
+    no_view: bool,
+) -> None:
+    errors: list[str] = []
+    if not isinstance(value, dict):
+        out.errors.append(f"expected_user_action must be an object, got {_type_name(value)}")
+        return
+    name = value.get("name")
+    raw_args = value.get("arguments")
+    if not isinstance(name, str) or not name.strip():
+        out.errors.append(f"expected_user_action.name must be a tool name, got {short_repr(name)}")
+        return
+    name = name.strip()
+    arguments, arg_error = coerce_arguments(raw_args)
+    shown = arguments if arguments is not None else {}
+    out.expected_user_action = {"name": name[:100], "arguments": shown}
+    legal = name in LEGAL_TOOLS[store]
+    target_id: str | None = None
+    if not legal:
+        errors.append(
+            f"expected_user_action.name {short_repr(name)} is not a legal tool in {store}"
+        )
+    elif arguments is None:
+        errors.append(f"expected_user_action.{arg_error}")
+    else:
+        skip = ("item",) if no_view and name in _INSPECT_TOOLS else ()
+        clean, arg_errors = check_arguments(name, arguments, skip_required=skip)
+        errors.extend(arg_errors)
+        target_arg = TARGET_ARGUMENT.get(name)
+        if target_arg is not None and target_arg in clean and view is not None:
+            handle = clean[target_arg]
+            target_id, error = resolve_target(
+                target_arg,
+                handle,
+                view=view,
+                index=index,
+                require_visible=not no_view,
+                held_from_handles=True,
+            )
+            if (
+                error is not None
+                and no_view
+                and target_arg == "item"
+                and handle not in view.handles
+            ):
+                target_id, error = resolve_product_name(handle, index)
+            if error is not None:
+                errors.append(error)
+    out.expected_target_id = target_id
+    out.errors.extend(errors)
+    out.expected_call = ToolCall(
+        name=name[:100],
+        arguments=shown,
+        target_id=target_id,
+        legal=legal,
+        valid=not errors,
+        error="; ".join(errors) or None,
+    )
+
+
+def _check_ranking(value: Any, out: AssistantOutput, *, index: SceneIndex) -> None:
+    if not isinstance(value, list):
+        out.errors.append(
+            f"ranking must be a list of at most {MAX_RANKING} product ids, got {_type_name(value)}"
+        )
+        return
+    if len(value) > MAX_RANKING:
+        out.errors.append(
+            f"ranking must be a list of at most {MAX_RANKING} product ids, got {len(value)}"
+        )
+    entries = value[:MAX_RANKING]
+    bad = [v for v in entries if not isinstance(v, str)]
+    if bad:
+        out.errors.append(f"ranking entries must be product id strings, got {short_repr(bad[0])}")
+    out.ranking = [v[:200] for v in entries if isinstance(v, str)]
+    for pid in out.ranking:
+        if pid not in index.products:
+            out.warnings.append(f"ranking id {short_repr(pid)} is not in the catalog")
+
+
+def parse_assistant_output(
+    text: str,
+    *,
+    store: str,
+    index: SceneIndex,
+    view: RoleView | None,
+    no_view: bool = False,
+) -> AssistantOutput:
+    """Parse one assistant turn tolerantly and validate it strictly.
+
+    ``view`` is the assistant's own RoleView of the current observation (its handles);
+    see the module docstring for the rules and decisions. Never raises on bad ``text``
+    (a non-string is reported as an error too); raises ValueError only for an unknown
+    ``store``.
+
+    >>> # out = parse_assistant_output(text, store="supermarket", index=index, view=view)
+    >>> # out.valid, out.errors, out.response, out.recommended_id, out.expected_target_id
+    """
+    check_store(store)
+    if not isinstance(text, str):
+        return AssistantOutput(
+            raw="", errors=[f"assistant output must be text, got {_type_name(text)}"]
+        )
+    out = AssistantOutput(raw=text)
+    try:
+        obj, error = extract_json_object(text)
+    except RecursionError:  # pragma: no cover - bounded above; kept as a last guard
+        obj, error = None, "no JSON object found in the output"
+    out.response = recover_response(text, obj)
+    if obj is None:
+        out.errors.append(error or "no JSON object found in the output")
+        _check_disclosure(out, index=index, view=view)
+        return out
+
+    if "response" not in obj:
+        out.errors.append("missing response")
+    elif not isinstance(obj["response"], str):
+        out.errors.append(f"response must be a string, got {_type_name(obj['response'])}")
+    elif not obj["response"].strip():
+        out.errors.append("response is empty")
+    elif len(obj["response"].strip()) > MAX_RESPONSE_CHARS:
+        out.warnings.append(f"response cut to {MAX_RESPONSE_CHARS} characters")
+
+    actions = obj.get("assistant_actions")
+    if "assistant_actions" not in obj:
+        out.errors.append("missing assistant_actions")
+    elif isinstance(actions, dict):
+        out.errors.append("assistant_actions must be a list holding one action, got an object")
+        out.action = actions
+    elif not isinstance(actions, list):
+        out.errors.append(
+            f"assistant_actions must be a list holding one action, got {_type_name(actions)}"
+        )
+    elif len(actions) != 1:
+        out.errors.append(f"assistant_actions must hold exactly one action, got {len(actions)}")
+        if actions and isinstance(actions[0], dict):
+            out.action = actions[0]
+    elif not isinstance(actions[0], dict):
+        out.errors.append(f"assistant_actions[0] must be an object, got {_type_name(actions[0])}")
+    else:
+        out.action = actions[0]
+    if out.action is not None:
+        _check_action(out.action, out, store=store, index=index, view=view, no_view=no_view)
+
+    if "expected_user_action" not in obj or obj["expected_user_action"] is None:
+        out.errors.append("missing expected_user_action")
+    else:
+        _check_expected(
+            obj["expected_user_action"], out, store=store, index=index, view=view, no_view=no_view
+        )
+
+    if "ranking" in obj:
+        _check_ranking(obj["ranking"], out, index=index)
+
+    tool_calls = obj.get("tool_calls")
+    if tool_calls:
+        out.errors.append("tool_calls must be empty: the assistant does not call tools")
+
+    _check_disclosure(out, index=index, view=view)
+    if out.errors:
+        logger.debug("invalid assistant output: %s", "; ".join(out.errors))
+    return out
+
+
+def _check_disclosure(out: AssistantOutput, *, index: SceneIndex, view: RoleView | None) -> None:
+    handles = view.handles if view is not None else None
+    for marker in find_marker_disclosures(out.response, handles=handles, index=index)[:5]:
+        out.errors.append(f"response discloses marker label {marker!r}")
