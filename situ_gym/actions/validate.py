@@ -62,6 +62,10 @@ def short_repr(value: Any, limit: int = 40) -> str:
     return f"<{type(value).__name__}>"
 
 
+def _a(noun: str) -> str:
+    return ("an " if noun[:1] in "aeiou" else "a ") + noun
+
+
 def _type_name(value: Any) -> str:
     return "null" if value is None else type(value).__name__
 
@@ -111,7 +115,7 @@ def check_arguments(
                 errors.append(f"{name}.angle must be a number of degrees, got {short_repr(value)}")
                 continue
             lo, hi = ANGLE_RANGE
-            if not math.isfinite(value) or not lo <= value <= hi:
+            if (isinstance(value, float) and not math.isfinite(value)) or not lo <= value <= hi:
                 errors.append(f"{name}.angle must be in [{lo:g}, {hi:g}], got {short_repr(value)}")
                 continue
             clean[arg] = float(value)
@@ -184,7 +188,7 @@ def resolve_target(
     if kind is None and entity_id == held_item:
         kind = "product"
     if kind is not None and kind != expected:
-        return None, f"{arg} handle {short_repr(handle)} names a {kind}, not a {expected}"
+        return None, f"{arg} handle {short_repr(handle)} names {_a(kind)}, not {_a(expected)}"
     if not require_visible or seen is not None:
         return entity_id, None
     if arg == "item":
