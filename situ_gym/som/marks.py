@@ -1,0 +1,404 @@
+"""Set-of-Mark overlays: segmentation + depth -> marked RGB view and handle map per role.
+
+The per-frame work (which entities are visible within ``max_depth``, their regions,
+contours and label points) is done once by :func:`analyse`; :func:`draw` then marks
+a copy of the RGB image with one role's handles. :func:`annotate` does both.
+
+Products are outlined (adjacent instances of one product share a contour after a small
+morphological closing; separated instances get separate contours; all regions of one
+product share one label). Fixtures, stores and areas get a box around their whole
+visible region. Every label sits on a visible pixel of its region (the maximum of the
+mask's distance transform), moved aside only to avoid another label.
+
+Product handles are assigned afresh in each observation: the user's in left-to-right
+order of label points, the assistant's in top-to-bottom (row band) then left-to-right
+order, so the two numberings do not line up.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import weakref
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from situ_gym.backends.base import Frame
+from situ_gym.scene.index import SceneIndex
+from situ_gym.som.labels import check_role, fixed_handles, fixed_handles_by_id, product_label
+from situ_gym.som.types import ROLES, RoleView, VisibleEntity
+
+__all__ = ["Region", "Analysis", "analyse", "draw", "annotate", "annotate_roles"]
+
+_KIND_ORDER = {"product": 0, "fixture": 1, "store": 2, "area": 3}
+_FONT = cv2.FONT_HERSHEY_SIMPLEX
+_FONT_SCALE = 0.45
+_FONT_THICK = 1
+# Distinct bright colours for product marks (RGB); label i uses _PALETTE[i % len].
+_PALETTE = (
+    (255, 215, 0),
+    (0, 230, 255),
+    (255, 80, 200),
+    (120, 255, 80),
+    (255, 140, 40),
+    (170, 130, 255),
+    (255, 255, 255),
+    (60, 160, 255),
+)
+_BUILDING_COLOR = {"fixture": (255, 120, 0), "store": (255, 120, 0), "area": (0, 200, 120)}
+
+
+@dataclass(frozen=True)
+class Region:
+    """One entity's visible region in a frame (pixels within the depth limit)."""
+
+    entity_id: str
+    kind: str
+    name: str
+    pixels: int
+    distance: float  # metres to the nearest visible pixel
+    bbox: tuple[int, int, int, int]  # x, y, w, h of the whole visible region
+    anchor: tuple[int, int]  # (x, y) label point, a pixel of the region
+    contours: tuple[np.ndarray, ...] = ()  # products only, image coordinates
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """Role-independent result of :func:`analyse`; feed it to :func:`draw` per role."""
+
+    frame: Frame
+    regions: tuple[Region, ...]  # products (by entity order) then fixtures/stores/areas
+
+    def region(self, entity_id: str) -> Region | None:
+        for r in self.regions:
+            if r.entity_id == entity_id:
+                return r
+        return None
+
+
+@dataclass(frozen=True)
+class _ColorTable:
+    """A collision-free multiplicative hash of the scene's entity colours.
+
+    A seg pixel is read as one uint32 (its RGBA bytes, alpha 255); its slot is
+    ``table[(key * mult) >> shift]`` when ``keys[slot] == key``, else 0 (no entity).
+    """
+
+    mult: np.uint32
+    shift: np.uint32
+    table: np.ndarray  # int32 (2**bits,): slot index, 0 = none
+    keys: np.ndarray  # uint32 (n + 1,): pixel key of each slot (slot 0 never matches)
+    ids: tuple[str, ...]  # entity id of each slot ("" at slot 0)
+
+
+_TABLES: weakref.WeakKeyDictionary[SceneIndex, _ColorTable] = weakref.WeakKeyDictionary()
+
+
+def _pixel_keys(rgb: np.ndarray) -> np.ndarray:
+    """(..., 3) uint8 colours -> (...) uint32 keys, the same packing as :func:`_color_table`."""
+    flat = np.ascontiguousarray(rgb.reshape(-1, 1, 3))
+    rgba = cv2.cvtColor(flat, cv2.COLOR_RGB2RGBA)
+    return rgba.view(np.uint32).reshape(rgb.shape[:-1])
+
+
+def _color_table(index: SceneIndex) -> _ColorTable:
+    table = _TABLES.get(index)
+    if table is not None:
+        return table
+    ids = ("", *index.entities)
+    n = len(ids) - 1
+    colors = np.array([index.entities[e].color for e in ids[1:]], dtype=np.uint8).reshape(-1, 3)
+    entity_keys = _pixel_keys(colors).astype(np.uint32)
+    # slot 0 gets a key no pixel can have (alpha 0)
+    keys = np.concatenate([np.zeros(1, np.uint32), entity_keys])
+    rng = np.random.default_rng(0)
+    bits = max(6, math.ceil(math.log2(4 * max(n, 1))))
+    while True:
+        for _ in range(64):
+            mult = np.uint32(rng.integers(1, 2**31) * 2 + 1)
+            shift = np.uint32(32 - bits)
+            hashed = (entity_keys * mult) >> shift
+            if len(np.unique(hashed)) == n:
+                break
+        else:
+            bits += 1
+            continue
+        break
+    slots = np.zeros(2**bits, dtype=np.int32)
+    slots[hashed] = np.arange(1, n + 1, dtype=np.int32)
+    table = _ColorTable(mult, shift, slots, keys, ids)
+    _TABLES[index] = table
+    return table
+
+
+class _Scratch:
+    """Reusable full-frame work arrays for one image size (one set per thread)."""
+
+    def __init__(self, h: int, w: int):
+        self.rgba = np.empty((h, w, 4), dtype=np.uint8)
+        self.u32 = np.empty((h, w), dtype=np.uint32)
+        self.slot = np.empty((h, w), dtype=np.int32)
+        self.work = np.empty((h, w), dtype=np.int32)
+        self.key = np.empty((h, w), dtype=np.int32)
+        self.ok = np.empty((h, w), dtype=bool)
+        self.near = np.empty((h, w), dtype=bool)
+        self.row_index = np.arange(h, dtype=np.int32)[:, None]
+        self.col_index = np.arange(w, dtype=np.int32)[None, :]
+
+
+_LOCAL = threading.local()
+
+
+def _scratch(h: int, w: int) -> _Scratch:
+    cache = getattr(_LOCAL, "scratch", None)
+    if cache is None or cache.slot.shape != (h, w):
+        cache = _LOCAL.scratch = _Scratch(h, w)
+    return cache
+
+
+def _anchor(mask: np.ndarray) -> tuple[int, int]:
+    """(x, y) of the mask's distance-transform maximum; always a non-zero pixel."""
+    h, w = mask.shape
+    step = max(1, math.ceil(math.sqrt(h * w / 16384)))  # keep the transform small
+    sub = mask[::step, ::step]
+    if step > 1 and not sub.any():
+        step, sub = 1, mask
+    padded = cv2.copyMakeBorder(np.ascontiguousarray(sub), 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
+    dist = cv2.distanceTransform(padded, cv2.DIST_L2, 3)
+    y, x = divmod(int(np.argmax(dist)), dist.shape[1])
+    return (x - 1) * step, (y - 1) * step
+
+
+def analyse(
+    frame: Frame,
+    index: SceneIndex,
+    *,
+    max_depth: float = 8.0,
+    min_pixels: int = 30,
+    close_px: int = 5,
+) -> Analysis:
+    """Find the entities visible in ``frame`` within ``max_depth`` metres.
+
+    An entity is kept when at least ``min_pixels`` of its pixels lie within the depth
+    limit. ``close_px`` is the closing kernel that merges adjacent product instances
+    (gaps narrower than it are bridged).
+    """
+    if max_depth <= 0:
+        raise ValueError(f"max_depth must be positive, got {max_depth!r}")
+    if min_pixels < 1:
+        raise ValueError(f"min_pixels must be >= 1, got {min_pixels!r}")
+    if close_px < 1:
+        raise ValueError(f"close_px must be >= 1, got {close_px!r}")
+    seg, depth = frame.seg, frame.depth
+    if seg.ndim != 3 or seg.shape[2] != 3 or seg.dtype != np.uint8:
+        raise ValueError(f"seg must be uint8 (H, W, 3), got {seg.dtype} {seg.shape}")
+    if depth.shape != seg.shape[:2]:
+        raise ValueError(f"depth shape {depth.shape} does not match seg {seg.shape[:2]}")
+
+    table = _color_table(index)
+    h, w = depth.shape
+    buf = _scratch(h, w)
+    # Per-pixel entity slot (0: none or beyond max_depth), in reused buffers: fresh
+    # full-frame temporaries cost more in page faults than the arithmetic itself.
+    rgba = cv2.cvtColor(np.ascontiguousarray(seg), cv2.COLOR_RGB2RGBA, dst=buf.rgba)
+    keys = rgba.view(np.uint32).reshape(h, w)
+    np.multiply(keys, table.mult, out=buf.u32)
+    np.right_shift(buf.u32, table.shift, out=buf.u32)
+    slot = np.take(table.table, buf.u32, out=buf.slot)
+    np.take(table.keys, slot, out=buf.u32)
+    np.equal(buf.u32, keys, out=buf.ok)
+    np.less_equal(depth, max_depth, out=buf.near)
+    np.logical_and(buf.ok, buf.near, out=buf.ok)
+    np.multiply(slot, buf.ok, out=slot)
+    counts = np.bincount(slot.ravel(), minlength=len(table.ids))
+    present = np.flatnonzero(counts >= min_pixels)
+    present = present[present > 0]
+
+    # Bounding boxes of all present entities at once from the rows / columns they
+    # occupy, counted over compact ids 1..m (0: everything else).
+    m = len(present)
+    compact = np.zeros(len(table.ids), dtype=np.int32)
+    compact[present] = np.arange(1, m + 1, dtype=np.int32)
+    np.take(compact, slot, out=buf.work)
+    np.multiply(buf.work, h, out=buf.key)
+    np.add(buf.key, buf.row_index, out=buf.key)
+    row_hit = np.bincount(buf.key.ravel(), minlength=(m + 1) * h).reshape(m + 1, h)[1:] > 0
+    np.multiply(buf.work, w, out=buf.key)
+    np.add(buf.key, buf.col_index, out=buf.key)
+    col_hit = np.bincount(buf.key.ravel(), minlength=(m + 1) * w).reshape(m + 1, w)[1:] > 0
+    kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (close_px, close_px))
+    regions: list[Region] = []
+    for i, k in enumerate(present):
+        eid = table.ids[k]
+        kind = index.kind(eid)
+        y = int(np.argmax(row_hit[i]))
+        y1 = h - int(np.argmax(row_hit[i][::-1]))
+        x = int(np.argmax(col_hit[i]))
+        x1 = w - int(np.argmax(col_hit[i][::-1]))
+        crop_bool = slot[y:y1, x:x1] == k  # a fresh array: the buffers are reused
+        crop = crop_bool.view(np.uint8)
+        distance = float(depth[y:y1, x:x1][crop_bool].min())
+        ax, ay = _anchor(crop)
+        contours: tuple[np.ndarray, ...] = ()
+        if kind == "product":
+            pad = close_px
+            padded = cv2.copyMakeBorder(crop, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
+            closed = cv2.morphologyEx(padded, cv2.MORPH_CLOSE, kernel)
+            found, _ = cv2.findContours(
+                closed, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE, offset=(x - pad, y - pad)
+            )
+            # Sort for determinism independent of OpenCV's traversal order.
+            contours = tuple(
+                sorted(found, key=lambda c: (int(c[:, 0, 1].min()), int(c[:, 0, 0].min())))
+            )
+        regions.append(
+            Region(
+                entity_id=eid,
+                kind=kind,
+                name=index.name(eid),
+                pixels=int(counts[k]),
+                distance=distance,
+                bbox=(x, y, x1 - x, y1 - y),
+                anchor=(x + ax, y + ay),
+                contours=contours,
+            )
+        )
+    regions.sort(key=lambda r: _KIND_ORDER[r.kind])  # stable: entity order within a kind
+    return Analysis(frame=frame, regions=tuple(regions))
+
+
+def _product_order(regions: list[Region], role: str, height: int) -> list[Region]:
+    if role == "user":
+        return sorted(regions, key=lambda r: (r.anchor[0], r.anchor[1], r.entity_id))
+    band = max(1, height // 12)
+    return sorted(regions, key=lambda r: (r.anchor[1] // band, r.anchor[0], r.entity_id))
+
+
+def _overlaps(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _place(
+    anchor: tuple[int, int], size: tuple[int, int], shape: tuple[int, int], taken: list
+) -> tuple[int, int, int, int]:
+    """A label rectangle (x0, y0, x1, y1) near ``anchor``, inside the image, not on ``taken``."""
+    (tw, th), (img_h, img_w) = size, shape
+    ax, ay = anchor
+    first = None
+    for dx, dy in ((0, 0), (0, -th), (0, th), (tw, 0), (-tw, 0), (0, -2 * th), (0, 2 * th)):
+        x0 = min(max(ax - tw // 2 + dx, 0), max(img_w - tw, 0))
+        y0 = min(max(ay - th // 2 + dy, 0), max(img_h - th, 0))
+        rect = (x0, y0, x0 + tw, y0 + th)
+        if first is None:
+            first = rect
+        if not any(_overlaps(rect, t) for t in taken):
+            return rect
+    return first
+
+
+def _text_color(bg: tuple[int, int, int]) -> tuple[int, int, int]:
+    luminance = 0.299 * bg[0] + 0.587 * bg[1] + 0.114 * bg[2]
+    return (0, 0, 0) if luminance > 128 else (255, 255, 255)
+
+
+def _label(image: np.ndarray, text: str, anchor, color, taken: list) -> None:
+    (tw, th), base = cv2.getTextSize(text, _FONT, _FONT_SCALE, _FONT_THICK)
+    size = (tw + 4, th + base + 4)
+    x0, y0, x1, y1 = _place(anchor, size, image.shape[:2], taken)
+    taken.append((x0, y0, x1, y1))
+    cv2.rectangle(image, (x0, y0), (x1 - 1, y1 - 1), color, thickness=-1)
+    cv2.putText(
+        image,
+        text,
+        (x0 + 2, y0 + 2 + th),
+        _FONT,
+        _FONT_SCALE,
+        _text_color(color),
+        _FONT_THICK,
+        cv2.LINE_AA,
+    )
+
+
+def draw(
+    analysis: Analysis,
+    index: SceneIndex,
+    role: str,
+    *,
+    held_item: str | None = None,
+    fixed: dict[str, str] | None = None,
+) -> RoleView:
+    """Mark a copy of the frame's RGB image with ``role``'s handles."""
+    check_role(role)
+    image = np.ascontiguousarray(analysis.frame.rgb).copy()
+    if fixed is None:
+        fixed = fixed_handles(index, role)
+        fixed_by_id = fixed_handles_by_id(index, role)
+    else:
+        fixed_by_id = {eid: h for h, eid in fixed.items()}
+
+    products = _product_order(
+        [r for r in analysis.regions if r.kind == "product"], role, image.shape[0]
+    )
+    buildings = [r for r in analysis.regions if r.kind != "product"]
+    handles: dict[str, str] = {}
+    visible: list[VisibleEntity] = []
+    labels: list[tuple[str, tuple[int, int], tuple[int, int, int]]] = []
+
+    for r in buildings:  # boxes first so product outlines stay on top
+        handle = fixed_by_id.get(r.entity_id)
+        if handle is None:
+            continue
+        color = _BUILDING_COLOR[r.kind]
+        x, y, w, h = r.bbox
+        cv2.rectangle(image, (x, y), (x + w - 1, y + h - 1), color, thickness=2)
+        labels.append((handle, r.anchor, color))
+        visible.append(VisibleEntity(handle, r.entity_id, r.kind, r.name, r.distance, r.pixels))
+    building_visible = visible
+    visible = []
+    product_labels = []
+    for i, r in enumerate(products):
+        handle = product_label(i, role)
+        color = _PALETTE[i % len(_PALETTE)]
+        cv2.drawContours(image, list(r.contours), -1, color, thickness=2)
+        handles[handle] = r.entity_id
+        product_labels.append((handle, r.anchor, color))
+        visible.append(VisibleEntity(handle, r.entity_id, r.kind, r.name, r.distance, r.pixels))
+    if held_item is not None and held_item not in handles.values():
+        handles[product_label(len(products), role)] = held_item
+
+    taken: list[tuple[int, int, int, int]] = []
+    for text, anchor, color in product_labels + labels:  # products get first pick
+        _label(image, text, anchor, color, taken)
+    handles.update(fixed)
+    return RoleView(role=role, image=image, handles=handles, visible=visible + building_visible)
+
+
+def annotate(
+    frame: Frame,
+    index: SceneIndex,
+    role: str,
+    *,
+    max_depth: float = 8.0,
+    min_pixels: int = 30,
+    held_item: str | None = None,
+    fixed: dict[str, str] | None = None,
+) -> RoleView:
+    """One role's Set-of-Mark view of ``frame`` (see :func:`analyse` and :func:`draw`)."""
+    check_role(role)
+    analysis = analyse(frame, index, max_depth=max_depth, min_pixels=min_pixels)
+    return draw(analysis, index, role, held_item=held_item, fixed=fixed)
+
+
+def annotate_roles(
+    frame: Frame,
+    index: SceneIndex,
+    *,
+    max_depth: float = 8.0,
+    min_pixels: int = 30,
+    held_item: str | None = None,
+) -> dict[str, RoleView]:
+    """Both roles' views of one frame, sharing one analysis: ``{"user": ..., "assistant": ...}``."""
+    analysis = analyse(frame, index, max_depth=max_depth, min_pixels=min_pixels)
+    return {role: draw(analysis, index, role, held_item=held_item) for role in ROLES}

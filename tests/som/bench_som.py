@@ -1,0 +1,95 @@
+"""Speed of the SoM layer at 640x480 (a benchmark that prints figures, not a test).
+
+    python -m tests.som.bench_som [--real]
+
+Synthetic frame: 4 fixtures with 40 product regions (2 instances each) in front; with
+--real, frames captured by the embedded backend from the committed Supermarket scene.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from situ_gym.backends.base import Pose
+from situ_gym.scene.index import SceneIndex
+from situ_gym.som import analyse, annotate, caption, draw, render_minimap
+from tests.som.conftest import Canvas, make_supermarket
+
+
+def _synthetic():
+    scene = make_supermarket(n_fixtures=4)
+    extra = [
+        p.model_copy(update={"id": f"q{i}", "color": (100, i, 50), "name": f"Item {i}"})
+        for i, p in enumerate([scene.products[0]] * 40)
+    ]
+    scene = scene.model_copy(update={"products": scene.products + extra})
+    index = SceneIndex(scene)
+    canvas = Canvas(index, 480, 640)
+    for f in range(4):
+        canvas.paint(f"f{f}", 160 * f, 60, 160 * f + 150, 420, depth=3.0 + f)
+    rng = np.random.default_rng(0)
+    for i in range(40):
+        x, y = int(rng.integers(0, 600)), int(rng.integers(60, 400))
+        canvas.paint(f"q{i}", x, y, x + 18, y + 24, depth=2.5 + f % 4)
+        canvas.paint(f"q{i}", x + 18, y, x + 36, y + 24, depth=2.5 + f % 4)
+    return index, [canvas.frame()]
+
+
+def _real():
+    from situ_gym.backends.embedded import EmbeddedBackend
+    from situ_gym.scene.loader import load_scene
+
+    scene = load_scene("supermarket")
+    index = SceneIndex(scene)
+    backend = EmbeddedBackend(scene, width=640, height=480)
+    frames = []
+    start = scene.layout.start
+    for k in range(8):
+        backend.reset(Pose(start.x, start.y, start.yaw + 45 * k))
+        frames.append(backend.capture())
+    return index, frames
+
+
+def _time(fn, n: int) -> float:
+    fn()
+    t0 = time.perf_counter()
+    for _ in range(n):
+        fn()
+    return (time.perf_counter() - t0) / n * 1000
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--real", action="store_true")
+    parser.add_argument("-n", type=int, default=50)
+    args = parser.parse_args()
+    index, frames = _real() if args.real else _synthetic()
+    n = args.n
+    a = [analyse(f, index) for f in frames]
+    counts = [sum(r.kind == "product" for r in x.regions) for x in a]
+    print(f"frames: {len(frames)}  marked products per frame: {counts}")
+    print(
+        f"analyse:            {np.mean([_time(lambda f=f: analyse(f, index), n) for f in frames]):6.2f} ms"
+    )
+    print(
+        f"draw (one role):    {np.mean([_time(lambda x=x: draw(x, index, 'assistant'), n) for x in a]):6.2f} ms"
+    )
+    print(
+        f"annotate (one role):{np.mean([_time(lambda f=f: annotate(f, index, 'user'), n) for f in frames]):6.2f} ms"
+    )
+    view = draw(a[0], index, "assistant")
+    print(
+        f"caption:            {_time(lambda: caption(view, index, held_item=None, cart=[]), n):6.3f} ms"
+    )
+    pose = Pose(1.0, 1.0, 30.0)
+    render_minimap(index.scene, index, pose, "assistant")
+    print(
+        f"minimap (cached):   {_time(lambda: render_minimap(index.scene, index, pose, 'assistant'), n):6.3f} ms"
+    )
+
+
+if __name__ == "__main__":
+    main()
