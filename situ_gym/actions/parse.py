@@ -277,6 +277,9 @@ def resolve_product_name(name: str, index: SceneIndex) -> tuple[str | None, str 
     return None, f"display_name {short_repr(name)} matches no catalog product"
 
 
+_CAPTION_PREFIX = re.compile(r"^\s*\[[^\]]{1,4}\]\s*")
+
+
 def _as_handle(value: Any) -> str | None:
     if isinstance(value, int) and not isinstance(value, bool):
         return str(value)
@@ -319,6 +322,16 @@ def _resolve_nav_goal(
 
 # ---------------------------------------------------------------- marker disclosure
 
+_NAMES_CACHE: weakref.WeakKeyDictionary[SceneIndex, tuple[str, ...]] = weakref.WeakKeyDictionary()
+
+
+def _entity_names(index: SceneIndex) -> tuple[str, ...]:
+    """Normalised entity names, space-padded for whole-word phrase search."""
+    if index not in _NAMES_CACHE:
+        _NAMES_CACHE[index] = tuple(" " + _norm(e.name) + " " for e in index.entities.values())
+    return _NAMES_CACHE[index]
+
+
 _TOKEN = r"(?:\d{1,3}[A-Za-z]?|[A-Za-z]{1,2}\d{0,2})"
 _END = r"(?![\w%$])(?![.,]\d)"
 _BRACKETED = re.compile(r"[\[{]\s*(" + _TOKEN + r")\s*[\]}]")
@@ -335,6 +348,7 @@ _KIND_WORD = re.compile(
     r"([\"'\u2018\u201c\[(]?)\s*(" + _TOKEN + r")" + _END + r"[\"'\u2019\u201d\])]?",
     re.IGNORECASE,
 )
+_UNIT = re.compile(r"\d+[gGlL]")  # "label: 5g sugar", "2l" - quantities, not areas
 _STOPWORDS = frozenset(
     "a i an am as at be by do go he if in is it me my no of on or so to up us we ok oz lb "
     "kg g ml l".split()
@@ -354,7 +368,7 @@ def find_marker_disclosures(
     ['[a]', 'label 7']
     """
     current = set(handles or ())
-    names: list[str] | None = None
+    names: tuple[str, ...] | None = None
     found: list[str] = []
 
     def add(text: str) -> None:
@@ -371,7 +385,7 @@ def find_marker_disclosures(
             add(m.group(0))
     for m in _LABELLED.finditer(response):
         word, quote, token = m.group(1).lower(), m.group(2), m.group(3)
-        if not quote and token.lower() in _STOPWORDS:
+        if not quote and (token.lower() in _STOPWORDS or _UNIT.fullmatch(token)):
             continue
         if word.startswith("handle") and token not in current and not quote:
             continue
@@ -382,7 +396,7 @@ def find_marker_disclosures(
             continue
         if index is not None:
             if names is None:
-                names = [" " + _norm(e.name) + " " for e in index.entities.values()]
+                names = _entity_names(index)
             phrase = " " + _norm(m.group(0)) + " "
             if any(phrase in name for name in names):
                 continue
@@ -445,7 +459,8 @@ def _check_recommend(
             f"Recommend.display_name must be a non-empty string, got {short_repr(name)}"
         )
         return
-    product_id, error = resolve_product_name(name, index)
+    # A name copied from the caption line "[a] Name (2.0 m)" keeps only the name.
+    product_id, error = resolve_product_name(_CAPTION_PREFIX.sub("", name), index)
     if error is not None:
         out.errors.append(error)
         return

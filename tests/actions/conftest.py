@@ -58,6 +58,7 @@ def market() -> SceneIndex:
             _product("sm_p002", "Sunny Farms Whole Milk, 1 gal", fixture_id="sm_f02"),
             _product("sm_p003", "Crunchy O's Honey Cereal, 12 oz", fixture_id="sm_f03"),
             _product("sm_p004", "Crème Brûlée Yogurt Cup", fixture_id="sm_f02"),
+            _product("sm_p005", "Sunny Farms Skim Milk, 1 gal", fixture_id="sm_f02"),
         ],
         fixtures=[
             _fixture("sm_f01", "Frozen Seafood Freezer", ("front",), ["sm_p001"]),

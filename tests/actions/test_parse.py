@@ -180,10 +180,19 @@ def test_display_name_tolerant_match(market, market_views):
         ("Harbor Catch Plain Frozen Cod Fillets", "sm_p001"),  # size left out
         ("creme brulee yogurt cup", "sm_p004"),  # accents folded
         ("Crunchy Os Honey Cereal, 12 oz", "sm_p003"),
+        ("[b] Sunny Farms Whole Milk, 1 gal", "sm_p002"),  # copied from the caption line
+        ("Sunny Farms Whole Milk, 1 gal ($3.99)", "sm_p002"),  # price appended
     ]:
         action = dict(MARKET_ACTIONS["Recommend"], display_name=name)
         out = parse_market(turn(action), market_views, market)
         assert out.recommended_id == pid, (name, out.errors)
+
+
+def test_display_name_ambiguous_loose_match_is_an_error(market, market_views):
+    action = dict(MARKET_ACTIONS["Recommend"], display_name="Sunny Farms")
+    out = parse_market(turn(action), market_views, market)
+    assert out.recommended_id is None
+    assert out.errors == ["display_name 'Sunny Farms' matches several catalog products"]
 
 
 def test_navigation_goal_by_name_id_and_unseen_handle(market, market_views):
@@ -650,6 +659,7 @@ def test_marker_disclosure_true_positives(text, expected):
         "Café & crème, 100% natural, no. 1 choice in the store",
         "A1 steak sauce is by the meats",
         "We're #1 in service? No: #hashtag, &#39; entities",
+        "Nutrition label: 5g sugar, marked 2l bottle",
     ],
 )
 def test_marker_disclosure_no_false_positives(text, market):
