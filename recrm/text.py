@@ -32,7 +32,7 @@ FUNCTION_WORDS = frozenset(
     "they them their your you our my we i".split()
 )
 NEGATIONS = frozenset(
-    "not no never isn't aren't doesn't don't without neither nor isnt arent doesnt dont".split()
+    "none avoid avoids skip not no never isn't aren't doesn't don't without neither nor isnt arent doesnt dont".split()
 )
 # Capitalised words that begin sentences or address people, never product names.
 _COMMON_CAPS = frozenset(
@@ -40,6 +40,17 @@ _COMMON_CAPS = frozenset(
     "try how what which who where when why would could should can may might do does did yes no ok "
     "okay sure great perfect hi hello hey welcome thanks thank please sorry good nice also and but "
     "or so if then now just maybe one our my your the a an its they if".split()
+)
+
+
+_DETERMINERS = frozenset("the a an some their those these this that".split())
+_GENERIC_NOUNS = frozenset(
+    "one ones brand brands line range option options product products version kind kinds "
+    "selection item items stuff".split()
+)
+_VERBS = frozenset(
+    "is are was were has have had makes make made does do did sells sell offers offer comes come "
+    "tastes taste looks look works work fits fit costs cost would will can could should might may".split()
 )
 
 
@@ -195,6 +206,8 @@ class Lexicon:
                     cands, used = nxt, k + 1
                 end_tok = i + n + used - 1
                 unknown = bool(run) and used == 0
+                if not run and self._invented_after(text, toks, low, i, n):
+                    unknown, run = True, low[i + n : i + n + 1]
                 phrase = text[toks[i].start : toks[i + n + (len(run) if unknown else used) - 1].end]
                 out.append(
                     Mention(
@@ -263,6 +276,19 @@ class Lexicon:
             i = max(j, i + 1)
         out.sort(key=lambda m: m.start)
         return out
+
+    def _invented_after(self, text: str, toks: list[Token], low: list[str], i: int, n: int) -> bool:
+        """After "the <Brand>": words outside the catalog that read as a product ("chocolate puffs")."""
+        det = i > 0 and low[i - 1] in _DETERMINERS
+        run: list[str] = []
+        j = i + n
+        while j < len(toks) and len(run) < 4 and _joined(text, toks[j - 1], toks[j]):
+            if low[j] in FUNCTION_WORDS or low[j] in _VERBS:
+                break
+            run.append(low[j])
+            j += 1
+        content = [w for w in run if w not in _GENERIC_NOUNS]
+        return bool(content) and (det or any(w in self.head_nouns for w in run))
 
     def covers(self, pid: str, phrase: str) -> bool:
         """Whether every content word of ``phrase`` occurs in product ``pid``'s name or brand."""

@@ -1,0 +1,112 @@
+import pytest
+
+from recrm.components import FactualConsistency
+from recrm.context import TurnContext
+from tests.recrm.world import honest_recommend, opening_history, turn
+
+judge = FactualConsistency()
+
+
+def score(index, task, rec, history=None):
+    history = opening_history() if history is None else history
+    return judge.score(TurnContext.from_record(rec, None, task, index, history))
+
+
+def checks(s):
+    return [(f["kind"], f["check"]) for f in s.details["findings"]]
+
+
+def test_honest_turn_is_consistent(index, task):
+    s = score(index, task, honest_recommend())
+    assert s.value == 1.0 and s.details["findings"] == []
+
+
+@pytest.mark.parametrize(
+    "response, check",
+    [
+        ("Try the Harbor Catch salmon burgers, they are great.", "unknown_product"),
+        ("Try the Ocean Fresh cod fillets from the freezer.", "unknown_product"),
+        ("The Sunny Fields Gluten-Free Oat Cereal costs $5.49.", "price"),
+        ("It costs $5.49 and it is gluten-free.", "price"),  # "it" = the recommended product
+        ("The Sunny Fields Honey Nut Crunch Cereal is gluten-free.", "attribute"),
+        ("The Honey Nut Crunch Cereal is vegan, a good pick.", "attribute"),
+        ("The Gluten-Free Oat Cereal is in Upright Freezer 2.", "location"),
+    ],
+)
+def test_item_hallucinations(index, task, response, check):
+    rec = turn(response, "Explain", n=3, recommended_id="sm_p004")
+    s = score(index, task, rec)
+    assert s.value == 0.0
+    assert ("item", check) in checks(s), s.details
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        "The Sunny Fields Gluten-Free Oat Cereal costs $4.99.",
+        "The Sunny Fields Gluten-Free Oat Cereal costs about $5.",  # whole-dollar rounding
+        "The Gluten-Free Oat Cereal is on Cereal Shelf 1; it is vegan.",
+        "The Honey Nut Crunch Cereal is not gluten-free, so I'd skip it.",  # negated claim
+        "You wanted gluten-free, and the Honey Nut Crunch Cereal has honey.",  # preference clause
+        "Morning Mill Almond Granola is $5.49, under your $6 budget.",
+        "Sunny Fields makes several cereals on Cereal Shelf 1.",  # bare brand, true place
+        "Let's head to Cereal Shelf 1 where the cereals are.",
+    ],
+)
+def test_true_claims_pass(index, task, response):
+    s = score(index, task, turn(response, "Explain", n=3, recommended_id="sm_p004"))
+    assert s.value == 1.0, s.details
+
+
+def test_display_name_and_ranking_checks(index, task):
+    bad_name = turn("Have a look at this one.", "Recommend", n=3, recommended_id="sm_p004",
+                    action={"display_name": "Harbor Catch Cod Fillets", "visible_now": True, "reason": "x y z"})
+    assert ("item", "display_name") in checks(score(index, task, bad_name))
+    unknown = turn("Have a look at this one.", "Recommend", n=3, recommended_id=None,
+                   action={"display_name": "Choco Bombs Cereal", "visible_now": False, "reason": "x y z"})
+    assert ("item", "display_name") in checks(score(index, task, unknown))
+    ranked = turn("Any preference?", n=3, ranking=["sm_p004", "sm_p404"])
+    assert ("item", "ranking") in checks(score(index, task, ranked))
+
+
+def test_visibility_claim(index, task):
+    rec = turn("The Polar Bay Wild Salmon Portions are right here.", "Recommend", n=3, recommended_id="sm_p003",
+               action={"display_name": "Polar Bay Wild Salmon Portions", "visible_now": True, "reason": "x y z"},
+               visible=["sm_f02", "sm_p004"])
+    assert ("item", "visibility") in checks(score(index, task, rec))
+    rec2 = rec.model_copy(update={"visible_before": ["sm_p003"]})
+    assert score(index, task, rec2).value == 1.0
+
+
+@pytest.mark.parametrize(
+    "response, held, cart, check",
+    [
+        ("You already have the Gluten-Free Oat Cereal in your cart.", None, [], "cart"),
+        ("The Gluten-Free Oat Cereal is already in your cart.", None, ["sm_p007"], "cart"),
+        ("The oat cereal you're holding is a good pick.", None, [], "holding"),
+        ("You picked up the Honey Nut Crunch Cereal, good.", "sm_p004", [], "holding"),
+        ("Since your budget is $8, this cereal works.", None, [], "budget"),
+    ],
+)
+def test_content_hallucinations(index, task, response, held, cart, check):
+    history = opening_history()
+    history[-1] = history[-1].model_copy(update={"held_item": held, "cart": cart})
+    s = score(index, task, turn(response, "Explain", n=3), history)
+    assert ("content", check) in checks(s), s.details
+    assert s.value == 0.0
+
+
+def test_true_state_claims_pass(index, task):
+    history = opening_history()
+    history[-1] = history[-1].model_copy(update={"held_item": "sm_p004", "cart": []})
+    for response in (
+        "The Gluten-Free Oat Cereal you're holding fits your $6 budget.",
+        "It is not in your cart yet; add it when you are ready.",
+    ):
+        assert score(index, task, turn(response, "Explain", n=3), history).value == 1.0, response
+
+
+def test_budget_not_yet_stated(index, task):
+    history = opening_history()[:1]  # only the category is known
+    s = score(index, task, turn("That fits your budget of $6.", "Explain", n=2), history)
+    assert ("content", "budget") in checks(s)

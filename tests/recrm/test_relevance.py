@@ -1,0 +1,69 @@
+import pytest
+
+from recrm.components import QueryItemRelevance
+from recrm.context import TurnContext
+from tests.recrm.world import make_task, opening_history, turn
+
+judge = QueryItemRelevance()
+
+
+def rec(pid, n=5):
+    return turn("Try this one.", "Recommend", n=n, recommended_id=pid)
+
+
+def revealed_history(*kinds):
+    return [turn("Q?", n=i + 1, user="A.", revealed=[k]) for i, k in enumerate(kinds)]
+
+
+def score(index, task, pid, kinds):
+    history = revealed_history(*kinds)
+    return judge.score(TurnContext.from_record(rec(pid, n=len(history) + 1), None, task, index, history))
+
+
+def test_no_item_is_not_applicable(index, task):
+    s = judge.score(TurnContext.from_record(turn("Hi!", "Greet"), None, task, index))
+    assert s.value is None
+
+
+@pytest.mark.parametrize(
+    "pid, kinds, expected",
+    [
+        ("sm_p001", ["category"], 0.0),  # frozen fish for a cereal request: another group
+        ("sm_p006", ["category"], 0.5),  # granola: same group (pantry), similar category
+        ("sm_p005", ["category"], 1.0),  # nothing revealed beyond the category: all met
+        ("sm_p005", ["category", "budget", "avoid"], 0.5),  # revealed avoided tag present
+        ("sm_p008", ["category", "budget", "avoid", "need"], 1.0),  # 6.49 <= 6 * 1.1
+        ("sm_p004", ["category", "budget", "avoid", "need"], 1.0),
+        ("sm_p005", ["category", "budget", "avoid", "need"], 0.5),
+        ("sm_p004", [], 0.5),  # premature: nothing revealed caps at weakly relevant
+        ("sm_p001", [], 0.0),
+    ],
+)
+def test_relevance_levels(index, task, pid, kinds, expected):
+    s = score(index, task, pid, kinds)
+    assert s.value == expected, s.details
+    assert s.details["score_0_2"] == int(expected * 2)
+
+
+def test_unrevealed_requirements_are_not_used(index, task):
+    # sm_p005 contains nuts and is not gluten-free, but the user has only named the category
+    assert score(index, task, "sm_p005", ["category"]).value == 1.0
+    assert score(index, task, "sm_p005", ["category", "budget"]).value == 1.0
+
+
+@pytest.mark.parametrize("price_budget, expected", [(6.5, 1.0), (5.9, 1.0), (5.8, 0.5)])
+def test_budget_tolerance_is_ten_percent(index, price_budget, expected):
+    # sm_p008 costs 6.49; it meets a budget b iff 6.49 <= 1.1 b
+    task = make_task(budget=price_budget)
+    task = task.model_copy(
+        update={"disclosure": [d.model_copy(update={"value": price_budget}) if d.kind == "budget" else d for d in task.disclosure]}
+    )
+    s = score(index, task, "sm_p008", ["category", "budget"])
+    assert s.value == expected, s.details
+
+
+def test_ranking_head_is_judged_without_recommend(index, task):
+    history = revealed_history("category")
+    ctx = TurnContext.from_record(turn("Any budget?", n=2, ranking=["sm_p404", "sm_p001"]), None, task, index, history)
+    s = judge.score(ctx)
+    assert s.details["item"] == "sm_p001" and s.value == 0.0
