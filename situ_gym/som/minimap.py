@@ -112,6 +112,14 @@ def _text(image: np.ndarray, text: str, center: tuple[int, int], box_w: int, box
     cv2.putText(image, text, org, _FONT, scale, _TEXT, 1, cv2.LINE_AA)
 
 
+def _tag(image: np.ndarray, text: str, corner: tuple[int, int]) -> None:
+    """A filled name tag (store handles) with its top-left at ``corner``."""
+    (tw, th), base = cv2.getTextSize(text, _FONT, 0.4, 1)
+    x0, y0 = corner
+    cv2.rectangle(image, (x0, y0), (x0 + tw + 3, y0 + th + base + 2), _STORE_EDGE, thickness=-1)
+    cv2.putText(image, text, (x0 + 2, y0 + th + 1), _FONT, 0.4, (255, 255, 255), 1, cv2.LINE_AA)
+
+
 def _background(
     scene: Scene, index: SceneIndex, role: str, size
 ) -> tuple[np.ndarray, MapTransform]:
@@ -148,14 +156,7 @@ def _background(
     for store in scene.stores:
         p0, p1 = tf.rect(store.footprint)
         cv2.rectangle(image, p0, p1, _STORE_EDGE, thickness=1)
-        # the store's handle sits at its doorway, just inside
-        d0, d1 = tf.rect(store.doorway)
-        center = ((d0[0] + d1[0]) // 2, (d0[1] + d1[1]) // 2)
-        center = (
-            min(max(center[0], p0[0] + 8), p1[0] - 8),
-            min(max(center[1], p0[1] + 6), p1[1] - 6),
-        )
-        _text(image, handle_of.get(store.id, "?"), center, 0, 0)
+        _tag(image, handle_of.get(store.id, "?"), (p0[0] + 1, p0[1] + 1))
     for fixture in scene.fixtures:
         p0, p1 = tf.rect(fixture.footprint)
         cv2.rectangle(image, p0, p1, _FIXTURE_FILL, thickness=-1)
