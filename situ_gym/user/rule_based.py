@@ -117,16 +117,16 @@ _GREET_WORDS = ("hello", "hi ", "hi!", "hi,", "welcome", "good morning", "good a
 
 # Words a shopper associates with kinds of fixtures / shop names (signage-level knowledge).
 _HINTS: dict[str, tuple[str, ...]] = {
-    "freezer": ("frozen", "ice", "pizza", "fries"),
-    "cooler": ("milk", "dairy", "yogurt", "cheese", "juice", "drink", "chilled", "butter", "eggs"),
-    "produce": ("fruit", "vegetable", "apple", "banana", "fresh", "salad", "berries"),
+    "freezer": ("frozen", "ice", "pizza", "frie"),
+    "cooler": ("milk", "dairy", "yogurt", "cheese", "juice", "drink", "chilled", "butter", "egg"),
+    "produce": ("fruit", "vegetable", "apple", "banana", "fresh", "salad", "berrie", "berry"),
     "light": ("lamp", "light", "lighting", "bulb", "chandelier", "sconce"),
     "plant": ("plant", "planter", "pot", "succulent", "fern"),
     "leather": ("desk", "office", "study", "bookcase", "chair"),
     "ink": ("desk", "office", "study", "pen"),
     "play": ("game", "toy", "sport", "play", "kids", "ball"),
     "nordic": ("storage", "shelf", "rug", "basket", "scandinavian"),
-    "atelier": ("sofa", "living", "coffee table", "armchair", "modern"),
+    "atelier": ("sofa", "living", "coffee", "armchair", "modern"),
     "curio": ("vintage", "classical", "ornament", "antique", "clock"),
 }
 
@@ -256,6 +256,11 @@ def _describe_direction(call: dict[str, Any]) -> str:
     return "walking ahead"
 
 
+def _stem(word: str) -> str:
+    """Crude plural folding for matching ("lamps" -> "lamp"; "glass" stays)."""
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
 def _tag_feature(tag: str) -> str:
     return tag.split(":", 1)[-1].replace("_", " ")
 
@@ -291,6 +296,7 @@ class RuleBasedUser(UserSimulator):
         self._seen: set[str] = set()
         self._inspected_known: set[str] = set()
         self._mentioned: set[str] = set()
+        self._mentioned_now: list[str] = []
         self._visited: list[str] = []
         self._explore_moves = 0
         self._gave_up = False
@@ -298,7 +304,9 @@ class RuleBasedUser(UserSimulator):
         # Category words: the head noun (last word) counts double for name relevance.
         cat = words(task.category, keep_numbers=False)
         self._cat_head = cat[-1] if cat else ""
-        self._cat_words = set(cat) | {_tag_feature(t) for t in task.required_tags}
+        self._cat_words = set(cat) | {
+            w for t in task.required_tags for w in words(_tag_feature(t), keep_numbers=False)
+        }
         self._explain_needed = max(
             0, task.acceptance.explanations_needed + _EXPLAIN_SCALE[self.style.explanation_seeking]
         )
@@ -336,6 +344,7 @@ class RuleBasedUser(UserSimulator):
         if explained:
             self._explanations += 1
         mentioned = self._mentioned_products(text, visible, obs)
+        self._mentioned_now = mentioned
         new_mention = [pid for pid in mentioned if pid not in self._mentioned]
         self._mentioned |= set(mentioned)
 
@@ -476,7 +485,12 @@ class RuleBasedUser(UserSimulator):
             return {"name": "drop_item", "arguments": {}}, "reject", "", "drop"
         if candidate is not None:
             return self._product_turn(obs, candidate, visible, rev)
-        return self._move_turn(obs, text, visible)
+        call, intent, sentence, kind = self._move_turn(obs, text, visible)
+        stale = [pid for pid in self._mentioned_now if pid in self._rejected]
+        if stale:
+            name = self._product_name(stale[0], obs, visible)
+            sentence = T.pick(self.rng, "already_rejected", name=name) + " " + sentence
+        return call, intent, sentence, kind
 
     def _candidate(
         self,
@@ -513,9 +527,11 @@ class RuleBasedUser(UserSimulator):
         return None
 
     def _relevance(self, name: str) -> int:
-        ws = set(words(name, keep_numbers=False))
-        score = 2 if self._cat_head and self._cat_head in ws else 0
-        score += len((self._cat_words - {self._cat_head}) & ws)
+        """Name fit to the wanted category: 2 for its head noun, 1 per other goal word."""
+        ws = {_stem(w) for w in words(name, keep_numbers=False)}
+        head = _stem(self._cat_head) if self._cat_head else ""
+        score = 2 if head and head in ws else 0
+        score += len(({_stem(w) for w in self._cat_words} - {head}) & ws)
         return score
 
     def _assess(self, pid: str, details: dict[str, Any]) -> tuple[str, str | None]:
@@ -810,17 +826,14 @@ class RuleBasedUser(UserSimulator):
 
     def _hinted(self, v: VisibleEntity) -> bool:
         """Whether a target's name (or shop theme) suggests it holds the wanted category."""
-        goal = set(words(self.task.category)) | self._cat_words
-        name_words = set(words(v.name))
+        goal = {_stem(w) for w in self._cat_words}
+        name_words = {_stem(w) for w in words(v.name)}
         if goal & name_words:
             return True
         if v.kind == "store" and v.entity_id in self.index.stores:
-            if goal & set(words(self.index.stores[v.entity_id].theme)):
+            if goal & {_stem(w) for w in words(self.index.stores[v.entity_id].theme)}:
                 return True
-        for key, related in _HINTS.items():
-            if key in " ".join(name_words) and any(r in " ".join(goal) for r in related):
-                return True
-        return False
+        return any(key in name_words and goal & set(related) for key, related in _HINTS.items())
 
     # ------------------------------------------------------------------ matching
     def _mentioned_products(
@@ -831,12 +844,19 @@ class RuleBasedUser(UserSimulator):
         pool: dict[str, str] = {eid: v.name for eid, v in visible.items() if v.kind == "product"}
         if obs.held_item:
             pool.setdefault(obs.held_item, self._product_name(obs.held_item, obs, visible))
-        scored = []
+        scored, partial = [], []
         for pid, name in pool.items():
             score = name_match_score(name, text, keep_numbers=False)
+            dist = visible[pid].distance if pid in visible else 0.0
             if _accept(score, len(words(name, keep_numbers=False))):
-                dist = visible[pid].distance if pid in visible else 0.0
                 scored.append((-score[0], -score[1], dist, pid))
+            elif score[1] >= 2:
+                partial.append((score[1], pid))
+        if not scored and partial:
+            # A short form ("the cod fillets") counts when one visible product fits it best.
+            partial.sort(reverse=True)
+            if len(partial) == 1 or partial[0][0] > partial[1][0]:
+                return [partial[0][1]]
         return [s[3] for s in sorted(scored)]
 
     def _mentioned_target(

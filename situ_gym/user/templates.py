@@ -183,6 +183,10 @@ TEMPLATES: dict[str, tuple[str, ...]] = {
         "Could you compare it with something else?",
         "Which alternative would you suggest instead?",
     ),
+    "already_rejected": (
+        "I already looked at the {name}, it doesn't work for me.",
+        "We ruled out the {name} already.",
+    ),
     "cannot_see": (
         "I'd like the {name}, but I can't see it from here. Where is it?",
         "Where can I find the {name} again?",

@@ -19,17 +19,31 @@ IDLE = {"name": "idle", "arguments": {}}
     ],
 )
 def test_yes_when_the_user_closes(user_text):
-    ended, reason = RuleModerator().should_end([], "Can I help with anything else?", user_text, IDLE)
+    ended, reason = RuleModerator().should_end(
+        [], "Can I help with anything else?", user_text, IDLE
+    )
     assert ended, reason
 
 
 @pytest.mark.parametrize(
     ("user_text", "action", "intent"),
     [
-        ("The Harbor Catch Breaded Tilapia is breaded. Do you have something plain?", {"name": "drop_item", "arguments": {}}, "reject"),
+        (
+            "The Harbor Catch Breaded Tilapia is breaded. Do you have something plain?",
+            {"name": "drop_item", "arguments": {}},
+            "reject",
+        ),
         ("I can't find the freezer, where is it?", IDLE, "ask"),
-        ("Let me pick up the cod and read the label.", {"name": "pick_up_item", "arguments": {"item": "41"}}, "inspect"),
-        ("Okay, I'll head to the Upright Freezer 2.", {"name": "move_to_fixture", "arguments": {"fixture": "B", "approach": "nearest"}}, "follow"),
+        (
+            "Let me pick up the cod and read the label.",
+            {"name": "pick_up_item", "arguments": {"item": "41"}},
+            "inspect",
+        ),
+        (
+            "Okay, I'll head to the Upright Freezer 2.",
+            {"name": "move_to_fixture", "arguments": {"fixture": "B", "approach": "nearest"}},
+            "follow",
+        ),
         ("How does it compare to the haddock?", IDLE, "ask"),
         ("I'm looking for some frozen fish.", IDLE, "open"),
     ],

@@ -45,11 +45,15 @@ ASSISTANT_LINES = [
 
 def _user(index, task=None, seed=0, **interaction):
     user = RuleBasedUser()
-    user.reset(task or make_sm_task(), make_profile(**interaction), index, np.random.default_rng(seed))
+    user.reset(
+        task or make_sm_task(), make_profile(**interaction), index, np.random.default_rng(seed)
+    )
     return user
 
 
-def _run(index, seed, task=None, turns=20, script=None, places=SM_PLACES, start="start", **interaction):
+def _run(
+    index, seed, task=None, turns=20, script=None, places=SM_PLACES, start="start", **interaction
+):
     """Play one episode against a random (or scripted) assistant; returns (shop, turns)."""
     user = _user(index, task, seed, **interaction)
     shop = MiniShop(index, places, start)
@@ -116,8 +120,15 @@ def test_never_buys_over_budget_or_with_avoided_tag(sm_index, hf_index):
             (sm_index, make_sm_task(explanations_needed=2), SM_PLACES, "sm_f01"),
             (hf_index, make_hf_task(accept_substitutes=True), HF_PLACES, "start"),
         ):
-            shop, _ = _run(index, seed, task=task, places=places, start=start,
-                           substitute_willingness="high", price_sensitivity="high")
+            shop, _ = _run(
+                index,
+                seed,
+                task=task,
+                places=places,
+                start=start,
+                substitute_willingness="high",
+                price_sensitivity="high",
+            )
             for pid in shop.cart:
                 p = index.products[pid]
                 assert p.price <= task.budget, (seed, pid)
@@ -132,7 +143,9 @@ def test_buys_target_after_inspecting_when_shown_and_recommended(sm_index):
     user = _user(sm_index, seed=3)
     shop = MiniShop(sm_index, SM_PLACES, "sm_f01")
     shop.apply("", {"name": "idle", "arguments": {}})  # arrive at the freezer
-    pitch = "I recommend the Harbor Catch Plain Cod Fillets: plain fillets, ideal for a quick dinner."
+    pitch = (
+        "I recommend the Harbor Catch Plain Cod Fillets: plain fillets, ideal for a quick dinner."
+    )
     calls, views = [], []
     for response in ["Hello! What do you need?", pitch, pitch]:
         obs = shop.observe(response)
@@ -155,9 +168,14 @@ def test_waits_for_explanations_before_buying(sm_index):
     shop = MiniShop(sm_index, SM_PLACES, "sm_f01")
     bare = "Have a look at the Harbor Catch Plain Cod Fillets."
     names = []
-    for response in ["Hi, what are you after?", bare, bare, bare,
-                     "They suit your needs because they are plain.",
-                     "They're cheaper than the salmon, which means you stay in budget."]:
+    for response in [
+        "Hi, what are you after?",
+        bare,
+        bare,
+        bare,
+        "They suit your needs because they are plain.",
+        "They're cheaper than the salmon, which means you stay in budget.",
+    ]:
         turn = user.respond(shop.observe(response))
         names.append(turn.tool_call["name"])
         shop.apply(turn.utterance, turn.tool_call)
@@ -169,24 +187,33 @@ def test_waits_for_explanations_before_buying(sm_index):
 def test_rejects_unsuitable_item_with_reason_and_drops_it(sm_index):
     user = _user(sm_index, make_sm_task(rejection_style="clarify"), seed=2)
     shop = MiniShop(sm_index, SM_PLACES, "sm_f01")
-    script = ["Hi! What are you shopping for?", "What's your budget?",
-              "Try the Ocean Prime Wild Salmon Fillets.", "Try the Ocean Prime Wild Salmon Fillets."]
+    script = [
+        "Hi! What are you shopping for?",
+        "What's your budget?",
+        "Try the Ocean Prime Wild Salmon Fillets.",
+        "Try the Ocean Prime Wild Salmon Fillets.",
+    ]
     for response in script:
         turn = user.respond(shop.observe(response))
         shop.apply(turn.utterance, turn.tool_call)
     assert turn.intent == "reject" and turn.tool_call["name"] == "drop_item"
     assert "$14.99" in turn.utterance and "?" in turn.utterance
-    ended, reason = RuleModerator().should_end(shop.history, script[-1], turn.utterance,
-                                               turn.tool_call, turn)
+    ended, reason = RuleModerator().should_end(
+        shop.history, script[-1], turn.utterance, turn.tool_call, turn
+    )
     assert not ended, reason
 
 
 def test_home_check_then_do_not_add_then_buy_target(hf_index):
     user = _user(hf_index, make_hf_task(), seed=0)
     shop = MiniShop(hf_index, HF_PLACES, "hf_a01")
-    script = ["Welcome! What can I help you find?",
-              "How about the Brass Arc Floor Lamp?", "How about the Brass Arc Floor Lamp?",
-              "Then the Rattan Globe Floor Lamp.", "Then the Rattan Globe Floor Lamp."]
+    script = [
+        "Welcome! What can I help you find?",
+        "How about the Brass Arc Floor Lamp?",
+        "How about the Brass Arc Floor Lamp?",
+        "Then the Rattan Globe Floor Lamp.",
+        "Then the Rattan Globe Floor Lamp.",
+    ]
     calls = []
     for response in script:
         turn = user.respond(shop.observe(response))
@@ -213,8 +240,10 @@ def test_follows_visible_named_fixture_always_at_1_and_never_at_0(sm_index, seed
         user.respond(_obs(sm_index, 1, "Hi! What do you need?", view_ids))
         for t in range(2, 6):
             turn = user.respond(_obs(sm_index, t, line, view_ids))
-            moved_there = (turn.tool_call["name"] == "move_to_fixture"
-                           and turn.tool_call["arguments"]["fixture"] == "C")
+            moved_there = (
+                turn.tool_call["name"] == "move_to_fixture"
+                and turn.tool_call["arguments"]["fixture"] == "C"
+            )
             assert moved_there is expect, (p, t, turn)
             assert (turn.intent == "follow") is expect
             if expect:
@@ -227,15 +256,22 @@ def test_follows_store_area_and_direction_wording(hf_index, sm_index):
     user = _user(hf_index, make_hf_task(), seed=0, navigation_following=1.0)
     user.respond(_obs(hf_index, 1, "Hello!", ids))
     turn = user.respond(_obs(hf_index, 2, "Walk to the entrance of Light Logic.", ids))
-    assert turn.tool_call == {"name": "move_to_store",
-                              "arguments": {"store": "E", "approach": "outside_doorway"}}
+    assert turn.tool_call == {
+        "name": "move_to_store",
+        "arguments": {"store": "E", "approach": "outside_doorway"},
+    }
     turn = user.respond(_obs(hf_index, 3, "Now go into Light Logic.", ids))
     assert turn.tool_call["arguments"]["approach"] == "inside_doorway"
     turn = user.respond(_obs(hf_index, 4, "The lamps are in the reading nook area.", ids))
     assert turn.tool_call == {"name": "move_to_area", "arguments": {"area": "A1"}}
     assert parse_direction("Turn left and walk a few steps") == {
-        "name": "turn_and_move", "arguments": {"direction": "left", "angle": 90.0, "distance": "short"}}
-    assert parse_direction("Turn right 45 degrees.")["arguments"] == {"direction": "right", "angle": 45.0}
+        "name": "turn_and_move",
+        "arguments": {"direction": "left", "angle": 90.0, "distance": "short"},
+    }
+    assert parse_direction("Turn right 45 degrees.")["arguments"] == {
+        "direction": "right",
+        "angle": 45.0,
+    }
     assert parse_direction("Look up at the top shelf")["name"] == "look_up_down"
     assert parse_direction("Sounds good, thanks.") is None
 
@@ -243,7 +279,9 @@ def test_follows_store_area_and_direction_wording(hf_index, sm_index):
 def _obs(index, turn, text, visible_ids, held=None):
     from situ_gym.user import UserObservation
 
-    return UserObservation(turn=turn, assistant_response=text, view=make_view(index, visible_ids, held))
+    return UserObservation(
+        turn=turn, assistant_response=text, view=make_view(index, visible_ids, held)
+    )
 
 
 @pytest.mark.parametrize("patience", [1, 2, 4])
@@ -269,10 +307,18 @@ def test_gives_up_after_patience_unproductive_turns(sm_index, patience):
 
 def test_helpful_turns_do_not_cost_patience(sm_index):
     user = _user(sm_index, seed=0, patience=1, navigation_following=1.0)
-    shop, turns = _run(sm_index, 0, script=[
-        "Hi! What are you looking for?", "What's your budget?", "Anything you want to avoid?",
-        "Head to the Upright Freezer 2.", "The Harbor Catch Plain Cod Fillets are plain, great for you."],
-        patience=1)
+    shop, turns = _run(
+        sm_index,
+        0,
+        script=[
+            "Hi! What are you looking for?",
+            "What's your budget?",
+            "Anything you want to avoid?",
+            "Head to the Upright Freezer 2.",
+            "The Harbor Catch Plain Cod Fillets are plain, great for you.",
+        ],
+        patience=1,
+    )
     assert not any(t.gave_up for _, t in turns)
     assert shop.cart == ["sm_p01"]
     del user
@@ -280,10 +326,18 @@ def test_helpful_turns_do_not_cost_patience(sm_index):
 
 def test_tool_calls_legal_and_utterances_free_of_handles(sm_index, hf_index):
     for seed in range(25):
-        for index, task, places in ((sm_index, make_sm_task(), SM_PLACES),
-                                    (hf_index, make_hf_task(), HF_PLACES)):
-            shop, turns = _run(index, seed, task=task, places=places, talkativeness="high",
-                               navigation_following=0.5)
+        for index, task, places in (
+            (sm_index, make_sm_task(), SM_PLACES),
+            (hf_index, make_hf_task(), HF_PLACES),
+        ):
+            shop, turns = _run(
+                index,
+                seed,
+                task=task,
+                places=places,
+                talkativeness="high",
+                navigation_following=0.5,
+            )
             for obs, turn in turns:
                 call = turn.tool_call
                 assert call["name"] in LEGAL_TOOLS[task.store]
@@ -293,7 +347,10 @@ def test_tool_calls_legal_and_utterances_free_of_handles(sm_index, hf_index):
                     eid = obs.view.handles[handle]
                     assert eid in obs.view.visible_ids() or eid == obs.held_item
                 for handle in obs.view.handles:
-                    assert not _handle_pattern(handle).search(turn.utterance), (handle, turn.utterance)
+                    assert not _handle_pattern(handle).search(turn.utterance), (
+                        handle,
+                        turn.utterance,
+                    )
                 assert turn.utterance.strip()
 
 
@@ -313,3 +370,86 @@ def test_reset_rejects_wrong_store_and_factory(sm_index, hf_index):
         user.reset(make_hf_task(), make_profile(), sm_index, np.random.default_rng(0))
     with pytest.raises(ValueError, match="before reset"):
         RuleBasedUser().respond(_obs(sm_index, 1, "hi", []))
+
+
+def _play(user, shop, script):
+    out = []
+    for response in script:
+        obs = shop.observe(response)
+        turn = user.respond(obs)
+        out.append(turn)
+        shop.apply(turn.utterance, turn.tool_call)
+        if shop.cart:
+            break
+    return out
+
+
+LAMPS = {"hf_a01": ["hf_a01", "hf_p01", "hf_p02", "hf_p03"]}
+
+
+def test_substitutes_need_policy_and_willingness(hf_index):
+    script = ["Welcome, what can I find for you?"] + [
+        "Have a look at the Wicker Rattan Floor Lamp."
+    ] * 3
+    bought = 0
+    for seed in range(20):
+        user = _user(hf_index, make_hf_task(accept_substitutes=False), seed=seed)
+        shop = MiniShop(hf_index, LAMPS, "hf_a01")
+        turns = _play(user, shop, script)
+        assert shop.cart == []
+        assert turns[2].intent == "reject" and "Wicker Rattan Floor Lamp" in turns[2].utterance
+        user = _user(
+            hf_index,
+            make_hf_task(accept_substitutes=True),
+            seed=seed,
+            substitute_willingness="high",
+        )
+        shop = MiniShop(hf_index, LAMPS, "hf_a01")
+        _play(user, shop, script)
+        bought += shop.cart == ["hf_p03"]
+    assert bought >= 14  # "high" willingness accepts most near matches (p = 0.9)
+
+
+@pytest.mark.parametrize(("sensitivity", "buys"), [("high", False), ("medium", True)])
+def test_price_sensitive_user_rejects_a_clearly_pricier_fit(hf_index, sensitivity, buys):
+    task = make_hf_task(accept_substitutes=True, explanations_needed=1)
+    user = _user(
+        hf_index, task, seed=0, price_sensitivity=sensitivity, explanation_seeking="medium"
+    )
+    shop = MiniShop(hf_index, LAMPS, "hf_a01")
+    turns = _play(
+        user,
+        shop,
+        [
+            "Hi! What are you looking for?",
+            "Have a look at the Wicker Rattan Floor Lamp.",
+            "Or the Rattan Globe Floor Lamp?",
+            "The Rattan Globe Floor Lamp is ideal for reading because its rattan shade softens light.",
+        ],
+    )
+    names = [t.tool_call["name"] for t in turns]
+    assert names[1:3] == ["check_item", "check_item"]
+    if buys:
+        assert shop.cart == ["hf_p02"]
+    else:
+        assert shop.cart == [] and turns[3].intent == "reject"
+        assert "Wicker Rattan Floor Lamp" in turns[3].utterance  # names the cheaper option
+
+
+def test_short_product_mention_and_already_rejected(sm_index):
+    user = _user(sm_index, seed=4)
+    shop = MiniShop(sm_index, SM_PLACES, "sm_f01")
+    turns = _play(
+        user,
+        shop,
+        [
+            "Hello, what do you need?",
+            "The salmon fillets are right there.",  # short form; unique best match
+            "What's your budget?",
+            "The salmon fillets are right there.",
+        ],
+    )
+    assert turns[1].tool_call["name"] == "pick_up_item"
+    assert turns[2].intent == "reject"
+    assert "Ocean Prime Wild Salmon Fillets" in turns[3].utterance
+    assert turns[3].tool_call["name"] not in ("pick_up_item", "add_to_cart")
