@@ -393,26 +393,34 @@ def episode_metrics(
 def _main(argv: list[str] | None = None) -> int:
     import argparse
 
-    from eval.aggregate import load_indexes, summarize
+    from eval.aggregate import load_indexes, load_tasks, summarize_groups
     from eval.io import read_episodes
+    from eval.judge import make_judge
     from eval.report import format_console
 
     parser = argparse.ArgumentParser(
         prog="python -m eval.metrics", description="Score a SituRec trajectory file (App. C.1)."
     )
     parser.add_argument("file", help="trajectories.jsonl")
-    parser.add_argument("--json", action="store_true", help="print metrics.json instead of tables")
+    parser.add_argument("--json", action="store_true", help="print every figure as JSON")
+    parser.add_argument("--judge", default="rule", help="dialogue judge ('rule'; 'none' to skip)")
     parser.add_argument("--no-scene", action="store_true",
                         help="do not load the scene (Catalog %% and the Home CGV product rule off)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     episodes = read_episodes(args.file)
-    indexes = None if args.no_scene else load_indexes({ep.store for ep in episodes})
-    summary = summarize(episodes, indexes=indexes)
+    stores = {ep.store for ep in episodes}
+    indexes = {} if args.no_scene else load_indexes(stores)
+    ratings = None
+    if args.judge != "none":
+        judge = make_judge(args.judge)
+        tasks = {} if args.no_scene else load_tasks(stores)
+        ratings = [judge.rate(ep, tasks.get(ep.task_id), indexes.get(ep.store)) for ep in episodes]
+    groups = summarize_groups(episodes, indexes=indexes, ratings=ratings)
     if args.json:
-        print(json.dumps(summary, indent=2, sort_keys=True))
+        print(json.dumps(groups, indent=2, sort_keys=True))
     else:
-        print(format_console(summary))
+        print(format_console(groups))
     return 0
 
 

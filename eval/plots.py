@@ -1,0 +1,94 @@
+"""Figures of a run (matplotlib, Agg): SR by turn (Fig. 4), ΔCGV by horizon (Fig. 7) and
+dialogue action shares (Fig. 9), one line / bar group per env-agent cohort."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+__all__ = ["plot_sr_by_turn", "plot_cgv_gain", "plot_action_shares", "write_plots"]
+
+
+def _plt():
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def plot_sr_by_turn(groups: dict[str, dict[str, Any]], path: str | os.PathLike) -> Path:
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for key, s in groups.items():
+        sr = s["sr_by_turn"]
+        ax.plot(range(1, len(sr) + 1), sr, marker="o", markersize=3, label=key)
+    ax.set_xlabel("turn t")
+    ax.set_ylabel("SR(t) (%)")
+    ax.set_ylim(0, 100)
+    ax.set_title("Success rate by turn")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return Path(path)
+
+
+def plot_cgv_gain(groups: dict[str, dict[str, Any]], path: str | os.PathLike) -> Path:
+    plt = _plt()
+    horizons = ["1", "2", "3", "4", "5", "End"]
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for key, s in groups.items():
+        c = s["cgv"]
+        ys = [c.get(f"delta_{h}") for h in horizons]
+        if all(y is None for y in ys):
+            continue
+        ax.plot(horizons, [0.0 if y is None else y for y in ys], marker="o",
+                label=f"{key} (n={int(c['events'])})")
+    ax.set_xlabel("horizon h (turns)")
+    ax.set_ylabel("ΔCGV = CGV(h) - CGV(0) (pp)")
+    ax.set_title("Goal visibility gain")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return Path(path)
+
+
+def plot_action_shares(groups: dict[str, dict[str, Any]], path: str | os.PathLike) -> Path:
+    import numpy as np
+
+    from situ_gym.actions.assistant import ACTION_TYPES
+
+    plt = _plt()
+    keys = list(groups)
+    fig, ax = plt.subplots(figsize=(8, 0.6 * max(2, len(keys)) + 1.5))
+    left = np.zeros(len(keys))
+    cmap = plt.get_cmap("tab10")
+    for i, action in enumerate(ACTION_TYPES):
+        vals = np.array([groups[k]["action_shares"]["shares"][action] for k in keys])
+        ax.barh(keys, vals, left=left, color=cmap(i), label=action)
+        left += vals
+    ax.set_xlim(0, 100)
+    ax.set_xlabel("share of turns (%)")
+    ax.set_title("Dialogue action shares")
+    ax.legend(fontsize=7, ncol=5, loc="upper center", bbox_to_anchor=(0.5, -0.25))
+    fig.tight_layout()
+    fig.savefig(path, dpi=120, bbox_inches="tight")
+    plt.close(fig)
+    return Path(path)
+
+
+def write_plots(run_dir: str | os.PathLike, groups: dict[str, dict[str, Any]]) -> list[Path]:
+    """All three figures as PNG in the run directory."""
+    run = Path(run_dir)
+    run.mkdir(parents=True, exist_ok=True)
+    return [
+        plot_sr_by_turn(groups, run / "sr_by_turn.png"),
+        plot_cgv_gain(groups, run / "cgv_gain.png"),
+        plot_action_shares(groups, run / "action_shares.png"),
+    ]

@@ -1,0 +1,152 @@
+"""Report tables in the paper's layouts (Table 3, Table 8, dialogue ratings) for the console
+and ``runs/NAME/report.md``, plus ``metrics.json`` with every figure."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from eval.aggregate import TABLE3, TABLE8
+from eval.judge import DIMENSIONS
+
+__all__ = ["fmt_stat", "format_markdown", "format_console", "write_report", "write_metrics_json"]
+
+_UNITS = {"SR": "SR (%)", "Turn": "Turn", "AFR": "AFR (%)", "LNSR": "LNSR (%)", "R@5": "R@5 (%)",
+          "NDCG@10": "NDCG@10 (%)", "RPR": "RPR (%)", "RPR|Cart": "RPR\\|Cart (%)",
+          "R-MRR@10": "R-MRR@10 (%)", "Catalog %": "Catalog (%)"}
+_SHORT = {"Informativeness": "Inform.", "Naturalness": "Natur.", "Groundedness": "Ground.",
+          "Preference Alignment": "Prefer.", "Proactiveness": "Proact.", "Non-repetition": "Nonrep.",
+          "Overall": "Overall"}
+
+
+def fmt_stat(stat: dict[str, Any] | None, digits: int = 1, sd: bool = True) -> str:
+    """"mean±SD" from a subset statistic (the cohort mean when subsets give no mean); "-"
+    when nothing was eligible."""
+    if not stat:
+        return "-"
+    mean = stat.get("mean")
+    if mean is None:
+        mean = stat.get("cohort")
+    if mean is None:
+        return "-"
+    text = f"{mean:.{digits}f}"
+    if sd and stat.get("sd") is not None:
+        text += f"±{stat['sd']:.{digits}f}"
+    return text
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return lines
+
+
+def format_markdown(groups: dict[str, dict[str, Any]], title: str = "SituRec evaluation") -> str:
+    """The full report as Markdown (one row per env/agent cohort in each table)."""
+    out = [f"# {title}", ""]
+    any_s = next(iter(groups.values()), {})
+    out.append(
+        f"Values are the mean of the profile-stratified subset means ± their sample SD "
+        f"(subsets present: {any_s.get('subsets', [])}); cohort means are in metrics.json."
+    )
+    out.append("")
+    # Table 3
+    k = max((s.get("repeats", 1) for s in groups.values()), default=1)
+    header = ["Environment", "Agent", "N", *(_UNITS[m] for m in TABLE3), f"pass^{k} (%)"]
+    rows = []
+    for key, s in groups.items():
+        env, agent = key.split(" / ", 1)
+        pk = s.get("pass_hat_k", {}).get(str(k))
+        rows.append([env, agent, str(s["episodes"]), *(fmt_stat(s["metrics"][m]) for m in TABLE3),
+                     "-" if pk is None else f"{pk:.1f}"])
+    out += ["## Outcome, navigation, recommendation (Table 3 layout)", "", *_table(header, rows), ""]
+    # Table 8
+    header = ["Environment", "Agent", *(_UNITS[m] for m in TABLE8)]
+    rows = []
+    for key, s in groups.items():
+        env, agent = key.split(" / ", 1)
+        m = s["metrics"]
+        rows.append([env, agent, fmt_stat(m["RPR"], sd=False), fmt_stat(m["RPR|Cart"], sd=False),
+                     fmt_stat(m["R-MRR@10"]), fmt_stat(m["Catalog %"])])
+    out += ["## Purchase quality (Table 8 layout; RPR and RPR\\|Cart without SD)", "", *_table(header, rows), ""]
+    # Dialogue
+    if any("dialogue" in s for s in groups.values()):
+        header = ["Environment", "Agent", "Judge", *(_SHORT[d] for d in DIMENSIONS)]
+        rows = []
+        for key, s in groups.items():
+            env, agent = key.split(" / ", 1)
+            d = s.get("dialogue") or {"judge": "-", "ratings": {}}
+            rows.append([env, agent, f"judge: {d['judge']}",
+                         *(fmt_stat(d["ratings"].get(dim)) for dim in DIMENSIONS)])
+        out += ["## Dialogue quality (1-5)", "", *_table(header, rows), ""]
+    # CGV
+    header = ["Environment", "Agent", "events", *(f"ΔCGV {h}" for h in ("1", "2", "3", "4", "5", "End")), "CGV 0"]
+    rows = []
+    for key, s in groups.items():
+        env, agent = key.split(" / ", 1)
+        c = s["cgv"]
+        cells = ["-" if c.get(f"delta_{h}") is None else f"{c[f'delta_{h}']:.1f}"
+                 for h in ("1", "2", "3", "4", "5", "End")]
+        rows.append([env, agent, str(int(c["events"])), *cells, "-" if c["0"] is None else f"{c['0']:.1f}"])
+    out += ["## Cumulative goal visibility (pp over CGV 0, pooled events)", "", *_table(header, rows), ""]
+    # Terminations and pass^k
+    reasons = sorted({r for s in groups.values() for r in s["termination"]})
+    header = ["Environment", "Agent", *reasons]
+    rows = [[*key.split(" / ", 1), *(str(s["termination"].get(r, 0)) for r in reasons)]
+            for key, s in groups.items()]
+    out += ["## Termination reasons (episodes)", "", *_table(header, rows), ""]
+    for key, s in groups.items():
+        pk = s.get("pass_hat_k", {})
+        if pk:
+            out.append(f"- pass^k {key}: " + ", ".join(f"k={kk}: {v:.1f}%" for kk, v in pk.items()))
+    out.append("")
+    # Action shares
+    from situ_gym.actions.assistant import ACTION_TYPES
+
+    header = ["Environment", "Agent", *ACTION_TYPES, "unrecognised turns"]
+    rows = [[*key.split(" / ", 1), *(f"{s['action_shares']['shares'][a]:.1f}" for a in ACTION_TYPES),
+             str(s["action_shares"]["unrecognised"])] for key, s in groups.items()]
+    out += ["## Dialogue action shares (% of turns)", "", *_table(header, rows), ""]
+    # Rewards
+    if any(s.get("reward") for s in groups.values()):
+        out += ["## Reward components (per turn)", ""]
+        for key, s in groups.items():
+            r = s.get("reward") or {}
+            if not r:
+                continue
+            total = r["mean"].get("recrm/total")
+            out.append(f"### {key}")
+            if total is not None:
+                out.append(f"- mean R_total: {total:.4f}")
+            for g, v in r["gate_pass_rate"].items():
+                out.append(f"- gate pass rate {g}: {v:.1f}%")
+            for name, v in r["mean"].items():
+                out.append(f"- mean {name}: {v:.4f} ({r['turns'][name]} turns)")
+            out.append("")
+    errors = sum(s.get("errors", 0) for s in groups.values())
+    if errors:
+        out += [f"**{errors} episode(s) crashed** (termination `error`; tracebacks in trajectories.jsonl).", ""]
+    return "\n".join(out)
+
+
+def format_console(groups: dict[str, dict[str, Any]]) -> str:
+    """The same tables for a terminal (Markdown reads fine as plain text)."""
+    return format_markdown(groups)
+
+
+def write_metrics_json(path: str | os.PathLike, groups: dict[str, dict[str, Any]], extra: dict[str, Any] | None = None) -> None:
+    payload = {"groups": groups, **(extra or {})}
+    Path(path).write_text(json.dumps(payload, indent=2, sort_keys=True), encoding="utf-8")
+
+
+def write_report(run_dir: str | os.PathLike, groups: dict[str, dict[str, Any]], title: str | None = None,
+                 extra: dict[str, Any] | None = None) -> Path:
+    """Write report.md and metrics.json into the run directory; returns report.md's path."""
+    run = Path(run_dir)
+    run.mkdir(parents=True, exist_ok=True)
+    report = run / "report.md"
+    report.write_text(format_markdown(groups, title or f"SituRec evaluation: {run.name}") + "\n", encoding="utf-8")
+    write_metrics_json(run / "metrics.json", groups, extra)
+    return report

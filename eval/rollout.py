@@ -1,0 +1,384 @@
+"""Resumable parallel rollout runner: agent x tasks x repeats -> trajectories.jsonl + report.
+
+    python -m eval.rollout --env SituRec-Supermarket-v0 --agent heuristic --user rule \\
+        --tasks all --workers 2 --seed 0 --repeats 1 --out runs/sm_heuristic [--resume] \\
+        [--save-frames] [--max-turns 20] [--reward recrm|none] [--model PATH]
+
+Episodes run in worker processes (each builds its own env and agent); the parent alone
+appends each finished episode as one JSON line (flush + fsync). Task order is fixed and
+episode (task, repeat) uses seed ``seed + repeat`` with the env re-seeded at every reset,
+so results do not depend on the worker count. A crashed episode is saved with termination
+"error" and its traceback. ``--resume`` skips (task, repeat) pairs already in the file.
+At the end: metrics.json, report.md, plots and the HTML viewer in the run directory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import logging
+import multiprocessing as mp
+import platform
+import sys
+import traceback
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from eval.io import append_episode, done_keys, drop_truncated_tail, episode_id_for, read_episodes
+from eval.viewer import frame_name
+from situ_gym.records import EpisodeRecord
+
+__all__ = ["RolloutConfig", "EpisodeJob", "select_tasks", "run_episode", "run", "finalize", "main"]
+
+logger = logging.getLogger(__name__)
+
+# Fields whose change makes an existing run directory a different experiment.
+_IDENTITY = ("env", "agent", "user", "seed", "max_turns", "reward", "model", "env_kwargs")
+
+
+@dataclass
+class RolloutConfig:
+    env: str = field(default="SituRec-Supermarket-v0", metadata={"help": "registered env id"})
+    agent: str = field(default="heuristic", metadata={"help": "random | heuristic | hf | pkg.module:Class"})
+    user: str = field(default="rule", metadata={"help": "user simulator name"})
+    tasks: str = field(default="all", metadata={"help": "all | A-B (bank positions, inclusive) | id,id,..."})
+    workers: int = field(default=1, metadata={"help": "worker processes (1 runs in this process)"})
+    seed: int = field(default=0, metadata={"help": "base seed; repeat r uses seed + r"})
+    repeats: int = field(default=1, metadata={"help": "runs per task (pass^k uses k = repeats)"})
+    out: str = field(default="runs/default", metadata={"help": "run directory"})
+    resume: bool = field(default=False, metadata={"help": "skip (task, repeat) pairs already saved"})
+    save_frames: bool = field(default=False, metadata={"help": "save both roles' SoM frames as PNG"})
+    max_turns: int = field(default=20, metadata={"help": "turn limit"})
+    reward: str = field(default="none", metadata={"help": "none | recrm (wrap with recrm.RecRMReward)"})
+    model: str | None = field(default=None, metadata={"help": "model path or id for --agent hf"})
+    judge: str = field(default="rule", metadata={"help": "dialogue judge: rule | none"})
+    max_episodes: int | None = field(
+        default=None, metadata={"help": "run at most this many new episodes (smoke runs, interrupts)"}
+    )
+    no_report: bool = field(default=False, metadata={"help": "skip metrics/report/plots/viewer"})
+    env_kwargs: dict[str, Any] = field(default_factory=dict, metadata={"help": "extra gym.make kwargs (JSON)"})
+
+    def __post_init__(self):
+        if self.workers < 1:
+            raise ValueError(f"workers must be >= 1, got {self.workers!r}")
+        if self.repeats < 1:
+            raise ValueError(f"repeats must be >= 1, got {self.repeats!r}")
+        if self.max_turns < 1:
+            raise ValueError(f"max_turns must be >= 1, got {self.max_turns!r}")
+        if self.reward not in ("none", "recrm"):
+            raise ValueError(f"reward must be 'none' or 'recrm', got {self.reward!r}")
+        if self.max_episodes is not None and self.max_episodes < 0:
+            raise ValueError(f"max_episodes must be >= 0, got {self.max_episodes!r}")
+        if self.agent == "hf" and not self.model:
+            raise ValueError("--agent hf needs --model PATH")
+
+
+@dataclass(frozen=True)
+class EpisodeJob:
+    """One (task, repeat) with everything a worker needs, including the task's public-to-eval
+    fields so that even an episode that crashes at reset can be recorded."""
+
+    config: RolloutConfig
+    task_id: str
+    repeat: int
+    profile_id: str
+    subset: int
+    target_id: str
+    reference_set: tuple[str, ...]
+    budget: float
+
+    @property
+    def seed(self) -> int:
+        return self.config.seed + self.repeat
+
+    @property
+    def episode_id(self) -> str:
+        return episode_id_for(self.task_id, self.repeat)
+
+
+def _store_of(env_id: str) -> str:
+    import situ_gym
+
+    if env_id not in situ_gym.STORE_OF_ENV:
+        raise ValueError(f"unknown env {env_id!r}; choose one of {list(situ_gym.STORE_OF_ENV)}")
+    return situ_gym.STORE_OF_ENV[env_id]
+
+
+def select_tasks(spec: str, task_ids: list[str]) -> list[str]:
+    """Resolve ``all``, ``A-B`` / ``A`` (0-based positions in bank order, inclusive) or a
+    comma list of ids against the bank's ordered ids."""
+    spec = spec.strip()
+    if spec == "all":
+        return list(task_ids)
+    if all(part.strip().isdigit() for part in spec.split("-")) and spec.count("-") <= 1:
+        lo, _, hi = spec.partition("-")
+        a, b = int(lo), int(hi or lo)
+        if not 0 <= a <= b < len(task_ids):
+            raise ValueError(f"task range {spec!r} outside 0-{len(task_ids) - 1}")
+        return task_ids[a : b + 1]
+    wanted = [s.strip() for s in spec.split(",") if s.strip()]
+    unknown = [t for t in wanted if t not in set(task_ids)]
+    if unknown or not wanted:
+        raise ValueError(f"unknown task ids {unknown or spec!r}; e.g. {task_ids[:3]}")
+    return wanted
+
+
+# ------------------------------------------------------------------ worker side
+
+_WORKER: dict[str, Any] = {}  # per process: the env and agent, built once and reused
+
+
+def _make_env(config: RolloutConfig):
+    import gymnasium as gym
+
+    import situ_gym  # noqa: F401 - registers the envs
+
+    env = gym.make(config.env, user=config.user, max_turns=config.max_turns, **config.env_kwargs)
+    if config.reward == "recrm":
+        from recrm import RecRMReward
+
+        env = RecRMReward(env)
+    return env
+
+
+def _state(config: RolloutConfig) -> tuple[Any, Any]:
+    key = json.dumps(dataclasses.asdict(config), sort_keys=True, default=str)
+    if _WORKER.get("key") != key:
+        from agents.registry import make_agent
+
+        if "env" in _WORKER:
+            _WORKER["env"].close()
+        _WORKER.clear()
+        _WORKER.update(key=key, env=_make_env(config), agent=make_agent(config.agent, model=config.model))
+    return _WORKER["env"], _WORKER["agent"]
+
+
+def _save_frames(out: Path, episode_id: str, turn: int, obs: dict[str, Any], env) -> list[str]:
+    import cv2
+    import numpy as np
+
+    saved = []
+    images = {"assistant": obs.get("som_rgb")}
+    user_view = getattr(env.unwrapped, "user_view", None)
+    if user_view is not None and getattr(user_view, "image", None) is not None:
+        images["user"] = user_view.image
+    for role, image in images.items():
+        if image is None:
+            continue
+        rel = frame_name(episode_id, turn, role)
+        path = out / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        cv2.imwrite(str(path), cv2.cvtColor(np.ascontiguousarray(image, dtype=np.uint8), cv2.COLOR_RGB2BGR))
+        saved.append(rel)
+    return saved
+
+
+def run_episode(job: EpisodeJob) -> str:
+    """Play one episode and return its EpisodeRecord as JSON (never raises)."""
+    config = job.config
+    out = Path(config.out)
+    turns: list[Any] = []
+    frames: list[str] = []
+    termination, error = "error", None
+    try:
+        env, agent = _state(config)
+        obs, info = env.reset(seed=job.seed, options={"task_id": job.task_id})
+        public = {k: v for k, v in info.items() if k != "task"}
+        agent.reset(obs, public, seed=job.seed)
+        if config.save_frames:
+            frames += _save_frames(out, job.episode_id, 1, obs, env)
+        for _ in range(config.max_turns):
+            text = agent.act(obs)
+            obs, _reward, terminated, truncated, info = env.step(text)
+            turns.append(info["turn"])
+            if config.save_frames:
+                frames += _save_frames(out, job.episode_id, len(turns) + 1, obs, env)
+            if terminated or truncated:
+                termination = info.get("termination") or ("turn_limit" if truncated else "moderator_end")
+                break
+        else:
+            termination = "turn_limit"
+    except Exception:  # noqa: BLE001 - a crashed episode is data, not a crashed run
+        error = traceback.format_exc()
+        termination = "error"
+        _WORKER.clear()  # rebuild env and agent for the next episode
+    record = EpisodeRecord(
+        episode_id=job.episode_id,
+        env_id=config.env,
+        store=_store_of(config.env),
+        task_id=job.task_id,
+        profile_id=job.profile_id,
+        subset=job.subset,
+        seed=job.seed,
+        agent=config.agent,
+        user=config.user,
+        target_id=job.target_id,
+        reference_set=list(job.reference_set),
+        budget=job.budget,
+        turns=turns,
+        cart=list(turns[-1].cart) if turns else [],
+        termination=termination,
+        error=error,
+        frames=frames,
+    )
+    return record.model_dump_json()
+
+
+# ------------------------------------------------------------------ parent side
+
+
+def _versions() -> dict[str, str]:
+    import gymnasium
+    import numpy
+
+    import situ_gym
+
+    return {"situ_gym": getattr(situ_gym, "__version__", "?"), "gymnasium": gymnasium.__version__,
+            "numpy": numpy.__version__, "python": sys.version.split()[0], "platform": platform.platform()}
+
+
+def _write_config(config: RolloutConfig, out: Path, argv: list[str] | None) -> None:
+    path = out / "config.json"
+    current = dataclasses.asdict(config)
+    if config.resume and path.exists():
+        previous = json.loads(path.read_text(encoding="utf-8")).get("config", {})
+        changed = {k: (previous.get(k), current[k]) for k in _IDENTITY if previous.get(k, current[k]) != current[k]}
+        if changed:
+            raise ValueError(f"--resume with a different setup than {path}: {changed}")
+    payload = {"config": current, "versions": _versions(), "argv": argv if argv is not None else sys.argv}
+    path.write_text(json.dumps(payload, indent=2, sort_keys=True, default=str), encoding="utf-8")
+
+
+def _jobs(config: RolloutConfig) -> list[EpisodeJob]:
+    from situ_gym.scene.loader import load_task_bank
+
+    bank = load_task_bank(_store_of(config.env))
+    tasks = {t.id: t for t in bank.tasks}
+    selected = select_tasks(config.tasks, [t.id for t in bank.tasks])
+    return [
+        EpisodeJob(config, tid, r, tasks[tid].profile_id, tasks[tid].subset, tasks[tid].target_product_id,
+                   tuple(tasks[tid].reference_set), float(tasks[tid].budget))
+        for tid in selected
+        for r in range(config.repeats)
+    ]
+
+
+def _check_reward(config: RolloutConfig) -> None:
+    if config.reward != "recrm":
+        return
+    try:
+        from recrm import RecRMReward  # noqa: F401
+    except ImportError as exc:
+        raise ValueError(f"--reward recrm needs recrm.RecRMReward, which is not importable ({exc})") from exc
+
+
+def run(config: RolloutConfig, argv: list[str] | None = None) -> dict[str, Any] | None:
+    """Run every pending episode, then write the report. Returns the metric groups (None
+    with ``no_report``)."""
+    from tqdm import tqdm
+
+    _check_reward(config)
+    out = Path(config.out)
+    out.mkdir(parents=True, exist_ok=True)
+    traj = out / "trajectories.jsonl"
+    _write_config(config, out, argv)
+    if traj.exists() and not config.resume:
+        raise ValueError(f"{traj} exists; pass --resume to continue it or choose another --out")
+    if config.resume and drop_truncated_tail(traj):
+        logger.warning("%s: dropped a truncated last line left by an interrupted run", traj)
+    done = done_keys(read_episodes(traj)) if traj.exists() else set()
+    pending = [j for j in _jobs(config) if (j.task_id, j.repeat) not in done]
+    if config.max_episodes is not None:
+        pending = pending[: config.max_episodes]
+    logger.info("%d episodes to run (%d already saved)", len(pending), len(done))
+
+    successes = finished = 0
+    bar = tqdm(total=len(pending), desc=f"{config.agent} on {config.env}", unit="ep", file=sys.stderr)
+
+    def _save(text: str) -> None:
+        nonlocal successes, finished
+        record = EpisodeRecord.model_validate_json(text)
+        append_episode(traj, record)
+        finished += 1
+        successes += bool(record.cart)
+        bar.update(1)
+        bar.set_postfix(success=f"{successes}/{finished}", errors=None if record.error is None else "!")
+
+    try:
+        if config.workers == 1 or len(pending) <= 1:
+            for job in pending:
+                _save(run_episode(job))
+        else:
+            methods = mp.get_all_start_methods()
+            ctx = mp.get_context("forkserver" if "forkserver" in methods else "spawn")
+            with ProcessPoolExecutor(max_workers=config.workers, mp_context=ctx) as pool:
+                futures = [pool.submit(run_episode, job) for job in pending]
+                for fut in as_completed(futures):
+                    _save(fut.result())
+    finally:
+        bar.close()
+    if config.no_report:
+        return None
+    return finalize(out, judge=config.judge)
+
+
+def finalize(run_dir: str | Path, judge: str = "rule") -> dict[str, Any]:
+    """Score trajectories.jsonl of a run and write metrics.json, report.md, plots, viewer."""
+    from eval.aggregate import load_indexes, load_tasks, summarize_groups
+    from eval.judge import make_judge
+    from eval.plots import write_plots
+    from eval.report import write_report
+    from eval.viewer import write_viewer
+
+    run_dir = Path(run_dir)
+    episodes = read_episodes(run_dir / "trajectories.jsonl")
+    stores = {ep.store for ep in episodes}
+    indexes = load_indexes(stores)
+    ratings = None
+    if judge != "none" and episodes:
+        j = make_judge(judge)
+        tasks = load_tasks(stores)
+        ratings = [j.rate(ep, tasks.get(ep.task_id), indexes.get(ep.store)) for ep in episodes]
+    groups = summarize_groups(episodes, indexes=indexes, ratings=ratings)
+    write_report(run_dir, groups, extra={"judge": None if ratings is None else ratings[0]["judge"]})
+    if episodes:
+        write_plots(run_dir, groups)
+    write_viewer(run_dir, episodes, indexes, ratings)
+    return groups
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m eval.rollout", description=__doc__.split("\n")[0])
+    for f in dataclasses.fields(RolloutConfig):
+        flag = "--" + f.name.replace("_", "-")
+        help_ = f.metadata.get("help", "")
+        type_name = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", str(f.type))
+        if type_name == "bool":
+            parser.add_argument(flag, action="store_true", help=help_)
+        elif f.name == "env_kwargs":
+            parser.add_argument(flag, type=json.loads, default={}, help=help_)
+        else:
+            kind = int if type_name in ("int", "int | None") else str
+            default = f.default if f.default is not dataclasses.MISSING else None
+            parser.add_argument(flag, type=kind, default=default, help=f"{help_} (default: {default})")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    config = RolloutConfig(**vars(args))
+    groups = run(config, argv=sys.argv if argv is None else argv)
+    if groups is not None:
+        from eval.report import format_console
+
+        print(format_console(groups))
+        print(f"\nrun directory: {config.out} (report.md, metrics.json, index.html)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
