@@ -681,3 +681,77 @@ def test_aisle_number_flagged_when_not_a_scene_name(home):
 def test_module_doctests():
     result = doctest.testmod(parse_module)
     assert result.attempted >= 3 and result.failed == 0
+
+
+def _random_value(rng, depth=0):
+    kinds = ["str", "int", "float", "bool", "null", "list", "dict", "handle"]
+    kind = kinds[rng.integers(len(kinds) if depth < 4 else 5)]
+    if kind == "str":
+        return "".join(chr(int(c)) for c in rng.integers(1, 0xFFFF, size=rng.integers(0, 12)))
+    if kind == "int":
+        return int(rng.integers(-(2**40), 2**40))
+    if kind == "float":
+        return float(rng.normal() * 1e3)
+    if kind == "bool":
+        return bool(rng.integers(2))
+    if kind == "null":
+        return None
+    if kind == "handle":
+        return ["a", "b", "c", "1", "2", "3", "q", "1a", "A"][rng.integers(9)]
+    if kind == "list":
+        return [_random_value(rng, depth + 1) for _ in range(rng.integers(0, 4))]
+    keys = [
+        "type",
+        "name",
+        "arguments",
+        "item",
+        "fixture",
+        "display_name",
+        "visible_now",
+        "reason",
+        "x",
+    ]
+    return {
+        keys[rng.integers(len(keys))]: _random_value(rng, depth + 1)
+        for _ in range(rng.integers(0, 4))
+    }
+
+
+def test_seeded_fuzz_never_raises(market, market_views, home, home_views):
+    """Random values in every field and random character edits of valid turns."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    valid = json.dumps(
+        turn(MARKET_ACTIONS["Recommend"], {"name": "pick_up_item", "arguments": {"item": "a"}})
+    )
+    outcomes = set()
+    for i in range(400):
+        if i % 2:
+            obj = {
+                k: _random_value(rng)
+                for k in ("response", "assistant_actions", "expected_user_action", "ranking")
+            }
+            if rng.integers(2):
+                obj["assistant_actions"] = [_random_value(rng)]
+            text = json.dumps(obj)
+        else:
+            chars = list(valid)
+            for _ in range(rng.integers(1, 6)):
+                pos = int(rng.integers(len(chars)))
+                op = rng.integers(3)
+                if op == 0:
+                    del chars[pos]
+                elif op == 1:
+                    chars.insert(pos, '{}[]",:\\ax7'[rng.integers(11)])
+                else:
+                    chars[pos] = chr(int(rng.integers(32, 127)))
+            text = "".join(chars)
+        for store, index, view in (
+            ("supermarket", market, market_views[0]),
+            ("home_furnishings", home, home_views[0]),
+        ):
+            out = parse_assistant_output(text, store=store, index=index, view=view)
+            assert len(out.response) <= MAX_RESPONSE_CHARS
+            outcomes.add(out.valid)
+    assert outcomes == {True, False}  # some edits leave a valid turn, most do not
