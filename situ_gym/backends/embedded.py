@@ -1,0 +1,363 @@
+"""The default backend: pure numpy/OpenCV rendering, 2D collision and A* path finding.
+
+No server, no GPU, no download. ``capture`` renders the user's egocentric view
+(RGB, depth, segmentation in the scene's colours) with an exact-visibility box
+rasteriser; ``execute`` runs the user's tool actions with a body disc that collides
+with walls, fixtures, storefront walls (doorways stay open) and furniture.
+
+Conventions: distances are the ``DISTANCES`` words of ``situ_gym.actions.tools`` (a
+plain number of metres is accepted too); angles in degrees, "left" turns counter-
+clockwise; pitch is clamped to +-45 degrees. Targeted moves (``move_to_fixture``,
+``move_to_store``, ``move_to_area``) walk a shortest obstacle-free path and report
+its length as the displacement; they end exactly on the approach pose (facing the
+target, pitch reset to level). ``move_to_fixture(..., approach="nearest")`` ends on
+the closest reachable free point to the fixture's footprint and turns the body
+toward the footprint's nearest point. Unreachable goals leave the user where they
+were (``ok=False``).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from typing import Any
+
+import numpy as np
+
+from situ_gym.actions.tools import ANGLE_RANGE, DISTANCES, LEGAL_TOOLS, TRANSLATIONAL_TOOLS
+from situ_gym.backends.base import ActionResult, BackendError, Frame, Pose, Primitive
+from situ_gym.backends.geometry import build_geometry
+from situ_gym.backends.motion import obstacles_from_scene, sweep
+from situ_gym.backends.pathing import FloorGrid
+from situ_gym.backends.raster import Camera, Renderer
+from situ_gym.scene.model import Pose2, Scene
+
+__all__ = ["EmbeddedBackend", "PITCH_LIMIT"]
+
+logger = logging.getLogger(__name__)
+
+PITCH_LIMIT = 45.0
+
+
+def _fmt(m: float) -> str:
+    return f"{m:.1f} m" if m >= 1.0 else f"{m:.2f} m"
+
+
+class EmbeddedBackend:
+    """Renders and moves the user through a Scene; implements ``situ_gym.backends.base.Backend``.
+
+    Args:
+        scene: the store to simulate.
+        width, height: image size in pixels (default 640 x 480).
+        hfov: horizontal field of view in degrees (default 90).
+        seed: kept for API symmetry; the backend itself is deterministic.
+        cull_distance: products farther than this (metres) are not drawn.
+    """
+
+    def __init__(
+        self,
+        scene: Scene,
+        width: int = 640,
+        height: int = 480,
+        hfov: float = 90.0,
+        seed: int | None = None,
+        *,
+        cull_distance: float = 14.0,
+    ):
+        if not isinstance(scene, Scene):
+            raise ValueError(f"scene must be a situ_gym.scene.model.Scene, got {type(scene).__name__!r}")
+        if not isinstance(width, int) or isinstance(width, bool) or width < 16:
+            raise ValueError(f"width must be an int >= 16, got {width!r}")
+        if not isinstance(height, int) or isinstance(height, bool) or height < 16:
+            raise ValueError(f"height must be an int >= 16, got {height!r}")
+        if not (isinstance(hfov, int | float) and 10.0 <= float(hfov) <= 170.0):
+            raise ValueError(f"hfov must be a number of degrees in [10, 170], got {hfov!r}")
+        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+            raise ValueError(f"seed must be an int or None, got {seed!r}")
+        if not (isinstance(cull_distance, int | float) and cull_distance > 0):
+            raise ValueError(f"cull_distance must be positive, got {cull_distance!r}")
+        self.scene = scene
+        self.seed = seed
+        self.width, self.height, self.hfov = width, height, float(hfov)
+        try:
+            self.geometry = build_geometry(scene)
+            self.camera = Camera.from_hfov(width, height, float(hfov))
+            self.renderer = Renderer(self.geometry, self.camera, cull_distance=float(cull_distance))
+            self.obstacles = obstacles_from_scene(scene)
+            self.grid = FloorGrid(self.obstacles, scene.layout.body_radius)
+        except (ValueError, IndexError) as exc:  # broken geometry
+            raise BackendError(f"cannot build scene {scene.name!r}: {exc}") from exc
+        self._fixtures = {f.id: f for f in scene.fixtures}
+        self._stores = {s.id: s for s in scene.stores}
+        self._areas = {a.id: a for a in scene.areas}
+        self._products = {p.id: p for p in scene.products}
+        self._closed = False
+        start = scene.layout.start
+        self.reset(Pose(start.x, start.y, start.yaw, 0.0))
+
+    # -- state -----------------------------------------------------------------
+    def reset(self, pose: Pose) -> None:
+        """Put the user at ``pose`` with empty hands, an empty cart, nothing inspected."""
+        vals = (pose.x, pose.y, pose.yaw, pose.pitch)
+        if not all(isinstance(v, int | float) and math.isfinite(v) for v in vals):
+            raise ValueError(f"pose must have finite numbers, got {pose!r}")
+        self._pose = Pose(float(pose.x), float(pose.y), float(pose.yaw) % 360.0,
+                          float(np.clip(pose.pitch, -PITCH_LIMIT, PITCH_LIMIT)))
+        self._held: str | None = None
+        self._cart: list[str] = []
+        self.inspected: set[str] = set()
+
+    def pose(self) -> Pose:
+        return self._pose
+
+    @property
+    def held_item(self) -> str | None:
+        return self._held
+
+    @property
+    def cart(self) -> list[str]:
+        return list(self._cart)
+
+    def camera_intrinsics(self) -> np.ndarray:
+        """3x3 pinhole matrix K (pixels)."""
+        return self.camera.matrix()
+
+    def close(self) -> None:
+        self._closed = True
+
+    # -- rendering -------------------------------------------------------------
+    def capture(self) -> Frame:
+        if self._closed:
+            raise BackendError("capture() on a closed EmbeddedBackend")
+        p = self._pose
+        eye = np.array([p.x, p.y, self.scene.layout.eye_height])
+        rgb, depth, seg, _ = self.renderer.render(eye, p.yaw, p.pitch)
+        return Frame(rgb=rgb, depth=depth, seg=seg, pose=p)
+
+    # -- actions ---------------------------------------------------------------
+    def execute(self, primitive: Primitive) -> ActionResult:
+        if self._closed:
+            raise BackendError("execute() on a closed EmbeddedBackend")
+        name, args = primitive.name, dict(primitive.args or {})
+        if name not in LEGAL_TOOLS[self.scene.store]:
+            return ActionResult(False, f"{name!r} is not available in this store")
+        try:
+            return getattr(self, f"_do_{name}")(args)
+        except _Infeasible as exc:
+            return ActionResult(False, str(exc), translational=name in TRANSLATIONAL_TOOLS)
+
+    # argument helpers
+    @staticmethod
+    def _distance(args: dict[str, Any]) -> float:
+        d = args.get("distance")
+        if isinstance(d, str) and d in DISTANCES:
+            return DISTANCES[d]
+        if isinstance(d, int | float) and not isinstance(d, bool) and 0 < d <= 10:
+            return float(d)
+        raise _Infeasible(f"distance must be one of {sorted(DISTANCES)}, got {d!r}")
+
+    @staticmethod
+    def _angle(args: dict[str, Any]) -> float:
+        a = args.get("angle")
+        if isinstance(a, str):
+            try:
+                a = float(a)
+            except ValueError:
+                pass
+        if isinstance(a, int | float) and not isinstance(a, bool) and ANGLE_RANGE[0] <= a <= ANGLE_RANGE[1]:
+            return float(a)
+        raise _Infeasible(f"angle must be {ANGLE_RANGE[0]:g}-{ANGLE_RANGE[1]:g} degrees, got {a!r}")
+
+    @staticmethod
+    def _direction(args: dict[str, Any], allowed: tuple[str, str]) -> str:
+        d = args.get("direction")
+        if d not in allowed:
+            raise _Infeasible(f"direction must be {' or '.join(allowed)}, got {d!r}")
+        return d
+
+    def _entity(self, args: dict[str, Any], key: str, table: dict, what: str):
+        eid = args.get(key)
+        if eid not in table:
+            raise _Infeasible(f"unknown {what} {eid!r}")
+        return table[eid]
+
+    # motion primitives
+    def _walk(self, heading: float, distance: float, verb: str) -> tuple[float, str]:
+        p = self._pose
+        walked, blocker = sweep(self.obstacles, (p.x, p.y), heading, distance, self.scene.layout.body_radius)
+        rad = math.radians(heading)
+        self._pose = Pose(p.x + walked * math.cos(rad), p.y + walked * math.sin(rad), p.yaw, p.pitch)
+        if blocker is None:
+            return walked, f"walked {_fmt(walked)} {verb}"
+        what = "the wall" if blocker < 0 else self.obstacles.names[blocker]
+        return walked, f"blocked by {what} after {_fmt(walked)}"
+
+    def _turn(self, direction: str, angle: float) -> None:
+        p = self._pose
+        delta = angle if direction == "left" else -angle
+        self._pose = Pose(p.x, p.y, (p.yaw + delta) % 360.0, p.pitch)
+
+    def _do_move_forward(self, args):
+        d = self._distance(args)
+        walked, msg = self._walk(self._pose.yaw, d, "forward")
+        return ActionResult(True, msg, displacement=walked, translational=True)
+
+    def _do_move_backward(self, args):
+        d = self._distance(args)
+        walked, msg = self._walk(self._pose.yaw + 180.0, d, "backward")
+        return ActionResult(True, msg, displacement=walked, translational=True)
+
+    def _do_side_step(self, args):
+        direction = self._direction(args, ("left", "right"))
+        d = self._distance(args)
+        heading = self._pose.yaw + (90.0 if direction == "left" else -90.0)
+        walked, msg = self._walk(heading, d, f"to the {direction}")
+        return ActionResult(True, msg, displacement=walked, translational=True)
+
+    def _do_turn_and_move(self, args):
+        direction = self._direction(args, ("left", "right"))
+        angle, d = self._angle(args), self._distance(args)
+        self._turn(direction, angle)
+        walked, msg = self._walk(self._pose.yaw, d, "forward")
+        return ActionResult(True, f"turned {angle:g} deg {direction}, {msg}", displacement=walked, translational=True)
+
+    def _do_move_and_turn(self, args):
+        direction = self._direction(args, ("left", "right"))
+        angle, d = self._angle(args), self._distance(args)
+        walked, msg = self._walk(self._pose.yaw, d, "forward")
+        self._turn(direction, angle)
+        return ActionResult(True, f"{msg}, turned {angle:g} deg {direction}", displacement=walked, translational=True)
+
+    def _do_turn(self, args):
+        direction = self._direction(args, ("left", "right"))
+        angle = self._angle(args)
+        self._turn(direction, angle)
+        return ActionResult(True, f"turned {angle:g} deg {direction}")
+
+    def _do_look_up_down(self, args):
+        direction = self._direction(args, ("up", "down"))
+        angle = self._angle(args)
+        p = self._pose
+        target = p.pitch + (angle if direction == "up" else -angle)
+        new = float(np.clip(target, -PITCH_LIMIT, PITCH_LIMIT))
+        if abs(new - p.pitch) < 1e-9:
+            raise _Infeasible(f"cannot look further {direction} (limit {PITCH_LIMIT:g} deg)")
+        self._pose = Pose(p.x, p.y, p.yaw, new)
+        note = "" if new == target else " (limit)"
+        return ActionResult(True, f"looked {direction} {abs(new - p.pitch):g} deg{note}")
+
+    def _do_idle(self, args):
+        return ActionResult(True, "stayed put")
+
+    # targeted moves
+    def _go_to(self, goal: Pose2, what: str) -> ActionResult:
+        p = self._pose
+        path = self.grid.plan((p.x, p.y), (goal.x, goal.y))
+        if path is None:
+            raise _Infeasible(f"cannot reach {what}")
+        length = FloorGrid.length(path)
+        self._pose = Pose(goal.x, goal.y, goal.yaw % 360.0, 0.0)
+        return ActionResult(True, f"walked {_fmt(length)} to {what}", displacement=length, translational=True)
+
+    def _do_move_to_fixture(self, args):
+        fx = self._entity(args, "fixture", self._fixtures, "fixture")
+        approach = args.get("approach", "nearest")
+        if approach in ("front", "back"):
+            if approach not in fx.approach:
+                raise _Infeasible(f"{fx.name} has no {approach} side")
+            return self._go_to(fx.approach[approach], f"the {approach} of {fx.name}")
+        if approach != "nearest":
+            raise _Infeasible(f"approach must be nearest, front or back, got {approach!r}")
+        return self._go_nearest(fx.footprint, fx.name)
+
+    def _go_nearest(self, rect, name: str) -> ActionResult:
+        grid, p = self.grid, self._pose
+        x0, y0, x1, y1 = rect
+        start = grid.nearest_free(p.x, p.y)
+        if start is None:
+            raise _Infeasible(f"cannot reach {name}")
+        comp = grid.component[start[1], start[0]]
+        reach = grid.radius + 1.0
+        i0, j0 = grid.cell_of(x0 - reach, y0 - reach)
+        i1, j1 = grid.cell_of(x1 + reach, y1 + reach)
+        xs, ys = grid.xs[i0 : i1 + 1], grid.ys[j0 : j1 + 1]
+        dx = np.maximum(np.maximum(x0 - xs, 0.0), xs - x1)[None, :]
+        dy = np.maximum(np.maximum(y0 - ys, 0.0), ys - y1)[:, None]
+        dist = np.hypot(dx, dy)
+        ok = grid.free[j0 : j1 + 1, i0 : i1 + 1] & (grid.component[j0 : j1 + 1, i0 : i1 + 1] == comp)
+        if not ok.any():
+            raise _Infeasible(f"cannot reach {name}")
+        dmin = float(dist[ok].min())
+        jj, ii = np.nonzero(ok & (dist <= dmin + 0.5 * grid.cell))
+        goals = {(int(i0 + i), int(j0 + j)) for i, j in zip(ii, jj, strict=True)}
+        cell = grid.cell
+
+        def h(i, j):
+            cx, cy = grid.xs[i], grid.ys[j]
+            d = math.hypot(max(x0 - cx, 0.0, cx - x1), max(y0 - cy, 0.0, cy - y1))
+            return max(0.0, (d - dmin) / cell - 1.0)
+
+        # Already there?
+        here = math.hypot(max(x0 - p.x, 0.0, p.x - x1), max(y0 - p.y, 0.0, p.y - y1))
+        if here <= dmin + 0.5 * cell:
+            path = [(p.x, p.y)]
+        else:
+            path = grid.plan((p.x, p.y), goal_cells=goals, heuristic=h)
+        if path is None:
+            raise _Infeasible(f"cannot reach {name}")
+        ex, ey = path[-1]
+        tx, ty = min(max(ex, x0), x1), min(max(ey, y0), y1)
+        yaw = math.degrees(math.atan2(ty - ey, tx - ex)) % 360.0 if (tx, ty) != (ex, ey) else self._pose.yaw
+        length = FloorGrid.length(path)
+        self._pose = Pose(ex, ey, yaw, 0.0)
+        return ActionResult(True, f"walked {_fmt(length)} to {name}", displacement=length, translational=True)
+
+    def _do_move_to_store(self, args):
+        st = self._entity(args, "store", self._stores, "store")
+        approach = args.get("approach")
+        if approach not in st.approach:
+            raise _Infeasible(f"approach must be one of {sorted(st.approach)}, got {approach!r}")
+        where = "just outside" if approach == "outside_doorway" else "just inside"
+        return self._go_to(st.approach[approach], f"{where} the doorway of {st.name}")
+
+    def _do_move_to_area(self, args):
+        area = self._entity(args, "area", self._areas, "area")
+        return self._go_to(area.approach, area.name)
+
+    # item actions
+    def _do_pick_up_item(self, args):
+        prod = self._entity(args, "item", self._products, "product")
+        previous = self._held
+        self._held = prod.id
+        self.inspected.add(prod.id)
+        msg = f"picked up {prod.name}"
+        if previous is not None and previous != prod.id:
+            msg = f"put back {self._products[previous].name}, {msg}"
+        return ActionResult(True, msg, revealed_product=prod.id)
+
+    def _do_drop_item(self, args):
+        if self._held is None:
+            raise _Infeasible("not holding anything")
+        name = self._products[self._held].name
+        self._held = None
+        return ActionResult(True, f"put back {name}")
+
+    def _do_check_item(self, args):
+        prod = self._entity(args, "item", self._products, "product")
+        self.inspected.add(prod.id)
+        return ActionResult(True, f"checked {prod.name}", revealed_product=prod.id)
+
+    def _do_do_not_add_to_cart(self, args):
+        prod = self._entity(args, "item", self._products, "product")
+        return ActionResult(True, f"decided against {prod.name}")
+
+    def _do_add_to_cart(self, args):
+        prod = self._entity(args, "item", self._products, "product")
+        self._cart.append(prod.id)
+        if self._held == prod.id:
+            self._held = None
+        return ActionResult(True, f"added {prod.name} to the cart", cart_added=prod.id)
+
+
+class _Infeasible(Exception):
+    """An action whose physical precondition fails: reported as ok=False, never raised."""

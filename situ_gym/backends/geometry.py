@@ -1,0 +1,500 @@
+"""A scene as axis-aligned boxes and floor/ceiling quads, with per-face colours.
+
+Everything the embedded renderer draws is built here once per scene: fixture parts
+(shelf uprights, boards, back panels, freezer walls, door mullions ...), walls, store
+sign bands and lintels, every product instance (plus a label band on its front), and
+flat quads on the floor (tiles, store floors, display-area rugs) and the ceiling.
+
+Faces are numbered ``box * 6 + d`` with ``d`` in ``(-x, +x, -y, +y, -z, +z)``; quads
+follow the boxes. Each face carries an RGB colour (base colour with directional
+shading), a segmentation colour and a validity flag (degenerate faces are skipped).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from situ_gym.scene.model import (
+    FLOOR_COLOR,
+    WALL_COLOR,
+    Fixture,
+    Instance,
+    Product,
+    Scene,
+    Store,
+)
+
+__all__ = ["SceneGeometry", "build_geometry", "product_base_color", "yaw_axis", "CULL_KINDS"]
+
+# Box kinds: products (and their labels) may be distance-culled, the rest never is.
+KIND_STRUCTURE, KIND_PRODUCT = 0, 1
+CULL_KINDS = (KIND_PRODUCT,)
+
+_LIGHT = np.array([0.45, 0.3, 0.84])
+_LIGHT = _LIGHT / np.linalg.norm(_LIGHT)
+_NORMALS = np.array(
+    [[-1, 0, 0], [1, 0, 0], [0, -1, 0], [0, 1, 0], [0, 0, -1], [0, 0, 1]], dtype=np.float64
+)
+# Lambert with a strong ambient term; every face keeps its hue readable.
+FACE_SHADE = 0.62 + 0.38 * np.clip(_NORMALS @ _LIGHT, 0.0, 1.0)
+
+WALL_RGB = (222, 219, 210)
+FLOOR_RGB = (196, 196, 190)
+TILE_RGB = (172, 174, 170)
+CEILING_RGB = (236, 236, 232)
+LIGHT_RGB = (255, 255, 246)
+METAL_RGB = (182, 186, 192)
+BOARD_RGB = (150, 156, 164)
+RAIL_RGB = (236, 238, 240)
+FREEZER_RGB = (232, 236, 240)
+INTERIOR_RGB = (92, 104, 118)
+WOOD_RGB = (150, 104, 62)
+WOOD_DARK_RGB = (112, 74, 42)
+MULLION_RGB = (70, 74, 82)
+GLASS_TINT = np.array([190.0, 222.0, 240.0])
+
+
+def _hash01(text: str, salt: str = "") -> float:
+    digest = hashlib.md5((salt + text).encode("utf-8")).digest()
+    return int.from_bytes(digest[:4], "little") / 2**32
+
+
+def product_base_color(product: Product) -> tuple[int, int, int]:
+    """A stable display colour: hue from the category, shade and saturation from the product."""
+    hue = _hash01(product.category, "cat") * 0.95 + 0.05 * _hash01(product.group, "grp")
+    sat = 0.45 + 0.5 * _hash01(product.id, "sat")
+    val = 0.5 + 0.45 * _hash01(product.id, "val")
+    hsv = np.array([[[hue * 179.0, sat * 255.0, val * 255.0]]], dtype=np.float32)
+    rgb = cv2.cvtColor(hsv.astype(np.uint8), cv2.COLOR_HSV2RGB)[0, 0]
+    return int(rgb[0]), int(rgb[1]), int(rgb[2])
+
+
+def yaw_axis(yaw: float) -> tuple[int, int]:
+    """The plan axis (0 = x, 1 = y) and sign a yaw points along, snapped to 90 degrees."""
+    quadrant = int(round((yaw % 360.0) / 90.0)) % 4
+    return [(0, 1), (1, 1), (0, -1), (1, -1)][quadrant]
+
+
+def _mix(a, b, t: float) -> tuple[int, int, int]:
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    c = np.clip(np.round(a * (1 - t) + b * t), 0, 255)
+    return int(c[0]), int(c[1]), int(c[2])
+
+
+@dataclass
+class SceneGeometry:
+    """Static geometry of one scene, ready for the renderer."""
+
+    lo: np.ndarray  # (N, 3) box minima
+    hi: np.ndarray  # (N, 3) box maxima
+    kind: np.ndarray  # (N,) KIND_*
+    face_rgb: np.ndarray  # (N * 6 + Q, 3) uint8
+    face_seg: np.ndarray  # (N * 6 + Q, 3) uint8
+    face_valid: np.ndarray  # (N * 6 + Q,) bool
+    face_axis: np.ndarray  # (N * 6 + Q,) plane axis 0/1/2
+    face_coord: np.ndarray  # (N * 6 + Q,) plane coordinate
+    face_sign: np.ndarray  # (N * 6 + Q,) +1 if the face looks toward +axis, else -1
+    face_corners: np.ndarray  # (N * 6 + Q, 4, 3) corners in order around the face
+    n_boxes: int
+    quad_first: int  # index of the first quad face
+    quad_base: np.ndarray  # (Q,) bool: base quads (floor, ceiling) drawn before tiles
+    quad_cullable: np.ndarray  # (Q,) bool: small quads that may be distance-culled
+    ceiling_height: float
+    labels: list[str] = field(default_factory=list)  # per box, for debugging
+
+
+class _Builder:
+    def __init__(self) -> None:
+        self.lo: list[tuple[float, float, float]] = []
+        self.hi: list[tuple[float, float, float]] = []
+        self.kind: list[int] = []
+        self.rgb: list[np.ndarray] = []  # (6, 3) per box
+        self.seg: list[tuple[int, int, int]] = []
+        self.valid: list[np.ndarray] = []
+        self.labels: list[str] = []
+        self.quads: list[tuple[tuple[float, float, float, float], float, tuple, tuple, bool, bool, bool]] = []
+
+    def box(self, lo, hi, rgb, seg, *, kind=KIND_STRUCTURE, label="", faces=None, top_rgb=None, front=None):
+        lo = tuple(float(v) for v in lo)
+        hi = tuple(float(v) for v in hi)
+        if any(h - low < -1e-9 for low, h in zip(lo, hi, strict=True)):
+            return
+        thin = [h - low <= 1e-9 for low, h in zip(lo, hi, strict=True)]
+        if sum(thin) > 1:
+            return
+        colors = np.tile(np.asarray(rgb, float), (6, 1)) * FACE_SHADE[:, None]
+        if top_rgb is not None:
+            colors[5] = np.asarray(top_rgb, float) * FACE_SHADE[5]
+        if front is not None:
+            d, col = front
+            colors[d] = np.asarray(col, float) * FACE_SHADE[d]
+        valid = np.ones(6, bool)
+        for axis in range(3):
+            if thin[axis]:
+                valid[:] = False
+        if faces is not None:
+            valid[:] = False
+            valid[list(faces)] = True
+        self.lo.append(lo)
+        self.hi.append(hi)
+        self.kind.append(kind)
+        self.rgb.append(np.clip(np.round(colors), 0, 255))
+        self.seg.append(tuple(int(c) for c in seg))
+        self.valid.append(valid)
+        self.labels.append(label)
+
+    def quad(self, rect, z, rgb, seg, *, up=True, base=False, cullable=False):
+        self.quads.append((tuple(float(v) for v in rect), float(z), rgb, seg, up, base, cullable))
+
+    def build(self, ceiling: float) -> SceneGeometry:
+        n = len(self.lo)
+        lo = np.array(self.lo, float).reshape(n, 3)
+        hi = np.array(self.hi, float).reshape(n, 3)
+        q = len(self.quads)
+        total = n * 6 + q
+        face_rgb = np.zeros((total, 3), np.uint8)
+        face_seg = np.zeros((total, 3), np.uint8)
+        face_valid = np.zeros(total, bool)
+        face_axis = np.zeros(total, np.int64)
+        face_coord = np.zeros(total)
+        face_sign = np.ones(total)
+        corners = np.zeros((total, 4, 3))
+        if n:
+            face_rgb[: n * 6] = np.stack(self.rgb).reshape(n * 6, 3)
+            face_seg[: n * 6] = np.repeat(np.array(self.seg, np.uint8), 6, axis=0)
+            face_valid[: n * 6] = np.stack(self.valid).reshape(n * 6)
+            for d in range(6):
+                axis, upper = d // 2, d % 2
+                u, v = [a for a in range(3) if a != axis]
+                c = np.where(upper, hi[:, axis], lo[:, axis])
+                idx = np.arange(n) * 6 + d
+                face_axis[idx] = axis
+                face_coord[idx] = c
+                face_sign[idx] = 1.0 if upper else -1.0
+                for j, (su, sv) in enumerate([(0, 0), (1, 0), (1, 1), (0, 1)]):
+                    corners[idx, j, axis] = c
+                    corners[idx, j, u] = np.where(su, hi[:, u], lo[:, u])
+                    corners[idx, j, v] = np.where(sv, hi[:, v], lo[:, v])
+        quad_base = np.zeros(q, bool)
+        quad_cull = np.zeros(q, bool)
+        for i, (rect, z, rgb, seg, up, base, cullable) in enumerate(self.quads):
+            f = n * 6 + i
+            x0, y0, x1, y1 = rect
+            face_rgb[f] = rgb
+            face_seg[f] = seg
+            face_valid[f] = x1 > x0 and y1 > y0
+            face_axis[f] = 2
+            face_coord[f] = z
+            face_sign[f] = 1.0 if up else -1.0
+            corners[f] = [[x0, y0, z], [x1, y0, z], [x1, y1, z], [x0, y1, z]]
+            quad_base[i] = base
+            quad_cull[i] = cullable
+        return SceneGeometry(
+            lo=lo,
+            hi=hi,
+            kind=np.array(self.kind, np.int64),
+            face_rgb=face_rgb,
+            face_seg=face_seg,
+            face_valid=face_valid,
+            face_axis=face_axis,
+            face_coord=face_coord,
+            face_sign=face_sign,
+            face_corners=corners,
+            n_boxes=n,
+            quad_first=n * 6,
+            quad_base=quad_base,
+            quad_cullable=quad_cull,
+            ceiling_height=ceiling,
+            labels=self.labels,
+        )
+
+
+def _instance_box(inst: Instance) -> tuple[np.ndarray, np.ndarray]:
+    x, y, z = inst.position
+    sx, sy, sz = inst.size
+    return np.array([x - sx / 2, y - sy / 2, z]), np.array([x + sx / 2, y + sy / 2, z + sz])
+
+
+def _front_face(yaw: float) -> int:
+    axis, sign = yaw_axis(yaw)
+    return axis * 2 + (1 if sign > 0 else 0)
+
+
+def _add_product(b: _Builder, product: Product, inst: Instance, tint: np.ndarray | None, label_band: bool) -> None:
+    lo, hi = _instance_box(inst)
+    base = np.array(product_base_color(product), float)
+    if tint is not None:
+        base = base * 0.72 + tint * 0.28
+    rgb = tuple(int(c) for c in np.round(base))
+    b.box(lo, hi, rgb, product.color, kind=KIND_PRODUCT, label=product.id,
+          top_rgb=_mix(rgb, (255, 255, 255), 0.18))
+    height = hi[2] - lo[2]
+    if not label_band or height < 0.06:
+        return
+    # A label band floating 2 mm in front of the product's front face.
+    d = _front_face(inst.facing)
+    axis, upper = d // 2, d % 2
+    other = 1 - axis
+    llo, lhi = lo.copy(), hi.copy()
+    plane = hi[axis] + 0.002 if upper else lo[axis] - 0.002
+    llo[axis] = lhi[axis] = plane
+    width = hi[other] - lo[other]
+    llo[other] += 0.12 * width
+    lhi[other] -= 0.12 * width
+    llo[2] = lo[2] + 0.38 * height
+    lhi[2] = lo[2] + 0.68 * height
+    accent = _mix(rgb, (255, 255, 255), 0.72)
+    if tint is not None:
+        accent = _mix(accent, tuple(tint), 0.3)
+    b.box(llo, lhi, accent, product.color, kind=KIND_PRODUCT, label=product.id + "#label", faces=(d,))
+
+
+def _product_extent(instances: list[Instance]) -> tuple[np.ndarray, np.ndarray] | None:
+    if not instances:
+        return None
+    los, his = zip(*(_instance_box(i) for i in instances), strict=True)
+    return np.min(los, axis=0), np.max(his, axis=0)
+
+
+def _fixture_parts(b: _Builder, fx: Fixture, instances: list[Instance]) -> None:
+    x0, y0, x1, y1 = fx.footprint
+    lo_fp = np.array([x0, y0, 0.0])
+    hi_fp = np.array([x1, y1, fx.height])
+    depth_axis, sign = yaw_axis(fx.front_yaw)
+    long_axis = 1 - depth_axis
+    seg = fx.color
+    ext = _product_extent(instances)
+    levels = sorted(fx.levels) or [0.0]
+    front_d = depth_axis * 2 + (1 if sign > 0 else 0)
+
+    def part(lo, hi, rgb, label, **kw):
+        b.box(lo, hi, rgb, seg, label=f"{fx.id}:{label}", **kw)
+
+    def span(axis_lo, axis_hi, axis, lo=None, hi=None):
+        lo = lo_fp.copy() if lo is None else lo.copy()
+        hi = hi_fp.copy() if hi is None else hi.copy()
+        lo[axis], hi[axis] = axis_lo, axis_hi
+        return lo, hi
+
+    # Free margins between the footprint edges and the products (parts must not overlap them).
+    p_lo = ext[0] if ext is not None else (lo_fp + hi_fp) / 2
+    p_hi = ext[1] if ext is not None else (lo_fp + hi_fp) / 2
+    end_lo = min(lo_fp[long_axis] + 0.05, p_lo[long_axis])
+    end_hi = max(hi_fp[long_axis] - 0.05, p_hi[long_axis])
+    back_lo = min(lo_fp[depth_axis] + 0.05, p_lo[depth_axis])
+    back_hi = max(hi_fp[depth_axis] - 0.05, p_hi[depth_axis])
+    bottom = levels[0]
+    top_free = max(fx.height - 0.04, p_hi[2]) if ext is not None else fx.height - 0.04
+
+    if fx.kind in ("shelf", "open_cooler", "upright_freezer"):
+        double = "back" in fx.approach and fx.kind == "shelf"
+        body = {"shelf": METAL_RGB, "open_cooler": FREEZER_RGB, "upright_freezer": FREEZER_RGB}[fx.kind]
+        board = {"shelf": BOARD_RGB, "open_cooler": INTERIOR_RGB, "upright_freezer": (200, 214, 226)}[fx.kind]
+        inner = INTERIOR_RGB if fx.kind != "shelf" else body
+        # Back panel (centre spine for double-sided gondolas), between the products.
+        mid = (lo_fp[depth_axis] + hi_fp[depth_axis]) / 2
+        if double:
+            facing_front = [i for i in instances if yaw_axis(i.facing) == (depth_axis, sign)]
+            facing_back = [i for i in instances if yaw_axis(i.facing) != (depth_axis, sign)]
+            fe, be = _product_extent(facing_front), _product_extent(facing_back)
+            lo_side = be if sign > 0 else fe  # products on the low side of the spine
+            hi_side = fe if sign > 0 else be
+            gap_lo = lo_side[1][depth_axis] if lo_side is not None else mid - 0.03
+            gap_hi = hi_side[0][depth_axis] if hi_side is not None else mid + 0.03
+            panel = (max(gap_lo, mid - 0.03), min(gap_hi, mid + 0.03))
+        else:
+            panel = (lo_fp[depth_axis], back_lo) if sign > 0 else (back_hi, hi_fp[depth_axis])
+        z_top = top_free
+        if panel[1] - panel[0] > 1e-4:
+            lo, hi = span(*panel, depth_axis)
+            lo[long_axis], hi[long_axis] = end_lo, end_hi
+            hi[2] = z_top
+            part(lo, hi, inner, "panel")
+        # End uprights / side walls over the full depth.
+        for a, c in ((lo_fp[long_axis], end_lo), (end_hi, hi_fp[long_axis])):
+            if c - a > 1e-4:
+                lo, hi = span(a, c, long_axis)
+                hi[2] = z_top
+                part(lo, hi, body, "side")
+        # Top cap / canopy (freezers and coolers have a lit header).
+        lo, hi = lo_fp.copy(), hi_fp.copy()
+        lo[2] = z_top
+        if hi[2] - lo[2] > 1e-4:
+            part(lo, hi, body, "cap", front=(front_d, (250, 250, 250) if fx.kind != "shelf" else body))
+        # Boards (split around the spine), the lowest one a plinth from the floor.
+        segments = [(lo_fp[depth_axis], panel[0]), (panel[1], hi_fp[depth_axis])] if double else [
+            (back_lo, hi_fp[depth_axis]) if sign > 0 else (lo_fp[depth_axis], back_hi)
+        ]
+        for k, lvl in enumerate(levels):
+            z_lo = 0.0 if k == 0 else max(lvl - 0.03, 0.0)
+            if lvl - z_lo < 1e-4:
+                continue
+            for s_lo, s_hi in segments:
+                if s_hi - s_lo < 1e-4:
+                    continue
+                lo, hi = span(s_lo, s_hi, depth_axis)
+                lo[long_axis], hi[long_axis] = end_lo, end_hi
+                lo[2], hi[2] = z_lo, lvl
+                rail = RAIL_RGB if fx.kind == "shelf" else board
+                fronts = (depth_axis * 2 + 1, depth_axis * 2) if double else (front_d,)
+                colors = board if k else (body if fx.kind == "shelf" else INTERIOR_RGB)
+                part(lo, hi, colors, f"board{k}", front=(fronts[0], rail))
+        if fx.kind == "upright_freezer":
+            # Glass doors: dark mullions standing just in front of the footprint.
+            length = hi_fp[long_axis] - lo_fp[long_axis]
+            n_doors = max(1, int(round(length / 0.7)))
+            plane = hi_fp[depth_axis] if sign > 0 else lo_fp[depth_axis]
+            for k in range(n_doors + 1):
+                c = lo_fp[long_axis] + length * k / n_doors
+                lo, hi = lo_fp.copy(), hi_fp.copy()
+                lo[long_axis], hi[long_axis] = c - 0.025, c + 0.025
+                lo[depth_axis], hi[depth_axis] = (plane, plane + 0.03) if sign > 0 else (plane - 0.03, plane)
+                lo[2], hi[2] = bottom, z_top
+                part(lo, hi, MULLION_RGB, f"mullion{k}")
+            for z_lo, z_hi in ((max(bottom - 0.04, 0.0), bottom), (z_top - 0.04, z_top)):
+                lo, hi = lo_fp.copy(), hi_fp.copy()
+                lo[long_axis], hi[long_axis] = lo_fp[long_axis] + 0.025, hi_fp[long_axis] - 0.025
+                lo[depth_axis], hi[depth_axis] = (plane, plane + 0.03) if sign > 0 else (plane - 0.03, plane)
+                lo[2], hi[2] = z_lo, z_hi
+                # split around the mullions so nothing overlaps
+                for k in range(n_doors):
+                    a = lo_fp[long_axis] + length * k / n_doors + 0.025
+                    c = lo_fp[long_axis] + length * (k + 1) / n_doors - 0.025
+                    seg_lo, seg_hi = lo.copy(), hi.copy()
+                    seg_lo[long_axis], seg_hi[long_axis] = a, c
+                    part(seg_lo, seg_hi, MULLION_RGB, "rail")
+        return
+
+    if fx.kind == "chest_freezer":
+        # A low open tub: base up to the first level, four walls, a dark lid edge on top.
+        lo, hi = lo_fp.copy(), hi_fp.copy()
+        hi[2] = bottom
+        if bottom > 1e-4:
+            part(lo, hi, FREEZER_RGB, "base")
+        wall = 0.06
+        in_lo = np.minimum(lo_fp + wall, p_lo)
+        in_hi = np.maximum(hi_fp - wall, p_hi)
+        for axis in (0, 1):
+            for a, c in ((lo_fp[axis], in_lo[axis]), (in_hi[axis], hi_fp[axis])):
+                if c - a < 1e-4:
+                    continue
+                lo, hi = lo_fp.copy(), hi_fp.copy()
+                lo[axis], hi[axis] = a, c
+                if axis == 1:  # the y walls fit between the x walls
+                    lo[0], hi[0] = in_lo[0], in_hi[0]
+                lo[2] = bottom
+                part(lo, hi, FREEZER_RGB, "wall", top_rgb=(60, 96, 140))
+        return
+
+    # produce_stand: a wooden stand with a stepped block under each level's products.
+    lo, hi = lo_fp.copy(), hi_fp.copy()
+    hi[2] = bottom
+    if bottom > 1e-4:
+        part(lo, hi, WOOD_RGB, "base", top_rgb=WOOD_DARK_RGB)
+    prev = bottom
+    for k, lvl in enumerate(levels[1:], start=1):
+        on = [i for i in instances if abs(i.position[2] - lvl) < 0.02]
+        e = _product_extent(on)
+        if e is None or lvl - prev < 1e-4:
+            continue
+        lo = e[0].copy()
+        hi = e[1].copy()
+        lo[2], hi[2] = prev, lvl
+        part(lo, hi, WOOD_RGB, f"tier{k}", top_rgb=WOOD_DARK_RGB)
+        prev = lvl
+
+
+def _store_parts(b: _Builder, store: Store, walls: list) -> None:
+    """Lintel over the doorway and a sign band along the outside of the front wall."""
+    x0, y0, x1, y1 = store.footprint
+    dx0, dy0, dx1, dy1 = store.doorway
+    cx, cy = (dx0 + dx1) / 2, (dy0 + dy1) / 2
+    dists = {"w": abs(cx - x0), "e": abs(cx - x1), "s": abs(cy - y0), "n": abs(cy - y1)}
+    side = min(dists, key=dists.get)
+    tone = _mix(store.color, (255, 255, 255), 0.15)
+    door_top = min(2.3, store.wall_height - 0.05)
+    if store.wall_height - door_top > 1e-3:
+        b.box((dx0, dy0, door_top), (dx1, dy1, store.wall_height), _mix(store.color, WALL_RGB, 0.55),
+              store.color, label=f"{store.id}:lintel")
+    own = [w for w in walls if w.owner == store.id]
+    if not own:
+        return
+    fps = np.array([w.footprint for w in own], float)
+    z0, z1 = max(door_top + 0.05, store.wall_height - 0.75), store.wall_height - 0.12
+    if z1 - z0 < 0.1:
+        return
+    if side in ("s", "n"):
+        out = fps[:, 1].min() - 0.05 if side == "s" else fps[:, 3].max()
+        lo, hi = (x0, out, z0), (x1, out + 0.05, z1)
+    else:
+        out = fps[:, 0].min() - 0.05 if side == "w" else fps[:, 2].max()
+        lo, hi = (out, y0, z0), (out + 0.05, y1, z1)
+    b.box(lo, hi, tone, store.color, label=f"{store.id}:sign")
+
+
+def build_geometry(scene: Scene, *, label_bands: bool = True, tile: float = 1.0) -> SceneGeometry:
+    """Turn a scene into boxes and quads with colours (pure function of the scene)."""
+    b = _Builder()
+    layout = scene.layout
+    by_fixture: dict[str, list[Instance]] = {}
+    for p in scene.products:
+        if p.fixture_id is not None:
+            by_fixture.setdefault(p.fixture_id, []).extend(p.instances)
+    fixtures = {f.id: f for f in scene.fixtures}
+    for fx in scene.fixtures:
+        _fixture_parts(b, fx, by_fixture.get(fx.id, []))
+    stores = {s.id: s for s in scene.stores}
+    for wall in layout.walls:
+        x0, y0, x1, y1 = wall.footprint
+        if wall.owner is not None and wall.owner in stores:
+            st = stores[wall.owner]
+            rgb, seg = _mix(st.color, WALL_RGB, 0.6), st.color
+        else:
+            rgb, seg = WALL_RGB, WALL_COLOR
+        b.box((x0, y0, 0.0), (x1, y1, wall.height), rgb, seg, label=f"wall:{wall.owner}")
+    for st in scene.stores:
+        _store_parts(b, st, layout.walls)
+    for p in scene.products:
+        tint = None
+        fx = fixtures.get(p.fixture_id) if p.fixture_id else None
+        if fx is not None and fx.kind in ("upright_freezer", "chest_freezer"):
+            tint = GLASS_TINT
+        for inst in p.instances:
+            _add_product(b, p, inst, tint, label_bands and p.fixture_id is not None)
+
+    ceiling = max([w.height for w in layout.walls] + [s.wall_height + 0.8 for s in scene.stores] + [3.6])
+    bx0, by0, bx1, by1 = layout.bounds
+    pad = 0.5  # floor and ceiling run under the outer walls
+    rect = (bx0 - pad, by0 - pad, bx1 + pad, by1 + pad)
+    b.quad(rect, 0.0, FLOOR_RGB, FLOOR_COLOR, base=True)
+    b.quad(rect, ceiling, CEILING_RGB, WALL_COLOR, up=False, base=True)
+    inside = [s.footprint for s in scene.stores]
+    ys = np.arange(np.floor(by0 / tile) * tile, by1, tile)
+    xs = np.arange(np.floor(bx0 / tile) * tile, bx1, tile)
+    for i, tx in enumerate(xs):
+        for j, ty in enumerate(ys):
+            if (i + j) % 2:
+                continue
+            r = (max(tx, bx0), max(ty, by0), min(tx + tile, bx1), min(ty + tile, by1))
+            cx, cy = (r[0] + r[2]) / 2, (r[1] + r[3]) / 2
+            if any(a <= cx <= c and bb <= cy <= d for a, bb, c, d in inside):
+                continue
+            b.quad(r, 0.0, TILE_RGB, FLOOR_COLOR, cullable=True)
+    for st in scene.stores:
+        wood = _mix(WOOD_RGB, (235, 220, 200), 0.45 + 0.3 * _hash01(st.id))
+        b.quad(st.footprint, 0.0, wood, FLOOR_COLOR)
+    for area in scene.areas:
+        b.quad(area.footprint, 0.0, _mix(area.color, (225, 215, 195), 0.55), area.color)
+    # Ceiling light panels every 4 m.
+    for lx in np.arange(bx0 + 2.0, bx1 - 1.0, 4.0):
+        for ly in np.arange(by0 + 2.0, by1 - 1.0, 4.0):
+            b.quad((lx - 0.6, ly - 0.3, lx + 0.6, ly + 0.3), ceiling, LIGHT_RGB, WALL_COLOR, up=False, cullable=True)
+    geo = b.build(ceiling)
+    if geo.n_boxes and (np.any(~np.isfinite(geo.lo)) or np.any(~np.isfinite(geo.hi))):
+        raise ValueError(f"scene {scene.name!r} has non-finite geometry")
+    return geo
+
