@@ -34,6 +34,8 @@ __all__ = ["Region", "Analysis", "analyse", "draw", "annotate", "annotate_roles"
 
 _KIND_ORDER = {"product": 0, "fixture": 1, "store": 2, "area": 3}
 _FONT = cv2.FONT_HERSHEY_SIMPLEX
+_GAP_FRACTION = 0.15  # product closing kernel as a fraction of the tallest piece
+_MAX_CLOSE = 31
 _FONT_SCALE = 0.45
 _FONT_THICK = 1
 # Distinct bright colours for product marks (RGB); label i uses _PALETTE[i % len].
@@ -158,6 +160,18 @@ def _scratch(h: int, w: int) -> _Scratch:
     return cache
 
 
+def _closing_size(mask: np.ndarray, close_px: int) -> int:
+    """Closing kernel for one product's mask: ``close_px``, widened for near products.
+
+    Facings of one product stand a small fixed gap apart (1 cm in the generated
+    Supermarket, a few percent of a box's height), so the seam on screen grows with
+    the box; the kernel follows the tallest connected piece, capped at ``_MAX_CLOSE``.
+    """
+    _, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    tallest = int(stats[1:, cv2.CC_STAT_HEIGHT].max())
+    return max(close_px, min(math.ceil(_GAP_FRACTION * tallest), _MAX_CLOSE))
+
+
 def _anchor(mask: np.ndarray) -> tuple[int, int]:
     """(x, y) of the mask's distance-transform maximum; always a non-zero pixel."""
     h, w = mask.shape
@@ -182,8 +196,9 @@ def analyse(
     """Find the entities visible in ``frame`` within ``max_depth`` metres.
 
     An entity is kept when at least ``min_pixels`` of its pixels lie within the depth
-    limit. ``close_px`` is the closing kernel that merges adjacent product instances
-    (gaps narrower than it are bridged).
+    limit. ``close_px`` is the smallest closing kernel that merges adjacent product
+    instances (gaps narrower than it are bridged); near products, large on screen,
+    get a kernel of 15% of their height (at most 31 px).
     """
     if max_depth <= 0:
         raise ValueError(f"max_depth must be positive, got {max_depth!r}")
@@ -228,7 +243,7 @@ def analyse(
     np.multiply(buf.work, w, out=buf.key)
     np.add(buf.key, buf.col_index, out=buf.key)
     col_hit = np.bincount(buf.key.ravel(), minlength=(m + 1) * w).reshape(m + 1, w)[1:] > 0
-    kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (close_px, close_px))
+    kernels: dict[int, np.ndarray] = {}
     regions: list[Region] = []
     for i, k in enumerate(present):
         eid = table.ids[k]
@@ -243,7 +258,11 @@ def analyse(
         ax, ay = _anchor(crop)
         contours: tuple[np.ndarray, ...] = ()
         if kind == "product":
-            pad = close_px
+            size = _closing_size(crop, close_px)
+            if size not in kernels:
+                kernels[size] = cv2.getStructuringElement(cv2.MORPH_RECT, (size, size))
+            kernel = kernels[size]
+            pad = size
             padded = cv2.copyMakeBorder(crop, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
             closed = cv2.morphologyEx(padded, cv2.MORPH_CLOSE, kernel)
             found, _ = cv2.findContours(

@@ -44,6 +44,15 @@ def test_adjacent_instances_with_a_thin_gap_still_share_a_contour(market):
     assert len(analyse(frame, market).region("p0").contours) == 1
 
 
+def test_near_instances_with_a_wider_seam_share_a_contour(market):
+    # a near product (60 px tall) with an 8 px seam: the kernel grows with the box
+    near = Canvas(market).paint("p0", 10, 10, 50, 70).paint("p0", 58, 10, 98, 70).frame()
+    assert len(analyse(near, market).region("p0").contours) == 1
+    # ...but two near runs 40 px apart stay separate
+    apart = Canvas(market).paint("p0", 10, 10, 50, 70).paint("p0", 90, 10, 130, 70).frame()
+    assert len(analyse(apart, market).region("p0").contours) == 2
+
+
 def test_separated_instances_get_separate_contours_but_one_label(market):
     frame = Canvas(market).paint("p0", 10, 10, 30, 40).paint("p0", 100, 60, 130, 90).frame()
     region = analyse(frame, market).region("p0")
