@@ -407,6 +407,8 @@ class RuleBasedUser(UserSimulator):
         if obs.turn == 1 and intent in ("explore", "answer"):
             intent = "open"
         call = self._legalize(call, view, obs.held_item)
+        if not parts:
+            parts.append(T.pick(self.rng, "ack"))
         return UserTurn(
             utterance=" ".join(p for p in parts if p),
             tool_call=call,
@@ -482,7 +484,8 @@ class RuleBasedUser(UserSimulator):
         candidate = self._candidate(obs, visible, mentioned, self_directed)
         # Holding something we rejected (Supermarket): put it back first.
         if held and held in self._rejected and candidate != held and self.store == "supermarket":
-            return {"name": "drop_item", "arguments": {}}, "reject", "", "drop"
+            put_back = T.pick(self.rng, "put_back", name=self._product_name(held, obs, visible))
+            return {"name": "drop_item", "arguments": {}}, "reject", put_back, "drop"
         if candidate is not None:
             return self._product_turn(obs, candidate, visible, rev)
         call, intent, sentence, kind = self._move_turn(obs, text, visible)
@@ -588,7 +591,10 @@ class RuleBasedUser(UserSimulator):
                 )
             tool = "pick_up_item" if self.store == "supermarket" else "check_item"
             if obs.held_item and obs.held_item != pid and self.store == "supermarket":
-                return {"name": "drop_item", "arguments": {}}, "explore", "", "drop"
+                put_back = T.pick(
+                    self.rng, "put_back", name=self._product_name(obs.held_item, obs, visible)
+                )
+                return {"name": "drop_item", "arguments": {}}, "explore", put_back, "drop"
             return (
                 {"name": tool, "arguments": {"item": handle}},
                 "inspect",

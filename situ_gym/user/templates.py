@@ -183,6 +183,10 @@ TEMPLATES: dict[str, tuple[str, ...]] = {
         "Could you compare it with something else?",
         "Which alternative would you suggest instead?",
     ),
+    "put_back": (
+        "I'll put the {name} back.",
+        "Let me put the {name} back where it was.",
+    ),
     "already_rejected": (
         "I already looked at the {name}, it doesn't work for me.",
         "We ruled out the {name} already.",
