@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import difflib
-import json
 import re
 from typing import Any
 
@@ -11,6 +10,7 @@ from recrm.components.base import ComponentScore
 from recrm.context import TurnContext
 from recrm.text import lexicon, words
 from situ_gym.actions.assistant import ACTION_TYPES, MAX_RANKING, REQUIRED_FIELDS
+from situ_gym.actions.parse import extract_json_object
 from situ_gym.actions.tools import LEGAL_TOOLS, TARGET_ARGUMENT
 
 __all__ = ["DIMENSIONS", "InstructionFollowing"]
@@ -32,7 +32,6 @@ _JARGON = re.compile(
 )
 # Catalog ids such as sm_p012 / hf_p104 / sm_f03.
 _ID = re.compile(r"\b[a-z]{2,3}_[a-z]{1,2}\d{2,4}\b", re.IGNORECASE)
-_FENCE = re.compile(r"^\s*```(?:json)?\s*|\s*```\s*$", re.IGNORECASE)
 
 
 class InstructionFollowing:
@@ -192,12 +191,9 @@ class InstructionFollowing:
 
 
 def _count_actions(raw: str) -> int | None:
-    """Entries in the raw output's ``assistant_actions`` (None: not a JSON object)."""
-    try:
-        obj = json.loads(_FENCE.sub("", raw))
-    except (json.JSONDecodeError, TypeError):
-        return None
-    if not isinstance(obj, dict):
+    """Entries in the output's ``assistant_actions`` (None: no JSON object), found as the parser does."""
+    obj, _ = extract_json_object(raw)
+    if obj is None:
         return None
     acts = obj.get("assistant_actions")
     if isinstance(acts, list):

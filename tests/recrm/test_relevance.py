@@ -2,7 +2,7 @@ import pytest
 
 from recrm.components import QueryItemRelevance
 from recrm.context import TurnContext
-from tests.recrm.world import make_task, opening_history, turn
+from tests.recrm.world import make_task, turn
 
 judge = QueryItemRelevance()
 
