@@ -133,7 +133,8 @@ def extract_json_object(text: str) -> tuple[dict[str, Any] | None, str | None]:
     Looks in fenced code blocks first, then in the whole text; takes the first balanced
     top-level object that carries one of the schema's keys (else the first object
     found). A top-level array holding exactly one object is unwrapped; any other
-    non-object JSON is an error. Trailing commas are repaired.
+    non-object JSON is an error. Trailing commas are repaired, and an object encoded
+    twice (a JSON string holding the object) is decoded.
 
     >>> extract_json_object('Sure! ```json\\n{"response": "Hi", "ranking": [],}\\n```')
     ({'response': 'Hi', 'ranking': []}, None)
@@ -145,6 +146,10 @@ def extract_json_object(text: str) -> tuple[dict[str, Any] | None, str | None]:
         stripped = segment.strip()
         if stripped[:1] in ("[", "{", '"') or stripped[:1].isdigit():
             value, ok = _loads(stripped)
+            if ok and isinstance(value, str) and value.lstrip().startswith("{"):
+                inner, inner_ok = _loads(value)  # the object encoded twice, as a JSON string
+                if inner_ok and isinstance(inner, dict):
+                    return inner, None
             if ok and not isinstance(value, dict):
                 if isinstance(value, list) and len(value) == 1 and isinstance(value[0], dict):
                     return value[0], None

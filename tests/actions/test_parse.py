@@ -169,6 +169,11 @@ def test_one_element_array_is_unwrapped(market, market_views):
     assert out.valid and out.action_type == "Greet"
 
 
+def test_double_encoded_object_is_decoded(market, market_views):
+    out = parse_market(json.dumps(json.dumps(turn({"type": "Greet"}))), market_views, market)
+    assert out.valid and out.action_type == "Greet" and out.response == "Happy to help."
+
+
 def test_schema_object_preferred_over_earlier_unrelated_object(market, market_views):
     text = 'Example: {"x": 1}\nAnswer: ' + json.dumps(turn({"type": "Greet"}))
     assert parse_market(text, market_views, market).valid
