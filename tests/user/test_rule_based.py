@@ -453,3 +453,19 @@ def test_short_product_mention_and_already_rejected(sm_index):
     assert turns[2].intent == "reject"
     assert "Ocean Prime Wild Salmon Fillets" in turns[3].utterance
     assert turns[3].tool_call["name"] not in ("pick_up_item", "add_to_cart")
+
+
+def test_approach_wording_and_directions_follow_only_sides_that_exist(sm_index):
+    ids = ["sm_f01", "sm_f02", "sm_f03"]
+    user = _user(sm_index, seed=0, navigation_following=1.0)
+    user.respond(_obs(sm_index, 1, "Hi!", ids))
+    turn = user.respond(_obs(sm_index, 2, "Go round to the back of the Breakfast Shelf 1.", ids))
+    assert turn.tool_call["arguments"] == {"fixture": "C", "approach": "back"}
+    turn = user.respond(_obs(sm_index, 3, "Go to the back of the Upright Freezer 2.", ids))
+    assert turn.tool_call["arguments"] == {"fixture": "B", "approach": "nearest"}  # no back side
+    turn = user.respond(_obs(sm_index, 4, "Turn right and walk a few steps.", ids))
+    assert turn.tool_call == {
+        "name": "turn_and_move",
+        "arguments": {"direction": "right", "angle": 90.0, "distance": "short"},
+    }
+    assert turn.intent == "follow" and "turning right" in turn.utterance
