@@ -47,8 +47,7 @@ def _layout() -> Layout:
     return Layout(bounds=(0.0, 0.0, 20.0, 20.0), walls=[], start=Pose2(x=1.0, y=1.0))
 
 
-@pytest.fixture(scope="session")
-def market() -> SceneIndex:
+def build_market() -> SceneIndex:
     scene = Scene(
         store="supermarket",
         name="tiny market",
@@ -70,8 +69,7 @@ def market() -> SceneIndex:
     return SceneIndex(scene)
 
 
-@pytest.fixture(scope="session")
-def home() -> SceneIndex:
+def build_home() -> SceneIndex:
     scene = Scene(
         store="home_furnishings",
         name="tiny mall",
@@ -160,8 +158,7 @@ def make_view(
 
 # Supermarket: cod and milk are in view, the cereal is held (a handle but not marked);
 # the freezer and the cereal shelf are marked, the dairy cooler is a fixed handle only.
-@pytest.fixture()
-def market_views(market: SceneIndex) -> tuple[RoleView, RoleView]:
+def build_market_views(market: SceneIndex) -> tuple[RoleView, RoleView]:
     assistant = make_view(
         "assistant",
         market,
@@ -193,8 +190,7 @@ def market_views(market: SceneIndex) -> tuple[RoleView, RoleView]:
 
 # Home: table and lamp in view; store Nordic Living and its living-room area marked;
 # Warm Textiles and its bedroom corner are fixed handles only.
-@pytest.fixture()
-def home_views(home: SceneIndex) -> tuple[RoleView, RoleView]:
+def build_home_views(home: SceneIndex) -> tuple[RoleView, RoleView]:
     assistant = make_view(
         "assistant",
         home,
@@ -222,3 +218,23 @@ def home_views(home: SceneIndex) -> tuple[RoleView, RoleView]:
         ["1", "2", "A", "A1"],
     )
     return assistant, user
+
+
+@pytest.fixture(scope="session")
+def market() -> SceneIndex:
+    return build_market()
+
+
+@pytest.fixture(scope="session")
+def home() -> SceneIndex:
+    return build_home()
+
+
+@pytest.fixture()
+def market_views(market: SceneIndex) -> tuple[RoleView, RoleView]:
+    return build_market_views(market)
+
+
+@pytest.fixture()
+def home_views(home: SceneIndex) -> tuple[RoleView, RoleView]:
+    return build_home_views(home)
