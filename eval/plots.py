@@ -26,6 +26,7 @@ def plot_sr_by_turn(groups: dict[str, dict[str, Any]], path: str | os.PathLike) 
         sr = s["sr_by_turn"]
         ax.plot(range(1, len(sr) + 1), sr, marker="o", markersize=3, label=key)
     ax.set_xlabel("turn t")
+    ax.set_xticks(range(1, max((len(s["sr_by_turn"]) for s in groups.values()), default=20) + 1, 2))
     ax.set_ylabel("SR(t) (%)")
     ax.set_ylim(0, 100)
     ax.set_title("Success rate by turn")
@@ -52,7 +53,10 @@ def plot_cgv_gain(groups: dict[str, dict[str, Any]], path: str | os.PathLike) ->
     ax.set_ylabel("ΔCGV = CGV(h) - CGV(0) (pp)")
     ax.set_title("Goal visibility gain")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
+    if ax.get_lines():
+        ax.legend(fontsize=7)
+    else:
+        ax.text(0.5, 0.5, "no navigation-goal events", ha="center", transform=ax.transAxes)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
@@ -74,9 +78,9 @@ def plot_action_shares(groups: dict[str, dict[str, Any]], path: str | os.PathLik
         ax.barh(keys, vals, left=left, color=cmap(i), label=action)
         left += vals
     ax.set_xlim(0, 100)
-    ax.set_xlabel("share of turns (%)")
+    ax.set_xlabel("share of turns (%)", labelpad=2)
     ax.set_title("Dialogue action shares")
-    ax.legend(fontsize=7, ncol=5, loc="upper center", bbox_to_anchor=(0.5, -0.25))
+    ax.legend(fontsize=7, ncol=5, loc="upper center", bbox_to_anchor=(0.5, -0.35))
     fig.tight_layout()
     fig.savefig(path, dpi=120, bbox_inches="tight")
     plt.close(fig)

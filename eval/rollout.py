@@ -284,9 +284,9 @@ def run(config: RolloutConfig, argv: list[str] | None = None) -> dict[str, Any] 
     out = Path(config.out)
     out.mkdir(parents=True, exist_ok=True)
     traj = out / "trajectories.jsonl"
-    _write_config(config, out, argv)
     if traj.exists() and not config.resume:
         raise ValueError(f"{traj} exists; pass --resume to continue it or choose another --out")
+    _write_config(config, out, argv)
     if config.resume and drop_truncated_tail(traj):
         logger.warning("%s: dropped a truncated last line left by an interrupted run", traj)
     done = done_keys(read_episodes(traj)) if traj.exists() else set()
@@ -295,17 +295,18 @@ def run(config: RolloutConfig, argv: list[str] | None = None) -> dict[str, Any] 
         pending = pending[: config.max_episodes]
     logger.info("%d episodes to run (%d already saved)", len(pending), len(done))
 
-    successes = finished = 0
+    successes = finished = errors = 0
     bar = tqdm(total=len(pending), desc=f"{config.agent} on {config.env}", unit="ep", file=sys.stderr)
 
     def _save(text: str) -> None:
-        nonlocal successes, finished
+        nonlocal successes, finished, errors
         record = EpisodeRecord.model_validate_json(text)
         append_episode(traj, record)
         finished += 1
         successes += bool(record.cart)
         bar.update(1)
-        bar.set_postfix(success=f"{successes}/{finished}", errors=None if record.error is None else "!")
+        errors += record.error is not None
+        bar.set_postfix(success=f"{successes}/{finished}", **({"errors": errors} if errors else {}))
 
     try:
         if config.workers == 1 or len(pending) <= 1:
