@@ -46,6 +46,7 @@ from typing import Any
 from situ_gym.actions.assistant import ACTION_TYPES, MAX_RANKING, REQUIRED_FIELDS, AssistantOutput
 from situ_gym.actions.tools import LEGAL_TOOLS, TARGET_ARGUMENT
 from situ_gym.actions.validate import (
+    check_approach,
     check_arguments,
     check_store,
     coerce_arguments,
@@ -584,6 +585,8 @@ def _check_expected(
                 and handle not in view.handles
             ):
                 target_id, error = resolve_product_name(handle, index)
+            if error is None and target_id is not None:
+                error = check_approach(name, clean.get("approach"), target_id, index)
             if error is not None:
                 errors.append(error)
     out.expected_target_id = target_id

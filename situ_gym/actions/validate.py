@@ -28,6 +28,7 @@ from situ_gym.som.types import RoleView
 __all__ = [
     "validate_user_call",
     "check_arguments",
+    "check_approach",
     "resolve_target",
     "render_tool_schema",
     "short_repr",
@@ -203,6 +204,20 @@ def resolve_target(
     return None, f"{arg} handle {short_repr(handle)} is not visible in the {role}'s view"
 
 
+def check_approach(name: str, approach: Any, target_id: str, index: SceneIndex) -> str | None:
+    """``move_to_fixture`` front/back need that viewpoint on the fixture (App. B.2); the
+    error, or None. ``nearest`` and the other tools always pass."""
+    if name != "move_to_fixture" or approach not in _SIDED_APPROACHES:
+        return None
+    fixture = index.fixtures.get(target_id)
+    if fixture is None or approach in fixture.approach:
+        return None
+    return (
+        f"move_to_fixture approach {approach!r} is not available at {fixture.name!r} "
+        f"(has {'/'.join(sorted(fixture.approach)) or 'none'})"
+    )
+
+
 def validate_user_call(
     call: Any,
     *,
@@ -274,18 +289,10 @@ def validate_user_call(
             clean[target_arg] = target_id
     if name == "drop_item" and held_item is None:
         errors.append("drop_item needs a held item, but the hands are empty")
-    if (
-        name == "move_to_fixture"
-        and target_id is not None
-        and index is not None
-        and clean.get("approach") in _SIDED_APPROACHES
-    ):
-        fixture = index.fixtures.get(target_id)
-        if fixture is not None and clean["approach"] not in fixture.approach:
-            errors.append(
-                f"move_to_fixture approach {clean['approach']!r} is not available at {fixture.name!r} "
-                f"(has {'/'.join(sorted(fixture.approach)) or 'none'})"
-            )
+    if target_id is not None and index is not None:
+        error = check_approach(name, clean.get("approach"), target_id, index)
+        if error is not None:
+            errors.append(error)
     record = ToolCall(
         name=name,
         arguments=arguments,

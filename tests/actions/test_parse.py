@@ -305,6 +305,13 @@ def test_navigation_goal_by_name_id_and_unseen_handle(market, market_views):
             "fixture handle '2' is not visible in the assistant's view",
         ),
         (
+            turn(
+                {"type": "Greet"},
+                {"name": "move_to_fixture", "arguments": {"fixture": "1", "approach": "back"}},
+            ),
+            "move_to_fixture approach 'back' is not available at 'Frozen Seafood Freezer' (has front)",
+        ),
+        (
             turn({"type": "Greet"}, {"name": "pick_up_item", "arguments": {}}),
             "pick_up_item requires argument 'item'",
         ),
