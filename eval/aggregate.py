@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import math
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -172,10 +173,7 @@ def summarize(
     out["action_shares"] = M.action_shares(episodes)
     out["termination"] = M.termination_counts(episodes)
     out["pass_hat_k"] = {str(k): v for k, v in M.pass_hat_k(episodes).items()}
-    out["repeats"] = max(
-        (sum(1 for e in episodes if e.task_id == t) for t in {e.task_id for e in episodes}),
-        default=0,
-    )
+    out["repeats"] = max(Counter(e.task_id for e in episodes).values(), default=0)
     out["reward"] = reward_summary(episodes)
     if ratings is not None:
         if len(ratings) != len(episodes):

@@ -392,6 +392,7 @@ def episode_metrics(
 
 def _main(argv: list[str] | None = None) -> int:
     import argparse
+    from pathlib import Path
 
     from eval.aggregate import load_indexes, load_tasks, summarize_groups
     from eval.io import read_episodes
@@ -401,14 +402,15 @@ def _main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m eval.metrics", description="Score a SituRec trajectory file (App. C.1)."
     )
-    parser.add_argument("file", help="trajectories.jsonl")
+    parser.add_argument("file", help="trajectories.jsonl (or the run directory holding it)")
     parser.add_argument("--json", action="store_true", help="print every figure as JSON")
     parser.add_argument("--judge", default="rule", help="dialogue judge ('rule'; 'none' to skip)")
     parser.add_argument("--no-scene", action="store_true",
                         help="do not load the scene (Catalog %% and the Home CGV product rule off)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    episodes = read_episodes(args.file)
+    path = Path(args.file)
+    episodes = read_episodes(path / "trajectories.jsonl" if path.is_dir() else path)
     stores = {ep.store for ep in episodes}
     indexes = {} if args.no_scene else load_indexes(stores)
     ratings = None
