@@ -144,11 +144,16 @@ class Renderer:
         self.U = ((np.arange(w, dtype=np.float32) - camera.cx) / camera.fx)[None, :].repeat(h, 0)
         self.V = ((np.arange(h, dtype=np.float32) - camera.cy) / camera.fy)[:, None].repeat(w, 1)
         total = len(geometry.face_axis)
-        self.rgb_table = np.zeros((total + 1, 3), np.uint8)
-        self.rgb_table[0] = (40, 42, 48)
-        self.rgb_table[1:] = geometry.face_rgb
-        self.seg_table = np.zeros((total + 1, 3), np.uint8)
-        self.seg_table[1:] = geometry.face_seg
+        # Colours packed as RGBA words: one np.take per image, then cvtColor drops alpha.
+        rgb = np.zeros((total + 1, 4), np.uint8)
+        rgb[0, :3] = (40, 42, 48)
+        rgb[1:, :3] = geometry.face_rgb
+        seg = np.zeros((total + 1, 4), np.uint8)
+        seg[1:, :3] = geometry.face_seg
+        self.rgb_table = rgb.view(np.uint32).reshape(-1)
+        self.seg_table = seg.view(np.uint32).reshape(-1)
+        self._axis_ext = np.concatenate([[0], geometry.face_axis])
+        self._coord_ext = np.concatenate([[0.0], geometry.face_coord])
         self.cullable = np.isin(geometry.kind, CULL_KINDS)
         q0 = geometry.quad_first
         self.quad_ids = np.arange(q0, total)
@@ -247,27 +252,29 @@ class Renderer:
             fill(ids, np.round(p).astype(np.int32), val, cv2.LINE_8, _SHIFT)
         self.stats = {"boxes": float(len(boxes)), "faces": float(len(faces)), "clipped": float(n_clipped)}
 
-        rgb = self.rgb_table[ids]
-        seg = self.seg_table[ids]
+        h, w = ids.shape
+        rgb = cv2.cvtColor(np.take(self.rgb_table, ids).view(np.uint8).reshape(h, w, 4), cv2.COLOR_RGBA2RGB)
+        seg = cv2.cvtColor(np.take(self.seg_table, ids).view(np.uint8).reshape(h, w, 4), cv2.COLOR_RGBA2RGB)
         depth = self._depth(ids, eye, basis)
         return rgb, depth, seg, ids
 
     def _depth(self, ids: np.ndarray, eye: np.ndarray, basis: np.ndarray) -> np.ndarray:
-        geo = self.geo
-        axis = geo.face_axis
-        num = geo.face_coord - eye[axis]
+        """Exact depth from each pixel's face plane: 1/depth = (ray . axis) / (plane - eye)."""
+        axis = self._axis_ext
+        num = self._coord_ext - eye[axis]
         num = np.where(np.abs(num) < _EPS, _EPS, num)
-        coef = np.zeros((len(axis) + 1, 3), np.float32)
-        coef[1:] = (basis.T[axis] / num[:, None]).astype(np.float32)  # rows: (right_k, down_k, fwd_k)
-        c = coef[ids]
-        invd = c[..., 0] * self.U
-        invd += c[..., 1] * self.V
-        invd += c[..., 2]
+        coef = (basis.T[axis] / num[:, None]).astype(np.float32)  # rows: (right_k, down_k, fwd_k) / num
+        coef[0] = 0.0
+        invd = np.take(coef[:, 0], ids)
+        invd *= self.U
+        tmp = np.take(coef[:, 1], ids)
+        tmp *= self.V
+        invd += tmp
+        invd += np.take(coef[:, 2], ids)
         hit = ids > 0
         np.maximum(invd, np.float32(1.0 / 200.0), out=invd, where=hit)
         with np.errstate(divide="ignore"):
             depth = np.float32(1.0) / invd
-        depth[~hit] = np.inf
         return depth
 
 
