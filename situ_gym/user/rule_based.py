@@ -40,7 +40,14 @@ from situ_gym.som.types import RoleView, VisibleEntity
 from situ_gym.user import templates as T
 from situ_gym.user.base import UserObservation, UserSimulator, UserTurn
 
-__all__ = ["RuleBasedUser", "words", "name_match_score", "parse_direction", "asked_kinds"]
+__all__ = [
+    "RuleBasedUser",
+    "words",
+    "name_match_score",
+    "mentions",
+    "parse_direction",
+    "asked_kinds",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -149,31 +156,52 @@ def words(text: str, *, keep_numbers: bool = True) -> list[str]:
     return out
 
 
+def _aliases(name: str) -> list[str]:
+    """A display name and, for names like "Shelf 3: cereal, oatmeal", its label "Shelf 3"."""
+    out = [name.strip()]
+    if ":" in name:
+        out.append(name.split(":", 1)[0].strip())
+    return [a for a in out if a]
+
+
+def _says(phrase: str, low: str) -> bool:
+    return (
+        re.search(r"(?<![a-z0-9])" + re.escape(phrase.lower()) + r"(?![a-z0-9])", low) is not None
+    )
+
+
 def name_match_score(name: str, text: str, *, keep_numbers: bool = True) -> tuple[float, int]:
     """How well ``text`` mentions the entity called ``name``: (fraction of name words, count).
 
-    A verbatim (case-insensitive) mention scores ``(1.0, n)``. Callers accept a mention when
-    the whole name appears, or at least two name words (half of them) do, or a one-word name
-    does.
+    A verbatim (case-insensitive, whole-word) mention of the name, or of its label before a
+    colon ("Shelf 3" of "Shelf 3: cereal, oatmeal"), scores ``(1.0, n)``; otherwise the best
+    word overlap over those aliases counts.
     """
     low = text.lower()
-    name_words = words(name, keep_numbers=keep_numbers)
-    if not name_words:
-        return 0.0, 0
-    if name.lower() in low:
-        return 1.0, len(name_words)
+    best = (0.0, 0)
     text_words = set(words(low))
-    hit = sum(1 for w in name_words if w in text_words)
-    return hit / len(name_words), hit
+    for alias in _aliases(name):
+        alias_words = words(alias, keep_numbers=keep_numbers)
+        if not alias_words:
+            continue
+        if _says(alias, low):
+            return 1.0, len(alias_words)
+        hit = sum(1 for w in alias_words if w in text_words)
+        best = max(best, (hit / len(alias_words), hit))
+    return best
 
 
-def _accept(score: tuple[float, int], n_words: int) -> bool:
+def mentions(name: str, text: str, *, keep_numbers: bool = True) -> tuple[bool, tuple[float, int]]:
+    """Whether ``text`` names the entity ``name``, and the score (see ``name_match_score``).
+
+    Accepted: the whole name (or its label) verbatim, or at least two of its words making
+    at least half of them.
+    """
+    score = name_match_score(name, text, keep_numbers=keep_numbers)
     frac, hit = score
     if frac >= 1.0:
-        return True
-    if n_words == 1:
-        return hit == 1
-    return hit >= 2 and frac >= 0.5
+        return True, score
+    return hit >= 2 and frac >= 0.5, score
 
 
 def _question_sentences(text: str) -> list[str]:
@@ -852,9 +880,9 @@ class RuleBasedUser(UserSimulator):
             pool.setdefault(obs.held_item, self._product_name(obs.held_item, obs, visible))
         scored, partial = [], []
         for pid, name in pool.items():
-            score = name_match_score(name, text, keep_numbers=False)
+            ok, score = mentions(name, text, keep_numbers=False)
             dist = visible[pid].distance if pid in visible else 0.0
-            if _accept(score, len(words(name, keep_numbers=False))):
+            if ok:
                 scored.append((-score[0], -score[1], dist, pid))
             elif score[1] >= 2:
                 partial.append((score[1], pid))
@@ -874,8 +902,8 @@ class RuleBasedUser(UserSimulator):
         for v in visible.values():
             if v.kind not in ("fixture", "store", "area"):
                 continue
-            score = name_match_score(v.name, text)
-            if _accept(score, len(words(v.name))):
+            ok, score = mentions(v.name, text)
+            if ok:
                 scored.append((-score[0], -score[1], v.distance, v.handle, v))
         return sorted(scored, key=lambda s: s[:4])[0][4] if scored else None
 

@@ -469,3 +469,19 @@ def test_approach_wording_and_directions_follow_only_sides_that_exist(sm_index):
         "arguments": {"direction": "right", "angle": 90.0, "distance": "short"},
     }
     assert turn.intent == "follow" and "turning right" in turn.utterance
+
+
+def test_name_mentions_use_whole_words_and_fixture_labels():
+    from situ_gym.user.rule_based import mentions
+
+    shelf12 = "Shelf 12: breakfast cereal, oatmeal, granola bars"
+    assert mentions(shelf12, "Head to Shelf 12 on your right.")[0]
+    assert not mentions(shelf12, "Head to Shelf 1 on your right.")[0]
+    assert not mentions("Shelf 1: rice, pasta", "Head to Shelf 12 now.")[0]
+    assert mentions("Upright Freezer 2", "It's in freezer 2.")[0]
+    cereal = "Sunny Fields Honey Oat Clusters Cereal, 12 oz"
+    assert mentions(
+        cereal, "Try the Sunny Fields Honey Oat Clusters Cereal, 12 oz.", keep_numbers=False
+    )[0]
+    assert mentions(cereal, "The honey oat clusters are great.", keep_numbers=False)[0]
+    assert not mentions(cereal, "Any cereal will do.", keep_numbers=False)[0]
