@@ -108,11 +108,15 @@ class RandomAssistant(Assistant):
                 options.append(name)
         name = self._pick(options)
         arguments: dict[str, Any] = {}
+        entity: dict[str, Any] = {}
         for arg, allowed in TOOLS[name].arguments.items():
             if allowed == "handle":
                 kind = {"item": "product"}.get(arg, arg)
                 entity = self._pick(visible[kind])
                 arguments[arg] = entity["handle"]
+            elif arg == "approach" and entity.get("approach"):
+                # only the approach options the caption lists for this target
+                arguments[arg] = self._pick([a for a in entity["approach"] if a in allowed] or list(allowed))
             elif allowed == "angle":
                 arguments[arg] = int(self._rng.integers(15, 91))
             elif allowed == "distance":

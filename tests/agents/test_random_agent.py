@@ -104,3 +104,37 @@ def test_registry():
         resolve_agent("json:dumps")
     with pytest.raises(ValueError, match="needs a model"):
         make_agent("hf")
+
+
+@pytest.mark.parametrize("store", ["supermarket", "home_furnishings"])
+def test_every_turn_passes_the_env_parser(store):
+    """Observation text rendered by the real formatters for a tiny scene; every one of 200
+    random turns must parse and validate without errors."""
+    import numpy as np
+
+    from situ_gym.actions.parse import parse_assistant_output
+    from situ_gym.scene.index import SceneIndex
+    from situ_gym.som import caption, fixed_handles
+    from situ_gym.som.types import RoleView, VisibleEntity
+    from situ_gym.text import catalog_text, nav_targets_text
+    from tests.eval.builders import home_scene, market_scene
+
+    scene = market_scene() if store == "supermarket" else home_scene()
+    seen = [("a", "product"), ("b", "product"), ("fx1", "fixture")] if store == "supermarket" else [
+        ("p1", "product"), ("st1", "store"), ("ar1", "area")]
+    index = SceneIndex(scene)
+    fixed = fixed_handles(index, "assistant")
+    by_id = {eid: h for h, eid in fixed.items()}
+    handles, entities = dict(fixed), []
+    for i, (eid, kind) in enumerate(seen):
+        h = "abc"[i] if kind == "product" else by_id[eid]
+        handles[h] = eid
+        entities.append(VisibleEntity(h, eid, kind, index.name(eid), 2.0, 100))
+    view = RoleView("assistant", np.zeros((8, 8, 3), np.uint8), handles, entities)
+    obs = {"catalog": catalog_text(index) + "\n" + nav_targets_text(index, fixed),
+           "visible": caption(view, index)}
+    agent = RandomAssistant()
+    agent.reset(obs, {"store": store}, seed=3)
+    for _ in range(200):
+        out = parse_assistant_output(agent.act(obs), store=store, index=index, view=view)
+        assert out.valid, out.errors
