@@ -266,3 +266,16 @@ def test_bad_role_and_mismatched_images_raise(market):
     frame.depth = frame.depth[:-1]
     with pytest.raises(ValueError, match="does not match"):
         analyse(frame, market)
+
+
+def test_label_placement_stays_inside_and_avoids_taken_rects():
+    from situ_gym.som.marks import _overlaps, _place
+
+    taken: list = []
+    for _ in range(4):  # four labels wanting the same spot
+        taken.append(_place((50, 50), (20, 14), (120, 160), taken))
+    for i, a in enumerate(taken):
+        assert 0 <= a[0] and a[2] <= 160 and 0 <= a[1] and a[3] <= 120
+        assert not any(_overlaps(a, b) for b in taken[i + 1 :])
+    assert taken[0] == (40, 43, 60, 57)  # the first one is centred on its point
+    assert _place((159, 119), (20, 14), (120, 160), []) == (140, 106, 160, 120)  # clamped
