@@ -11,8 +11,9 @@ visible region. Every label sits on a visible pixel of its region (the maximum o
 mask's distance transform), moved aside only to avoid another label.
 
 Product handles are assigned afresh in each observation: the user's in left-to-right
-order of label points, the assistant's in top-to-bottom (row band) then left-to-right
-order, so the two numberings do not line up.
+order of label points, the assistant's row by row (top to bottom), each row left to
+right, so the two numberings usually differ and one role's label does not give away
+the other's.
 """
 
 from __future__ import annotations
@@ -291,8 +292,16 @@ def analyse(
 def _product_order(regions: list[Region], role: str, height: int) -> list[Region]:
     if role == "user":
         return sorted(regions, key=lambda r: (r.anchor[0], r.anchor[1], r.entity_id))
-    band = max(1, height // 12)
-    return sorted(regions, key=lambda r: (r.anchor[1] // band, r.anchor[0], r.entity_id))
+    # Assistant: rows (label points within 1/16 of the image height of the row's
+    # first point, e.g. one shelf level), top to bottom, each left to right.
+    tol = max(1, height // 16)
+    rows: list[list[Region]] = []
+    for r in sorted(regions, key=lambda r: (r.anchor[1], r.anchor[0], r.entity_id)):
+        if rows and r.anchor[1] - rows[-1][0].anchor[1] <= tol:
+            rows[-1].append(r)
+        else:
+            rows.append([r])
+    return [r for row in rows for r in sorted(row, key=lambda r: (r.anchor[0], r.entity_id))]
 
 
 def _overlaps(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:

@@ -279,3 +279,16 @@ def test_label_placement_stays_inside_and_avoids_taken_rects():
         assert not any(_overlaps(a, b) for b in taken[i + 1 :])
     assert taken[0] == (40, 43, 60, 57)  # the first one is centred on its point
     assert _place((159, 119), (20, 14), (120, 160), []) == (140, 106, 160, 120)  # clamped
+
+
+def test_assistant_rows_follow_shelf_levels(market):
+    # two rows whose label points wobble by a few pixels: row by row, each left to right
+    canvas = Canvas(market)
+    canvas.paint("p0", 100, 10, 120, 30).paint("p1", 10, 16, 30, 36)  # upper row
+    canvas.paint("p2", 60, 70, 80, 90).paint("p3", 20, 64, 40, 84)  # lower row
+    view = annotate(canvas.frame(), market, "assistant")
+    assert [(v.handle, v.entity_id) for v in _products(view)] == [
+        ("a", "p1"), ("b", "p0"), ("c", "p3"), ("d", "p2")
+    ]  # fmt: skip
+    user = annotate(canvas.frame(), market, "user")
+    assert [v.entity_id for v in _products(user)] == ["p1", "p3", "p2", "p0"]
