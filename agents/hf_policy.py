@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.base import Assistant
-from agents.prompting import Conversation, render_prompt, turn_text
+from agents.prompting import Conversation, render_prompt, turn_end_ids, turn_text
 
 __all__ = ["HFPolicyAssistant", "load_policy", "generate_batch", "eos_token_ids"]
 
@@ -113,7 +113,8 @@ def _has_image_processor(base: str, local_files_only: bool) -> bool:
 
 
 def eos_token_ids(model: Any, tokenizer: Any) -> frozenset[int]:
-    """Every id that ends a turn: the generation config's eos ids and the tokenizer's."""
+    """Every id that ends a turn: the generation config's eos ids, the tokenizer's, and the
+    chat template's single end-of-turn token (e.g. ``<|im_end|>`` for base Qwen models)."""
     ids: set[int] = set()
     config = getattr(model, "generation_config", None)
     eos = getattr(config, "eos_token_id", None)
@@ -123,6 +124,10 @@ def eos_token_ids(model: Any, tokenizer: Any) -> frozenset[int]:
         ids.update(int(i) for i in eos)
     if tokenizer.eos_token_id is not None:
         ids.add(int(tokenizer.eos_token_id))
+    if getattr(tokenizer, "chat_template", None):
+        end = turn_end_ids(tokenizer)
+        if len(end) == 1:
+            ids.add(int(end[0]))
     return frozenset(ids)
 
 

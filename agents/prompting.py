@@ -45,6 +45,7 @@ __all__ = [
     "render_messages",
     "render_prompt",
     "chat_joiners",
+    "turn_end_ids",
     "Conversation",
 ]
 
@@ -231,6 +232,18 @@ def chat_joiners(tokenizer: Any) -> tuple[str, str]:
     message with ``\\x00USER\\x00`` where its content goes, plus the generation prompt.
     """
     return _joiners_cached(tokenizer)
+
+
+def turn_end_ids(tokenizer: Any) -> list[int]:
+    """Ids that close an assistant turn in the template (e.g. ``<|im_end|>``), trailing space dropped.
+
+    A teacher's text becomes model tokens as ``ids(text) + turn_end_ids``, exactly what a
+    policy that stops on that token produces.
+    """
+    close = chat_joiners(tokenizer)[0].rstrip()
+    if not close:
+        return [int(tokenizer.eos_token_id)] if tokenizer.eos_token_id is not None else []
+    return list(tokenizer(close, add_special_tokens=False)["input_ids"])
 
 
 class Conversation:

@@ -1,0 +1,315 @@
+"""Multi-turn SituRec rollouts for TRL's GRPOTrainer (``rollout_func``), episodes in lock-step.
+
+``SituRecRollout(cfg)(prompts, trainer)`` receives the batch's prompt keys (already
+repeated G times by TRL's sampler: one rollout per prompt received) and plays each
+episode in its own ``SituRec`` env wrapped by ``recrm.RecRMReward``. Every turn, ALL
+active episodes generate in ONE batched call; finished episodes drop out.
+
+Per rollout it returns::
+
+    prompt_ids      turn 1's prompt (agents.prompting.Conversation.prompt_ids)
+    completion_ids  model turn 1 | env turn 2 | model turn 2 | ... (truncated to
+                    max_completion_length here; TRL does not enforce it)
+    env_mask        1 on model tokens, 0 on env tokens (loss and GSPO ratio use 1s only)
+    logprobs        None: the trainer recomputes them under exactly this sequence
+
+plus extra fields the reward function reads: ``traj_reward``, ``success``,
+``num_turns``, ``termination``, ``task_id``, ``recrm_total``, per-component means
+``recrm_<name>``, gate pass rates ``gate_instruction`` / ``gate_consistency``, and the
+time split ``time_generate_s`` / ``time_env_s``.
+
+Trajectory reward = mean over turns of the (soft-gated) per-turn ``R_total`` +
+``outcome_bonus`` if the episode ended with a cart addition (``success_cart_added``).
+Soft gate: while ``gate_floor_at(step) = f > 0``, a turn scores
+``max(C_inst, f) * max(C_consist, f) * ungated`` instead of ``C_inst * C_consist *
+ungated``, so an untrained policy that never passes the gates still gets a gradient.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from agents.prompting import Conversation
+from train.config import GSPOScriptConfig, gate_floor_at
+from train.tasks import ENV_OF_STORE, parse_prompt_key
+
+__all__ = ["COMPONENTS", "SituRecRollout", "soft_gated_total", "trajectory_reward"]
+
+logger = logging.getLogger(__name__)
+
+COMPONENTS = ("instruction", "consistency", "relevance", "ranking", "behavior")
+Generate = Callable[[list[list[int]], int], list[list[int]]]
+
+
+def soft_gated_total(recrm: dict[str, Any], floor: float, combine: Callable[..., float] | None = None) -> float:
+    """A turn's R_total with the gates softened to ``max(gate, floor)``.
+
+    ``recrm`` is the wrapper's ``info["recrm"]`` (``total``, ``gates``, ``components``,
+    ``variant``, ``dialogue_credit``). ``combine(c_inst, c_consist, relev, rank, beh)``
+    rebuilds the ungated bracket when the gates zeroed the total.
+
+    >>> turn = {"total": 0.0, "gates": {"instruction": 0.0, "consistency": 1.0},
+    ...         "components": {}, "variant": "full", "dialogue_credit": 0.2}
+    >>> soft_gated_total(turn, 0.0), soft_gated_total(turn, 0.5)
+    (0.0, 0.1)
+    """
+    total = float(recrm["total"])
+    if floor <= 0:
+        return total
+    gates = recrm.get("gates", {})
+    g_inst, g_cons = float(gates.get("instruction", 1.0)), float(gates.get("consistency", 1.0))
+    soft = max(g_inst, floor) * max(g_cons, floor)
+    if g_inst * g_cons > 0:
+        return total / (g_inst * g_cons) * soft
+    comps = recrm.get("components", {})
+    variant = recrm.get("variant", "full")
+    if recrm.get("dialogue_credit") is not None:
+        ungated = float(recrm["dialogue_credit"])
+    elif variant == "+instruction":
+        ungated = 1.0
+    elif variant == "+relevance":
+        ungated = float(comps.get("relevance") or 0.0)
+    elif combine is not None and comps.get("relevance") is not None:
+        ungated = combine(1.0, 1.0, comps.get("relevance"), comps.get("ranking"), comps.get("behavior"))
+    else:
+        ungated = 0.0
+    return ungated * soft
+
+
+@dataclass
+class _Episode:
+    env: Any
+    conv: Conversation
+    task_id: str
+    done: bool = False
+    turns: int = 0
+    totals: list[float] = field(default_factory=list)
+    components: dict[str, list[float]] = field(default_factory=lambda: {n: [] for n in COMPONENTS})
+    gates: dict[str, list[float]] = field(default_factory=lambda: {"instruction": [], "consistency": []})
+    termination: str | None = None
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values) if values else float("nan")
+
+
+class SituRecRollout:
+    """The ``rollout_func``: ``SituRecRollout(cfg)`` is called as ``rollout(prompts, trainer)``.
+
+    ``env_factory(store) -> env`` defaults to ``gym.make(ENV_OF_STORE[store], ...)``
+    wrapped by ``recrm.RecRMReward``. Envs are pooled per store and reused across calls
+    (``reset`` with the row's seed and task_id).
+    """
+
+    def __init__(self, cfg: GSPOScriptConfig, env_factory: Callable[[str], Any] | None = None):
+        self.cfg = cfg
+        self.env_factory = env_factory or self._make_env
+        self._pools: dict[str, list[Any]] = {}
+        self._combine = None
+
+    # ------------------------------------------------------------------ envs
+    def _make_env(self, store: str):
+        import gymnasium as gym
+
+        import situ_gym  # noqa: F401  (registers the envs)
+        from recrm import RecRMReward
+
+        env = gym.make(
+            ENV_OF_STORE[store], max_turns=self.cfg.max_turns, image_size=tuple(self.cfg.env_image_size)
+        )
+        return RecRMReward(
+            env,
+            variant=self.cfg.reward_variant,
+            alpha=self.cfg.recrm_alpha,
+            beta=self.cfg.recrm_beta,
+            tau=self.cfg.recrm_tau,
+        )
+
+    def _envs(self, store: str, n: int) -> list[Any]:
+        pool = self._pools.setdefault(store, [])
+        while len(pool) < n:
+            pool.append(self.env_factory(store))
+        return pool[:n]
+
+    def _combiner(self):
+        if self._combine is None:
+            try:
+                from recrm.composite import RecRMComposite
+
+                composite = RecRMComposite(
+                    alpha=self.cfg.recrm_alpha, beta=self.cfg.recrm_beta, tau=self.cfg.recrm_tau
+                )
+                self._combine = composite.combine
+            except ImportError:  # rewards come from an injected env; no rebuild of gated turns
+                self._combine = False
+        return self._combine or None
+
+    # ------------------------------------------------------------------ TRL entry point
+    def __call__(self, prompts: list, trainer: Any) -> dict[str, list]:
+        from agents.hf_policy import eos_token_ids, generate_batch
+
+        tokenizer = trainer.processing_class
+        tokenizer = getattr(tokenizer, "tokenizer", tokenizer)  # a processor wraps its tokenizer
+        args = trainer.args
+        model = None if args.use_vllm else trainer.accelerator.unwrap_model(trainer.model)
+        eos_ids = eos_token_ids(model, tokenizer)
+        if args.use_vllm:
+            vllm = trainer.vllm_generation
+
+            def generate(contexts: list[list[int]], max_new: int) -> list[list[int]]:
+                out = vllm.generate(prompts=contexts, images=None, num_generations=1)
+                return [list(ids)[:max_new] for ids in out[1]]
+
+        else:
+
+            def generate(contexts: list[list[int]], max_new: int) -> list[list[int]]:
+                was_training = model.training
+                model.eval()
+                try:
+                    return generate_batch(
+                        model, contexts, pad_id=tokenizer.pad_token_id, eos_ids=eos_ids, max_new_tokens=max_new,
+                        do_sample=True, temperature=args.temperature, top_p=args.top_p,
+                    )
+                finally:
+                    model.train(was_training)
+
+        floor = gate_floor_at(trainer.state.global_step, self.cfg.gate_floor, self.cfg.gate_warmup_steps)
+        return self.play(prompts, tokenizer, generate, eos_ids=eos_ids, gate_floor=floor)
+
+    # ------------------------------------------------------------------ the lock-step loop
+    def play(
+        self,
+        prompts: list,
+        tokenizer: Any,
+        generate: Generate,
+        *,
+        eos_ids: frozenset[int],
+        gate_floor: float = 0.0,
+    ) -> dict[str, list]:
+        """Play one episode per prompt key; ``generate`` is called once per turn for all active ones."""
+        cfg = self.cfg
+        keys = [parse_prompt_key(p) for p in prompts]
+        by_store: dict[str, int] = {}
+        episodes: list[_Episode] = []
+        t_env = time.perf_counter()
+        for store, task_id, seed in keys:
+            slot = by_store.get(store, 0)
+            by_store[store] = slot + 1
+            env = self._envs(store, slot + 1)[slot]
+            obs, info = env.reset(seed=seed, options={"task_id": task_id})
+            if info.get("task_id", task_id) != task_id:
+                raise RuntimeError(f"env reset to task {info.get('task_id')!r}, asked for {task_id!r}")
+            episodes.append(_Episode(env=env, conv=Conversation(tokenizer, store, obs), task_id=task_id))
+        time_env = time.perf_counter() - t_env
+        time_gen = 0.0
+        combine = self._combiner()
+        limit = cfg.max_completion_length
+
+        for _ in range(cfg.max_turns):
+            active = [e for e in episodes if not e.done]
+            for e in active:
+                if len(e.conv.completion_ids) >= limit:
+                    e.done, e.termination = True, e.termination or "length_limit"
+            active = [e for e in active if not e.done]
+            if not active:
+                break
+            budgets = [min(cfg.max_new_tokens, limit - len(e.conv.completion_ids)) for e in active]
+            t0 = time.perf_counter()
+            outputs = generate([e.conv.ids for e in active], max(budgets))
+            time_gen += time.perf_counter() - t0
+            if len(outputs) != len(active):
+                raise RuntimeError(f"generate returned {len(outputs)} outputs for {len(active)} contexts")
+            t0 = time.perf_counter()
+            for e, ids, budget in zip(active, outputs, budgets, strict=True):
+                ids = list(ids)[:budget]
+                e.conv.add_model_tokens(ids, eos_ids=eos_ids)
+                text = tokenizer.decode(ids, skip_special_tokens=True).strip()
+                obs, _reward, terminated, truncated, info = e.env.step(text)
+                self._record(e, info, gate_floor, combine)
+                if terminated or truncated:
+                    e.done, e.termination = True, info.get("termination") or ("turn_limit" if truncated else "ended")
+                else:
+                    e.conv.add_observation(obs)
+            time_env += time.perf_counter() - t0
+
+        return self._collect(episodes, time_gen, time_env)
+
+    def _record(self, e: _Episode, info: dict, floor: float, combine) -> None:
+        recrm = info.get("recrm")
+        if recrm is None:
+            raise RuntimeError("the env step returned no info['recrm']: wrap the env with recrm.RecRMReward")
+        e.turns += 1
+        e.totals.append(soft_gated_total(recrm, floor, combine))
+        for name in COMPONENTS:
+            value = recrm.get("components", {}).get(name)
+            if value is not None:
+                e.components[name].append(float(value))
+        for name in ("instruction", "consistency"):
+            gate = recrm.get("gates", {}).get(name)
+            if gate is not None:
+                e.gates[name].append(1.0 if gate >= 1.0 else 0.0)
+
+    def _collect(self, episodes: list[_Episode], time_gen: float, time_env: float) -> dict[str, list]:
+        limit = self.cfg.max_completion_length
+        out: dict[str, list] = {k: [] for k in ("prompt_ids", "completion_ids", "env_mask")}
+        out["logprobs"] = None
+        extra: dict[str, list] = {
+            k: []
+            for k in ("traj_reward", "success", "num_turns", "termination", "task_id", "recrm_total",
+                      "gate_instruction", "gate_consistency", "time_generate_s", "time_env_s")
+        }
+        extra.update({f"recrm_{n}": [] for n in COMPONENTS})
+        for e in episodes:
+            success = e.termination == "success_cart_added"
+            out["prompt_ids"].append(list(e.conv.prompt_ids))
+            out["completion_ids"].append(e.conv.completion_ids[:limit])
+            out["env_mask"].append(e.conv.env_mask[:limit])
+            mean_total = _mean(e.totals) if e.totals else 0.0
+            extra["traj_reward"].append(mean_total + (self.cfg.outcome_bonus if success else 0.0))
+            extra["success"].append(1.0 if success else 0.0)
+            extra["num_turns"].append(e.turns)
+            extra["termination"].append(e.termination or "unfinished")
+            extra["task_id"].append(e.task_id)
+            extra["recrm_total"].append(mean_total)
+            for n in COMPONENTS:
+                extra[f"recrm_{n}"].append(_mean(e.components[n]))
+            extra["gate_instruction"].append(_mean(e.gates["instruction"]))
+            extra["gate_consistency"].append(_mean(e.gates["consistency"]))
+            extra["time_generate_s"].append(time_gen)
+            extra["time_env_s"].append(time_env)
+        out.update(extra)
+        return out
+
+
+def trajectory_reward(prompts, completions, traj_reward=None, log_metric=None, **kwargs) -> list[float | None]:
+    """GRPO reward function: the rollout's ``traj_reward``; logs component means and SR.
+
+    >>> logged = {}
+    >>> trajectory_reward(["p", "p"], ["a", "b"], traj_reward=[0.5, 1.5], success=[0.0, 1.0],
+    ...                   recrm_total=[0.5, 0.5], log_metric=logged.__setitem__)
+    [0.5, 1.5]
+    >>> logged["siturec/success_rate"], logged["recrm/total/mean"]
+    (0.5, 0.5)
+    """
+    if traj_reward is None:
+        raise ValueError("trajectory_reward needs the rollout's traj_reward field (use SituRecRollout)")
+    if log_metric is not None:
+        for name in ("recrm_total", *(f"recrm_{n}" for n in COMPONENTS)):
+            values = [v for v in kwargs.get(name) or [] if v is not None and not math.isnan(v)]
+            if values:
+                log_metric(f"recrm/{name[len('recrm_'):]}/mean", sum(values) / len(values))
+        for name in ("gate_instruction", "gate_consistency"):
+            values = [v for v in kwargs.get(name) or [] if v is not None and not math.isnan(v)]
+            if values:
+                log_metric(f"recrm/{name}/pass_rate", sum(values) / len(values))
+        for key, metric in (("success", "siturec/success_rate"), ("num_turns", "siturec/turns"),
+                            ("time_generate_s", "timing/generate_s"), ("time_env_s", "timing/env_reward_s")):
+            values = kwargs.get(key)
+            if values:
+                log_metric(metric, sum(values) / len(values))
+    return [None if r is None else float(r) for r in traj_reward]

@@ -1,0 +1,224 @@
+"""SFT warm start: teacher episodes -> the policy's own conversation tokens -> TRL SFTTrainer.
+
+    python train/sft.py --config train/configs/sft_tiny.yaml
+    accelerate launch train/sft.py --config train/configs/sft_supermarket.yaml \\
+        --trajectories runs/heuristic/trajectories.jsonl
+
+Two sources of teacher episodes:
+
+* ``trajectories``: files written by ``eval.rollout``. They keep each turn's
+  ``assistant_raw`` but not the observations, so each episode is REPLAYED in the env
+  (same task, seed and assistant outputs => same observations); the replay must
+  reproduce every recorded user utterance, else ``ReplayMismatchError``.
+* ``teacher``: an agent (``agents.registry`` name, "heuristic" by default) plays the
+  training tasks now.
+
+Each kept episode becomes ONE sequence, exactly the ids ``agents.prompting.Conversation``
+builds in training and evaluation: ``input_ids`` = turn 1's prompt + model turns + env
+turns, ``completion_mask`` = 1 on the teacher's turns only (completion-only loss).
+Only training tasks are used (held-out profiles, see ``train.tasks``). The final model
+(LoRA merged) is saved to ``OUTPUT_DIR/final``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from train.config import SFTScriptConfig, parse_config  # noqa: E402
+
+__all__ = ["ReplayMismatchError", "replay_episode", "teacher_episode", "keep_episode", "build_dataset", "main"]
+
+logger = logging.getLogger(__name__)
+
+
+class ReplayMismatchError(ValueError):
+    """Replaying a saved episode did not reproduce what the file recorded."""
+
+
+def make_env(store: str, cfg: SFTScriptConfig, *, recrm: bool = False):
+    import gymnasium as gym
+
+    import situ_gym  # noqa: F401
+    from train.tasks import ENV_OF_STORE
+
+    env = gym.make(ENV_OF_STORE[store], max_turns=cfg.max_turns, image_size=tuple(cfg.env_image_size))
+    if recrm:
+        from recrm import RecRMReward
+
+        env = RecRMReward(env)
+    return env
+
+
+def _example(conv) -> dict[str, list[int]]:
+    return {"input_ids": conv.ids, "completion_mask": [0] * len(conv.prompt_ids) + conv.env_mask}
+
+
+def _model_tokens(tokenizer, text: str) -> list[int]:
+    from agents.prompting import turn_end_ids
+
+    return tokenizer(text, add_special_tokens=False)["input_ids"] + turn_end_ids(tokenizer)
+
+
+def replay_episode(record: Any, env: Any, tokenizer: Any) -> dict[str, list[int]]:
+    """Rebuild one saved ``EpisodeRecord`` as a training sequence by stepping ``env``."""
+    from agents.prompting import Conversation, turn_end_ids
+
+    end = set(turn_end_ids(tokenizer))
+    obs, info = env.reset(seed=record.seed, options={"task_id": record.task_id})
+    conv = Conversation(tokenizer, record.store, obs)
+    for i, turn in enumerate(record.turns):
+        conv.add_model_tokens(_model_tokens(tokenizer, turn.assistant_raw), eos_ids=end)
+        obs, _, terminated, truncated, info = env.step(turn.assistant_raw)
+        got = info["turn"].user_utterance
+        if got != turn.user_utterance:
+            raise ReplayMismatchError(
+                f"episode {record.episode_id} ({record.task_id}, seed {record.seed}) turn {turn.turn}: replay "
+                f"gave user utterance {got!r}, the file recorded {turn.user_utterance!r} (different env/user "
+                "version or a non-deterministic run)"
+            )
+        last = i == len(record.turns) - 1
+        if (terminated or truncated) != last:
+            raise ReplayMismatchError(
+                f"episode {record.episode_id} turn {turn.turn}: replay ended={terminated or truncated}, "
+                f"file has {len(record.turns)} turns"
+            )
+        if not last:
+            conv.add_observation(obs)
+    return _example(conv)
+
+
+def teacher_episode(agent: Any, env: Any, tokenizer: Any, store: str, task_id: str, seed: int) -> tuple[dict, dict]:
+    """Let ``agent`` play one episode; returns (training sequence, summary)."""
+    from agents.prompting import Conversation, turn_end_ids
+
+    end = set(turn_end_ids(tokenizer))
+    obs, info = env.reset(seed=seed, options={"task_id": task_id})
+    agent.reset(obs, {k: v for k, v in info.items() if k != "task"}, seed=seed)
+    conv = Conversation(tokenizer, store, obs)
+    totals, termination = [], None
+    while True:
+        text = agent.act(obs)
+        conv.add_model_tokens(_model_tokens(tokenizer, text), eos_ids=end)
+        obs, _, terminated, truncated, info = env.step(text)
+        if "recrm" in info:
+            totals.append(float(info["recrm"]["total"]))
+        if terminated or truncated:
+            termination = info.get("termination")
+            break
+        conv.add_observation(obs)
+    mean = sum(totals) / len(totals) if totals else None
+    return _example(conv), {"task_id": task_id, "seed": seed, "termination": termination, "mean_reward": mean}
+
+
+def keep_episode(termination: str | None, mean_reward: float | None, cfg: SFTScriptConfig) -> bool:
+    """Success (cart addition) always counts; else ``min_mean_reward`` decides (if set)."""
+    if termination == "success_cart_added":
+        return True
+    if cfg.min_mean_reward is not None and mean_reward is not None:
+        return mean_reward >= cfg.min_mean_reward
+    return not cfg.success_only
+
+
+def _record_mean_reward(record: Any) -> float | None:
+    values = [t.reward.get("recrm/total") for t in record.turns]
+    values = [v for v in values if v is not None and not math.isnan(v)]
+    return sum(values) / len(values) if values else None
+
+
+def build_dataset(cfg: SFTScriptConfig, tokenizer: Any):
+    """A ``datasets.Dataset`` of {input_ids, completion_mask} and a summary dict."""
+    from datasets import Dataset
+
+    from train.tasks import split_tasks
+
+    train_ids: dict[str, set[str]] = {}
+    for store in cfg.stores:
+        ids = split_tasks(store, cfg.eval_profile_fraction, cfg.split_seed)[0]
+        train_ids[store] = set(ids[: cfg.max_tasks] if cfg.max_tasks is not None else ids)
+    rows, summary = [], {"episodes": 0, "kept": 0, "held_out_skipped": 0}
+    envs: dict[str, Any] = {}
+    if cfg.trajectories:
+        from eval.io import read_episodes
+
+        for path in cfg.trajectories:
+            for record in read_episodes(path):
+                summary["episodes"] += 1
+                if record.store not in train_ids or record.task_id not in train_ids[record.store]:
+                    summary["held_out_skipped"] += 1
+                    continue
+                if not keep_episode(record.termination, _record_mean_reward(record), cfg):
+                    continue
+                env = envs.setdefault(record.store, make_env(record.store, cfg))
+                rows.append(replay_episode(record, env, tokenizer))
+    else:
+        from agents.registry import make_agent
+
+        agent = make_agent(cfg.teacher or "heuristic")
+        for store in cfg.stores:
+            env = envs.setdefault(store, make_env(store, cfg, recrm=cfg.min_mean_reward is not None))
+            for k in range(cfg.teacher_episodes_per_task):
+                for task_id in sorted(train_ids[store]):
+                    example, info = teacher_episode(agent, env, tokenizer, store, task_id, cfg.seed + k)
+                    summary["episodes"] += 1
+                    if keep_episode(info["termination"], info["mean_reward"], cfg):
+                        rows.append(example)
+    for env in envs.values():
+        env.close()
+    summary["kept"] = len(rows)
+    if not rows:
+        raise ValueError(f"no teacher episode passed the filter: {summary}")
+    summary["tokens"] = sum(len(r["input_ids"]) for r in rows)
+    summary["trained_tokens"] = sum(sum(r["completion_mask"]) for r in rows)
+    return Dataset.from_list(rows), summary
+
+
+def main(cfg: SFTScriptConfig) -> Path:
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer, set_seed
+    from trl import SFTTrainer
+
+    set_seed(cfg.seed)
+    if not cfg.model_name_or_path:
+        raise ValueError("model_name_or_path is required")
+    if cfg.run_name is None:
+        cfg.run_name = f"{'+'.join(cfg.stores)}__sft__{cfg.seed}__{int(time.time())}"
+    tokenizer = AutoTokenizer.from_pretrained(cfg.model_name_or_path)
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    dataset, summary = build_dataset(cfg, tokenizer)
+    logger.info("SFT data: %s", summary)
+    model = AutoModelForCausalLM.from_pretrained(
+        cfg.model_name_or_path, dtype=torch.bfloat16 if cfg.bf16 else torch.float32
+    )
+    trainer = SFTTrainer(
+        model=model,
+        args=cfg.to_sft_config(),
+        train_dataset=dataset,
+        processing_class=tokenizer,
+        peft_config=cfg.peft_config(),
+    )
+    trainer.train()
+    final = Path(cfg.output_dir) / "final"
+    if trainer.accelerator.is_main_process:
+        model = trainer.accelerator.unwrap_model(trainer.model)
+        if hasattr(model, "merge_and_unload"):
+            model = model.merge_and_unload()
+        model.save_pretrained(final)
+        tokenizer.save_pretrained(final)
+        (final / "sft_summary.json").write_text(json.dumps(summary, indent=1))
+    trainer.accelerator.wait_for_everyone()
+    return final
+
+
+if __name__ == "__main__":
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    main(parse_config(SFTScriptConfig))
