@@ -28,7 +28,8 @@ Decisions (documented for the env, metrics and prompt authors):
   brackets (``[a]``), after ``label``/``labelled``/``marker``/``mark``/``marked``
   (``label 7``, ``marker "1a"``), or after ``#`` (``#5``). Flagged only when the token is
   one of the assistant's current handles: ``(3)`` and ``handle b``, and kind words
-  followed by it (``shelf 7``, ``item b``, ``aisle 7``) unless that phrase is part of an
+  followed by it (``shelf 7``, ``item b``, ``store 2``, ``area 1a``, ``aisle 7``; also
+  product/fixture/shop/freezer/cooler) unless that phrase is part of an
   entity name in the scene (a store whose fixtures are named "Aisle 7 ..." may say
   "aisle 7"). Common short words (``a``, ``in``, ``it``...) after a label word are only
   flagged when quoted or bracketed, so "a great choice", "$3.99", "marked down" pass.
@@ -341,17 +342,17 @@ def _entity_names(index: SceneIndex) -> tuple[str, ...]:
 _TOKEN = r"(?:\d{1,3}[A-Za-z]?|[A-Za-z]{1,2}\d{0,2})"
 _END = r"(?![\w%$])(?![.,]\d)"
 _BRACKETED = re.compile(r"[\[{]\s*(" + _TOKEN + r")\s*[\]}]")
-_PAREN = re.compile(r"\(\s*(" + _TOKEN + r")\s*\)")
-_HASH = re.compile(r"(?<![\w&])#\s?(" + _TOKEN + r")" + _END)
+_PAREN = re.compile(r"(?<![A-Za-z])\(\s*(" + _TOKEN + r")\s*\)")  # not "item(s)"
+_HASH = re.compile(r"(?<![\w&#])#(" + _TOKEN + r")" + _END)  # "#5", not "# 5" headings
 _LABELLED = re.compile(
-    r"\b(labels?|label(?:l?ed)|markers?|mark|marked|handles?)\b(?:\s+(?:as|with))?\s*[:=#]?\s*"
-    r"([\"'\u2018\u201c\[(]?)\s*(" + _TOKEN + r")" + _END + r"[\"'\u2019\u201d\])]?",
+    r"\b(labels?|label(?:l?ed)|markers?|mark|marked|handles?)\b(?:\s+(?:as|with))?(?:\s*[:=#]\s*|\s+)"
+    r"([\"'\u2018\u201c\[(])?\s*(" + _TOKEN + r")" + _END + r"(?(2)[\"'\u2019\u201d\])]?)",
     re.IGNORECASE,
 )
 _KIND_WORD = re.compile(
     r"\b(items?|products?|fixtures?|shel(?:f|ves)|stores?|shops?|areas?|freezers?|coolers?|"
-    r"stands?|sections?|displays?|aisles?|options?|numbers?)\s*"
-    r"([\"'\u2018\u201c\[(]?)\s*(" + _TOKEN + r")" + _END + r"[\"'\u2019\u201d\])]?",
+    r"aisles?)\s+"
+    r"([\"'\u2018\u201c\[(])?\s*(" + _TOKEN + r")" + _END + r"(?(2)[\"'\u2019\u201d\])]?)",
     re.IGNORECASE,
 )
 _UNIT = re.compile(r"\d+[gGlL]")  # "label: 5g sugar", "2l" - quantities, not areas

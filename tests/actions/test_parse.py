@@ -618,6 +618,7 @@ def test_disclosure_checked_on_recovered_text_too(market, market_views):
 # ---------------------------------------------------------------- marker disclosure
 
 HANDLES = {
+    "s": "sm_p004",
     "a": "sm_p001",
     "b": "sm_p002",
     "c": "sm_p003",
@@ -672,6 +673,10 @@ def test_marker_disclosure_true_positives(text, expected):
         "A1 steak sauce is by the meats",
         "We're #1 in service? No: #hashtag, &#39; entities",
         "Nutrition label: 5g sugar, marked 2l bottle",
+        "Pick the item(s) you like from these areas",
+        "Check the label(s) and marker(s)",
+        "See section 6 and display 1 of 4; # 3 is a heading, not a mark",
+        "It falls under Section 2) of the policy",
     ],
 )
 def test_marker_disclosure_no_false_positives(text, market):
