@@ -1,0 +1,146 @@
+"""Load (and cache) the packaged stores: ``load_scene(store)``, ``load_task_bank(store)``.
+
+Data are found with ``importlib.resources`` so an installed copy works; ``root`` points at
+another directory laid out as ``<root>/<store>/{scene,tasks}.json``. Every load is validated
+(``situ_gym.scene.validate``); the packaged data must also match SituRecBench Table 2.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from situ_gym.scene.index import SceneIndex
+from situ_gym.scene.model import STORE_KINDS, Scene, TaskBank
+from situ_gym.scene.validate import AssetError, check_scene, check_table2, check_task_bank
+
+__all__ = [
+    "AssetError",
+    "data_file",
+    "load_scene",
+    "load_task_bank",
+    "location_index_text",
+    "catalog_text",
+]
+
+
+def _check_store(store: str) -> None:
+    if store not in STORE_KINDS:
+        raise ValueError(f"store must be one of {STORE_KINDS}, got {store!r}")
+
+
+def data_file(store: str, name: str, root: str | Path | None = None):
+    """Path (or importlib Traversable) of ``<store>/<name>`` under ``root`` or the package data."""
+    _check_store(store)
+    if root is None:
+        return resources.files("situ_gym.assets").joinpath("data", store, name)
+    return Path(root) / store / name
+
+
+def _read_json(path) -> tuple[Any, str]:
+    label = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise AssetError("file not found (run `python -m situ_gym.assets generate`)",
+                         file=label) from None
+    try:
+        return json.loads(text), label
+    except json.JSONDecodeError as e:
+        raise AssetError(f"invalid JSON at line {e.lineno} column {e.colno}: {e.msg}",
+                         file=label) from None
+
+
+def _record_of(raw: Any, loc: tuple) -> tuple[str | None, str]:
+    """The id of the innermost record on a pydantic error path, and the field path below it."""
+    record, below, node = None, [], raw
+    for part in loc:
+        if isinstance(node, dict) and isinstance(node.get("id"), str):
+            record, below = node["id"], []
+        below.append(str(part))
+        try:
+            node = node[part]
+        except (KeyError, IndexError, TypeError):
+            node = None
+    return record, ".".join(below) or "<root>"
+
+
+def _parse(model, raw: Any, label: str):
+    try:
+        return model.model_validate(raw)
+    except ValidationError as e:
+        err = e.errors()[0]
+        record, field = _record_of(raw, tuple(err["loc"]))
+        more = f" (and {e.error_count() - 1} more)" if e.error_count() > 1 else ""
+        raise AssetError(f"{err['msg']}{more}", file=label, record=record, field=field) from None
+
+
+@functools.lru_cache(maxsize=16)
+def _load_scene(store: str, root: str | None) -> Scene:
+    raw, label = _read_json(data_file(store, "scene.json", root))
+    scene = _parse(Scene, raw, label)
+    if scene.store != store:
+        raise AssetError(f"file holds store {scene.store!r}, expected {store!r}", file=label,
+                         record=None, field="store")
+    check_scene(scene, label)
+    if root is None:
+        check_table2(scene, None, label)
+    return scene
+
+
+@functools.lru_cache(maxsize=16)
+def _load_task_bank(store: str, root: str | None) -> TaskBank:
+    scene = _load_scene(store, root)
+    raw, label = _read_json(data_file(store, "tasks.json", root))
+    bank = _parse(TaskBank, raw, label)
+    if bank.store != store:
+        raise AssetError(f"file holds store {bank.store!r}, expected {store!r}", file=label,
+                         record=None, field="store")
+    check_task_bank(bank, scene, label)
+    if root is None:
+        check_table2(scene, bank, label)
+    return bank
+
+
+def load_scene(store: str, root: str | Path | None = None) -> Scene:
+    """The validated scene of ``store`` ("supermarket" or "home_furnishings"); cached.
+
+    Treat the result as read-only: it is shared by every caller.
+    """
+    _check_store(store)
+    return _load_scene(store, None if root is None else str(Path(root).resolve()))
+
+
+def load_task_bank(store: str, root: str | Path | None = None) -> TaskBank:
+    """The validated profiles and tasks of ``store``, cross-checked against its scene; cached."""
+    _check_store(store)
+    return _load_task_bank(store, None if root is None else str(Path(root).resolve()))
+
+
+def _money(price: float) -> str:
+    return f"${price:,.2f}"
+
+
+def location_index_text(scene: Scene) -> str:
+    """The product-location index: one line per product, ``id -> fixture`` (Supermarket)
+    or ``id -> store / area`` (Home Furnishings), with names and ids."""
+    index = SceneIndex(scene)
+    lines = []
+    for p in scene.products:
+        where = " / ".join(f"{index.name(eid)} [{eid}]" for eid in index.location_of(p.id))
+        lines.append(f"{p.id} -> {where}")
+    return "\n".join(lines)
+
+
+def catalog_text(scene: Scene) -> str:
+    """Compact catalog: one line per product, ``id | name | category | price | location``."""
+    index = SceneIndex(scene)
+    return "\n".join(
+        f"{p.id} | {p.name} | {p.category} | {_money(p.price)} | {index.location_text(p.id)}"
+        for p in scene.products
+    )
