@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import weakref
 from dataclasses import dataclass
+from functools import lru_cache
 
 from situ_gym.scene.index import SceneIndex
 
@@ -62,16 +63,23 @@ class Token:
     end: int
 
 
-def tokenize(text: str) -> list[Token]:
-    return [
+@lru_cache(maxsize=8192)
+def tokenize(text: str) -> tuple[Token, ...]:
+    """Word tokens with their spans (cached: the judges re-read the same texts)."""
+    return tuple(
         Token(m.group(0), m.group(0).lower().replace("'", ""), m.start(), m.end())
         for m in _TOKEN.finditer(text)
-    ]
+    )
+
+
+@lru_cache(maxsize=8192)
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(t.low for t in tokenize(text))
 
 
 def words(text: str) -> list[str]:
     """Lower-case word tokens (hyphens split words; apostrophes are dropped)."""
-    return [t.low for t in tokenize(text)]
+    return list(_words(text))
 
 
 def clauses(text: str) -> list[tuple[int, int]]:
@@ -163,6 +171,7 @@ class Lexicon:
                     bag.update(words(str(s)))
             self.descr_words[pid] = frozenset(bag)
         self._known_caps = {w for w in self.vocab} | self.place_words | _COMMON_CAPS
+        self._mention_cache: dict[str, tuple[Mention, ...]] = {}
         self._brands_by_first: dict[str, list[tuple[str, ...]]] = {}
         for brand in self.brand_products:
             if brand:
@@ -174,6 +183,14 @@ class Lexicon:
     # ------------------------------------------------------------- mentions
     def mentions(self, text: str) -> list[Mention]:
         """Product mentions in ``text``: catalog names, brands (+ product words), unknown names."""
+        found = self._mention_cache.get(text)
+        if found is None:
+            if len(self._mention_cache) > 4096:
+                self._mention_cache.clear()
+            found = self._mention_cache[text] = tuple(self._mentions(text))
+        return list(found)
+
+    def _mentions(self, text: str) -> list[Mention]:
         toks = tokenize(text)
         low = [t.low for t in toks]
         out: list[Mention] = []

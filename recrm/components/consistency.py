@@ -34,7 +34,8 @@ _HAND_CLAIM = re.compile(
 )
 _BUDGET_CLAIM = re.compile(
     r"\byour\s+(?:budget|limit|price\s+limit)\b[^.$!?]{0,40}?\$\s?(\d{1,6}(?:\.\d{1,2})?)|"
-    r"\$\s?(\d{1,6}(?:\.\d{1,2})?)\s+(?:budget|limit)\b[^.!?]{0,20}\byou\b",
+    r"\$\s?(\d{1,6}(?:\.\d{1,2})?)\s+(?:budget|limit)\b[^.!?]{0,20}\byou\b"
+    r"|\byour\s+\$\s?(\d{1,6}(?:\.\d{1,2})?)\s+(?:budget|limit|price\s+limit)\b",
     re.IGNORECASE,
 )
 _FOCUS_ACTIONS = ("Explain", "AnswerQuestion", "Compare", "ConfirmPurchase")
@@ -195,11 +196,12 @@ class FactualConsistency:
                         f"says {clause.strip()!r} but the user holds {ctx.held_item!r}",
                     )
         for bm in _BUDGET_CLAIM.finditer(text):
-            amount = float(bm.group(1) or bm.group(2))
+            written = bm.group(1) or bm.group(2) or bm.group(3)
+            amount = float(written)
             budget = _revealed_budget(ctx)
             if budget is None:
                 found("content", "budget", f"cites a ${amount:g} budget the user has not stated")
-            elif abs(amount - budget) > self.price_tolerance + 1e-9:
+            elif not self._price_ok(amount, written, budget):
                 found("content", "budget", f"cites a ${amount:g} budget; the user said ${budget:g}")
 
         gate = 0.0 if findings else 1.0

@@ -47,7 +47,7 @@ class InstructionFollowing:
     * constraint: a SoM marker label in the response ("[a]", "[3]", "label b").
     * role: system jargon or ids in the response ("JSON", "ranking", "entity id",
       "expected_user_action", "handle b", catalog ids like ``sm_p012``).
-    * content_quality: more than ``max_named_products`` distinct products named in one
+    * content_quality: more than ``max_named_products`` distinct product names in one
       response (catalog dumping; nobody can follow it).
     * style: empty or too long a response (``min_words``..``max_words`` words); a response
       that parrots the user's last utterance (4+ words, ``echo_ratio`` of its
@@ -151,12 +151,7 @@ class InstructionFollowing:
             hard("role", f"response shows a catalog id {m.group(0)!r}")
 
         # ---- content quality
-        named = {
-            pid
-            for mention in lexicon(ctx.index).mentions(text)
-            if len(mention.candidates) == 1
-            for pid in mention.candidates
-        }
+        named = {m.phrase.lower() for m in lexicon(ctx.index).mentions(text) if m.candidates}
         if len(named) > self.max_named_products:
             hard(
                 "content_quality",

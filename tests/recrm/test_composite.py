@@ -66,13 +66,23 @@ def test_gate_failures_on_real_turns(index, task):
 def test_ladder_variants(index, task):
     honest = honest_recommend()
     wrong_price = honest.model_copy(update={"response": honest.response.replace("$4.99", "$3.49")})
-    weak = honest_recommend().model_copy(update={
-        "recommended_id": "sm_p005", "ranking": ["sm_p005"],
-        "response": "The Sunny Fields Honey Nut Crunch Cereal is $3.99, within your budget.",
-        "action": {"type": "Recommend", "display_name": "Sunny Fields Honey Nut Crunch Cereal", "visible_now": True, "reason": "cheap and tasty cereal"},
-        "expected_user_action": None,
-    })
-    history = opening_history() + [turn("Anything to avoid?", n=3, user="No nuts please.", revealed=["avoid"])]
+    weak = honest_recommend().model_copy(
+        update={
+            "recommended_id": "sm_p005",
+            "ranking": ["sm_p005"],
+            "response": "The Sunny Fields Honey Nut Crunch Cereal is $3.99, within your budget.",
+            "action": {
+                "type": "Recommend",
+                "display_name": "Sunny Fields Honey Nut Crunch Cereal",
+                "visible_now": True,
+                "reason": "cheap and tasty cereal",
+            },
+            "expected_user_action": None,
+        }
+    )
+    history = opening_history() + [
+        turn("Anything to avoid?", n=3, user="No nuts please.", revealed=["avoid"])
+    ]
     expected = {
         # name: (honest, wrong price, weak item)
         "outcome": (0.0, 0.0, 0.0),
@@ -149,7 +159,24 @@ def test_probe_repeating_the_users_words(index, task):
 
 
 def test_probe_naming_a_product_not_in_the_catalog(index, task):
-    rec = honest_recommend().model_copy(update={"response": "Grab the Sunny Fields chocolate puffs, the kids will love them."})
+    rec = honest_recommend().model_copy(
+        update={"response": "Grab the Sunny Fields chocolate puffs, the kids will love them."}
+    )
     r = RecRMComposite().score(ctx(index, task, rec))
     assert r.gates["consistency"] == 0.0
     assert r.total < honest_total(index, task)
+
+
+def test_probes_on_a_150_product_catalog():
+    from recrm.bench import sample_turns, synthetic_world
+
+    index, task = synthetic_world(150)
+    comp = RecRMComposite()
+    totals = [
+        comp.score(TurnContext.from_record(t, None, task, index, h)).total
+        for t, h in sample_turns(index, task)
+    ]
+    ask, honest, wrong_price, invented, dump, echo, _ = totals
+    assert honest > 0.75
+    assert wrong_price == invented == dump == echo == 0.0
+    assert ask <= honest  # a question with a good ranking is judged on the ranking head

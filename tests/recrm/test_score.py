@@ -1,0 +1,90 @@
+import json
+
+import pytest
+
+import recrm.score as score_mod
+from recrm.score import read_trajectories, score_episodes
+from situ_gym.records import EpisodeRecord
+from tests.recrm.world import honest_recommend, make_index, make_task, opening_history
+
+
+def episode(agent, last, cart):
+    turns = opening_history() + [last.model_copy(update={"cart": cart})]
+    return EpisodeRecord(
+        episode_id=f"sm_t001#{agent}",
+        env_id="SituRec-Supermarket-v0",
+        store="supermarket",
+        task_id="sm_t001",
+        profile_id="pr_01",
+        subset=0,
+        seed=0,
+        agent=agent,
+        user="rule",
+        target_id="sm_p004",
+        reference_set=["sm_p004", "sm_p008"],
+        budget=6.0,
+        turns=turns,
+        cart=cart,
+        termination="success_cart_added" if cart else "turn_limit",
+    )
+
+
+@pytest.fixture()
+def episodes():
+    honest = honest_recommend()
+    liar = honest.model_copy(update={"response": honest.response.replace("$4.99", "$2.99")})
+    return [episode("honest", honest, ["sm_p004"]), episode("liar", liar, [])]
+
+
+@pytest.fixture()
+def world():
+    return {"tasks": {"sm_t001": make_task()}, "indexes": {"supermarket": make_index()}}
+
+
+def test_score_episodes_per_agent(episodes, world):
+    out = score_episodes(episodes, **world)
+    honest, liar = out["agents"]["honest"], out["agents"]["liar"]
+    assert honest["turns"] == 3 and honest["episodes"] == 1
+    assert honest["mean_return"] == pytest.approx(0.2 + 0.1 + 1.0)
+    assert honest["mean_total"] == pytest.approx(1.3 / 3)
+    assert liar["mean_return"] == pytest.approx(0.3)
+    assert liar["gate_pass"]["consistency"] == pytest.approx(2 / 3)
+    assert liar["failures"] == {"consistency/price": 1}
+    assert honest["components"]["relevance"] == {"mean": 1.0, "applicable": pytest.approx(1 / 3)}
+    assert out["overall"]["turns"] == 6 and out["skipped"] == []
+
+
+def test_outcome_variant_and_bonus(episodes, world):
+    r1 = score_episodes(episodes, variant="outcome", **world)
+    assert r1["agents"]["honest"]["mean_return"] == 1.0
+    assert r1["agents"]["liar"]["mean_return"] == 0.0
+    bonus = score_episodes(episodes, outcome_bonus=1.0, **world)
+    assert bonus["agents"]["honest"]["mean_return"] == pytest.approx(2.3)
+
+
+def test_unknown_task_is_skipped(episodes, world, monkeypatch):
+    monkeypatch.setattr(score_mod, "load_world", lambda store: ({}, make_index()))
+    ep = episodes[0].model_copy(update={"task_id": "sm_t999", "episode_id": "x"})
+    out = score_episodes([ep], **world)
+    assert out["skipped"] == ["x"] and out["overall"]["turns"] == 0
+
+
+def test_cli_reads_file_and_prints_json(episodes, tmp_path, monkeypatch, capsys):
+    path = tmp_path / "trajectories.jsonl"
+    path.write_text("".join(ep.model_dump_json() + "\n" for ep in episodes) + '{"truncated": ')
+    assert len(read_trajectories(path)) == 2  # a broken last line is dropped
+    monkeypatch.setattr(
+        score_mod, "load_world", lambda store: ({"sm_t001": make_task()}, make_index())
+    )
+    assert score_mod.main([str(path), "--json", "--variant", "R4"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["variant"] == "+behavior"
+    assert out["agents"]["liar"]["mean_return"] == pytest.approx(1.3)  # no consistency gate in R4
+    assert score_mod.main([str(path)]) == 0
+    table = capsys.readouterr().out
+    assert "honest" in table and "liar" in table and "consistency/price x1" in table
+
+
+def test_cli_rejects_unknown_variant(tmp_path):
+    with pytest.raises(SystemExit):
+        score_mod.main([str(tmp_path / "x.jsonl"), "--variant", "R7"])
