@@ -188,7 +188,8 @@ def extract_json_object(text: str) -> tuple[dict[str, Any] | None, str | None]:
     return None, "no JSON object found in the output"
 
 
-_RESPONSE_KEY = re.compile(r'"response"\s*:\s*"((?:[^"\\]|\\.)*)("?)', re.DOTALL)
+# At most 2 * MAX_RESPONSE_CHARS characters of the string are read: enough for the cut.
+_RESPONSE_KEY = re.compile(r'"response"\s*:\s*"((?:[^"\\]|\\.){0,4000})', re.DOTALL)
 
 
 def _truncate(text: str) -> str:
@@ -208,6 +209,8 @@ def recover_response(text: str, obj: dict[str, Any] | None = None) -> str:
     m = _RESPONSE_KEY.search(text)
     if m is not None:
         body = m.group(1)
+        if body.endswith("\\") and not body.endswith("\\\\"):
+            body = body[:-1]  # a cut-off escape
         decoded, ok = _loads(f'"{body}"')
         return _truncate(decoded if ok and isinstance(decoded, str) else body)
     prose = _FENCE.sub(" ", text)
@@ -257,10 +260,10 @@ def resolve_product_name(name: str, index: SceneIndex) -> tuple[str | None, str 
     Exact (case-insensitive) name first, then the normalised name (case, accents and
     punctuation ignored), then a unique product whose normalised name starts with the
     given one or is contained in it (a name without its size, or with a brand added);
-    loose matches need at least two words.
-
-    >>> # resolve_product_name("harbor catch plain frozen cod fillets 1 lb", index)
+    loose matches need at least two words. Names over 300 characters match nothing.
     """
+    if len(name) > 300:
+        return None, f"display_name {short_repr(name)} matches no catalog product"
     exact = index.product_by_name(name)
     if exact is not None:
         return exact, None
@@ -285,6 +288,10 @@ def resolve_product_name(name: str, index: SceneIndex) -> tuple[str | None, str 
 
 
 _CAPTION_PREFIX = re.compile(r"^\s*\[[^\]]{1,4}\]\s*")
+
+
+def _a(noun: str) -> str:
+    return ("an " if noun[:1] in "aeiou" else "a ") + noun
 
 
 def _as_handle(value: Any) -> str | None:
@@ -317,7 +324,7 @@ def _resolve_nav_goal(
             return eid, None
         return (
             None,
-            f"navigation_goal handle {short_repr(handle)} names a {kind or 'unknown entity'}, not a {what}",
+            f"navigation_goal handle {short_repr(handle)} names {_a(kind or 'unknown entity')}, not {_a(what)}",
         )
     if handle in index.entities and _entity_kind(index, handle) in kinds:
         return handle, None
@@ -520,7 +527,7 @@ def _check_navigate(
         )
     elif kind not in ("store", "area"):
         out.errors.append(
-            f"next_waypoint handle {short_repr(handle)} names a {kind or 'unknown entity'}, not a store or area"
+            f"next_waypoint handle {short_repr(handle)} names {_a(kind or 'unknown entity')}, not a store or area"
         )
     elif not no_view and eid not in view.visible_ids():
         out.errors.append(
@@ -635,10 +642,10 @@ def parse_assistant_output(
     ``view`` is the assistant's own RoleView of the current observation (its handles);
     see the module docstring for the rules and decisions. Never raises on bad ``text``
     (a non-string is reported as an error too); raises ValueError only for an unknown
-    ``store``.
+    ``store``. Typical use::
 
-    >>> # out = parse_assistant_output(text, store="supermarket", index=index, view=view)
-    >>> # out.valid, out.errors, out.response, out.recommended_id, out.expected_target_id
+        out = parse_assistant_output(text, store="supermarket", index=index, view=view)
+        out.valid, out.errors, out.response, out.recommended_id, out.expected_call
     """
     check_store(store)
     if not isinstance(text, str):
