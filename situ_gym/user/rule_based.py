@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from situ_gym.actions.tools import ANGLE_RANGE, LEGAL_TOOLS, TARGET_ARGUMENT
+from situ_gym.actions.tools import ANGLE_RANGE, LEGAL_TOOLS, TARGET_ARGUMENT, TRANSLATIONAL_TOOLS
 from situ_gym.scene.index import SceneIndex
 from situ_gym.scene.model import Profile, Task
 from situ_gym.som.types import RoleView, VisibleEntity
@@ -284,6 +284,11 @@ def _describe_direction(call: dict[str, Any]) -> str:
     return "walking ahead"
 
 
+def _label(name: str) -> str:
+    """How a shopper says a target's name: "Shelf 3" for "Shelf 3: jam, coffee, tea"."""
+    return name.split(":", 1)[0].strip() or name
+
+
 def _stem(word: str) -> str:
     """Crude plural folding for matching ("lamps" -> "lamp"; "glass" stays)."""
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
@@ -327,6 +332,8 @@ class RuleBasedUser(UserSimulator):
         self._mentioned_now: list[str] = []
         self._visited: list[str] = []
         self._explore_moves = 0
+        self._at: tuple[str, str | None] | None = None  # where the last move_to_* took the user
+        self._scans = 0  # look-arounds since arriving there
         self._gave_up = False
         self._ready = True
         # Category words: the head noun (last word) counts double for name relevance.
@@ -751,6 +758,8 @@ class RuleBasedUser(UserSimulator):
                 if target is not None:
                     return self._goto(target, text, "follow")
                 self._explore_moves = 0
+                if direction["name"] in TRANSLATIONAL_TOOLS:
+                    self._at = None
                 return (
                     direction,
                     "follow",
@@ -767,7 +776,6 @@ class RuleBasedUser(UserSimulator):
         self, v: VisibleEntity, text: str, intent: str
     ) -> tuple[dict[str, Any], str, str, str]:
         low = text.lower()
-        self._visited.append(v.entity_id)
         self._explore_moves = 0
         if v.kind == "fixture":
             approach = "nearest"
@@ -801,7 +809,26 @@ class RuleBasedUser(UserSimulator):
         else:
             call = {"name": "move_to_area", "arguments": {"area": v.handle}}
             key = "follow_area" if intent == "follow" else "explore_target"
-        return call, intent, T.pick(self.rng, key, name=v.name), ""
+        place = (v.entity_id, call["arguments"].get("approach"))
+        if place == self._at:
+            # Already standing there: look around locally instead of walking 0 m again.
+            return self._scan(v)
+        self._at = place
+        self._scans = 0
+        self._visited.append(v.entity_id)
+        return call, intent, T.pick(self.rng, key, name=_label(v.name)), ""
+
+    def _scan(self, v: VisibleEntity) -> tuple[dict[str, Any], str, str, str]:
+        """Look around where the user stands (turn a little or tilt the view)."""
+        rng = self.rng
+        side = "left" if rng.random() < 0.5 else "right"
+        options = [
+            {"name": "turn", "arguments": {"direction": side, "angle": 30.0}},
+            {"name": "turn", "arguments": {"direction": side, "angle": 60.0}},
+            {"name": "look_up_down", "arguments": {"direction": "down", "angle": 15.0}},
+        ]
+        call = options[int(rng.integers(len(options)))]
+        return call, "explore", T.pick(rng, "already_there", name=_label(v.name)), ""
 
     def _explore(
         self,
@@ -841,12 +868,28 @@ class RuleBasedUser(UserSimulator):
             if pool:
                 v = min(pool, key=lambda e: (e.distance, e.handle))
                 return self._goto(v, "", "explore")
-        if self._explore_moves >= 2:
+        products_here = any(v.kind == "product" for v in visible.values())
+        if self._at is not None and products_here and self._scans < 2:
+            # Products in front of the user: look them over and ask before walking off.
+            self._scans += 1
+            return self._scan(visible.get(self._at[0]) or next(iter(visible.values())))
+        if self._at is not None:
+            # Just arrived, facing the target: turn away from it before walking on.
+            self._at = None
+            self._explore_moves = 1
+            angle = float(rng.choice([90.0, 135.0, 180.0]))
+            call = {
+                "name": "turn_and_move",
+                "arguments": {"direction": side, "angle": angle, "distance": "medium"},
+            }
+        elif self._explore_moves >= 2:
+            # Turn in place after two walks, to see new directions.
             self._explore_moves = 0
             angle = float(rng.choice([45.0, 90.0, 135.0]))
             call = {"name": "turn", "arguments": {"direction": side, "angle": angle}}
         else:
             self._explore_moves += 1
+            self._at = None
             r = rng.random()
             if r < 0.45:
                 call = {"name": "move_forward", "arguments": {"distance": "medium"}}

@@ -183,6 +183,11 @@ TEMPLATES: dict[str, tuple[str, ...]] = {
         "Could you compare it with something else?",
         "Which alternative would you suggest instead?",
     ),
+    "already_there": (
+        "I'm at the {name} now, but I don't see it. Where exactly should I look?",
+        "I'm already at the {name}. Let me look around here.",
+        "I'm standing at the {name}. Which part should I look at?",
+    ),
     "put_back": (
         "I'll put the {name} back.",
         "Let me put the {name} back where it was.",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import numpy as np
@@ -25,7 +26,7 @@ from situ_gym.scene.model import (
 from situ_gym.som.types import RoleView, VisibleEntity
 from situ_gym.user import UserObservation
 
-_COLORS = iter((i, 40, 200) for i in range(1, 250))
+_COLORS = ((1 + i % 250, 40 + (i // 250) % 200, 200) for i in itertools.count())  # never runs out
 
 
 def _product(pid, name, category, price, tags, **loc) -> Product:

@@ -233,22 +233,39 @@ HF_PLACES = {
 
 @pytest.mark.parametrize("seed", range(10))
 def test_follows_visible_named_fixture_always_at_1_and_never_at_0(sm_index, seed):
-    line = "The cereal is at the front of the Breakfast Shelf 1, just ahead."
+    lines = [
+        "The cereal is at the front of the Breakfast Shelf 1, just ahead.",
+        "Please walk to the front of Breakfast Shelf 1.",
+        "You'll find it in front of the Breakfast Shelf 1.",
+    ]
     view_ids = ["sm_f01", "sm_f02", "sm_f03"]
     for p, expect in ((1.0, True), (0.0, False)):
-        user = _user(sm_index, seed=seed, navigation_following=p)
-        user.respond(_obs(sm_index, 1, "Hi! What do you need?", view_ids))
-        for t in range(2, 6):
-            turn = user.respond(_obs(sm_index, t, line, view_ids))
+        for k, line in enumerate(lines):
+            user = _user(sm_index, seed=seed * 10 + k, navigation_following=p)
+            user.respond(_obs(sm_index, 1, "Hi! What do you need?", view_ids))
+            turn = user.respond(_obs(sm_index, 2, line, view_ids))
             moved_there = (
                 turn.tool_call["name"] == "move_to_fixture"
                 and turn.tool_call["arguments"]["fixture"] == "C"
             )
-            assert moved_there is expect, (p, t, turn)
+            assert moved_there is expect, (p, line, turn)
             assert (turn.intent == "follow") is expect
             if expect:
                 assert turn.tool_call["arguments"]["approach"] == "front"
                 assert "Breakfast Shelf 1" in turn.utterance
+
+
+def test_repeated_guidance_to_where_the_user_stands_makes_it_look_around(sm_index):
+    view_ids = ["sm_f01", "sm_f02", "sm_f03"]
+    user = _user(sm_index, seed=0, navigation_following=1.0)
+    user.respond(_obs(sm_index, 1, "Hi! What do you need?", view_ids))
+    first = user.respond(_obs(sm_index, 2, "Go to the front of Breakfast Shelf 1.", view_ids))
+    again = user.respond(_obs(sm_index, 3, "Walk to the front of Breakfast Shelf 1.", view_ids))
+    assert first.tool_call["name"] == "move_to_fixture"
+    assert again.tool_call["name"] in ("turn", "look_up_down")  # no 0 m walk (motion stall)
+    assert "Breakfast Shelf 1" in again.utterance
+    back = user.respond(_obs(sm_index, 4, "Now the back of Breakfast Shelf 1.", view_ids))
+    assert back.tool_call["arguments"] == {"fixture": "C", "approach": "back"}
 
 
 def test_follows_store_area_and_direction_wording(hf_index, sm_index):
