@@ -277,7 +277,7 @@ class EmbeddedBackend:
         if start is None:
             raise _Infeasible(f"cannot reach {name}")
         comp = grid.component[start[1], start[0]]
-        reach = grid.radius + 1.0
+        reach = grid.radius + 0.5  # farther than this from the footprint is not "at" it
         i0, j0 = grid.cell_of(x0 - reach, y0 - reach)
         i1, j1 = grid.cell_of(x1 + reach, y1 + reach)
         xs, ys = grid.xs[i0 : i1 + 1], grid.ys[j0 : j1 + 1]
