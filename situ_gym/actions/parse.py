@@ -31,7 +31,8 @@ Decisions (documented for the env, metrics and prompt authors):
   followed by it (``shelf 7``, ``item b``, ``store 2``, ``area 1a``, ``aisle 7``; also
   product/fixture/shop/freezer/cooler) unless that phrase is part of an
   entity name in the scene (a store whose fixtures are named "Aisle 7 ..." may say
-  "aisle 7"). Common short words (``a``, ``in``, ``it``...) after a label word are only
+  "aisle 7"). Our Supermarket names its fixtures "Shelf N: ...", so "shelf 7" is a
+  real name there, while "aisle 7" (no aisle names) is flagged when 7 is a handle. Common short words (``a``, ``in``, ``it``...) after a label word are only
   flagged when quoted or bracketed, so "a great choice", "$3.99", "marked down" pass.
 """
 
@@ -372,7 +373,8 @@ _STOPWORDS = frozenset(
 def find_marker_disclosures(
     response: str, *, handles: dict[str, str] | None = None, index: SceneIndex | None = None
 ) -> list[str]:
-    """Marker references in ``response`` (the matched text, in order, without repeats).
+    """Marker references in ``response``: the matched text in reading order, without
+    repeats; overlapping forms ("marked [1]") count once.
 
     ``handles`` are the assistant's current handles (see the module docstring for which
     forms need them); ``index`` supplies entity names, so phrases that are part of a
@@ -383,27 +385,27 @@ def find_marker_disclosures(
     """
     current = set(handles or ())
     names: tuple[str, ...] | None = None
-    found: list[str] = []
+    hits: list[tuple[int, int, str]] = []
 
-    def add(text: str) -> None:
-        text = text.strip()
-        if text not in found:
-            found.append(text)
+    def add(m: re.Match[str]) -> None:
+        start, end = m.span()
+        if all(end <= s or start >= e for s, e, _ in hits):  # overlaps are one reference
+            hits.append((start, end, m.group(0).strip()))
 
     for m in _BRACKETED.finditer(response):
-        add(m.group(0))
+        add(m)
     for m in _HASH.finditer(response):
-        add(m.group(0))
+        add(m)
     for m in _PAREN.finditer(response):
         if m.group(1) in current:
-            add(m.group(0))
+            add(m)
     for m in _LABELLED.finditer(response):
         word, quote, token = m.group(1).lower(), m.group(2), m.group(3)
         if not quote and (token.lower() in _STOPWORDS or _UNIT.fullmatch(token)):
             continue
         if word.startswith("handle") and token not in current and not quote:
             continue
-        add(m.group(0))
+        add(m)
     for m in _KIND_WORD.finditer(response):
         quote, token = m.group(2), m.group(3)
         if token not in current or (not quote and token.lower() in _STOPWORDS):
@@ -414,7 +416,11 @@ def find_marker_disclosures(
             phrase = " " + _norm(m.group(0)) + " "
             if any(phrase in name for name in names):
                 continue
-        add(m.group(0))
+        add(m)
+    found: list[str] = []
+    for _, _, text in sorted(hits):
+        if text not in found:
+            found.append(text)
     return found
 
 
