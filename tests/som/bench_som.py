@@ -3,12 +3,15 @@
     python -m tests.som.bench_som [--real]
 
 Synthetic frame: 4 fixtures with 40 product regions (2 instances each) in front; with
---real, frames captured by the embedded backend from the committed Supermarket scene.
+--real, 640x480 frames rendered by the embedded backend in the committed Supermarket
+(the start pose, and in front of every fourth fixture at 0 and 1.5 m behind its front
+approach point).
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import time
 
 import numpy as np
@@ -47,8 +50,14 @@ def _real():
     backend = EmbeddedBackend(scene, width=640, height=480)
     frames = []
     start = scene.layout.start
-    for k in range(8):
-        backend.reset(Pose(start.x, start.y, start.yaw + 45 * k))
+    poses = [Pose(start.x, start.y, start.yaw)]
+    for fixture in scene.fixtures[::4]:  # standing at fixture fronts, stepped back 1.5 m
+        a = fixture.approach["front"]
+        back = math.radians(a.yaw + 180.0)
+        poses.append(Pose(a.x + 1.5 * math.cos(back), a.y + 1.5 * math.sin(back), a.yaw))
+        poses.append(Pose(a.x, a.y, a.yaw))
+    for pose in poses:
+        backend.reset(pose)
         frames.append(backend.capture())
     return index, frames
 

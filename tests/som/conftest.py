@@ -22,6 +22,12 @@ from situ_gym.scene.model import (
 
 H, W = 120, 160
 
+# Handle formats per role and entity kind (paper App. B.2).
+FORMATS = {
+    "user": {"product": r"\d+", "fixture": r"[A-Z]+", "store": r"[A-Z]+", "area": r"[A-Z]+\d+"},
+    "assistant": {"product": r"[a-z]+", "fixture": r"\d+", "store": r"\d+", "area": r"\d+[a-z]+"},
+}
+
 
 def _product(i: int, color, *, fixture_id=None, store_id=None, area_id=None) -> Product:
     return Product(

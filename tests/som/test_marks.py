@@ -17,12 +17,7 @@ from situ_gym.som import (
     fixed_handles,
     fixed_handles_by_id,
 )
-from tests.som.conftest import Canvas
-
-FORMATS = {
-    "user": {"product": r"\d+", "fixture": r"[A-Z]+", "store": r"[A-Z]+", "area": r"[A-Z]+\d+"},
-    "assistant": {"product": r"[a-z]+", "fixture": r"\d+", "store": r"\d+", "area": r"\d+[a-z]+"},
-}
+from tests.som.conftest import FORMATS, Canvas
 
 
 def _products(view):
