@@ -112,6 +112,18 @@ def _text(image: np.ndarray, text: str, center: tuple[int, int], box_w: int, box
     cv2.putText(image, text, org, _FONT, scale, _TEXT, 1, cv2.LINE_AA)
 
 
+def _fixture_label(image, text: str, p0, p1) -> None:
+    """Centred on the footprint; on a filled tag where the footprint is too thin for it."""
+    cx, cy = (p0[0] + p1[0]) / 2, (p0[1] + p1[1]) / 2
+    scale = 0.35
+    (tw, th), _ = cv2.getTextSize(text, _FONT, scale, 1)
+    x0, y0 = int(round(cx - tw / 2)), int(round(cy - th / 2))
+    if tw + 2 > p1[0] - p0[0] or th + 2 > p1[1] - p0[1]:
+        cv2.rectangle(image, (x0 - 2, y0 - 2), (x0 + tw + 1, y0 + th + 2), _FIXTURE_FILL, -1)
+        cv2.rectangle(image, (x0 - 2, y0 - 2), (x0 + tw + 1, y0 + th + 2), _FIXTURE_EDGE, 1)
+    cv2.putText(image, text, (x0, y0 + th), _FONT, scale, _TEXT, 1, cv2.LINE_AA)
+
+
 def _tag(image: np.ndarray, text: str, corner: tuple[int, int]) -> None:
     """A filled name tag (store handles) with its top-left at ``corner``."""
     (tw, th), base = cv2.getTextSize(text, _FONT, 0.4, 1)
@@ -161,8 +173,9 @@ def _background(
         p0, p1 = tf.rect(fixture.footprint)
         cv2.rectangle(image, p0, p1, _FIXTURE_FILL, thickness=-1)
         cv2.rectangle(image, p0, p1, _FIXTURE_EDGE, thickness=1)
-        center = ((p0[0] + p1[0]) // 2, (p0[1] + p1[1]) // 2)
-        _text(image, handle_of.get(fixture.id, "?"), center, p1[0] - p0[0], p1[1] - p0[1])
+    for fixture in scene.fixtures:  # labels after all boxes, so none is painted over
+        p0, p1 = tf.rect(fixture.footprint)
+        _fixture_label(image, handle_of.get(fixture.id, "?"), p0, p1)
     image.setflags(write=False)
     return image, tf
 
