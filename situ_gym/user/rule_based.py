@@ -7,8 +7,11 @@ Policy summary (paper App. A.3, "User Profiles and Task Construction"):
   asked about (keywords in a question sentence); questions about details already given are
   answered again without counting as new.
 * Navigation: guidance toward a fixture/store/area the user can see (matched by its name
-  words) or a direction is followed with probability ``Interaction.navigation_following``;
-  otherwise the user explores (visits visible, unvisited targets; turns; walks on).
+  words, or the label before a colon: "Shelf 3") or a direction is followed with
+  probability ``Interaction.navigation_following``; otherwise the user explores (visits
+  visible targets whose names suggest its category, else unvisited ones; turns; walks on).
+  It does not re-walk to the spot it stands on or walk into the obstacle that just
+  blocked it (both would feed the motion-stall rule): it looks around or asks instead.
 * Products: a product named in the response and visible (or held), else a visible product
   whose name fits the task's category, is inspected (``pick_up_item`` / ``check_item``)
   and then bought only if the inspected details fit: price <= budget, every required tag,
@@ -424,7 +427,7 @@ class RuleBasedUser(UserSimulator):
         talk = self.style.talkativeness
         if empty:
             parts.append(T.pick(self.rng, "confused"))
-        elif repeated:
+        elif repeated and intent not in ("buy", "inspect", "reject"):
             parts.append(T.pick(self.rng, "repeated"))
         elif obs.turn == 1 and any(g in low + " " for g in _GREET_WORDS):
             parts.append(T.pick(self.rng, "greet"))
@@ -758,6 +761,11 @@ class RuleBasedUser(UserSimulator):
                 if target is not None:
                     return self._goto(target, text, "follow")
                 self._explore_moves = 0
+                if direction["name"] in ("move_forward", "move_and_turn") and self._blocked(obs):
+                    # Walking into the same obstacle again would stall: turn a little and ask.
+                    side = "left" if self.rng.random() < 0.5 else "right"
+                    call = {"name": "turn", "arguments": {"direction": side, "angle": 45.0}}
+                    return call, "ask", T.pick(self.rng, "blocked_ask"), ""
                 if direction["name"] in TRANSLATIONAL_TOOLS:
                     self._at = None
                 return (
@@ -826,6 +834,7 @@ class RuleBasedUser(UserSimulator):
             {"name": "turn", "arguments": {"direction": side, "angle": 30.0}},
             {"name": "turn", "arguments": {"direction": side, "angle": 60.0}},
             {"name": "look_up_down", "arguments": {"direction": "down", "angle": 15.0}},
+            {"name": "side_step", "arguments": {"direction": side, "distance": "medium"}},
         ]
         call = options[int(rng.integers(len(options)))]
         return call, "explore", T.pick(rng, "already_there", name=_label(v.name)), ""
@@ -837,11 +846,8 @@ class RuleBasedUser(UserSimulator):
         exclude: set[str] | frozenset[str] = frozenset(),
     ) -> tuple[dict[str, Any], str, str, str]:
         rng = self.rng
-        blocked = obs.last_result is not None and any(
-            w in obs.last_result.lower() for w in _BLOCKED_WORDS
-        )
         side = "left" if rng.random() < 0.5 else "right"
-        if blocked:
+        if self._blocked(obs):
             self._explore_moves = 0
             angle = float(rng.choice([60.0, 90.0, 120.0]))
             return (
@@ -900,6 +906,13 @@ class RuleBasedUser(UserSimulator):
                     "arguments": {"direction": side, "angle": angle, "distance": "medium"},
                 }
         return call, "explore", T.pick(rng, "explore"), ""
+
+    @staticmethod
+    def _blocked(obs: UserObservation) -> bool:
+        """Whether the user's last action was stopped by an obstacle."""
+        return obs.last_result is not None and any(
+            w in obs.last_result.lower() for w in _BLOCKED_WORDS
+        )
 
     def _hinted(self, v: VisibleEntity) -> bool:
         """Whether a target's name (or shop theme) suggests it holds the wanted category."""

@@ -118,6 +118,10 @@ TEMPLATES: dict[str, tuple[str, ...]] = {
         "Something's in my way, let me turn.",
         "I can't get through there, I'll turn around a bit.",
     ),
+    "blocked_ask": (
+        "There's something in my way ahead. Which way around should I go?",
+        "I can't walk straight on from here, it's blocked. Where should I go instead?",
+    ),
     # Products.
     "inspect_supermarket": (
         "Let me pick up the {name} and read the label.",
