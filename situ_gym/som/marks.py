@@ -28,6 +28,7 @@ import numpy as np
 
 from situ_gym.backends.base import Frame
 from situ_gym.scene.index import SceneIndex
+from situ_gym.scene.model import BACKGROUND_COLOR, FLOOR_COLOR, WALL_COLOR
 from situ_gym.som.labels import check_role, fixed_handles, fixed_handles_by_id, product_label
 from situ_gym.som.types import ROLES, RoleView, VisibleEntity
 
@@ -35,6 +36,7 @@ __all__ = ["Region", "Analysis", "analyse", "draw", "annotate", "annotate_roles"
 
 _KIND_ORDER = {"product": 0, "fixture": 1, "store": 2, "area": 3}
 _FONT = cv2.FONT_HERSHEY_SIMPLEX
+_RESERVED = {BACKGROUND_COLOR, FLOOR_COLOR, WALL_COLOR}
 _GAP_FRACTION = 0.15  # product closing kernel as a fraction of the tallest piece
 _MAX_CLOSE = 31
 _FONT_SCALE = 0.45
@@ -112,6 +114,14 @@ def _color_table(index: SceneIndex) -> _ColorTable:
         return table
     ids = ("", *index.entities)
     n = len(ids) - 1
+    seen: dict[tuple[int, int, int], str] = {}
+    for eid in ids[1:]:
+        color = tuple(index.entities[eid].color)
+        if color in _RESERVED:
+            raise ValueError(f"entity {eid!r} uses the reserved segmentation colour {color!r}")
+        if color in seen:
+            raise ValueError(f"entities {seen[color]!r} and {eid!r} share the colour {color!r}")
+        seen[color] = eid
     colors = np.array([index.entities[e].color for e in ids[1:]], dtype=np.uint8).reshape(-1, 3)
     entity_keys = _pixel_keys(colors).astype(np.uint32)
     # slot 0 gets a key no pixel can have (alpha 0)

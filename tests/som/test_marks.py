@@ -287,3 +287,26 @@ def test_assistant_rows_follow_shelf_levels(market):
     ]  # fmt: skip
     user = annotate(canvas.frame(), market, "user")
     assert [v.entity_id for v in _products(user)] == ["p1", "p3", "p2", "p0"]
+
+
+def test_shared_or_reserved_entity_colours_are_rejected():
+    from situ_gym.scene.index import SceneIndex
+    from tests.som.conftest import make_supermarket
+
+    scene = make_supermarket()
+    clash = scene.model_copy(
+        update={
+            "products": [
+                scene.products[0],
+                scene.products[1].model_copy(update={"color": scene.products[0].color}),
+            ]
+        }
+    )
+    frame = Canvas(SceneIndex(scene)).frame()
+    with pytest.raises(ValueError, match="share the colour"):
+        analyse(frame, SceneIndex(clash))
+    floor = scene.model_copy(
+        update={"products": [scene.products[0].model_copy(update={"color": (8, 8, 8)})]}
+    )
+    with pytest.raises(ValueError, match="reserved"):
+        analyse(frame, SceneIndex(floor))
