@@ -503,3 +503,23 @@ def test_name_mentions_use_whole_words_and_fixture_labels():
     )[0]
     assert mentions(cereal, "The honey oat clusters are great.", keep_numbers=False)[0]
     assert not mentions(cereal, "Any cereal will do.", keep_numbers=False)[0]
+
+
+def test_does_not_walk_into_the_obstacle_that_just_blocked_it(sm_index):
+    from situ_gym.user import UserObservation
+
+    user = _user(sm_index, seed=0, navigation_following=1.0)
+    user.respond(_obs(sm_index, 1, "Hi!", ["sm_f01"]))
+    free = user.respond(_obs(sm_index, 2, "Walk straight ahead.", ["sm_f01"]))
+    assert free.tool_call["name"] == "move_forward" and free.intent == "follow"
+    obs = UserObservation(
+        turn=3,
+        assistant_response="Keep walking straight ahead.",
+        view=make_view(sm_index, ["sm_f01"]),
+        last_result="blocked by Upright Freezer 2 after 0.00 m",
+    )
+    turn = user.respond(obs)
+    assert turn.tool_call["name"] == "turn" and turn.intent == "ask"
+    assert not RuleModerator().should_end(
+        [], obs.assistant_response, turn.utterance, turn.tool_call, turn
+    )[0]
