@@ -123,7 +123,7 @@ def _color_table(index: SceneIndex) -> _ColorTable:
             raise ValueError(f"entities {seen[color]!r} and {eid!r} share the colour {color!r}")
         seen[color] = eid
     colors = np.array([index.entities[e].color for e in ids[1:]], dtype=np.uint8).reshape(-1, 3)
-    entity_keys = _pixel_keys(colors).astype(np.uint32)
+    entity_keys = _pixel_keys(colors) if n else np.zeros(0, dtype=np.uint32)
     # slot 0 gets a key no pixel can have (alpha 0)
     keys = np.concatenate([np.zeros(1, np.uint32), entity_keys])
     rng = np.random.default_rng(0)
