@@ -13,6 +13,7 @@ __all__ = [
     "outer_walls",
     "Lane",
     "pack_lanes",
+    "justify",
     "connect_waypoints",
     "min_clearance",
 ]
@@ -70,6 +71,19 @@ def pack_lanes(items, lanes: list[Lane], *, run, height, depth, gap: float) -> N
         start = best.used + (gap if best.items else 0.0)
         best.items.append((item, start))
         best.used = start + need
+
+
+def justify(lane: Lane, run) -> list[tuple[object, float]]:
+    """Spread a packed lane's runs evenly over its length: (item, start offset) pairs."""
+    if not lane.items:
+        return []
+    runs = [run(item) for item, _ in lane.items]
+    gap = max(0.0, lane.length - sum(runs)) / (len(runs) + 1)
+    out, pos = [], gap
+    for (item, _), r in zip(lane.items, runs, strict=True):
+        out.append((item, pos))
+        pos += r + gap
+    return out
 
 
 def min_clearance(x: float, y: float, rects: list[Rect]) -> float:

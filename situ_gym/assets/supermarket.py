@@ -15,7 +15,14 @@ from __future__ import annotations
 import random
 
 from situ_gym.assets.colors import ColorPool
-from situ_gym.assets.placement import Lane, connect_waypoints, outer_walls, pack_lanes, r3
+from situ_gym.assets.placement import (
+    Lane,
+    connect_waypoints,
+    justify,
+    outer_walls,
+    pack_lanes,
+    r3,
+)
 from situ_gym.assets.vocab_supermarket import CATEGORIES, GroceryCategory
 from situ_gym.scene.model import Fixture, Instance, Layout, Pose2, Product, Scene
 from situ_gym.scene.validate import TABLE2
@@ -208,14 +215,16 @@ def build_supermarket(rng: random.Random) -> Scene:
             def box(i):
                 return prods[i][1]["box"]
 
-            pack_lanes(members, lanes, gap=PRODUCT_GAP,
-                       run=lambda i: counts[i] * box(i)[0] + (counts[i] - 1) * FACING_GAP,
+            def run(i):
+                return counts[i] * box(i)[0] + (counts[i] - 1) * FACING_GAP
+
+            pack_lanes(members, lanes, gap=PRODUCT_GAP, run=run,
                        height=lambda i: box(i)[2], depth=lambda i: box(i)[1])
             sign = 1.0 if side == "front" else -1.0
             facing = yaw if side == "front" else (yaw + 180.0) % 360.0
             for lane in lanes:
                 li, s = lane.key
-                for i, start in lane.items:
+                for i, start in justify(lane, run):
                     w, d, h = box(i)
                     # depth measured from this side's edge into the fixture
                     if kind == "produce_stand":  # sloped bins: the lowest at the front
