@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import re
 import weakref
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from situ_gym.scene.index import SceneIndex
 
 __all__ = [
     "FUNCTION_WORDS",
+    "UNCHECKED_TAG_KEYS",
+    "VAGUE_WORDS",
     "NEGATIONS",
     "Token",
     "Mention",
@@ -22,9 +25,10 @@ __all__ = [
 ]
 
 _TOKEN = re.compile(r"[A-Za-z0-9]+(?:'[A-Za-z]+)?")
-# Clause boundaries: sentence ends, commas, semicolons, dashes and a few conjunctions.
+# Clause boundaries: sentence ends, commas (not before a size: "Cereal, 12 oz"), semicolons,
+# dashes and a few conjunctions.
 _CLAUSE = re.compile(
-    r"(?<=[.!?;])\s+|\n+|,\s*|\s+[-\u2013\u2014]\s+|\s+(?:but|while|whereas|since|because|though|although|however)\s+",
+    r"(?<=[.!?;])\s+|\n+|,(?!\s*\d)\s*|\s+[-\u2013\u2014]\s+|\s+(?:but|while|whereas|since|because|though|although|however)\s+",
     re.IGNORECASE,
 )
 
@@ -42,6 +46,29 @@ _COMMON_CAPS = frozenset(
     "okay sure great perfect hi hello hey welcome thanks thank please sorry good nice also and but "
     "or so if then now just maybe one our my your the a an its they if".split()
 )
+
+
+# Tag keys whose values are situational or too vague to read as product claims.
+UNCHECKED_TAG_KEYS = frozenset(
+    {"use", "season", "origin", "pulp", "ripeness", "taste", "fat", "egg", "life stage"}
+)
+VAGUE_WORDS = frozenset(
+    "fresh original plain standard natural clear light dark medium whole mixed none some everyday "
+    "party holiday sweet modern contemporary classic eco adult large compact firm small regular "
+    "simple soft white black red green blue gold silver brown".split()
+)
+
+
+def _place_aliases(name: str) -> list[str]:
+    """How people say a place: "Shelf 1" for "Shelf 1: cereal, ...", "Floor Lamps" for "Light Logic - Floor Lamps"."""
+    out = [name]
+    head, sep, _ = name.partition(":")
+    if sep:
+        out.append(head)
+    _, sep, tail = name.partition(" - ")
+    if sep:
+        out.append(tail)
+    return out
 
 
 _DETERMINERS = frozenset("the a an some their those these this that".split())
@@ -82,10 +109,15 @@ def words(text: str) -> list[str]:
     return list(_words(text))
 
 
-def clauses(text: str) -> list[tuple[int, int]]:
-    """Character spans of the clauses of ``text`` (sentences split at commas, conjunctions)."""
+def clauses(text: str, protect: Sequence[tuple[int, int]] = ()) -> list[tuple[int, int]]:
+    """Character spans of the clauses of ``text`` (sentences split at commas, conjunctions).
+
+    No split falls inside a ``protect`` span (a product name such as "Tikka Masala, Family Size").
+    """
     spans, pos = [], 0
     for m in _CLAUSE.finditer(text):
+        if any(s < m.start() < e for s, e in protect):
+            continue
         if m.start() > pos:
             spans.append((pos, m.start()))
         pos = m.end()
@@ -118,7 +150,8 @@ class Lexicon:
         self.vocab: set[str] = set()
         self.brand_products: dict[tuple[str, ...], list[str]] = {}
         self.name_words: dict[str, frozenset[str]] = {}
-        self.core_names: dict[tuple[str, ...], str] = {}
+        self.core_names: dict[tuple[str, ...], set[str]] = {}
+        generic: set[str] = set()  # words of categories, groups and labels
         self.head_nouns: set[str] = set()
         for pid, p in index.products.items():
             name_w = words(p.name)
@@ -135,7 +168,10 @@ class Lexicon:
             if base_w[: len(brand_w)] != brand_w:
                 core = tuple(w for w in base_w if w not in brand_w)
             if len(core) >= 2:
-                self.core_names[core] = pid
+                self.core_names.setdefault(core, set()).add(pid)
+            generic.update(words(p.category), words(p.group))
+            for tag in p.tags:
+                generic.update(words(tag.partition(":")[2]))
             cat_w = words(p.category)
             if cat_w:
                 self.head_nouns.add(cat_w[-1])
@@ -149,19 +185,38 @@ class Lexicon:
             if content:
                 self.head_nouns.add(content[-1])
         self.content_vocab = self.vocab - FUNCTION_WORDS
+        # A name without its brand counts as a mention only when it is distinctive:
+        # three words or more, or a word no category or label uses ("Milk Chocolate" is not).
+        self.core_names = {
+            core: pids
+            for core, pids in self.core_names.items()
+            if len(core) >= 3 or any(w not in generic for w in core)
+        }
         # Places: fixture / store / area names (lower-case word tuples -> entity id).
         self.places: dict[tuple[str, ...], str] = {}
         for eid in index.nav_targets:
-            self.places[tuple(words(index.name(eid)))] = eid
+            for alias in _place_aliases(index.name(eid)):
+                key = tuple(words(alias))
+                if key:
+                    # an alias two places share names neither of them
+                    self.places[key] = eid if self.places.get(key, eid) == eid else ""
+        self.places = {k: v for k, v in self.places.items() if v}
         self.place_words: set[str] = {w for key in self.places for w in key}
         # Tag phrases: value words of "key:value" labels -> tags.
+        # Only labels a shopper would hear as a claim about the product are checked;
+        # vague words ("fresh", "large", "original") and situational keys are left out.
         self.tag_phrases: dict[tuple[str, ...], set[str]] = {}
         for p in index.products.values():
             for tag in p.tags:
-                _, _, value = tag.partition(":")
+                key_name, _, value = tag.partition(":")
                 key = tuple(words(value))
-                if key:
-                    self.tag_phrases.setdefault(key, set()).add(tag)
+                if (
+                    not key
+                    or key_name in UNCHECKED_TAG_KEYS
+                    or (len(key) == 1 and key[0] in VAGUE_WORDS)
+                ):
+                    continue
+                self.tag_phrases.setdefault(key, set()).add(tag)
         # Text a product can be truthfully described with (name, category, attributes).
         self.descr_words: dict[str, frozenset[str]] = {}
         for pid, p in index.products.items():
@@ -240,15 +295,15 @@ class Lexicon:
         # 2) a product's name without its brand (at least two words)
         for i in range(len(low)):
             for core in self._cores_by_first.get(low[i], ()):
-                pid = self.core_names[core]
+                pids = self.core_names[core]
                 n = len(core)
-                if tuple(low[i : i + n]) == core and not covered.issuperset(range(i, i + n)):
+                if tuple(low[i : i + n]) == core and covered.isdisjoint(range(i, i + n)):
                     out.append(
                         Mention(
                             toks[i].start,
                             toks[i + n - 1].end,
                             text[toks[i].start : toks[i + n - 1].end],
-                            frozenset({pid}),
+                            frozenset(pids),
                         )
                     )
                     covered.update(range(i, i + n))
@@ -291,6 +346,22 @@ class Lexicon:
                 i = last + 1
                 continue
             i = max(j, i + 1)
+        # a mention followed by the rest of a candidate's full name ("..., Family Size 32 oz",
+        # "Snake Plant in Pike Pot, Large") is that product, and covers the whole name
+        lowtext = text.lower()
+        for k, m in enumerate(out):
+            best = None
+            for pid in m.candidates:
+                full = self.index.products[pid].name.lower()
+                at = lowtext.find(full, max(0, m.start - len(full)))
+                if (
+                    at != -1
+                    and at <= m.start < at + len(full)
+                    and (best is None or len(full) > best[1] - best[0])
+                ):
+                    best = (at, at + len(full), pid)
+            if best is not None:
+                out[k] = replace(m, end=max(m.end, best[1]), candidates=frozenset({best[2]}))
         out.sort(key=lambda m: m.start)
         return out
 
@@ -319,7 +390,7 @@ class Lexicon:
 def _joined(text: str, a: Token, b: Token) -> bool:
     """Whether two neighbouring tokens belong to one phrase (only spaces or a hyphen between)."""
     gap = text[a.end : b.start]
-    return gap.strip() in ("", "-")
+    return gap.strip() in ("", "-", "%", "&", "/", "%-")
 
 
 _CACHE: weakref.WeakKeyDictionary[SceneIndex, Lexicon] = weakref.WeakKeyDictionary()

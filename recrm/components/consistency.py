@@ -18,7 +18,7 @@ _BUDGET_WORDS = frozenset(
 )
 _PRONOUNS = frozenset("it its it's this these they them one".split())
 _PREFERENCE_WORDS = frozenset(
-    "you your you're you'd youre youd want wanted need needed looking prefer avoid asked mentioned said".split()
+    "want wanted need needed looking prefer avoid asked mentioned said".split()
 )
 _PLACE_PREPS = frozenset("in at on inside from".split())
 _CART_CLAIM = re.compile(
@@ -59,7 +59,9 @@ class FactualConsistency:
       ("under", "budget", "within") are not price claims;
     * ``attribute``: a tag value ("gluten-free", "oak") stated of a product (same
       clause, or via "it/this/they") that neither its tags nor its name, category or
-      attributes carry; negated and preference clauses ("you wanted ...") are skipped;
+      attributes carry; negated and preference clauses ("you wanted ...") are skipped,
+      as are vague words and situational keys (``recrm.text.VAGUE_WORDS``,
+      ``UNCHECKED_TAG_KEYS``); allergens count only after "contains";
     * ``location``: "in/at/on <fixture, store or area>" said of a product kept elsewhere;
     * ``visibility``: Recommend says ``visible_now`` while the product is not in view.
 
@@ -106,7 +108,7 @@ class FactualConsistency:
             if _in_budget_claim(text, pm.start()):
                 continue
             amount = float(pm.group(1).replace(",", ""))
-            ref = _referent(pm.start(), sentences, mentions, focus, need_pronoun=False)
+            ref = _referent(text, pm.start(), sentences, mentions, focus)
             if not ref:
                 continue
             if not any(self._price_ok(amount, pm.group(1), products[pid].price) for pid in ref):
@@ -116,12 +118,16 @@ class FactualConsistency:
                 found("item", "price", f"states ${pm.group(1)} for {names}")
 
         # ---- attribute and location claims, clause by clause
-        for start, end in clauses(text):
+        for start, end in clauses(text, [(m.start, m.end) for m in mentions]):
             toks = tokenize(text[start:end])
             low = [t.low for t in toks]
+            # negations inside product names ("No Salt Added") do not negate the clause
+            free = [
+                t.low for t in toks if not any(m.start <= start + t.start < m.end for m in mentions)
+            ]
             if not low:
                 continue
-            negated = bool(NEGATIONS.intersection(low))
+            negated = bool(NEGATIONS.intersection(free))
             ref_here = [m for m in mentions if start <= m.start < end and m.candidates]
             if ref_here:
                 ref = set().union(*(m.candidates for m in ref_here))
@@ -132,9 +138,17 @@ class FactualConsistency:
                 ref = set()
             if not ref or negated:
                 continue
+            places = list(_find_places(low, lex.places))
+            masked = list(low)  # place names ("Leather and Ink") are no attribute claims
+            for i, place in places:
+                masked[i : i + len(place)] = ["\0"] * len(place)
             if not _PREFERENCE_WORDS.intersection(low):
-                for phrase in _find_phrases(low, lex.tag_phrases):
+                for phrase in _find_phrases(masked, lex.tag_phrases):
                     tags = lex.tag_phrases[phrase]
+                    if all(t.startswith("allergen:") for t in tags) and not _says_contains(
+                        low, phrase
+                    ):
+                        continue  # "great with milk" is no allergen claim; "contains milk" is
                     ok = any(
                         tags.intersection(products[pid].tags) or set(phrase) <= lex.descr_words[pid]
                         for pid in ref
@@ -146,7 +160,7 @@ class FactualConsistency:
                             "attribute",
                             f"calls {names} {' '.join(phrase)!r}, which its tags do not support",
                         )
-            for i, place in _find_places(low, lex.places):
+            for i, place in places:
                 if (
                     i == 0
                     or low[i - 1] not in _PLACE_PREPS
@@ -163,10 +177,14 @@ class FactualConsistency:
                     )
 
         # ---- claims about the user's state
-        for start, end in clauses(text):
+        for start, end in clauses(text, [(m.start, m.end) for m in mentions]):
             clause = text[start:end]
-            low = [t.low for t in tokenize(clause)]
-            if NEGATIONS.intersection(low) or "yet" in low:
+            toks = tokenize(clause)
+            low = [t.low for t in toks]
+            free = {
+                t.low for t in toks if not any(m.start <= start + t.start < m.end for m in mentions)
+            }
+            if NEGATIONS.intersection(free) or "yet" in free:
                 continue
             ref_here = [m for m in mentions if start <= m.start < end and m.candidates]
             prev = [m for m in mentions if m.start < start and m.candidates]
@@ -277,19 +295,25 @@ def _focus(ctx: TurnContext) -> str | None:
 
 
 def _referent(
-    pos: int, sentences, mentions: list[Mention], focus: str | None, need_pronoun: bool
+    text: str, pos: int, sentences, mentions: list[Mention], focus: str | None
 ) -> set[str]:
+    """Products a claim at ``pos`` is about: the sentence's last earlier mention; else, after
+    "it/this", the text's last earlier mention or the focus; else the sentence's next one."""
     for s, e in sentences:
         if s <= pos <= e:
             inside = [m for m in mentions if s <= m.start < e and m.candidates]
             before = [m for m in inside if m.start < pos]
             if before:
                 return set(before[-1].candidates)
-            if inside:
-                return set(inside[0].candidates)
             if any(m.unknown for m in mentions if s <= m.start < e):
                 return set()  # already reported as an unknown product
-            return {focus} if focus else set()
+            lead = {t.low for t in tokenize(text[s:pos])}
+            if _PRONOUNS & lead or not inside:
+                earlier = [m for m in mentions if m.start < s and m.candidates]
+                if earlier:
+                    return set(earlier[-1].candidates)
+                return {focus} if focus else set()
+            return set(inside[0].candidates)
     return set()
 
 
@@ -316,6 +340,16 @@ def _find_places(low: list[str], places: dict[tuple[str, ...], str]):
         for key in places:
             if key[0] == low[i] and tuple(low[i : i + len(key)]) == key:
                 yield i, key
+
+
+def _says_contains(low: list[str], phrase: tuple[str, ...]) -> bool:
+    n = len(phrase)
+    for i in range(len(low) - n + 1):
+        if tuple(low[i : i + n]) == phrase and {"contains", "contain", "containing"} & set(
+            low[max(0, i - 3) : i]
+        ):
+            return True
+    return False
 
 
 def _revealed_budget(ctx: TurnContext) -> float | None:

@@ -59,20 +59,39 @@ def test_true_claims_pass(index, task, response):
 
 
 def test_display_name_and_ranking_checks(index, task):
-    bad_name = turn("Have a look at this one.", "Recommend", n=3, recommended_id="sm_p004",
-                    action={"display_name": "Harbor Catch Cod Fillets", "visible_now": True, "reason": "x y z"})
+    bad_name = turn(
+        "Have a look at this one.",
+        "Recommend",
+        n=3,
+        recommended_id="sm_p004",
+        action={"display_name": "Harbor Catch Cod Fillets", "visible_now": True, "reason": "x y z"},
+    )
     assert ("item", "display_name") in checks(score(index, task, bad_name))
-    unknown = turn("Have a look at this one.", "Recommend", n=3, recommended_id=None,
-                   action={"display_name": "Choco Bombs Cereal", "visible_now": False, "reason": "x y z"})
+    unknown = turn(
+        "Have a look at this one.",
+        "Recommend",
+        n=3,
+        recommended_id=None,
+        action={"display_name": "Choco Bombs Cereal", "visible_now": False, "reason": "x y z"},
+    )
     assert ("item", "display_name") in checks(score(index, task, unknown))
     ranked = turn("Any preference?", n=3, ranking=["sm_p004", "sm_p404"])
     assert ("item", "ranking") in checks(score(index, task, ranked))
 
 
 def test_visibility_claim(index, task):
-    rec = turn("The Polar Bay Wild Salmon Portions are right here.", "Recommend", n=3, recommended_id="sm_p003",
-               action={"display_name": "Polar Bay Wild Salmon Portions", "visible_now": True, "reason": "x y z"},
-               visible=["sm_f02", "sm_p004"])
+    rec = turn(
+        "The Polar Bay Wild Salmon Portions are right here.",
+        "Recommend",
+        n=3,
+        recommended_id="sm_p003",
+        action={
+            "display_name": "Polar Bay Wild Salmon Portions",
+            "visible_now": True,
+            "reason": "x y z",
+        },
+        visible=["sm_f02", "sm_p004"],
+    )
     assert ("item", "visibility") in checks(score(index, task, rec))
     rec2 = rec.model_copy(update={"visible_before": ["sm_p003"]})
     assert score(index, task, rec2).value == 1.0

@@ -42,9 +42,19 @@ def test_mismatched_task_is_rejected(index, task):
     from situ_gym.records import EpisodeRecord
 
     ep = EpisodeRecord(
-        episode_id="e", env_id="SituRec-Supermarket-v0", store="supermarket", task_id="other",
-        profile_id="p", subset=0, seed=0, agent="a", user="rule", target_id="sm_p004",
-        reference_set=[], budget=6.0, termination="turn_limit",
+        episode_id="e",
+        env_id="SituRec-Supermarket-v0",
+        store="supermarket",
+        task_id="other",
+        profile_id="p",
+        subset=0,
+        seed=0,
+        agent="a",
+        user="rule",
+        target_id="sm_p004",
+        reference_set=[],
+        budget=6.0,
+        termination="turn_limit",
     )
     with pytest.raises(ValueError, match="other"):
         TurnContext.from_record(turn("x"), ep, task, index)

@@ -28,7 +28,15 @@ def test_honest_turn_passes_with_full_marks(index, task):
     [
         ({"errors": ["response: missing"]}, "format", "parser"),
         ({"raw": "not json at all"}, "format", "not a JSON object"),
-        ({"raw": output("Hi", {"type": "Greet"}).replace('[{"type": "Greet"}]', '[{"type": "Greet"}, {"type": "Explain"}]')}, "format", "exactly one"),
+        (
+            {
+                "raw": output("Hi", {"type": "Greet"}).replace(
+                    '[{"type": "Greet"}]', '[{"type": "Greet"}, {"type": "Explain"}]'
+                )
+            },
+            "format",
+            "exactly one",
+        ),
         ({"ranking": ["sm_p004", "sm_p999"]}, "format", "not in the catalog"),
         ({"ranking": ["sm_p004"] * 11}, "format", "at most 10"),
     ],
@@ -44,7 +52,16 @@ def test_format_violations_fail_the_gate(index, task, kwargs, dim, message):
 def test_unknown_action_type_and_missing_fields(index, task):
     s = score(index, task, turn("Hello", "Dance"))
     assert s.value == 0.0 and "process" in hard_dims(s)
-    s = score(index, task, turn("Try the oat cereal.", "Recommend", action={"display_name": "Oat Cereal", "reason": "fits"}, recommended_id="sm_p004"))
+    s = score(
+        index,
+        task,
+        turn(
+            "Try the oat cereal.",
+            "Recommend",
+            action={"display_name": "Oat Cereal", "reason": "fits"},
+            recommended_id="sm_p004",
+        ),
+    )
     assert s.value == 0.0
     assert any("visible_now" in f["message"] for f in s.details["findings"])
 
@@ -54,8 +71,16 @@ def test_unknown_action_type_and_missing_fields(index, task):
     [
         (ToolCall(name="move_to_store", arguments={"store": "1"}, legal=False), "not legal"),
         (ToolCall(name="fly", arguments={}), "not legal"),
-        (ToolCall(name="pick_up_item", arguments={"item": "q"}, valid=False, error="no handle q"), "invalid"),
-        (ToolCall(name="pick_up_item", arguments={"item": "c"}, target_id="sm_p001"), "not in view"),
+        (
+            ToolCall(
+                name="pick_up_item", arguments={"item": "q"}, valid=False, error="no handle q"
+            ),
+            "invalid",
+        ),
+        (
+            ToolCall(name="pick_up_item", arguments={"item": "c"}, target_id="sm_p001"),
+            "not in view",
+        ),
     ],
 )
 def test_bad_expected_user_action_fails(index, task, eua, message):
@@ -66,7 +91,12 @@ def test_bad_expected_user_action_fails(index, task, eua, message):
 
 def test_held_item_is_a_legal_target(index, task):
     history = [turn("Hi", "Greet", n=1, user="hm", held="sm_p001")]
-    rec = turn("Put it in the cart?", "ConfirmPurchase", n=2, eua=ToolCall(name="add_to_cart", arguments={"item": "b"}, target_id="sm_p001"))
+    rec = turn(
+        "Put it in the cart?",
+        "ConfirmPurchase",
+        n=2,
+        eua=ToolCall(name="add_to_cart", arguments={"item": "b"}, target_id="sm_p001"),
+    )
     assert score(index, task, rec, history).value == 1.0
 
 
@@ -102,7 +132,9 @@ def test_response_violations(index, task, response, dim):
 
 
 def test_echo_and_verbatim_repeat(index, task):
-    history = [turn("Hi, what do you need?", "Greet", n=1, user="I need some breakfast cereal for my kids")]
+    history = [
+        turn("Hi, what do you need?", "Greet", n=1, user="I need some breakfast cereal for my kids")
+    ]
     echo = turn("You need some breakfast cereal for my kids", n=2)
     assert score(index, task, echo, history).value == 0.0
     fine = turn("Breakfast cereal for the kids, got it. Any price range in mind?", n=2)
@@ -113,7 +145,12 @@ def test_echo_and_verbatim_repeat(index, task):
 
 def test_soft_findings_lower_dimensions_only(index, task):
     history = [turn("Hi", "Greet", n=1, user="cereal")]
-    s = score(index, task, turn("Hello again, welcome.", "Greet", n=2, ranking=["sm_p004", "sm_p004"]), history)
+    s = score(
+        index,
+        task,
+        turn("Hello again, welcome.", "Greet", n=2, ranking=["sm_p004", "sm_p004"]),
+        history,
+    )
     assert s.value == 1.0
     assert s.details["dimensions"]["process"] == 4  # Greet after the start
     assert s.details["dimensions"]["format"] == 4  # repeated ranking id

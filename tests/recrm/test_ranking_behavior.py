@@ -20,7 +20,10 @@ def ctx_for(index, task, ranking):
         (["sm_p008", "sm_p004"], 1.0),
         (["sm_p005", "sm_p004"], L3 / (L2 + L3)),
         (["sm_p005", "sm_p006", "sm_p008"], L4 / (L2 + L3)),
-        (["sm_p004", "sm_p004", "sm_p008"], (L2 + L4) / (L2 + L3)),  # repeats earn nothing, keep positions
+        (
+            ["sm_p004", "sm_p004", "sm_p008"],
+            (L2 + L4) / (L2 + L3),
+        ),  # repeats earn nothing, keep positions
         (["sm_p001", "sm_p002"], 0.0),
         ([f"x{i}" for i in range(10)] + ["sm_p004"], 0.0),  # beyond the top 10
     ],

@@ -17,7 +17,9 @@ def revealed_history(*kinds):
 
 def score(index, task, pid, kinds):
     history = revealed_history(*kinds)
-    return judge.score(TurnContext.from_record(rec(pid, n=len(history) + 1), None, task, index, history))
+    return judge.score(
+        TurnContext.from_record(rec(pid, n=len(history) + 1), None, task, index, history)
+    )
 
 
 def test_no_item_is_not_applicable(index, task):
@@ -56,7 +58,12 @@ def test_budget_tolerance_is_ten_percent(index, price_budget, expected):
     # sm_p008 costs 6.49; it meets a budget b iff 6.49 <= 1.1 b
     task = make_task(budget=price_budget)
     task = task.model_copy(
-        update={"disclosure": [d.model_copy(update={"value": price_budget}) if d.kind == "budget" else d for d in task.disclosure]}
+        update={
+            "disclosure": [
+                d.model_copy(update={"value": price_budget}) if d.kind == "budget" else d
+                for d in task.disclosure
+            ]
+        }
     )
     s = score(index, task, "sm_p008", ["category", "budget"])
     assert s.value == expected, s.details
@@ -64,6 +71,8 @@ def test_budget_tolerance_is_ten_percent(index, price_budget, expected):
 
 def test_ranking_head_is_judged_without_recommend(index, task):
     history = revealed_history("category")
-    ctx = TurnContext.from_record(turn("Any budget?", n=2, ranking=["sm_p404", "sm_p001"]), None, task, index, history)
+    ctx = TurnContext.from_record(
+        turn("Any budget?", n=2, ranking=["sm_p404", "sm_p001"]), None, task, index, history
+    )
     s = judge.score(ctx)
     assert s.details["item"] == "sm_p001" and s.value == 0.0

@@ -16,7 +16,10 @@ class ScriptedEnv(gym.Env):
         self.observation_space = spaces.Discrete(1)
         self.action_space = spaces.Text(max_length=4096)
         self.index, self.task = make_index(), make_task()
-        self.script = script or [*opening_history(), honest_recommend(n=3).model_copy(update={"cart": ["sm_p004"]})]
+        self.script = script or [
+            *opening_history(),
+            honest_recommend(n=3).model_copy(update={"cart": ["sm_p004"]}),
+        ]
         self.turns = []
 
     def reset(self, *, seed=None, options=None):
@@ -85,7 +88,9 @@ def test_records_constructor_args_and_rejects_bad_values():
 def test_vector_env():
     gym.register("RecRMScripted-v0", entry_point=ScriptedEnv, disable_env_checker=True)
     try:
-        envs = gym.make_vec("RecRMScripted-v0", num_envs=2, vectorization_mode="sync", wrappers=[RecRMReward])
+        envs = gym.make_vec(
+            "RecRMScripted-v0", num_envs=2, vectorization_mode="sync", wrappers=[RecRMReward]
+        )
         envs.reset(seed=0)
         rewards = [envs.step(["{}", "{}"])[1] for _ in range(3)]
         np.testing.assert_allclose(rewards, [[0.2, 0.2], [0.1, 0.1], [1.0, 1.0]])
