@@ -105,6 +105,8 @@ class SceneGeometry:
     quad_cullable: np.ndarray  # (Q,) bool: small quads that may be distance-culled
     ceiling_height: float
     labels: list[str] = field(default_factory=list)  # per box, for debugging
+    # Text painted on faces: (face index, world corners TL, TR, BR, BL as (4, 3), text, ink RGB)
+    signs: list[tuple[int, np.ndarray, str, tuple[int, int, int]]] = field(default_factory=list)
 
 
 class _Builder:
@@ -117,6 +119,26 @@ class _Builder:
         self.valid: list[np.ndarray] = []
         self.labels: list[str] = []
         self.quads: list[tuple[tuple[float, float, float, float], float, tuple, tuple, bool, bool, bool]] = []
+        self.signs: list[tuple[int, np.ndarray, str, tuple[int, int, int]]] = []
+
+    def sign(self, d: int, text: str, ink=(255, 255, 255)) -> None:
+        """Paint ``text`` on face ``d`` of the box added last (read from outside the box)."""
+        box = len(self.lo) - 1
+        lo, hi = np.array(self.lo[box]), np.array(self.hi[box])
+        axis, upper = d // 2, d % 2
+        if axis == 2:
+            return
+        n = np.zeros(3)
+        n[axis] = 1.0 if upper else -1.0
+        right = np.cross(-n, [0.0, 0.0, 1.0])  # a viewer facing the face looks along -n
+        c = 0.5 * (lo + hi)
+        c[axis] = hi[axis] if upper else lo[axis]
+        half_w = 0.5 * abs(float(np.dot(hi - lo, np.abs(right))))
+        half_h = 0.5 * (hi[2] - lo[2])
+        up = np.array([0.0, 0.0, 1.0])
+        corners = np.array([c - right * half_w + up * half_h, c + right * half_w + up * half_h,
+                            c + right * half_w - up * half_h, c - right * half_w - up * half_h])
+        self.signs.append((box * 6 + d, corners, text, tuple(int(v) for v in ink)))
 
     def box(self, lo, hi, rgb, seg, *, kind=KIND_STRUCTURE, label="", faces=None, top_rgb=None, front=None):
         lo = tuple(float(v) for v in lo)
@@ -210,6 +232,7 @@ class _Builder:
             quad_cullable=quad_cull,
             ceiling_height=ceiling,
             labels=self.labels,
+            signs=self.signs,
         )
 
 
@@ -253,6 +276,83 @@ def _add_product(b: _Builder, product: Product, inst: Instance, tint: np.ndarray
     b.box(llo, lhi, accent, product.color, kind=KIND_PRODUCT, label=product.id + "#label", faces=(d,))
 
 
+_SEATS = ("sofa", "loveseat", "armchair", "accent chair")
+_CHAIRS = ("office chair", "gaming chair")
+_TABLES = ("table", "desk")
+_LAMPS = ("floor lamp", "table lamp", "desk lamp")
+_SHELVES = ("bookcase", "shelving unit", "curio cabinet")
+
+
+def _furniture_parts(category: str) -> list[tuple[tuple[float, ...], str]]:
+    """Parts of a furniture model as ((u0, u1, d0, d1, z0, z1), tone) fractions of its box.
+
+    ``u`` runs across the front, ``d`` from the back (0) to the front (1), ``z`` up.
+    Parts never overlap. An empty list means "draw the plain box".
+    """
+    c = category.lower()
+    if c == "bed frame":
+        return [((0, 1, 0, 0.07, 0, 1), "dark"), ((0, 1, 0.07, 1, 0, 0.36), "base"),
+                ((0, 1, 0.07, 1, 0.36, 0.55), "soft")]
+    if any(k in c for k in _SEATS):
+        return [((0, 1, 0, 1, 0, 0.5), "base"), ((0, 1, 0, 0.25, 0.5, 1), "base"),
+                ((0, 0.12, 0.25, 1, 0.5, 0.75), "base"), ((0.88, 1, 0.25, 1, 0.5, 0.75), "base")]
+    if any(k in c for k in _CHAIRS):
+        return [((0.1, 0.9, 0.1, 0.9, 0, 0.05), "dark"), ((0.44, 0.56, 0.44, 0.56, 0.05, 0.4), "dark"),
+                ((0, 1, 0.12, 1, 0.4, 0.5), "base"), ((0.06, 0.94, 0, 0.12, 0.4, 1), "base")]
+    if c == "dining chair":
+        legs = [((u, u + 0.1, d, d + 0.1, 0, 0.52), "dark") for u in (0, 0.9) for d in (0.1, 0.9)]
+        return legs + [((0, 1, 0.1, 1, 0.52, 0.58), "base"), ((0, 1, 0, 0.1, 0, 1), "base")]
+    if any(k in c for k in _TABLES):
+        legs = [((u, u + 0.06, d, d + 0.06, 0, 0.92), "dark") for u in (0, 0.94) for d in (0, 0.94)]
+        return legs + [((0, 1, 0, 1, 0.92, 1), "base")]
+    if c in _LAMPS:
+        return [((0.25, 0.75, 0.25, 0.75, 0, 0.04), "dark"), ((0.45, 0.55, 0.45, 0.55, 0.04, 0.66), "dark"),
+                ((0, 1, 0, 1, 0.66, 1), "shade")]
+    if c == "potted plant":
+        return [((0.2, 0.8, 0.2, 0.8, 0, 0.3), "pot"), ((0, 1, 0, 1, 0.3, 1), "leaf")]
+    if c in _SHELVES:
+        parts = [((0, 1, 0, 0.1, 0, 1), "dark"), ((0, 0.06, 0.1, 1, 0, 1), "base"),
+                 ((0.94, 1, 0.1, 1, 0, 1), "base")]
+        parts += [((0.06, 0.94, 0.1, 1, z, z + 0.03), "base") for z in (0.0, 0.25, 0.5, 0.75)]
+        return parts + [((0.06, 0.94, 0.1, 1, 0.97, 1), "base")]
+    return []
+
+
+_TONES = {
+    "base": lambda rgb: rgb,
+    "dark": lambda rgb: _mix(rgb, (25, 22, 20), 0.45),
+    "soft": lambda rgb: _mix(rgb, (245, 242, 236), 0.7),
+    "shade": lambda rgb: _mix(rgb, (255, 244, 214), 0.65),
+    "pot": lambda rgb: _mix(rgb, (168, 92, 56), 0.75),
+    "leaf": lambda rgb: _mix(rgb, (52, 128, 60), 0.7),
+}
+
+
+def _add_furniture(b: _Builder, product: Product, inst: Instance) -> bool:
+    """Draw a furniture instance as a simple model; False if it has none."""
+    parts = _furniture_parts(product.category)
+    if not parts:
+        return False
+    lo, hi = _instance_box(inst)
+    axis, sign = yaw_axis(inst.facing)
+    across = 1 - axis
+    rgb = product_base_color(product)
+    size = hi - lo
+    for (u0, u1, d0, d1, z0, z1), tone in parts:
+        plo, phi = lo.copy(), hi.copy()
+        plo[across], phi[across] = lo[across] + u0 * size[across], lo[across] + u1 * size[across]
+        if sign > 0:  # front at the high end of the axis
+            plo[axis], phi[axis] = lo[axis] + d0 * size[axis], lo[axis] + d1 * size[axis]
+        else:
+            plo[axis], phi[axis] = hi[axis] - d1 * size[axis], hi[axis] - d0 * size[axis]
+        plo[2], phi[2] = lo[2] + z0 * size[2], lo[2] + z1 * size[2]
+        col = _TONES[tone](rgb)
+        b.box(plo, phi, col, product.color, kind=KIND_PRODUCT, label=product.id,
+              top_rgb=_mix(col, (255, 255, 255), 0.15))
+    return True
+
+
+
 def _product_extent(instances: list[Instance]) -> tuple[np.ndarray, np.ndarray] | None:
     if not instances:
         return None
@@ -289,6 +389,19 @@ def _fixture_parts(b: _Builder, fx: Fixture, instances: list[Instance]) -> None:
     back_hi = max(hi_fp[depth_axis] - 0.05, p_hi[depth_axis])
     bottom = levels[0]
     top_free = max(fx.height - 0.04, p_hi[2]) if ext is not None else fx.height - 0.04
+
+    # A hanging sign above the fixture, named on both sides.
+    length = hi_fp[long_axis] - lo_fp[long_axis]
+    centre = 0.5 * (lo_fp + hi_fp)
+    lo, hi = centre.copy(), centre.copy()
+    lo[long_axis], hi[long_axis] = centre[long_axis] - min(0.8, 0.45 * length), centre[long_axis] + min(0.8, 0.45 * length)
+    lo[depth_axis], hi[depth_axis] = centre[depth_axis] - 0.02, centre[depth_axis] + 0.02
+    lo[2], hi[2] = max(fx.height, p_hi[2]) + 0.45, max(fx.height, p_hi[2]) + 0.75
+    title, _, rest = fx.name.partition(":")
+    text = title.strip() + ("\n" + rest.strip() if rest.strip() else "")
+    part(lo, hi, _mix(seg, (28, 30, 36), 0.55), "sign")
+    b.sign(depth_axis * 2, text)
+    b.sign(depth_axis * 2 + 1, text)
 
     if fx.kind in ("shelf", "open_cooler", "upright_freezer"):
         double = "back" in fx.approach and fx.kind == "shelf"
@@ -415,7 +528,6 @@ def _store_parts(b: _Builder, store: Store, walls: list) -> None:
     cx, cy = (dx0 + dx1) / 2, (dy0 + dy1) / 2
     dists = {"w": abs(cx - x0), "e": abs(cx - x1), "s": abs(cy - y0), "n": abs(cy - y1)}
     side = min(dists, key=dists.get)
-    tone = _mix(store.color, (255, 255, 255), 0.15)
     door_top = min(2.3, store.wall_height - 0.05)
     if store.wall_height - door_top > 1e-3:
         b.box((dx0, dy0, door_top), (dx1, dy1, store.wall_height), _mix(store.color, WALL_RGB, 0.55),
@@ -433,7 +545,9 @@ def _store_parts(b: _Builder, store: Store, walls: list) -> None:
     else:
         out = fps[:, 0].min() - 0.05 if side == "w" else fps[:, 2].max()
         lo, hi = (out, y0, z0), (out + 0.05, y1, z1)
-    b.box(lo, hi, tone, store.color, label=f"{store.id}:sign")
+    sign_rgb = _mix(store.color, (30, 30, 36), 0.35)
+    b.box(lo, hi, sign_rgb, store.color, label=f"{store.id}:sign")
+    b.sign({"s": 2, "n": 3, "w": 0, "e": 1}[side], store.name, ink=_mix(store.color, (255, 255, 255), 0.85))
 
 
 def build_geometry(scene: Scene, *, label_bands: bool = True, tile: float = 1.0) -> SceneGeometry:
@@ -464,6 +578,8 @@ def build_geometry(scene: Scene, *, label_bands: bool = True, tile: float = 1.0)
         if fx is not None and fx.kind in ("upright_freezer", "chest_freezer"):
             tint = GLASS_TINT
         for inst in p.instances:
+            if p.fixture_id is None and _add_furniture(b, p, inst):
+                continue
             _add_product(b, p, inst, tint, label_bands and p.fixture_id is not None)
 
     ceiling = max([w.height for w in layout.walls] + [s.wall_height + 0.8 for s in scene.stores] + [3.6])

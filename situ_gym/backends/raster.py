@@ -12,6 +12,7 @@ agree pixel for pixel.
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 
 import cv2
@@ -162,6 +163,9 @@ class Renderer:
         self.quad_hi = qc.max(axis=1)
         self._ids = np.zeros((h, w), np.int32)
         self.stats: dict[str, float] = {}
+        self.signs = [(face + 1, corners, _text_texture(text, corners), np.array(ink, np.float32))
+                      for face, corners, text, ink in geometry.signs]
+        self.sign_faces = np.array([face for face, *_ in geometry.signs], np.int64)
 
     # -- culling ---------------------------------------------------------------
     def _frustum_planes(self, eye: np.ndarray, basis: np.ndarray) -> list[tuple[np.ndarray, float]]:
@@ -187,6 +191,7 @@ class Renderer:
     # -- main entry ------------------------------------------------------------
     def render(self, eye: np.ndarray, yaw: float, pitch: float):
         """Return (rgb uint8, depth float32, seg uint8, face ids int32) for an eye pose."""
+        t0 = time.perf_counter()
         geo, cam = self.geo, self.camera
         eye = np.asarray(eye, np.float64)
         basis = camera_basis(yaw, pitch)
@@ -237,6 +242,7 @@ class Renderer:
         inside_l = inside.tolist()
         fill = cv2.fillConvexPoly
         n_clipped = 0
+        t1 = time.perf_counter()
         for i, val in enumerate(face_vals):
             if inside_l[i]:
                 fill(ids, pts[i], val, cv2.LINE_8, _SHIFT)
@@ -250,32 +256,98 @@ class Renderer:
             p[:, 1] = (cam.fy * poly[:, 1] / poly[:, 2] + cy) * _SCALE
             np.clip(p, -2.0e9 / 4, 2.0e9 / 4, out=p)
             fill(ids, np.round(p).astype(np.int32), val, cv2.LINE_8, _SHIFT)
-        self.stats = {"boxes": float(len(boxes)), "faces": float(len(faces)), "clipped": float(n_clipped)}
+        t2 = time.perf_counter()
 
         h, w = ids.shape
         rgb = cv2.cvtColor(np.take(self.rgb_table, ids).view(np.uint8).reshape(h, w, 4), cv2.COLOR_RGBA2RGB)
+        if len(self.sign_faces):
+            for k in np.nonzero(np.isin(self.sign_faces, faces))[0]:
+                self._paint_sign(rgb, ids, self.signs[k], eye, basis)
         seg = cv2.cvtColor(np.take(self.seg_table, ids).view(np.uint8).reshape(h, w, 4), cv2.COLOR_RGBA2RGB)
         depth = self._depth(ids, eye, basis)
+        t3 = time.perf_counter()
+        self.stats = {
+            "boxes": float(len(boxes)),
+            "faces": float(len(faces)),
+            "clipped": float(n_clipped),
+            "t_cull_order": t1 - t0,  # culling, ordering, projection
+            "t_fill": t2 - t1,  # fillConvexPoly loop
+            "t_lookup": t3 - t2,  # colour tables and per-pixel depth
+        }
         return rgb, depth, seg, ids
+
+    def _paint_sign(self, rgb, ids, sign, eye, basis) -> None:
+        """Warp a sign's text texture onto the pixels where its face won visibility."""
+        val, corners, tex, ink = sign
+        cam = self.camera
+        pc = (corners - eye) @ basis.T
+        if (pc[:, 2] < cam.near).any():
+            return
+        px = np.stack([cam.fx * pc[:, 0] / pc[:, 2] + cam.cx, cam.fy * pc[:, 1] / pc[:, 2] + cam.cy], axis=1)
+        x0, y0 = np.floor(px.min(axis=0)).astype(int)
+        x1, y1 = np.ceil(px.max(axis=0)).astype(int)
+        if y1 - y0 < 6:  # too small to read
+            return
+        x0, y0 = max(x0, 0), max(y0, 0)
+        x1, y1 = min(x1, cam.width - 1), min(y1, cam.height - 1)
+        if x1 < x0 or y1 < y0:
+            return
+        th, tw = tex.shape
+        src = np.array([[0, 0], [tw - 1, 0], [tw - 1, th - 1], [0, th - 1]], np.float32)
+        m = cv2.getPerspectiveTransform(src, (px - [x0, y0]).astype(np.float32))
+        alpha = cv2.warpPerspective(tex, m, (x1 - x0 + 1, y1 - y0 + 1), flags=cv2.INTER_LINEAR)
+        mask = (alpha > 0) & (ids[y0 : y1 + 1, x0 : x1 + 1] == val)
+        if not mask.any():
+            return
+        roi = rgb[y0 : y1 + 1, x0 : x1 + 1]
+        a = (alpha[mask].astype(np.float32) / 255.0)[:, None]
+        roi[mask] = np.round(roi[mask] * (1.0 - a) + ink * a).astype(np.uint8)
 
     def _depth(self, ids: np.ndarray, eye: np.ndarray, basis: np.ndarray) -> np.ndarray:
         """Exact depth from each pixel's face plane: 1/depth = (ray . axis) / (plane - eye)."""
         axis = self._axis_ext
         num = self._coord_ext - eye[axis]
         num = np.where(np.abs(num) < _EPS, _EPS, num)
-        coef = (basis.T[axis] / num[:, None]).astype(np.float32)  # rows: (right_k, down_k, fwd_k) / num
-        coef[0] = 0.0
-        invd = np.take(coef[:, 0], ids)
+        inv = (1.0 / num).astype(np.float32)
+        inv[0] = 0.0
+        right, down, fwd = (np.ascontiguousarray(basis[r, axis].astype(np.float32) * inv) for r in range(3))
+        invd = np.take(right, ids)
         invd *= self.U
-        tmp = np.take(coef[:, 1], ids)
+        tmp = np.take(down, ids)
         tmp *= self.V
         invd += tmp
-        invd += np.take(coef[:, 2], ids)
-        hit = ids > 0
-        np.maximum(invd, np.float32(1.0 / 200.0), out=invd, where=hit)
-        with np.errstate(divide="ignore"):
-            depth = np.float32(1.0) / invd
+        invd += np.take(fwd, ids)
+        # Pixels on a polygon's rasterised edge can extrapolate past the plane's horizon.
+        np.maximum(invd, np.float32(1.0 / 200.0), out=invd)
+        depth = np.float32(1.0) / invd
+        empty = ids == 0
+        if empty.any():
+            depth[empty] = np.inf
         return depth
+
+
+def _text_texture(text: str, corners: np.ndarray, height: int = 72) -> np.ndarray:
+    """An alpha texture with ``text`` centred (first line large, the rest smaller)."""
+    w_m = float(np.linalg.norm(corners[1] - corners[0]))
+    h_m = float(np.linalg.norm(corners[3] - corners[0]))
+    width = int(np.clip(round(height * w_m / max(h_m, 1e-3)), 32, 1200))
+    tex = np.zeros((height, width), np.uint8)
+    lines = [ln for ln in text.split("\n") if ln.strip()]
+    if not lines:
+        return tex
+    weights = [1.0] + [0.6] * (len(lines) - 1)
+    slot = [height * wgt / sum(weights) for wgt in weights]
+    y = 0.0
+    font = cv2.FONT_HERSHEY_DUPLEX
+    for line, h in zip(lines, slot, strict=True):
+        (tw, th), base = cv2.getTextSize(line, font, 1.0, 2)
+        scale = min(0.92 * width / tw, 0.7 * h / (th + base))
+        thick = max(1, int(round(2 * scale)))
+        (tw, th), base = cv2.getTextSize(line, font, scale, thick)
+        org = (int(round((width - tw) / 2)), int(round(y + (h + th) / 2)))
+        cv2.putText(tex, line, org, font, scale, 255, thick, cv2.LINE_AA)
+        y += h
+    return tex
 
 
 def _clip_near(poly: np.ndarray, near: float) -> np.ndarray | None:

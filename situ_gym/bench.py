@@ -1,0 +1,173 @@
+"""Frames per second of the embedded backend, alone and with both roles' Set-of-Mark views.
+
+    python -m situ_gym.bench [--store supermarket|home_furnishings|all] [--repeats 5]
+                             [--poses 40] [--sizes 640x480,320x240] [--save-images docs/img]
+
+Runs on one thread (OpenCV and the BLAS/OpenMP pools pinned to 1) over a fixed,
+seeded set of poses along the scene's waypoint graph, and prints the median over the
+repeats of: capture frames/s, capture + SoM (both roles, one shared analysis) frames/s,
+and where the capture time goes (culling/ordering/projection, polygon fill, per-pixel
+colour and depth lookups).
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse  # noqa: E402
+import statistics  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
+
+from situ_gym.backends.base import Pose  # noqa: E402
+from situ_gym.backends.embedded import EmbeddedBackend  # noqa: E402
+from situ_gym.scene.index import SceneIndex  # noqa: E402
+from situ_gym.scene.model import STORE_KINDS, Scene  # noqa: E402
+
+__all__ = ["bench_poses", "run_bench", "main"]
+
+
+def bench_poses(scene: Scene, n: int, seed: int = 0) -> list[Pose]:
+    """``n`` poses on random waypoint-graph edges, random yaw, pitch in [-20, 5] degrees."""
+    rng = np.random.default_rng(seed)
+    wps = {w.id: w for w in scene.waypoints}
+    edges = sorted({tuple(sorted((w.id, nb))) for w in scene.waypoints for nb in w.neighbors if nb in wps})
+    poses = []
+    for _ in range(n):
+        if edges:
+            a, b = edges[int(rng.integers(len(edges)))]
+            t = float(rng.random())
+            x = wps[a].x + t * (wps[b].x - wps[a].x)
+            y = wps[a].y + t * (wps[b].y - wps[a].y)
+        else:
+            x, y = scene.layout.start.x, scene.layout.start.y
+        poses.append(Pose(x, y, float(rng.uniform(0, 360)), float(rng.uniform(-20, 5))))
+    return poses
+
+
+def _som():
+    try:
+        from situ_gym.som.marks import annotate_roles
+    except ImportError:  # the SoM layer is optional for this benchmark
+        return None
+    return annotate_roles
+
+
+def run_bench(scene: Scene, width: int, height: int, poses: list[Pose], repeats: int) -> dict[str, float]:
+    """Median figures over ``repeats`` passes through ``poses``."""
+    backend = EmbeddedBackend(scene, width=width, height=height)
+    index = SceneIndex(scene)
+    annotate_roles = _som()
+    cap_fps, som_fps = [], []
+    parts = {"t_cull_order": [], "t_fill": [], "t_lookup": []}
+    faces = []
+    backend.reset(poses[0])
+    backend.capture()  # warm-up
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for p in poses:
+            backend.reset(p)
+            backend.capture()
+            for k in parts:
+                parts[k].append(backend.renderer.stats[k])
+            faces.append(backend.renderer.stats["faces"])
+        cap_fps.append(len(poses) / (time.perf_counter() - t0))
+        if annotate_roles is not None:
+            t0 = time.perf_counter()
+            for p in poses:
+                backend.reset(p)
+                annotate_roles(backend.capture(), index)
+            som_fps.append(len(poses) / (time.perf_counter() - t0))
+    out = {"capture_fps": statistics.median(cap_fps), "faces": statistics.median(faces)}
+    out["capture_som_fps"] = statistics.median(som_fps) if som_fps else float("nan")
+    for k, v in parts.items():
+        out[k + "_ms"] = 1e3 * statistics.median(v)
+    backend.close()
+    return out
+
+
+def save_examples(scene: Scene, out_dir: Path, width: int = 640, height: int = 480) -> list[Path]:
+    """RGB, segmentation and the assistant's SoM view at a few fixed poses of the store."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    backend = EmbeddedBackend(scene, width=width, height=height)
+    index = SceneIndex(scene)
+    annotate_roles = _som()
+    written = []
+    for k, pose in enumerate(_example_poses(scene)):
+        backend.reset(pose)
+        frame = backend.capture()
+        images = {"rgb": frame.rgb, "seg": frame.seg}
+        if annotate_roles is not None:
+            images["som"] = annotate_roles(frame, index)["assistant"].image
+        for name, img in images.items():
+            path = out_dir / f"{scene.store}_{k}_{name}.png"
+            cv2.imwrite(str(path), cv2.cvtColor(img, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_PNG_COMPRESSION, 9])
+            written.append(path)
+    backend.close()
+    return written
+
+
+def _example_poses(scene: Scene) -> list[Pose]:
+    """A view down the store from the start, and one at the first target's front/doorway."""
+    s = scene.layout.start
+    poses = [Pose(s.x, s.y, s.yaw, -5.0)]
+    if scene.fixtures:
+        fx = next((f for f in scene.fixtures if f.kind == "shelf"), scene.fixtures[0])
+        a = fx.approach["front"]
+        poses.append(Pose(a.x, a.y, a.yaw, -8.0))
+    if scene.stores:
+        a = scene.stores[0].approach["outside_doorway"]
+        poses.append(Pose(a.x, a.y, a.yaw, -5.0))
+        area = scene.areas[0].approach
+        poses.append(Pose(area.x, area.y, area.yaw, -12.0))
+    return poses
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--store", default="all", choices=[*STORE_KINDS, "all"])
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--poses", type=int, default=40)
+    parser.add_argument("--sizes", default="640x480,320x240")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--save-images", default=None, help="directory for example PNGs (e.g. docs/img)")
+    args = parser.parse_args(argv)
+    if args.repeats < 1 or args.poses < 1:
+        parser.error(f"--repeats and --poses must be >= 1, got {args.repeats} and {args.poses}")
+    sizes = []
+    for item in args.sizes.split(","):
+        try:
+            w, h = (int(v) for v in item.lower().split("x"))
+        except ValueError:
+            parser.error(f"--sizes wants WxH pairs like 640x480, got {item!r}")
+        sizes.append((w, h))
+    cv2.setNumThreads(1)
+    from situ_gym.scene.loader import load_scene
+
+    stores = STORE_KINDS if args.store == "all" else (args.store,)
+    if _som() is None:
+        print("situ_gym.som.marks not importable: capture + SoM column is nan")
+    header = (f"{'store':<17} {'size':>8} {'capture fps':>12} {'+SoM fps':>9} {'faces':>6} "
+              f"{'cull+order ms':>14} {'fill ms':>8} {'lookup ms':>10}")
+    print(f"one thread, {args.poses} seeded poses (seed {args.seed}), median of {args.repeats} repeats")
+    print(header)
+    for store in stores:
+        scene = load_scene(store)
+        poses = bench_poses(scene, args.poses, args.seed)
+        for w, h in sizes:
+            r = run_bench(scene, w, h, poses, args.repeats)
+            print(f"{store:<17} {f'{w}x{h}':>8} {r['capture_fps']:>12.1f} {r['capture_som_fps']:>9.1f} "
+                  f"{r['faces']:>6.0f} {r['t_cull_order_ms']:>14.2f} {r['t_fill_ms']:>8.2f} {r['t_lookup_ms']:>10.2f}")
+        if args.save_images:
+            for path in save_examples(scene, Path(args.save_images)):
+                print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()
