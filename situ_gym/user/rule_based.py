@@ -38,7 +38,7 @@ import numpy as np
 
 from situ_gym.actions.tools import ANGLE_RANGE, LEGAL_TOOLS, TARGET_ARGUMENT, TRANSLATIONAL_TOOLS
 from situ_gym.scene.index import SceneIndex
-from situ_gym.scene.model import Profile, Task
+from situ_gym.scene.model import DisclosureItem, Profile, Task
 from situ_gym.som.types import RoleView, VisibleEntity
 from situ_gym.user import templates as T
 from situ_gym.user.base import UserObservation, UserSimulator, UserTurn
@@ -189,8 +189,21 @@ def name_match_score(name: str, text: str, *, keep_numbers: bool = True) -> tupl
             continue
         if _says(alias, low):
             return 1.0, len(alias_words)
-        hit = sum(1 for w in alias_words if w in text_words)
-        best = max(best, (hit / len(alias_words), hit))
+        # A number only counts next to the word it numbers ("freezer 2", not "cooler 2").
+        # A numbered name without its number ("Upright Freezer" for "Upright Freezer 2") is
+        # ambiguous and does not count.
+        hit = 0
+        for i, w in enumerate(alias_words):
+            if w.isdigit():
+                if not (i > 0 and _says(f"{alias_words[i - 1]} {w}", low)):
+                    hit = -len(alias_words)
+                    break
+                hit += 1
+            else:
+                hit += int(w in text_words)
+        hit = max(hit, 0)
+        frac = hit / len(alias_words)
+        best = max(best, (min(frac, 0.99), hit))  # only a verbatim mention scores 1.0
     return best
 
 
@@ -321,7 +334,15 @@ class RuleBasedUser(UserSimulator):
         self.store = task.store
         self.style = profile.interaction
         self.acceptance = task.acceptance
-        self._disclosed: set[int] = set()  # indices into task.disclosure
+        # The goal details in disclosure order; a shopper can always name its category, so
+        # a task without a "category" item gets one (said when asked for the product type).
+        self._items: list[DisclosureItem] = list(task.disclosure)
+        if not any(item.kind == "category" for item in self._items):
+            self._items.append(
+                DisclosureItem(kind="category", text=task.category, value=task.category)
+            )
+        self._disclosed: set[int] = set()  # indices into self._items
+        self._fillers_used: set[str] = set()
         self._unproductive = 0
         self._explanations = 0
         self._explain_asks = 0
@@ -357,7 +378,7 @@ class RuleBasedUser(UserSimulator):
 
     @property
     def disclosed_kinds(self) -> list[str]:
-        return [self.task.disclosure[i].kind for i in sorted(self._disclosed)]
+        return [self._items[i].kind for i in sorted(self._disclosed)]
 
     # ------------------------------------------------------------------ main step
     def respond(self, obs: UserObservation) -> UserTurn:
@@ -399,12 +420,12 @@ class RuleBasedUser(UserSimulator):
         if not rev:
             item_idx, restate_idx = self._choose_disclosure(obs.turn, text, asked)
             if item_idx is not None:
-                item = self.task.disclosure[item_idx]
+                item = self._items[item_idx]
                 self._disclosed.add(item_idx)
                 rev.append(item.kind)
                 disclosure_text = T.detail_sentence(self.rng, item.kind, item.text, item.value)
             elif restate_idx is not None:
-                item = self.task.disclosure[restate_idx]
+                item = self._items[restate_idx]
                 disclosure_text = T.restate_sentence(self.rng, item.kind, item.text, item.value)
                 restated_only = True
         answered_new = bool(rev) and bool(asked or "?" in text or obs.turn == 1)
@@ -437,9 +458,14 @@ class RuleBasedUser(UserSimulator):
             parts.append(disclosure_text)
         if action_text:
             parts.append(action_text)
-        if talk == "high" and self.rng.random() < 0.5:
+        if talk == "high" and self.rng.random() < 0.35:
+            # A personal remark now and then, each at most once per episode.
             fillers = T.STYLE_FILLERS.get(self.style.behavior_style, T.STYLE_FILLERS["default"])
-            parts.append(fillers[int(self.rng.integers(len(fillers)))])
+            fresh = [f for f in fillers if f not in self._fillers_used]
+            if fresh:
+                filler = fresh[int(self.rng.integers(len(fresh)))]
+                self._fillers_used.add(filler)
+                parts.append(filler)
         if intent == "explore" and disclosure_text and call["name"] == "idle":
             intent = "answer"
         if obs.turn == 1 and intent in ("explore", "answer"):
@@ -460,7 +486,7 @@ class RuleBasedUser(UserSimulator):
         self, turn: int, text: str, asked: list[str]
     ) -> tuple[int | None, int | None]:
         """(index to disclose now, index to restate) — at most one of them is not None."""
-        items = self.task.disclosure
+        items = self._items
         pending = [i for i in range(len(items)) if i not in self._disclosed]
         if not items:
             return None, None
@@ -491,7 +517,7 @@ class RuleBasedUser(UserSimulator):
         turn's one new detail (recorded in ``rev``). False when the turn already carries a
         new detail or the opening is still due; the caller then words the reason vaguely.
         """
-        items = self.task.disclosure
+        items = self._items
         of_kind = [i for i in range(len(items)) if items[i].kind == kind]
         if tag is not None:
             exact = [i for i in of_kind if items[i].value == tag]
@@ -934,13 +960,20 @@ class RuleBasedUser(UserSimulator):
         pool: dict[str, str] = {eid: v.name for eid, v in visible.items() if v.kind == "product"}
         if obs.held_item:
             pool.setdefault(obs.held_item, self._product_name(obs.held_item, obs, visible))
+        # Names of places ("Shelf 2: granola bars, peanut butter, jam") are not product mentions.
+        for v in visible.values():
+            if v.kind != "product":
+                text = re.sub(re.escape(v.name), " ", text, flags=re.IGNORECASE)
+        for fixture in self.index.fixtures.values():
+            if ":" in fixture.name:
+                text = re.sub(re.escape(fixture.name), " ", text, flags=re.IGNORECASE)
         scored, partial = [], []
         for pid, name in pool.items():
             ok, score = mentions(name, text, keep_numbers=False)
             dist = visible[pid].distance if pid in visible else 0.0
             if ok:
                 scored.append((-score[0], -score[1], dist, pid))
-            elif score[1] >= 2:
+            elif score[1] >= 2 and score[0] >= 1 / 3:
                 partial.append((score[1], pid))
         if not scored and partial:
             # A short form ("the cod fillets") counts when one visible product fits it best.

@@ -523,3 +523,15 @@ def test_does_not_walk_into_the_obstacle_that_just_blocked_it(sm_index):
     assert not RuleModerator().should_end(
         [], obs.assistant_response, turn.utterance, turn.tool_call, turn
     )[0]
+
+
+def test_numbers_in_target_names_must_match_their_word():
+    from situ_gym.user.rule_based import mentions
+
+    shelf1 = "Shelf 1: breakfast cereal, oatmeal, granola bars"
+    assert not mentions(shelf1, "Walk to the nearest side of Shelf 2; Open Cooler 1 is beyond it.")[
+        0
+    ]
+    assert mentions("Upright Freezer 2", "Go to the upright freezer 2 please")[0]
+    assert mentions("Upright Freezer 2", "It's the freezer 2 on the left")[0]
+    assert not mentions("Upright Freezer 2", "Upright Freezer 3 has it, next to Shelf 2")[0]
