@@ -23,6 +23,7 @@ import platform
 import sys
 import traceback
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -176,6 +177,31 @@ def _save_frames(out: Path, episode_id: str, turn: int, obs: dict[str, Any], env
     return saved
 
 
+def _record(job: EpisodeJob, turns: list[Any], frames: list[str], termination: str, error: str | None) -> str:
+    """The EpisodeRecord of a finished (or crashed) episode, as one JSON line."""
+    config = job.config
+    record = EpisodeRecord(
+        episode_id=job.episode_id,
+        env_id=config.env,
+        store=_store_of(config.env),
+        task_id=job.task_id,
+        profile_id=job.profile_id,
+        subset=job.subset,
+        seed=job.seed,
+        agent=config.agent,
+        user=config.user,
+        target_id=job.target_id,
+        reference_set=list(job.reference_set),
+        budget=job.budget,
+        turns=turns,
+        cart=list(turns[-1].cart) if turns else [],
+        termination=termination,
+        error=error,
+        frames=frames,
+    )
+    return record.model_dump_json()
+
+
 def run_episode(job: EpisodeJob) -> str:
     """Play one episode and return its EpisodeRecord as JSON (never raises)."""
     config = job.config
@@ -205,26 +231,7 @@ def run_episode(job: EpisodeJob) -> str:
         error = traceback.format_exc()
         termination = "error"
         _WORKER.clear()  # rebuild env and agent for the next episode
-    record = EpisodeRecord(
-        episode_id=job.episode_id,
-        env_id=config.env,
-        store=_store_of(config.env),
-        task_id=job.task_id,
-        profile_id=job.profile_id,
-        subset=job.subset,
-        seed=job.seed,
-        agent=config.agent,
-        user=config.user,
-        target_id=job.target_id,
-        reference_set=list(job.reference_set),
-        budget=job.budget,
-        turns=turns,
-        cart=list(turns[-1].cart) if turns else [],
-        termination=termination,
-        error=error,
-        frames=frames,
-    )
-    return record.model_dump_json()
+    return _record(job, turns, frames, termination, error)
 
 
 # ------------------------------------------------------------------ parent side
@@ -316,9 +323,19 @@ def run(config: RolloutConfig, argv: list[str] | None = None) -> dict[str, Any] 
             methods = mp.get_all_start_methods()
             ctx = mp.get_context("forkserver" if "forkserver" in methods else "spawn")
             with ProcessPoolExecutor(max_workers=config.workers, mp_context=ctx) as pool:
-                futures = [pool.submit(run_episode, job) for job in pending]
+                futures = {pool.submit(run_episode, job): job for job in pending}
                 for fut in as_completed(futures):
-                    _save(fut.result())
+                    try:
+                        _save(fut.result())
+                    except BrokenProcessPool as exc:
+                        # A worker died (killed, out of memory): which episode did it is
+                        # unknown, so none is recorded; unsaved episodes rerun on --resume.
+                        raise RuntimeError(
+                            f"a worker process died ({exc}); {finished} episodes were saved, "
+                            f"rerun with --resume to finish the remaining ones"
+                        ) from exc
+                    except Exception:  # noqa: BLE001 - e.g. an unpicklable result
+                        _save(_record(futures[fut], [], [], "error", traceback.format_exc()))
     finally:
         bar.close()
     if config.no_report:
