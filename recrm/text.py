@@ -350,18 +350,17 @@ class Lexicon:
         # "Snake Plant in Pike Pot, Large") is that product, and covers the whole name
         lowtext = text.lower()
         for k, m in enumerate(out):
-            best = None
+            spans: dict[str, tuple[int, int]] = {}
             for pid in m.candidates:
                 full = self.index.products[pid].name.lower()
                 at = lowtext.find(full, max(0, m.start - len(full)))
-                if (
-                    at != -1
-                    and at <= m.start < at + len(full)
-                    and (best is None or len(full) > best[1] - best[0])
-                ):
-                    best = (at, at + len(full), pid)
-            if best is not None:
-                out[k] = replace(m, end=max(m.end, best[1]), candidates=frozenset({best[2]}))
+                if at != -1 and at <= m.start < at + len(full):
+                    spans[pid] = (at, at + len(full))
+            if spans:
+                longest = max(e - s for s, e in spans.values())
+                keep = frozenset(pid for pid, (s, e) in spans.items() if e - s == longest)
+                end = max(e for s, e in spans.values())
+                out[k] = replace(m, end=max(m.end, end), candidates=keep)
         out.sort(key=lambda m: m.start)
         return out
 
