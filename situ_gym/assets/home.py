@@ -78,7 +78,10 @@ def _product_fields(cat: FurnitureCategory, i: int, rng: random.Random):
 def _name(cat: FurnitureCategory, model: str, f) -> str:
     if cat.group == "plants":
         return f"{f['brand']} {f['material'].title()} in {model} Pot, {f['size'].title()}"
-    return f"{f['brand']} {model} {cat.noun}, {f['color'].title()} {f['material'].title()}"
+    color, material = f["color"], f["material"]
+    if color in material or material in color:  # "walnut" on walnut: say it once
+        return f"{f['brand']} {model} {cat.noun}, {material.title()}"
+    return f"{f['brand']} {model} {cat.noun}, {color.title()} {material.title()}"
 
 
 def _tags_attrs(cat: FurnitureCategory, f):
@@ -96,26 +99,35 @@ def _tags_attrs(cat: FurnitureCategory, f):
 
 
 def _pack_rows(items, region_len: float, region_depth: float):
-    """Rows along s from the side wall inward; items = (key, count, w, d, h), tallest first.
-    Returns {key: (row offset u from the wall, row depth, start s)}."""
-    out = {}
-    row_u, row_depth, used = 0.0, 0.0, None
-    for key, count, w, d, _h in items:
+    """First-fit-decreasing rows along s, stacked from the side wall inward.
+
+    ``items`` = (key, count, w, d, h). Rows are filled deepest items first; then the rows are
+    ordered tallest first so the tallest pieces stand against the wall. Returns
+    ``{key: (row offset u from the wall, start s within the row)}``; ValueError on overflow.
+    """
+    rows: list[dict] = []
+    for key, count, w, d, h in sorted(items, key=lambda it: (-it[3], -it[2], it[0])):
         run = count * w + (count - 1) * 0.02
-        if used is not None and used + ITEM_GAP + run <= region_len:
-            start = used + ITEM_GAP
-        else:
-            if used is not None:
-                row_u += row_depth + ROW_GAP
-                row_depth = 0.0
-            start = 0.0
         if run > region_len:
             raise ValueError(f"{key!r} is longer ({run:.2f} m) than its area ({region_len:.2f} m)")
-        row_depth = max(row_depth, d)
-        if row_u + row_depth > region_depth + 1e-9:
-            raise ValueError(f"area overflow placing {key!r}: rows need {row_u + row_depth:.2f} m")
-        out[key] = (row_u, start)
-        used = start + run
+        for row in rows:
+            if row["used"] + ITEM_GAP + run <= region_len:
+                row["items"].append((key, row["used"] + ITEM_GAP))
+                row["used"] += ITEM_GAP + run
+                row["depth"], row["height"] = max(row["depth"], d), max(row["height"], h)
+                break
+        else:
+            rows.append({"items": [(key, 0.0)], "used": run, "depth": d, "height": h})
+    rows.sort(key=lambda r: -r["height"])
+    need = sum(r["depth"] for r in rows) + ROW_GAP * (len(rows) - 1)
+    if need > region_depth + 1e-9:
+        raise ValueError(f"area overflow: rows need {need:.2f} m of {region_depth:.2f} m "
+                         f"for {[k for r in rows for k, _ in r['items']]}")
+    out, row_u = {}, 0.0
+    for r in rows:
+        for key, start in r["items"]:
+            out[key] = (row_u, start)
+        row_u += r["depth"] + ROW_GAP
     return out
 
 

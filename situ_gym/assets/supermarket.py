@@ -111,7 +111,7 @@ def _products(rng: random.Random, colors: ColorPool):
             tags.append(f"size:{size_label}")
             tags = sorted(set(tags))
             price = cat.price * bfactor * sfactor * rng.uniform(0.93, 1.07)
-            price = max(0.99, round(price, 1) - 0.01)
+            price = min(max(0.99, round(price, 1) - 0.01), 39.99)  # groceries $0.99-$40
             w, d, h = cat.box
             w *= (1.0 if i % len(cat.sizes) == 0 else 1.15) * rng.uniform(0.96, 1.04)
             out.append((cat, dict(name=name, brand=brand, price=round(price, 2),

@@ -80,6 +80,7 @@ class AssetError(ValueError):
     def __init__(self, message: str, *, file: str = "", record: str | None = None,
                  field: str | None = None):
         self.file, self.record, self.field, self.message = file, record, field, message
+        self.problems: list[AssetError] = [self]  # every problem found by the same check
         where = file or "<assets>"
         if record is not None:
             where += f": record {record!r}"
@@ -165,9 +166,10 @@ class _Problems:
             return
         first = self.items[0]
         if len(self.items) > 1:
-            raise AssetError(f"{first.message} (and {len(self.items) - 1} more "
-                             f"problems; first others: {[str(e) for e in self.items[1:4]]})",
-                             file=first.file, record=first.record, field=first.field)
+            first = AssetError(f"{first.message} (and {len(self.items) - 1} more problems; "
+                               f"next: {[str(e) for e in self.items[1:4]]})",
+                               file=first.file, record=first.record, field=first.field)
+        first.problems = list(self.items)
         raise first
 
 
