@@ -123,10 +123,14 @@ def load_tasks(stores: Iterable[str]) -> dict[str, Any]:
     return out
 
 
+_GATES = ("instruction", "consistency", "c_inst", "c_consist")
+
+
 def reward_summary(episodes: Iterable[EpisodeRecord]) -> dict[str, Any]:
     """Means of whatever reward components the turns carry (None values skipped), and for
-    gate components (names containing "c_inst" / "c_consist") the pass rate = share of
-    turns with value >= 0.5. Empty when no turn carries a reward."""
+    the gates C_inst / C_consist (keys ending in "instruction", "consistency", "c_inst" or
+    "c_consist") the pass rate in percent = the mean gate value (the share of turns that
+    pass, for 0/1 gates; as ``recrm.score`` reports it). Empty when no turn has a reward."""
     values: dict[str, list[float]] = {}
     for ep in episodes:
         for t in ep.turns:
@@ -140,8 +144,8 @@ def reward_summary(episodes: Iterable[EpisodeRecord]) -> dict[str, Any]:
         vs = values[k]
         out["mean"][k] = sum(vs) / len(vs)
         out["turns"][k] = len(vs)
-        if "c_inst" in k or "c_consist" in k:
-            out["gate_pass_rate"][k] = 100.0 * sum(1 for v in vs if v >= 0.5) / len(vs)
+        if k.rsplit("/", 1)[-1] in _GATES:
+            out["gate_pass_rate"][k] = 100.0 * sum(vs) / len(vs)
     return out
 
 

@@ -88,12 +88,19 @@ def test_summarize_table8_and_catalog(market_index):
 
 
 def test_reward_summary_reads_any_keys():
-    t1 = turn(1, reward={"recrm/total": 0.5, "recrm/c_inst": 1.0, "recrm/c_consist": 0.0, "recrm/r_relev": None})
-    t2 = turn(2, reward={"recrm/total": 0.0, "recrm/c_inst": 0.0, "recrm/c_consist": 1.0, "recrm/r_relev": 0.8})
-    r = reward_summary([episode([t1, t2])])
-    assert r["mean"]["recrm/total"] == pytest.approx(0.25)
-    assert r["mean"]["recrm/r_relev"] == pytest.approx(0.8) and r["turns"]["recrm/r_relev"] == 1
-    assert r["gate_pass_rate"] == {"recrm/c_inst": 50.0, "recrm/c_consist": 50.0}
+    t1 = turn(1, reward={"recrm/total": 0.5, "recrm/instruction": 1.0, "recrm/consistency": 0.0,
+                         "recrm/relevance": None})
+    t2 = turn(2, reward={"recrm/total": 0.0, "recrm/instruction": 0.0, "recrm/consistency": 1.0,
+                         "recrm/relevance": 0.8})
+    t3 = turn(3, reward={"recrm/total": 0.5, "recrm/instruction": 1.0, "recrm/consistency": 1.0,
+                         "recrm/relevance": 0.2})
+    r = reward_summary([episode([t1, t2, t3])])
+    assert r["mean"]["recrm/total"] == pytest.approx(1 / 3)
+    # None is skipped: relevance mean over 2 turns = (0.8 + 0.2) / 2
+    assert r["mean"]["recrm/relevance"] == pytest.approx(0.5) and r["turns"]["recrm/relevance"] == 2
+    # gates: instruction passes 2 of 3, consistency 2 of 3; relevance is not a gate
+    assert r["gate_pass_rate"] == {"recrm/instruction": pytest.approx(200 / 3),
+                                   "recrm/consistency": pytest.approx(200 / 3)}
     assert reward_summary([episode([turn(1)])]) == {}
 
 

@@ -23,11 +23,11 @@ def run_dir(tmp_path):
     eps = [
         episode([turn(1, response="<script>alert(1)</script> Cod Fillets $9.99", ranking=["a", "b"],
                       expected=follow, actual=follow, navigation_goal_id="fx1", visible_after=["fx1"],
-                      reward={"recrm/total": 0.5, "recrm/c_inst": 1.0})],
+                      reward={"recrm/total": 0.5, "recrm/instruction": 1.0})],
                 cart=["a"], subset=s % 4, task_id=f"t{s}", reference_set=["a"])
         if s % 2 == 0 else
         episode([turn(1, ranking=["b"], expected=follow, actual=None,
-                      reward={"recrm/total": 0.0, "recrm/c_inst": 0.0}), turn(2, ranking=[])],
+                      reward={"recrm/total": 0.0, "recrm/instruction": 0.0}), turn(2, ranking=[])],
                 subset=s % 4, task_id=f"t{s}", reference_set=["a"])
         for s in range(8)
     ]
@@ -59,7 +59,7 @@ def test_finalize_writes_report_metrics_plots_viewer(run_dir):
     assert "| SR (%) | Turn | AFR (%) | LNSR (%) | R@5 (%) | NDCG@10 (%) |" in report
     assert "50.0±57.7" in report
     assert "judge: rule-based" in report
-    assert "mean R_total: 0.2500" in report and "gate pass rate recrm/c_inst: 50.0%" in report
+    assert "mean R_total: 0.2500" in report and "gate pass rate recrm/instruction: 50.0%" in report
     metrics = json.loads((run_dir / "metrics.json").read_text())
     assert metrics["groups"]["SituRec-Supermarket-v0 / test"]["metrics"]["SR"]["mean"] == 50.0
     assert metrics["judge"] == "rule-based"
