@@ -133,7 +133,7 @@ def format_markdown(groups: dict[str, dict[str, Any]], title: str = "SituRec eva
 
 def format_console(groups: dict[str, dict[str, Any]]) -> str:
     """The same tables for a terminal (Markdown reads fine as plain text)."""
-    return format_markdown(groups)
+    return format_markdown(groups).replace("\\|", "|")
 
 
 def write_metrics_json(path: str | os.PathLike, groups: dict[str, dict[str, Any]], extra: dict[str, Any] | None = None) -> None:
