@@ -144,6 +144,7 @@ _SUBSTITUTE_P = {"low": 0.35, "medium": 0.65, "high": 0.9}
 _EXPLAIN_SCALE = {"low": -1, "medium": 0, "high": 1}
 _ANSWER_P = {"low": 0.5, "medium": 0.75, "high": 1.0}  # disclose on a generic question
 _VOLUNTEER_P = {"low": 0.1, "medium": 0.2, "high": 0.35}  # disclose unasked
+_GLANCE_DISTANCE = 4.0  # metres: a fitting product this close catches the user's eye
 _PRICIER = 0.15  # high price sensitivity: reject when another fit is this much cheaper
 
 
@@ -438,9 +439,9 @@ class RuleBasedUser(UserSimulator):
             productive = False
         if obs.turn == 1 and not empty:
             productive = True
-        if not productive and intent != "buy":
+        if not productive and intent not in ("buy", "inspect"):
             self._unproductive += 1
-        if self._unproductive > self.style.patience and intent != "buy":
+        if self._unproductive > self.style.patience and intent not in ("buy", "inspect"):
             self._gave_up = True
             return self._give_up_turn(revealed=[])
 
@@ -580,14 +581,16 @@ class RuleBasedUser(UserSimulator):
             and self._considering in visible
         ):
             return self._considering
-        if not self_directed:
+        if obs.turn <= 1:
             return None
         scored = []
         for eid, v in visible.items():
             if v.kind != "product" or eid in self._rejected:
                 continue
             s = self._relevance(v.name)
-            if s >= 2:
+            # Browsing on its own: any product whose name fits; under guidance only one
+            # close by.
+            if s >= 2 and (self_directed or v.distance <= _GLANCE_DISTANCE):
                 scored.append((-s, v.distance, eid))
         if scored:
             return sorted(scored)[0][2]
