@@ -51,7 +51,8 @@ class InstructionFollowing:
       response (catalog dumping; nobody can follow it).
     * style: empty or too long a response (``min_words``..``max_words`` words); a response
       that parrots the user's last utterance (4+ words, ``echo_ratio`` of its
-      words copied in order) or repeats an earlier response verbatim.
+      words copied in order); a response given verbatim twice before (the first
+      repeat is soft: guidance may need saying again when the user did not move).
 
     Soft findings only lower a dimension's 1-5 score: no expected user action, repeated
     ranking ids, a Greet after the first turn, a Recommend with a one-word reason, a
@@ -129,7 +130,10 @@ class InstructionFollowing:
                     f"expected user action {eua.name!r} is not legal in the {ctx.store} store",
                 )
             elif not eua.valid:
-                hard("process", f"expected user action {eua.name!r} is invalid: {eua.error}")
+                hard(
+                    "process",
+                    f"expected user action {eua.name!r} is invalid: {eua.error or 'failed validation'}",
+                )
             elif eua.name in TARGET_ARGUMENT and eua.target_id is not None:
                 seen = ctx.visible | ({ctx.held_item} if ctx.held_item else set())
                 if eua.target_id not in seen:
@@ -171,8 +175,11 @@ class InstructionFollowing:
         last_user = words(ctx.last_user_utterance)
         if len(resp_w) >= 4 and last_user and _similar(resp_w, last_user) >= self.echo_ratio:
             hard("style", "response parrots the user's last utterance")
-        if resp_w and any(words(t.response) == resp_w for t in ctx.history):
-            hard("style", "response repeats an earlier response verbatim")
+        repeats = sum(words(t.response) == resp_w for t in ctx.history) if resp_w else 0
+        if repeats >= 2:
+            hard("style", f"response repeats an earlier response verbatim ({repeats} times before)")
+        elif repeats == 1:
+            soft("style", "response repeats an earlier response verbatim")
 
         dims = {d: 5 for d in DIMENSIONS}
         for f in findings:

@@ -139,8 +139,11 @@ def test_echo_and_verbatim_repeat(index, task):
     assert score(index, task, echo, history).value == 0.0
     fine = turn("Breakfast cereal for the kids, got it. Any price range in mind?", n=2)
     assert score(index, task, fine, history).value == 1.0
-    repeat = turn("Hi, what do you need?", n=2)
-    assert "style" in hard_dims(score(index, task, repeat, history))
+    once = score(index, task, turn("Hi, what do you need?", n=2), history)
+    assert once.value == 1.0 and once.details["dimensions"]["style"] == 4  # first repeat: soft
+    history.append(turn("Hi, what do you need?", n=2, user="cereal"))
+    twice = score(index, task, turn("Hi, what do you need?", n=3), history)
+    assert twice.value == 0.0 and "style" in hard_dims(twice)
 
 
 def test_soft_findings_lower_dimensions_only(index, task):
