@@ -6,14 +6,18 @@ rasteriser; ``execute`` runs the user's tool actions with a body disc that colli
 with walls, fixtures, storefront walls (doorways stay open) and furniture.
 
 Conventions: distances are the ``DISTANCES`` words of ``situ_gym.actions.tools`` (a
-plain number of metres is accepted too); angles in degrees, "left" turns counter-
-clockwise; pitch is clamped to +-45 degrees. Targeted moves (``move_to_fixture``,
-``move_to_store``, ``move_to_area``) walk a shortest obstacle-free path and report
-its length as the displacement; they end exactly on the approach pose (facing the
-target, pitch reset to level). ``move_to_fixture(..., approach="nearest")`` ends on
-the closest reachable free point to the fixture's footprint and turns the body
-toward the footprint's nearest point. Unreachable goals leave the user where they
-were (``ok=False``).
+plain number of metres up to 10 is accepted too); angles in degrees, "left" turns
+counter-clockwise; pitch is clamped to +-45 degrees. Straight moves stop at the first
+contact of the body disc and report the distance actually walked.
+
+Targeted moves (``move_to_fixture``, ``move_to_store``, ``move_to_area``) plan on a
+0.2 m occupancy grid inflated by the body radius (A*), shorten the route by exact
+line-of-sight tests, and report the length of that route as the displacement. Front,
+back, doorway and area moves end exactly on the approach pose (its yaw, pitch reset
+to level). ``move_to_fixture(..., approach="nearest")`` ends at the closest reachable
+point within ``body_radius + 0.5`` m of the fixture footprint, turned toward the
+footprint's nearest point (no other facing adjustment). Unreachable goals leave the
+user where they were (``ok=False``).
 """
 
 from __future__ import annotations
@@ -308,6 +312,13 @@ class EmbeddedBackend:
         ex, ey = path[-1]
         tx, ty = min(max(ex, x0), x1), min(max(ey, y0), y1)
         yaw = math.degrees(math.atan2(ty - ey, tx - ex)) % 360.0 if (tx, ty) != (ex, ey) else self._pose.yaw
+        # Step in from the grid cell toward the footprint until the body touches something.
+        gap = math.hypot(tx - ex, ty - ey) - grid.radius
+        if gap > 1e-3:
+            walked, _ = sweep(self.obstacles, (ex, ey), yaw, gap, grid.radius)
+            ex += walked * math.cos(math.radians(yaw))
+            ey += walked * math.sin(math.radians(yaw))
+            path = [*path, (ex, ey)]
         length = FloorGrid.length(path)
         self._pose = Pose(ex, ey, yaw, 0.0)
         return ActionResult(True, f"walked {_fmt(length)} to {name}", displacement=length, translational=True)

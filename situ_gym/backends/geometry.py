@@ -461,25 +461,25 @@ def _fixture_parts(b: _Builder, fx: Fixture, instances: list[Instance]) -> None:
             length = hi_fp[long_axis] - lo_fp[long_axis]
             n_doors = max(1, int(round(length / 0.7)))
             plane = hi_fp[depth_axis] if sign > 0 else lo_fp[depth_axis]
+            # mullion k spans [a_k, b_k], clipped to the footprint so neighbours only touch
+            spans = []
             for k in range(n_doors + 1):
                 c = lo_fp[long_axis] + length * k / n_doors
+                spans.append((max(c - 0.025, lo_fp[long_axis]), min(c + 0.025, hi_fp[long_axis])))
+            slab = (plane, plane + 0.03) if sign > 0 else (plane - 0.03, plane)
+            for k, (a, c) in enumerate(spans):
                 lo, hi = lo_fp.copy(), hi_fp.copy()
-                lo[long_axis], hi[long_axis] = c - 0.025, c + 0.025
-                lo[depth_axis], hi[depth_axis] = (plane, plane + 0.03) if sign > 0 else (plane - 0.03, plane)
+                lo[long_axis], hi[long_axis] = a, c
+                lo[depth_axis], hi[depth_axis] = slab
                 lo[2], hi[2] = bottom, z_top
                 part(lo, hi, MULLION_RGB, f"mullion{k}")
             for z_lo, z_hi in ((max(bottom - 0.04, 0.0), bottom), (z_top - 0.04, z_top)):
-                lo, hi = lo_fp.copy(), hi_fp.copy()
-                lo[long_axis], hi[long_axis] = lo_fp[long_axis] + 0.025, hi_fp[long_axis] - 0.025
-                lo[depth_axis], hi[depth_axis] = (plane, plane + 0.03) if sign > 0 else (plane - 0.03, plane)
-                lo[2], hi[2] = z_lo, z_hi
-                # split around the mullions so nothing overlaps
                 for k in range(n_doors):
-                    a = lo_fp[long_axis] + length * k / n_doors + 0.025
-                    c = lo_fp[long_axis] + length * (k + 1) / n_doors - 0.025
-                    seg_lo, seg_hi = lo.copy(), hi.copy()
-                    seg_lo[long_axis], seg_hi[long_axis] = a, c
-                    part(seg_lo, seg_hi, MULLION_RGB, "rail")
+                    lo, hi = lo_fp.copy(), hi_fp.copy()
+                    lo[long_axis], hi[long_axis] = spans[k][1], spans[k + 1][0]
+                    lo[depth_axis], hi[depth_axis] = slab
+                    lo[2], hi[2] = z_lo, z_hi
+                    part(lo, hi, MULLION_RGB, "rail")
         return
 
     if fx.kind == "chest_freezer":

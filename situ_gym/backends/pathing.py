@@ -24,7 +24,7 @@ _MOVES = [(1, 0, 1.0), (-1, 0, 1.0), (0, 1, 1.0), (0, -1, 1.0), (1, 1, _SQ2), (1
 class FloorGrid:
     """Walkable cells of the hall for a body of ``radius`` metres, ``cell`` metres per cell."""
 
-    def __init__(self, obs: Obstacles, radius: float, cell: float = 0.1):
+    def __init__(self, obs: Obstacles, radius: float, cell: float = 0.2):
         self.obs = obs
         self.radius = float(radius)
         self.cell = float(cell)
@@ -89,13 +89,16 @@ class FloorGrid:
         free = self._free_flat
         s = start[1] * nx + start[0]
         goal_ids = {j * nx + i for i, j in goals}
-        g = {s: 0.0}
-        parent = {s: -1}
+        n = nx * ny
+        g = [math.inf] * n
+        parent = [-1] * n
+        closed = bytearray(n)
+        g[s] = 0.0
         heap = [(heuristic(*start), 0.0, s)]
-        closed = set()
+        push, pop = heapq.heappush, heapq.heappop
         while heap:
-            _, gc, u = heapq.heappop(heap)
-            if u in closed:
+            _, gc, u = pop(heap)
+            if closed[u]:
                 continue
             if u in goal_ids:
                 path = []
@@ -103,34 +106,58 @@ class FloorGrid:
                     path.append((u % nx, u // nx))
                     u = parent[u]
                 return path[::-1]
-            closed.add(u)
+            closed[u] = 1
             ui, uj = u % nx, u // nx
             for di, dj, w in _MOVES:
                 vi, vj = ui + di, uj + dj
                 if vi < 0 or vj < 0 or vi >= nx or vj >= ny:
                     continue
                 v = vj * nx + vi
-                if not free[v] or v in closed:
+                if closed[v] or not free[v]:
                     continue
                 if di and dj and not (free[uj * nx + vi] and free[vj * nx + ui]):
                     continue  # no corner cutting
                 ng = gc + w
-                if ng < g.get(v, math.inf):
+                if ng < g[v]:
                     g[v] = ng
                     parent[v] = u
-                    heapq.heappush(heap, (ng + heuristic(vi, vj), ng, v))
+                    push(heap, (ng + heuristic(vi, vj), ng, v))
         return None
 
     def line_free(self, a: tuple[float, float], b: tuple[float, float]) -> bool:
-        """True if every sample of the segment a-b lies on a free cell."""
-        length = math.hypot(b[0] - a[0], b[1] - a[1])
-        n = max(2, int(math.ceil(length / (self.cell * 0.5))) + 1)
-        t = np.linspace(0.0, 1.0, n)
-        xs = a[0] + t * (b[0] - a[0])
-        ys = a[1] + t * (b[1] - a[1])
-        i = np.clip(np.floor((xs - self.origin[0]) / self.cell).astype(int), 0, self.nx - 1)
-        j = np.clip(np.floor((ys - self.origin[1]) / self.cell).astype(int), 0, self.ny - 1)
-        return bool(self.free[j, i].all())
+        """True if a body of ``radius`` can slide from a to b (exact, against inflated rects).
+
+        Rectangles are inflated by the radius on every side (square corners: slightly
+        conservative); the hall edge shrinks by the radius.
+        """
+        ax, ay = a
+        bx, by = b
+        x0, y0, x1, y1 = self.obs.bounds
+        r = self.radius - 1e-6
+        for px, py in (a, b):
+            if px < x0 + r - 1e-6 or px > x1 - r + 1e-6 or py < y0 + r - 1e-6 or py > y1 - r + 1e-6:
+                return False
+        rects = self.obs.rects
+        if len(rects) == 0:
+            return True
+        dx, dy = bx - ax, by - ay
+        lo_x, hi_x = rects[:, 0] - r, rects[:, 2] + r
+        lo_y, hi_y = rects[:, 1] - r, rects[:, 3] + r
+        with np.errstate(divide="ignore", invalid="ignore"):
+            tx0, tx1 = (lo_x - ax) / dx, (hi_x - ax) / dx
+            ty0, ty1 = (lo_y - ay) / dy, (hi_y - ay) / dy
+        if dx == 0.0:
+            inside = (ax > lo_x) & (ax < hi_x)
+            tx0 = np.where(inside, -np.inf, np.inf)
+            tx1 = np.where(inside, np.inf, -np.inf)
+        if dy == 0.0:
+            inside = (ay > lo_y) & (ay < hi_y)
+            ty0 = np.where(inside, -np.inf, np.inf)
+            ty1 = np.where(inside, np.inf, -np.inf)
+        t_in = np.maximum(np.minimum(tx0, tx1), np.minimum(ty0, ty1))
+        t_out = np.minimum(np.maximum(tx0, tx1), np.maximum(ty0, ty1))
+        hit = (t_in < t_out) & (t_out > 1e-9) & (t_in < 1.0 - 1e-9)
+        return not bool(hit.any())
 
     def plan(
         self, start: tuple[float, float], goal: tuple[float, float] | None = None, goal_cells: set | None = None,
