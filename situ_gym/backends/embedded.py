@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import logging
 import math
+import threading
+import weakref
 from typing import Any
 
 import numpy as np
@@ -33,7 +35,7 @@ from situ_gym.backends.base import ActionResult, BackendError, Frame, Pose, Prim
 from situ_gym.backends.geometry import build_geometry
 from situ_gym.backends.motion import obstacles_from_scene, sweep
 from situ_gym.backends.pathing import FloorGrid
-from situ_gym.backends.raster import Camera, Renderer
+from situ_gym.backends.raster import Camera, OrderTree, Renderer
 from situ_gym.scene.model import Pose2, Scene
 
 __all__ = ["EmbeddedBackend", "PITCH_LIMIT"]
@@ -41,6 +43,27 @@ __all__ = ["EmbeddedBackend", "PITCH_LIMIT"]
 logger = logging.getLogger(__name__)
 
 PITCH_LIMIT = 45.0
+
+
+_CACHE: dict[int, tuple[weakref.ref, tuple]] = {}
+_CACHE_LOCK = threading.Lock()
+
+
+def _prepared(scene: Scene) -> tuple:
+    """Geometry, visibility tree, obstacles and floor grid of a scene, built once per Scene object."""
+    key = id(scene)
+    with _CACHE_LOCK:
+        hit = _CACHE.get(key)
+        if hit is not None and hit[0]() is scene:
+            return hit[1]
+    geometry = build_geometry(scene)
+    tree = OrderTree(geometry.lo, geometry.hi)
+    obstacles = obstacles_from_scene(scene)
+    grid = FloorGrid(obstacles, scene.layout.body_radius)
+    payload = (geometry, tree, obstacles, grid)
+    with _CACHE_LOCK:
+        _CACHE[key] = (weakref.ref(scene, lambda _ref, k=key: _CACHE.pop(k, None)), payload)
+    return payload
 
 
 def _fmt(m: float) -> str:
@@ -84,11 +107,9 @@ class EmbeddedBackend:
         self.seed = seed
         self.width, self.height, self.hfov = width, height, float(hfov)
         try:
-            self.geometry = build_geometry(scene)
+            self.geometry, tree, self.obstacles, self.grid = _prepared(scene)
             self.camera = Camera.from_hfov(width, height, float(hfov))
-            self.renderer = Renderer(self.geometry, self.camera, cull_distance=float(cull_distance))
-            self.obstacles = obstacles_from_scene(scene)
-            self.grid = FloorGrid(self.obstacles, scene.layout.body_radius)
+            self.renderer = Renderer(self.geometry, self.camera, cull_distance=float(cull_distance), tree=tree)
         except (ValueError, IndexError) as exc:  # broken geometry
             raise BackendError(f"cannot build scene {scene.name!r}: {exc}") from exc
         self._fixtures = {f.id: f for f in scene.fixtures}

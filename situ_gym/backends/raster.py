@@ -136,11 +136,13 @@ class OrderTree:
 class Renderer:
     """Renders a SceneGeometry from an eye pose into (rgb, depth, seg, face ids)."""
 
-    def __init__(self, geometry: SceneGeometry, camera: Camera, *, cull_distance: float = 14.0):
+    def __init__(
+        self, geometry: SceneGeometry, camera: Camera, *, cull_distance: float = 14.0, tree: OrderTree | None = None
+    ):
         self.geo = geometry
         self.camera = camera
         self.cull_distance = float(cull_distance)
-        self.tree = OrderTree(geometry.lo, geometry.hi)
+        self.tree = tree if tree is not None else OrderTree(geometry.lo, geometry.hi)
         w, h = camera.width, camera.height
         self.U = ((np.arange(w, dtype=np.float32) - camera.cx) / camera.fx)[None, :].repeat(h, 0)
         self.V = ((np.arange(h, dtype=np.float32) - camera.cy) / camera.fy)[:, None].repeat(w, 1)
