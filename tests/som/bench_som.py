@@ -18,7 +18,7 @@ import numpy as np
 
 from situ_gym.backends.base import Pose
 from situ_gym.scene.index import SceneIndex
-from situ_gym.som import analyse, annotate, caption, draw, render_minimap
+from situ_gym.som import analyse, annotate, annotate_roles, caption, draw, render_minimap
 from tests.som.conftest import Canvas, make_supermarket
 
 
@@ -62,12 +62,21 @@ def _real():
     return index, frames
 
 
-def _time(fn, n: int) -> float:
+def _time(fn, n: int) -> str:
+    """Mean wall and CPU milliseconds per call (CPU time is steadier on a shared machine)."""
     fn()
-    t0 = time.perf_counter()
+    w0, c0 = time.perf_counter(), time.process_time()
     for _ in range(n):
         fn()
-    return (time.perf_counter() - t0) / n * 1000
+    wall = (time.perf_counter() - w0) / n * 1000
+    cpu = (time.process_time() - c0) / n * 1000
+    return f"{wall:7.3f} ms wall {cpu:7.3f} ms cpu"
+
+
+def _mean(results: list[str]) -> str:
+    walls = [float(r.split()[0]) for r in results]
+    cpus = [float(r.split()[3]) for r in results]
+    return f"{np.mean(walls):7.3f} ms wall {np.mean(cpus):7.3f} ms cpu"
 
 
 def main() -> None:
@@ -80,24 +89,21 @@ def main() -> None:
     a = [analyse(f, index) for f in frames]
     counts = [sum(r.kind == "product" for r in x.regions) for x in a]
     print(f"frames: {len(frames)}  marked products per frame: {counts}")
-    print(
-        f"analyse:            {np.mean([_time(lambda f=f: analyse(f, index), n) for f in frames]):6.2f} ms"
-    )
-    print(
-        f"draw (one role):    {np.mean([_time(lambda x=x: draw(x, index, 'assistant'), n) for x in a]):6.2f} ms"
-    )
-    print(
-        f"annotate (one role):{np.mean([_time(lambda f=f: annotate(f, index, 'user'), n) for f in frames]):6.2f} ms"
-    )
     view = draw(a[0], index, "assistant")
-    print(
-        f"caption:            {_time(lambda: caption(view, index, held_item=None, cart=[]), n):6.3f} ms"
-    )
     pose = Pose(1.0, 1.0, 30.0)
-    render_minimap(index.scene, index, pose, "assistant")
-    print(
-        f"minimap (cached):   {_time(lambda: render_minimap(index.scene, index, pose, 'assistant'), n):6.3f} ms"
-    )
+    rows = [
+        ("analyse", [_time(lambda f=f: analyse(f, index), n) for f in frames]),
+        ("draw (one role)", [_time(lambda x=x: draw(x, index, "assistant"), n) for x in a]),
+        ("annotate (one role)", [_time(lambda f=f: annotate(f, index, "user"), n) for f in frames]),
+        ("annotate_roles (both)", [_time(lambda f=f: annotate_roles(f, index), n) for f in frames]),
+        ("caption", [_time(lambda: caption(view, index, held_item=None, cart=[]), n)]),
+        (
+            "minimap (cached)",
+            [_time(lambda: render_minimap(index.scene, index, pose, "assistant"), n)],
+        ),
+    ]
+    for name, results in rows:
+        print(f"{name + ':':24s}{_mean(results)}")
 
 
 if __name__ == "__main__":
