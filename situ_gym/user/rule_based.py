@@ -573,6 +573,8 @@ class RuleBasedUser(UserSimulator):
         if held and held not in self._rejected:
             return held
         reachable = [pid for pid in mentioned if pid not in self._rejected]
+        if self._considering in reachable:
+            return self._considering  # the item under discussion, even if others are compared
         if reachable:
             return reachable[0]
         if (
@@ -983,6 +985,8 @@ class RuleBasedUser(UserSimulator):
             partial.sort(reverse=True)
             if len(partial) == 1 or partial[0][0] > partial[1][0]:
                 return [partial[0][1]]
+        if any(s[0] <= -1.0 for s in scored):
+            scored = [s for s in scored if s[0] <= -1.0]  # verbatim names beat word overlaps
         return [s[3] for s in sorted(scored)]
 
     def _mentioned_target(
