@@ -10,7 +10,7 @@ import numpy as np
 from gymnasium import spaces
 
 from situ_gym.actions import parse_assistant_output, validate_user_call
-from situ_gym.actions.tools import LEGAL_TOOLS, TRANSLATIONAL_TOOLS
+from situ_gym.actions.tools import TRANSLATIONAL_TOOLS
 from situ_gym.backends.base import ActionResult, Backend, Pose
 from situ_gym.records import ExecutionResult, ToolCall, TurnRecord
 from situ_gym.scene import SceneIndex
@@ -243,7 +243,11 @@ class SituRecEnv(gym.Env[dict, str]):
         self._history.append(f"User: {utterance}")
         self._dialogue.append(("user", utterance))
         primitive, call = validate_user_call(
-            user_turn.tool_call, store=self.store, view=self.user_view, held_item=self.backend.held_item
+            user_turn.tool_call,
+            store=self.store,
+            view=self.user_view,
+            held_item=self.backend.held_item,
+            index=self.index,
         )
         if primitive is None:
             result = ActionResult(ok=False, message=f"action not executed: {call.error}")
@@ -266,7 +270,7 @@ class SituRecEnv(gym.Env[dict, str]):
             action=out.action,
             navigation_goal_id=out.navigation_goal_id,
             recommended_id=out.recommended_id,
-            expected_user_action=self._expected_call(out),
+            expected_user_action=out.expected_call,
             ranking=[str(r) for r in out.ranking],
             user_utterance=utterance,
             user_action=call,
@@ -385,20 +389,6 @@ class SituRecEnv(gym.Env[dict, str]):
         if self._stalls >= STALL_LIMIT:
             return "motion_stall"
         return None
-
-    def _expected_call(self, out) -> ToolCall | None:
-        expected = out.expected_user_action
-        if not isinstance(expected, dict):
-            return None
-        name = str(expected.get("name", ""))
-        arguments = expected.get("arguments")
-        return ToolCall(
-            name=name,
-            arguments=arguments if isinstance(arguments, dict) else {},
-            target_id=out.expected_target_id,
-            legal=name in LEGAL_TOOLS[self.store],
-            valid=out.valid,
-        )
 
     def _describe_call(self, call: ToolCall) -> str:
         """The user's action as the assistant may read it: entity names, no user handles."""

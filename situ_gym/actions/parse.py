@@ -16,6 +16,9 @@ Decisions (documented for the env, metrics and prompt authors):
   catalog are warnings (``"ranking id 'x' is not in the catalog"``) and are kept as given.
 * ``navigation_goal`` accepts the assistant's fixed fixture/store/area handle, the
   entity id, or the target's name (case and punctuation ignored); it may be unseen.
+  In the Home Furnishings Store ``next_waypoint`` must be a visible store/area handle,
+  or ``null`` when none is in view and the expected action is a free movement (turn,
+  look, step) that searches for one.
 * Item targets of ``expected_user_action`` must be product handles of the assistant's
   view, which by the :class:`~situ_gym.som.types.RoleView` contract lists only marked
   products and the held item; fixture/store/area targets must be marked now.
@@ -75,6 +78,17 @@ MAX_RESPONSE_CHARS = 2000
 TARGET_APPROACHES = ("outside_doorway", "inside_doorway", "area")
 _NAV_KINDS = {"supermarket": ("fixture",), "home_furnishings": ("store", "area")}
 _TOP_KEYS = ("response", "assistant_actions", "expected_user_action", "ranking")
+# Untargeted user movements: with one of these expected, a Home Navigate may have no
+# visible waypoint yet (next_waypoint null).
+FREE_MOVES = (
+    "turn",
+    "look_up_down",
+    "move_forward",
+    "move_backward",
+    "turn_and_move",
+    "move_and_turn",
+    "side_step",
+)
 # Bounds on the work spent on a pathological input.
 _MAX_STARTS = 64  # '{' positions tried with the JSON decoder
 _MAX_REPAIRS = 4  # '{' positions tried again after repairing trailing commas
@@ -515,8 +529,8 @@ def _check_navigate(
             f"Navigate.target_approach must be one of {'/'.join(TARGET_APPROACHES)}, "
             f"got {short_repr(action['target_approach'])}"
         )
-    if "next_waypoint" not in action:
-        return
+    if "next_waypoint" not in action or action["next_waypoint"] is None:
+        return  # null: see _check_null_waypoint
     handle = _as_handle(action["next_waypoint"])
     if handle is None:
         out.errors.append(
@@ -545,6 +559,22 @@ def _check_navigate(
             out.warnings.append(f"target_approach {approach!r} given for an area waypoint")
         elif kind == "store" and approach == "area":
             out.warnings.append("target_approach 'area' given for a store waypoint")
+
+
+def _check_null_waypoint(action: dict[str, Any], expected: Any, out: AssistantOutput, *, store: str) -> None:
+    """``next_waypoint: null`` says no store or area is in view yet (paper App. B.2: "if the
+    storefront is not visible, turn to find it"); it is legal only when the expected user
+    action is a free movement (turn, look, step), never with a targeted move."""
+    if store != "home_furnishings" or action.get("type") != "Navigate":
+        return
+    if "next_waypoint" not in action or action["next_waypoint"] is not None:
+        return
+    name = expected.get("name") if isinstance(expected, dict) else None
+    if name not in FREE_MOVES:
+        out.errors.append(
+            f"next_waypoint may be null only when the expected action is a free movement "
+            f"({', '.join(FREE_MOVES)}), got {short_repr(name)}"
+        )
 
 
 def _check_expected(
@@ -698,6 +728,7 @@ def parse_assistant_output(
         out.action = actions[0]
     if out.action is not None:
         _check_action(out.action, out, store=store, index=index, view=view, no_view=no_view)
+        _check_null_waypoint(out.action, obj.get("expected_user_action"), out, store=store)
 
     if "expected_user_action" not in obj or obj["expected_user_action"] is None:
         out.errors.append("missing expected_user_action")

@@ -436,6 +436,19 @@ def test_home_navigate_errors(home, home_views):
     assert out.valid and out.warnings == []
 
 
+def test_home_null_waypoint_only_with_free_movement(home, home_views):
+    # No store or area in view: the assistant may guide a search turn without a waypoint...
+    action = dict(HOME_ACTIONS["Navigate"], next_waypoint=None)
+    turn_left = {"name": "turn", "arguments": {"direction": "left", "angle": 90}}
+    out = parse_home(turn(action, expected=turn_left), home_views, home)
+    assert out.valid, out.errors
+    assert out.navigation_goal_id is not None
+    # ...but a targeted move needs the visible waypoint it targets.
+    to_store = {"name": "move_to_store", "arguments": {"store": "1", "approach": "inside_doorway"}}
+    out = parse_home(turn(action, expected=to_store), home_views, home)
+    assert any("next_waypoint may be null only" in e for e in out.errors)
+
+
 def test_home_illegal_supermarket_tool(home, home_views):
     out = parse_home(
         turn({"type": "Greet"}, {"name": "pick_up_item", "arguments": {"item": "a"}}),
