@@ -217,14 +217,22 @@ def build_tasks(scene: Scene, rng: random.Random) -> TaskBank:
         cats_used, locs_used, tasks = set(), set(), []
         for k in range(TASKS_PER_PROFILE):
             theme = themes[k % len(themes)]
-            cats = [c for c in THEMES[theme] if c in by_category and c not in cats_used]
-            if not cats:  # the theme is exhausted: borrow from the role's other themes
-                cats = [c for t in themes for c in THEMES[t] if c in by_category and c not in cats_used]
-            rng.shuffle(cats)
-            options = [p for c in cats for p in by_category[c]]
-            fresh = [p for p in options if _location(p) not in locs_used and p.id not in used_targets]
-            spare = [p for p in options if _location(p) not in locs_used]
-            pool = fresh or spare or options
+            # This theme's categories first; when they offer no new category at a new location,
+            # the role's other themes (the task then carries the theme its category came from).
+            pool = []
+            for scope in ([theme], [theme, *themes]):
+                theme_of = {}
+                for t in scope:
+                    for c in THEMES[t]:
+                        if c in by_category and c not in cats_used:
+                            theme_of.setdefault(c, t)
+                options = [p for c in sorted(theme_of) for p in by_category[c]]
+                fresh = [p for p in options if _location(p) not in locs_used and p.id not in used_targets]
+                spare = [p for p in options if _location(p) not in locs_used]
+                pool = fresh or spare
+                if pool:
+                    break
+            pool = pool or options
             tier = rng.choices(("strict", "moderate", "flexible"),
                                weights=_TIER_WEIGHTS[prof.interaction.price_sensitivity])[0]
             best = None
@@ -242,7 +250,7 @@ def build_tasks(scene: Scene, rng: random.Random) -> TaskBank:
             locs_used.add(_location(target))
             used_targets.add(target.id)
             tasks.append(Task(
-                id=f"{pid}_t{k + 1}", store=scene.store, profile_id=pid, theme=theme,
+                id=f"{pid}_t{k + 1}", store=scene.store, profile_id=pid, theme=theme_of[target.category],
                 request=_request(scene.store, target.category, theme, budget, required, avoided),
                 category=target.category, required_tags=required, avoided_tags=avoided,
                 target_product_id=target.id,

@@ -117,3 +117,11 @@ def test_prices_are_in_realistic_ranges():
     assert all(0.99 <= p.price <= 40 for p in sm.products)
     assert all(15 <= p.price <= 3000 for p in hf.products)
     assert all(p.tags == sorted(p.tags) and all(":" in t for t in p.tags) for p in sm.products)
+
+
+def test_task_categories_belong_to_their_theme():
+    from situ_gym.assets.vocab_people import THEMES
+
+    for store in ("supermarket", "home_furnishings"):
+        for t in load_task_bank(store).tasks:
+            assert t.category in THEMES[t.theme], t.id

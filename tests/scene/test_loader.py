@@ -75,12 +75,14 @@ def test_every_reference_set_satisfies_its_task_and_is_complete(store):
 
 @pytest.mark.parametrize("store", STORES)
 def test_profile_tasks_and_subsets(store):
-    bank = load_task_bank(store)
+    scene, bank = load_scene(store), load_task_bank(store)
+    where = {p.id: p.fixture_id or p.area_id for p in scene.products}
     by_profile = {p.id: [t for t in bank.tasks if t.profile_id == p.id] for p in bank.profiles}
     rng = random.Random(42)  # the documented subset procedure
     for tasks in by_profile.values():
         assert len(tasks) == 4
         assert len({t.category for t in tasks}) == 4  # different categories per profile
+        assert len({where[t.target_product_id] for t in tasks}) == 4  # and locations
         order = [0, 1, 2, 3]
         rng.shuffle(order)
         for i in range(4):
