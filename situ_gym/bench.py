@@ -18,6 +18,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUME
     os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
+import math  # noqa: E402
 import statistics  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -93,7 +94,7 @@ def run_bench(scene: Scene, width: int, height: int, poses: list[Pose], repeats:
 
 
 def save_examples(scene: Scene, out_dir: Path, width: int = 640, height: int = 480) -> list[Path]:
-    """RGB, segmentation and the assistant's SoM view at a few fixed poses of the store."""
+    """One PNG per example pose: RGB | segmentation side by side; plus the assistant's SoM view."""
     out_dir.mkdir(parents=True, exist_ok=True)
     backend = EmbeddedBackend(scene, width=width, height=height)
     index = SceneIndex(scene)
@@ -102,11 +103,11 @@ def save_examples(scene: Scene, out_dir: Path, width: int = 640, height: int = 4
     for k, pose in enumerate(_example_poses(scene)):
         backend.reset(pose)
         frame = backend.capture()
-        images = {"rgb": frame.rgb, "seg": frame.seg}
-        if annotate_roles is not None:
-            images["som"] = annotate_roles(frame, index)["assistant"].image
+        images = {f"{k}_rgb_seg": np.concatenate([frame.rgb, frame.seg], axis=1)}
+        if annotate_roles is not None and k == 1:
+            images[f"{k}_som_assistant"] = annotate_roles(frame, index)["assistant"].image
         for name, img in images.items():
-            path = out_dir / f"{scene.store}_{k}_{name}.png"
+            path = out_dir / f"{scene.store}_{name}.png"
             cv2.imwrite(str(path), cv2.cvtColor(img, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_PNG_COMPRESSION, 9])
             written.append(path)
     backend.close()
@@ -114,13 +115,18 @@ def save_examples(scene: Scene, out_dir: Path, width: int = 640, height: int = 4
 
 
 def _example_poses(scene: Scene) -> list[Pose]:
-    """A view down the store from the start, and one at the first target's front/doorway."""
+    """A view into the store from the start, then views at a target's front / doorway / area."""
     s = scene.layout.start
     poses = [Pose(s.x, s.y, s.yaw, -5.0)]
     if scene.fixtures:
-        fx = next((f for f in scene.fixtures if f.kind == "shelf"), scene.fixtures[0])
-        a = fx.approach["front"]
-        poses.append(Pose(a.x, a.y, a.yaw, -8.0))
+        shelf = next((f for f in scene.fixtures if f.kind == "shelf"), scene.fixtures[0])
+        a = shelf.approach["front"]
+        back = math.radians(a.yaw + 180.0)  # a step back from the front viewpoint
+        poses.append(Pose(a.x + 0.6 * math.cos(back), a.y + 0.6 * math.sin(back), a.yaw, -8.0))
+        freezer = next((f for f in scene.fixtures if f.kind == "upright_freezer"), None)
+        if freezer is not None:
+            a = freezer.approach["front"]
+            poses.append(Pose(a.x - 2.0, a.y - 2.5, (a.yaw - 35.0) % 360.0, -5.0))
     if scene.stores:
         a = scene.stores[0].approach["outside_doorway"]
         poses.append(Pose(a.x, a.y, a.yaw, -5.0))

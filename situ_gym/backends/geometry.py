@@ -28,7 +28,7 @@ from situ_gym.scene.model import (
     Store,
 )
 
-__all__ = ["SceneGeometry", "build_geometry", "product_base_color", "yaw_axis", "CULL_KINDS"]
+__all__ = ["SceneGeometry", "build_geometry", "product_base_color", "brand_label_color", "yaw_axis", "CULL_KINDS"]
 
 # Box kinds: products (and their labels) may be distance-culled, the rest never is.
 KIND_STRUCTURE, KIND_PRODUCT = 0, 1
@@ -64,12 +64,21 @@ def _hash01(text: str, salt: str = "") -> float:
 
 
 def product_base_color(product: Product) -> tuple[int, int, int]:
-    """A stable display colour: hue from the category, shade and saturation from the product."""
-    hue = _hash01(product.category, "cat") * 0.95 + 0.05 * _hash01(product.group, "grp")
+    """A stable display colour: hue from the category (jittered per product), shade per product."""
+    hue = (_hash01(product.category, "cat") + 0.12 * (_hash01(product.id, "hue") - 0.5)) % 1.0
     sat = 0.45 + 0.5 * _hash01(product.id, "sat")
-    val = 0.5 + 0.45 * _hash01(product.id, "val")
-    hsv = np.array([[[hue * 179.0, sat * 255.0, val * 255.0]]], dtype=np.float32)
-    rgb = cv2.cvtColor(hsv.astype(np.uint8), cv2.COLOR_HSV2RGB)[0, 0]
+    val = 0.45 + 0.5 * _hash01(product.id, "val")
+    return _hsv_rgb(hue, sat, val)
+
+
+def brand_label_color(product: Product) -> tuple[int, int, int]:
+    """A pale label tint per brand, so brands read apart on the shelf."""
+    return _hsv_rgb(_hash01(product.brand, "brand"), 0.3 + 0.2 * _hash01(product.brand, "bs"), 0.97)
+
+
+def _hsv_rgb(h: float, s: float, v: float) -> tuple[int, int, int]:
+    hsv = np.array([[[h * 179.0, s * 255.0, v * 255.0]]], dtype=np.float32)
+    rgb = cv2.cvtColor(np.round(hsv).astype(np.uint8), cv2.COLOR_HSV2RGB)[0, 0]
     return int(rgb[0]), int(rgb[1]), int(rgb[2])
 
 
@@ -270,7 +279,7 @@ def _add_product(b: _Builder, product: Product, inst: Instance, tint: np.ndarray
     lhi[other] -= 0.12 * width
     llo[2] = lo[2] + 0.38 * height
     lhi[2] = lo[2] + 0.68 * height
-    accent = _mix(rgb, (255, 255, 255), 0.72)
+    accent = _mix(brand_label_color(product), rgb, 0.15)
     if tint is not None:
         accent = _mix(accent, tuple(tint), 0.3)
     b.box(llo, lhi, accent, product.color, kind=KIND_PRODUCT, label=product.id + "#label", faces=(d,))
