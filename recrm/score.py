@@ -74,7 +74,9 @@ class _Summary:
         self.turns += 1
         self.total += reward
         for gate, value in result.gates.items():
-            self.gates[gate] += value
+            # the judge's verdict, also under variants that leave the gate out of the total
+            verdict = result.components.get(gate)
+            self.gates[gate] += value if verdict is None else verdict
         if result.indicator:
             self.indicator += 1
         for name, value in result.components.items():

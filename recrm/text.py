@@ -7,6 +7,7 @@ import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from typing import NamedTuple
 
 from situ_gym.scene.index import SceneIndex
 
@@ -82,8 +83,7 @@ _VERBS = frozenset(
 )
 
 
-@dataclass(frozen=True)
-class Token:
+class Token(NamedTuple):
     text: str  # as written
     low: str  # lower case, apostrophes removed
     start: int
@@ -217,6 +217,9 @@ class Lexicon:
                 ):
                     continue
                 self.tag_phrases.setdefault(key, set()).add(tag)
+        self.tag_firsts: dict[str, int] = {}  # first word -> longest label phrase starting with it
+        for key in self.tag_phrases:
+            self.tag_firsts[key[0]] = max(self.tag_firsts.get(key[0], 0), len(key))
         # Text a product can be truthfully described with (name, category, attributes).
         self.descr_words: dict[str, frozenset[str]] = {}
         for pid, p in index.products.items():

@@ -99,10 +99,25 @@ class FactualConsistency:
         focus = _focus(ctx)
         products = ctx.index.products
 
+        all_toks = tokenize(text)
+        # negations inside product names ("No Salt Added") do not negate a clause
+        named = [any(m.start <= t.start < m.end for m in mentions) for t in all_toks]
+        parts = []
+        for start, end in clauses(text, [(m.start, m.end) for m in mentions]):
+            ks = [k for k, t in enumerate(all_toks) if start <= t.start < end]
+            parts.append(
+                (
+                    start,
+                    end,
+                    [all_toks[k].low for k in ks],
+                    {all_toks[k].low for k in ks if not named[k]},
+                )
+            )
+
         # ---- price claims
         sentences = _spans(_SENTENCE, text)
         for pm in _PRICE.finditer(text):
-            before = [t.low for t in tokenize(text[max(0, pm.start() - 40) : pm.start()])][-4:]
+            before = [t.low for t in all_toks if t.end <= pm.start()][-4:]
             if _BUDGET_WORDS.intersection(before) or "up" in before and "to" in before:
                 continue
             if _in_budget_claim(text, pm.start()):
@@ -118,13 +133,7 @@ class FactualConsistency:
                 found("item", "price", f"states ${pm.group(1)} for {names}")
 
         # ---- attribute and location claims, clause by clause
-        for start, end in clauses(text, [(m.start, m.end) for m in mentions]):
-            toks = tokenize(text[start:end])
-            low = [t.low for t in toks]
-            # negations inside product names ("No Salt Added") do not negate the clause
-            free = [
-                t.low for t in toks if not any(m.start <= start + t.start < m.end for m in mentions)
-            ]
+        for start, end, low, free in parts:
             if not low:
                 continue
             negated = bool(NEGATIONS.intersection(free))
@@ -143,7 +152,7 @@ class FactualConsistency:
             for i, place in places:
                 masked[i : i + len(place)] = ["\0"] * len(place)
             if not _PREFERENCE_WORDS.intersection(low):
-                for phrase in _find_phrases(masked, lex.tag_phrases):
+                for phrase in _find_phrases(masked, lex):
                     tags = lex.tag_phrases[phrase]
                     if all(t.startswith("allergen:") for t in tags) and not _says_contains(
                         low, phrase
@@ -177,13 +186,8 @@ class FactualConsistency:
                     )
 
         # ---- claims about the user's state
-        for start, end in clauses(text, [(m.start, m.end) for m in mentions]):
+        for start, end, low, free in parts:
             clause = text[start:end]
-            toks = tokenize(clause)
-            low = [t.low for t in toks]
-            free = {
-                t.low for t in toks if not any(m.start <= start + t.start < m.end for m in mentions)
-            }
             if NEGATIONS.intersection(free) or "yet" in free:
                 continue
             ref_here = [m for m in mentions if start <= m.start < end and m.candidates]
@@ -321,13 +325,17 @@ def _in_budget_claim(text: str, pos: int) -> bool:
     return any(m.start() <= pos < m.end() for m in _BUDGET_CLAIM.finditer(text))
 
 
-def _find_phrases(low: list[str], table: dict[tuple[str, ...], set[str]]):
-    for i in range(len(low)):
-        for n in (3, 2, 1):
+def _find_phrases(low: list[str], lex: Lexicon):
+    """Label phrases (longest first) in ``low`` that no nearby negation cancels."""
+    table = lex.tag_phrases
+    for i, w in enumerate(low):
+        longest = lex.tag_firsts.get(w)
+        if longest is None:
+            continue
+        for n in range(min(longest, len(low) - i), 0, -1):
             key = tuple(low[i : i + n])
-            if len(key) == n and key in table and not (n == 1 and key[0] in FUNCTION_WORDS):
-                neg = low[max(0, i - 3) : i]
-                if not NEGATIONS.intersection(neg):
+            if key in table and not (n == 1 and key[0] in FUNCTION_WORDS):
+                if not NEGATIONS.intersection(low[max(0, i - 3) : i]):
                     yield key
                 break
 
