@@ -121,7 +121,9 @@ def score_episodes(
     """Re-score saved episodes turn by turn; summaries overall and per agent.
 
     ``tasks`` (task id -> Task) and ``indexes`` (store -> SceneIndex) default to the
-    packaged assets. The per-turn reward is the composite's ``total`` plus
+    packaged assets. An episode whose target, reference set or budget differ from the
+    bank's task (assets regenerated since the run) is scored with its own saved values
+    and listed in ``stale``. The per-turn reward is the composite's ``total`` plus
     ``outcome_bonus`` on the turn whose user action grew the cart; with variant
     ``"outcome"`` it is that outcome alone. Episodes whose task is unknown are skipped
     and listed in ``skipped``.
@@ -132,6 +134,7 @@ def score_episodes(
     loaded: set[str] = set()
     overall, per_agent = _Summary(), defaultdict(_Summary)
     skipped: list[str] = []
+    stale: list[str] = []
     for ep in episodes:
         ep = ep if isinstance(ep, EpisodeRecord) else EpisodeRecord.model_validate(ep)
         if ep.store not in loaded and (ep.store not in indexes or ep.task_id not in tasks):
@@ -153,6 +156,28 @@ def score_episodes(
             )
             skipped.append(ep.episode_id)
             continue
+        if (
+            task.target_product_id != ep.target_id
+            or list(task.reference_set) != list(ep.reference_set)
+            or abs(task.budget - ep.budget) > 1e-6
+        ):
+            # the assets were regenerated since the run: keep the episode's own ground truth
+            logger.debug(
+                "episode %s: task %s differs from the saved episode (target %s vs %s); "
+                "scoring with the episode's target, reference set and budget",
+                ep.episode_id,
+                ep.task_id,
+                task.target_product_id,
+                ep.target_id,
+            )
+            stale.append(ep.episode_id)
+            task = task.model_copy(
+                update={
+                    "target_product_id": ep.target_id,
+                    "reference_set": list(ep.reference_set),
+                    "budget": ep.budget,
+                }
+            )
         ret = 0.0
         prev_cart = 0
         for i, rec in enumerate(ep.turns):
@@ -169,6 +194,10 @@ def score_episodes(
         for s in (overall, per_agent[ep.agent]):
             s.episodes += 1
             s.returns.append(ret)
+    if stale:
+        logger.warning(
+            "%d episodes were run on other assets (target/reference set/budget differ)", len(stale)
+        )
     return {
         "variant": composite.variant.name,
         "params": {
@@ -181,6 +210,7 @@ def score_episodes(
         "overall": overall.as_dict(),
         "agents": {name: s.as_dict() for name, s in sorted(per_agent.items())},
         "skipped": skipped,
+        "stale": stale,
     }
 
 
@@ -211,6 +241,11 @@ def _print_table(result: dict[str, Any]) -> None:
         )
     if result["skipped"]:
         print(f"skipped {len(result['skipped'])} episodes with unknown tasks")
+    if result["stale"]:
+        print(
+            f"{len(result['stale'])} episodes were run on other assets; scored with their saved "
+            "target, reference set and budget (disclosures and catalog are today's)"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -88,3 +88,11 @@ def test_cli_reads_file_and_prints_json(episodes, tmp_path, monkeypatch, capsys)
 def test_cli_rejects_unknown_variant(tmp_path):
     with pytest.raises(SystemExit):
         score_mod.main([str(tmp_path / "x.jsonl"), "--variant", "R7"])
+
+
+def test_episode_from_other_assets_keeps_its_ground_truth(episodes, world):
+    # the bank's task now targets sm_p008 only; the saved episode still says sm_p004
+    world["tasks"]["sm_t001"] = make_task(target_product_id="sm_p008", reference_set=["sm_p008"])
+    out = score_episodes(episodes[:1], **world)
+    assert out["stale"] == [episodes[0].episode_id]
+    assert out["agents"]["honest"]["components"]["behavior"]["mean"] == 1.0  # judged on sm_p004
