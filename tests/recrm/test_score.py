@@ -95,4 +95,5 @@ def test_episode_from_other_assets_keeps_its_ground_truth(episodes, world):
     world["tasks"]["sm_t001"] = make_task(target_product_id="sm_p008", reference_set=["sm_p008"])
     out = score_episodes(episodes[:1], **world)
     assert out["stale"] == [episodes[0].episode_id]
-    assert out["agents"]["honest"]["components"]["behavior"]["mean"] == 1.0  # judged on sm_p004
+    # NDCG against the saved {sm_p004, sm_p008}: 1.0 (against the bank's {sm_p008} it would be 0.63)
+    assert out["agents"]["honest"]["components"]["ranking"]["mean"] == pytest.approx(1.0)
