@@ -89,7 +89,7 @@ class EmbeddedBackend:
         hfov: float = 90.0,
         seed: int | None = None,
         *,
-        cull_distance: float = 14.0,
+        cull_distance: float = 20.0,
     ):
         if not isinstance(scene, Scene):
             raise ValueError(f"scene must be a situ_gym.scene.model.Scene, got {type(scene).__name__!r}")

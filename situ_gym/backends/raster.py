@@ -137,7 +137,7 @@ class Renderer:
     """Renders a SceneGeometry from an eye pose into (rgb, depth, seg, face ids)."""
 
     def __init__(
-        self, geometry: SceneGeometry, camera: Camera, *, cull_distance: float = 14.0, tree: OrderTree | None = None
+        self, geometry: SceneGeometry, camera: Camera, *, cull_distance: float = 20.0, tree: OrderTree | None = None
     ):
         self.geo = geometry
         self.camera = camera
