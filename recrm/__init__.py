@@ -1,8 +1,26 @@
 """RecRM: the gated multi-dimensional reward (RecRM-Bench) for SituRec Gym.
 
-``R_total = C_inst * C_consist * (alpha R_relev + beta 1[R_relev > tau] (R_rank + R_beh))``
-with rule-based scorers for the five components, the R1..R5 ablation ladder, a
-Gymnasium reward wrapper and a trajectory re-scorer (``python -m recrm.score FILE``).
+``R_total = C_inst * C_consist * (alpha R_relev + beta 1[R_relev > tau] (R_rank + R_beh))``,
+every component in [0, 1]; defaults alpha=1, beta=0.5, tau=0.5, divided by
+``alpha + 2 beta`` so that ``R_total`` is in [0, 1] (``normalize=False`` gives [0, 2]).
+
+* ``InstructionFollowing`` (C_inst, gate): output schema, one action with its fields,
+  legal visible expected action, no marker labels / jargon / ids, length, no parroting;
+  the six rubric dimensions (role, process, format, content quality, constraint, style)
+  are scored 1-5 in the details.
+* ``FactualConsistency`` (C_consist, gate): item hallucination (unknown products, wrong
+  prices, attributes, locations, visibility, ids) and content hallucination (cart, hand
+  and budget claims the record contradicts).
+* ``QueryItemRelevance`` (R_relev in {0, 0.5, 1} = the paper's 0/1/2) on the Recommend
+  item, else the ranking head, judged only on what the user has revealed.
+* ``ItemRanking`` (R_rank = NDCG@10 against the reference set) and
+  ``BehaviorPrediction`` (R_beh = the item this user would buy is in the top 10).
+* Turns that judge no item earn a decaying dialogue credit (0.2, 0.1, ...), so never
+  recommending is worth less than one honest recommendation.
+* The ablation ladder R1..R5: "outcome", "+instruction", "+relevance", "+behavior", "full".
+
+``RecRMReward`` wraps an env; ``python -m recrm.score FILE`` re-scores trajectories;
+``python -m recrm.bench`` times the scorers.
 """
 
 from recrm.components import (
