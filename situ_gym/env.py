@@ -15,7 +15,7 @@ from situ_gym.backends.base import ActionResult, Backend, Pose
 from situ_gym.records import ExecutionResult, ToolCall, TurnRecord
 from situ_gym.scene import SceneIndex
 from situ_gym.scene.loader import load_scene, load_task_bank
-from situ_gym.som import annotate, caption, fixed_handles, render_minimap
+from situ_gym.som import annotate_roles, caption, fixed_handles, render_minimap
 from situ_gym.som.types import RoleView
 from situ_gym.spaces import MAX_ACTION_TEXT, MAX_OBS_TEXT, sanitize_text, text_space
 from situ_gym.text import catalog_text, nav_targets_text
@@ -88,6 +88,9 @@ class SituRecEnv(gym.Env[dict, str]):
     * ``ablation``: None, "no_ego_view" (blank image, keep the caption) or
       "no_ego_view_no_caption" (also drop visible entities; a static index of fixed
       navigation handles instead), App. D.4.
+    * ``som_max_depth`` / ``som_building_depth``: annotation ranges in metres for
+      products (8) and for fixtures, stores and areas (25, so that navigation targets
+      across the hall get marks while product labels stay legible).
     * ``render_mode``: "rgb_array" returns the assistant's SoM frame.
 
     ## Info
@@ -113,6 +116,7 @@ class SituRecEnv(gym.Env[dict, str]):
         max_turns: int = 20,
         ablation: str | None = None,
         som_max_depth: float = 8.0,
+        som_building_depth: float = 25.0,
         render_mode: str | None = None,
     ):
         if ablation not in ABLATIONS:
@@ -146,10 +150,10 @@ class SituRecEnv(gym.Env[dict, str]):
         self.max_turns = int(max_turns)
         self.ablation = ablation
         self.som_max_depth = float(som_max_depth)
+        self.som_building_depth = float(som_building_depth)
         self.render_mode = render_mode
 
         self._assistant_fixed = fixed_handles(self.index, "assistant")
-        self._user_fixed = fixed_handles(self.index, "user")
         self._nav_text = nav_targets_text(self.index, self._assistant_fixed)
         self._catalog_text = sanitize_text(catalog_text(self.index) + "\n" + self._nav_text, keep="head")
         (x0, y0, x1, y1) = self.scene.layout.bounds
@@ -326,15 +330,16 @@ class SituRecEnv(gym.Env[dict, str]):
 
     def _observe(self) -> None:
         """Capture the user's view and mark it for both roles."""
-        frame = self.backend.capture()
-        held = self.backend.held_item
-        self.frame = frame
-        self.user_view: RoleView = annotate(
-            frame, self.index, "user", max_depth=self.som_max_depth, held_item=held, fixed=self._user_fixed
+        self.frame = self.backend.capture()
+        views = annotate_roles(
+            self.frame,
+            self.index,
+            max_depth=self.som_max_depth,
+            building_max_depth=self.som_building_depth,
+            held_item=self.backend.held_item,
         )
-        self.assistant_view: RoleView = annotate(
-            frame, self.index, "assistant", max_depth=self.som_max_depth, held_item=held, fixed=self._assistant_fixed
-        )
+        self.user_view: RoleView = views["user"]
+        self.assistant_view: RoleView = views["assistant"]
 
     def _observation(self) -> dict[str, Any]:
         view = self.assistant_view

@@ -96,6 +96,7 @@ class _ColorTable:
     table: np.ndarray  # int32 (2**bits,): slot index, 0 = none
     keys: np.ndarray  # uint32 (n + 1,): pixel key of each slot (slot 0 never matches)
     ids: tuple[str, ...]  # entity id of each slot ("" at slot 0)
+    product: np.ndarray  # bool (n + 1,): the slot is a product (gets the product depth limit)
 
 
 _TABLES: weakref.WeakKeyDictionary[SceneIndex, _ColorTable] = weakref.WeakKeyDictionary()
@@ -141,7 +142,8 @@ def _color_table(index: SceneIndex) -> _ColorTable:
         break
     slots = np.zeros(2**bits, dtype=np.int32)
     slots[hashed] = np.arange(1, n + 1, dtype=np.int32)
-    table = _ColorTable(mult, shift, slots, keys, ids)
+    product = np.array([False] + [eid in index.products for eid in ids[1:]], dtype=bool)
+    table = _ColorTable(mult, shift, slots, keys, ids, product)
     _TABLES[index] = table
     return table
 
@@ -157,6 +159,7 @@ class _Scratch:
         self.key = np.empty((h, w), dtype=np.int32)
         self.ok = np.empty((h, w), dtype=bool)
         self.near = np.empty((h, w), dtype=bool)
+        self.limit = np.empty((h, w), dtype=np.float32)
         self.row_index = np.arange(h, dtype=np.int32)[:, None]
         self.col_index = np.arange(w, dtype=np.int32)[None, :]
 
@@ -203,16 +206,24 @@ def analyse(
     max_depth: float = 8.0,
     min_pixels: int = 30,
     close_px: int = 5,
+    building_max_depth: float | None = None,
 ) -> Analysis:
-    """Find the entities visible in ``frame`` within ``max_depth`` metres.
+    """Find the entities visible in ``frame``: products within ``max_depth`` metres,
+    fixtures/stores/areas within ``building_max_depth`` (default: ``max_depth``).
 
-    An entity is kept when at least ``min_pixels`` of its pixels lie within the depth
+    Buildings are large and are navigation targets, so a larger limit for them lets a
+    shopper see where to go across the hall while product labels stay legible up close.
+    An entity is kept when at least ``min_pixels`` of its pixels lie within its depth
     limit. ``close_px`` is the smallest closing kernel that merges adjacent product
     instances (gaps narrower than it are bridged); near products, large on screen,
     get a kernel of 15% of their height (at most 31 px).
     """
     if max_depth <= 0:
         raise ValueError(f"max_depth must be positive, got {max_depth!r}")
+    if building_max_depth is None:
+        building_max_depth = max_depth
+    if building_max_depth <= 0:
+        raise ValueError(f"building_max_depth must be positive, got {building_max_depth!r}")
     if min_pixels < 1:
         raise ValueError(f"min_pixels must be >= 1, got {min_pixels!r}")
     if close_px < 1:
@@ -235,7 +246,9 @@ def analyse(
     slot = np.take(table.table, buf.u32, out=buf.slot)
     np.take(table.keys, slot, out=buf.u32)
     np.equal(buf.u32, keys, out=buf.ok)
-    np.less_equal(depth, max_depth, out=buf.near)
+    limits = np.where(table.product, np.float32(max_depth), np.float32(building_max_depth))
+    np.take(limits.astype(np.float32), slot, out=buf.limit)
+    np.less_equal(depth, buf.limit, out=buf.near)
     np.logical_and(buf.ok, buf.near, out=buf.ok)
     np.multiply(slot, buf.ok, out=slot)
     counts = np.bincount(slot.ravel(), minlength=len(table.ids))
@@ -422,10 +435,13 @@ def annotate(
     min_pixels: int = 30,
     held_item: str | None = None,
     fixed: dict[str, str] | None = None,
+    building_max_depth: float | None = None,
 ) -> RoleView:
     """One role's Set-of-Mark view of ``frame`` (see :func:`analyse` and :func:`draw`)."""
     check_role(role)
-    analysis = analyse(frame, index, max_depth=max_depth, min_pixels=min_pixels)
+    analysis = analyse(
+        frame, index, max_depth=max_depth, min_pixels=min_pixels, building_max_depth=building_max_depth
+    )
     return draw(analysis, index, role, held_item=held_item, fixed=fixed)
 
 
@@ -436,7 +452,10 @@ def annotate_roles(
     max_depth: float = 8.0,
     min_pixels: int = 30,
     held_item: str | None = None,
+    building_max_depth: float | None = None,
 ) -> dict[str, RoleView]:
     """Both roles' views of one frame, sharing one analysis: ``{"user": ..., "assistant": ...}``."""
-    analysis = analyse(frame, index, max_depth=max_depth, min_pixels=min_pixels)
+    analysis = analyse(
+        frame, index, max_depth=max_depth, min_pixels=min_pixels, building_max_depth=building_max_depth
+    )
     return {role: draw(analysis, index, role, held_item=held_item) for role in ROLES}

@@ -72,6 +72,19 @@ def test_entity_beyond_max_depth_is_not_marked(market):
     assert sorted(v.entity_id for v in view.visible) == ["p0", "p1"]
 
 
+def test_buildings_have_their_own_depth_limit(market):
+    fixture = next(iter(market.fixtures))
+    canvas = (
+        Canvas(market).paint("p0", 10, 10, 40, 40, depth=12.0).paint(fixture, 60, 10, 150, 60, depth=12.0)
+    )
+    view = annotate(canvas.frame(), market, "assistant", max_depth=8.0, building_max_depth=25.0)
+    assert [v.entity_id for v in view.visible] == [fixture]  # far fixture marked, far product not
+    view = annotate(canvas.frame(), market, "assistant", max_depth=8.0)
+    assert view.visible == []  # by default buildings share the product limit
+    with pytest.raises(ValueError, match="building_max_depth"):
+        annotate(canvas.frame(), market, "assistant", building_max_depth=-1.0)
+
+
 def test_only_pixels_within_depth_count(market):
     # 30x30 product: 26 columns far, 4 columns near -> 120 near pixels
     canvas = (

@@ -1,0 +1,428 @@
+"""A strong non-LLM baseline assistant: elicit, filter, route, recommend, confirm.
+
+It reads only the observation text (catalog, fixed targets, caption, history, pose),
+exactly what a text-only language model would get, and keeps a belief about the
+shopper's needs built from the shopper's own words.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from agents.base import Assistant
+from agents.obs_text import (
+    CatalogEntry,
+    NavTarget,
+    parse_caption,
+    parse_catalog,
+    parse_history,
+    parse_nav_targets,
+    prices_in,
+)
+
+__all__ = ["HeuristicAssistant"]
+
+_WORD = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
+_NEGATIONS = {"no", "not", "without", "avoid", "avoiding", "don't", "dont", "never", "nothing", "hate", "allergic"}
+_REJECTION = re.compile(
+    r"more than i want|over my (?:limit|budget)|above my budget|can't take|isn't really|not the kind|"
+    r"doesn't quite|don't think the .+ is right|not quite|prefer something else|pass on|rather not|"
+    r"doesn't work|isn't [\w -]+, and i need|doesn't have the|want to avoid|put .+ back|too expensive"
+)
+_NEED_CUES = re.compile(r"need that|i'm after|prefer|matters|ideally|important|i want it|i'd like")
+_AVOID_CUES = re.compile(r"avoid|nothing with|don't want|stay away|it has|can't take|\bno\b|\bwithout\b")
+_QUESTION = re.compile(r"\?|\b(why|how|what about|compare|difference|tell me more|explain)\b")
+_STOP = {"a", "an", "the", "and", "or", "for", "of", "with", "to", "in", "on", "my", "i", "me", "some", "something", "any", "is", "it", "that", "this", "we", "our"}
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text.lower())
+
+
+def _short(name: str) -> str:
+    """"Shelf 3: jam, coffee, tea" -> "Shelf 3" (fixture names carry their contents)."""
+    return name.split(":", 1)[0].strip()
+
+
+@dataclass
+class _Belief:
+    category: str | None = None
+    budget: float | None = None
+    required: set[str] = field(default_factory=set)
+    avoided: set[str] = field(default_factory=set)
+    context_words: set[str] = field(default_factory=set)
+    rejected: set[str] = field(default_factory=set)
+
+
+class HeuristicAssistant(Assistant):
+    """Greets, asks about unknown slots, filters the catalog, routes, recommends, confirms."""
+
+    name = "heuristic"
+
+    def __init__(self, max_questions: int = 3):
+        self.max_questions = max_questions
+
+    # ------------------------------------------------------------------ episode
+    def reset(self, observation: dict[str, Any], info: dict[str, Any], *, seed: int | None = None) -> None:
+        self.store = info.get("store", "supermarket")
+        self.catalog: dict[str, CatalogEntry] = {e.id: e for e in parse_catalog(observation["catalog"])}
+        self.targets: dict[str, NavTarget] = {t.handle: t for t in parse_nav_targets(observation["catalog"])}
+        self.target_by_name = {t.name.lower(): t for t in self.targets.values()}
+        self.place_names = sorted(
+            {n for t in self.targets.values() for n in (t.name.lower(), _short(t.name).lower())}, key=len, reverse=True
+        )
+        self.categories = sorted({e.category for e in self.catalog.values()}, key=len, reverse=True)
+        self.tag_values: dict[str, list[str]] = {}
+        for e in self.catalog.values():
+            for tag in e.tags:
+                value = tag.split(":", 1)[-1].lower()
+                self.tag_values.setdefault(value, [])
+                if tag not in self.tag_values[value]:
+                    self.tag_values[value].append(tag)
+        self.belief = _Belief()
+        self.turn = 0
+        self.seen_events = 0
+        self.asked: list[str] = []
+        self.recommended: list[str] = []
+        self.explanations: dict[str, int] = {}
+        self.confirmations = 0
+        self.scans: list[tuple[str, int]] = []
+        self.last_scan_turn = 0
+        self.last_recommended: str | None = None
+        self.focus: str | None = None  # product the shopper is inspecting or was recommended
+
+    def act(self, observation: dict[str, Any]) -> str:
+        self.turn += 1
+        events = parse_history(observation["history"])
+        new_events = events[self.seen_events :]
+        self.seen_events = len(events)
+        self._update_belief(new_events)
+        caption = parse_caption(observation["visible"])
+        pose = observation["pose"]
+        ranking = self._rank()
+        action, expected, response = self._decide(caption, ranking, pose, events)
+        return json.dumps(
+            {
+                "response": response,
+                "assistant_actions": [action],
+                "expected_user_action": expected,
+                "ranking": [p.id for p in ranking[:10]],
+            }
+        )
+
+    # ------------------------------------------------------------------ belief
+    def _update_belief(self, events: list[tuple[str, str]]) -> None:
+        b = self.belief
+        for speaker, text in events:
+            low = text.lower()
+            if speaker == "action":
+                m = re.match(r"(do_not_add_to_cart|pick_up_item|check_item)\(item=(.+?)\)", text)
+                pid = self._product_by_name(m.group(2)) if m else None
+                if pid and m.group(1) == "do_not_add_to_cart":
+                    b.rejected.add(pid)
+                elif pid:
+                    self.focus = pid  # the shopper is looking at it now
+                continue
+            if speaker != "user":
+                continue
+            # Which product the shopper talks about, then strip names: place and product
+            # names ("Victorian Curio Collection", "... Vanilla Yogurt") are not preferences.
+            named = [pid for pid, e in self.catalog.items() if e.name.lower() in low]
+            for name in self.place_names + [self.catalog[p].name.lower() for p in named]:
+                low = low.replace(name, " ")
+            for category in self.categories:
+                if re.search(rf"\b{re.escape(category.lower())}s?\b", low):
+                    b.category = category
+                    break
+            prices = prices_in(low)
+            if prices and re.search(r"budget|spend|under|at most|up to|more than|limit|\$", low):
+                b.budget = max(prices)
+            for sentence in re.split(r"(?<=[.!?])\s+", low):
+                avoid = bool(_AVOID_CUES.search(sentence)) and not _NEED_CUES.search(sentence)
+                for value, tags in self.tag_values.items():
+                    if re.search(rf"(?<![a-z0-9-]){re.escape(value)}(?![a-z0-9-])", sentence):
+                        (b.avoided if avoid else b.required).update(tags)
+            b.required -= b.avoided
+            b.context_words.update(w for w in _words(low) if w not in _STOP and len(w) > 2)
+            if _REJECTION.search(text.lower()):
+                target = named[0] if named else (self.focus or self.last_recommended)
+                if target:
+                    b.rejected.add(target)
+                    if self.focus == target:
+                        self.focus = None
+
+    def _product_by_name(self, name: str) -> str | None:
+        name = name.strip().lower()
+        for pid, e in self.catalog.items():
+            if e.name.lower() == name:
+                return pid
+        return None
+
+    def _score(self, e: CatalogEntry) -> float:
+        b = self.belief
+        score = 0.0
+        if b.category is not None:
+            score += 10.0 if e.category == b.category else -10.0
+        tags = set(e.tags)
+        score += 3.0 * len(tags & b.required) - 2.0 * len(b.required - tags)
+        score -= 20.0 * len(tags & b.avoided)
+        if b.budget is not None:
+            score += 2.0 if e.price <= b.budget else -8.0
+        text_words = set(_words(f"{e.name} {e.category} {' '.join(e.tags)}"))
+        score += 0.5 * len(text_words & b.context_words)
+        if e.id in b.rejected:
+            score -= 50.0
+        return score
+
+    def _rank(self) -> list[CatalogEntry]:
+        return sorted(self.catalog.values(), key=lambda e: (-self._score(e), e.price, e.id))
+
+    def _confident(self, e: CatalogEntry) -> bool:
+        b = self.belief
+        tags = set(e.tags)
+        return (
+            b.category is not None
+            and e.category == b.category
+            and e.id not in b.rejected
+            and not (tags & b.avoided)
+            and b.required <= tags
+            and (b.budget is None or e.price <= b.budget)
+        )
+
+    # ------------------------------------------------------------------ policy
+    def _decide(self, caption, ranking, pose, events):
+        b = self.belief
+        user_said = [t for s, t in events if s == "user"]
+        last_user = user_said[-1].lower() if user_said else ""
+        idle = {"name": "idle", "arguments": {}}
+
+        if self.turn == 1:
+            return (
+                {"type": "Greet"},
+                idle,
+                "Hi! I'm happy to help you shop today. What are you looking for, and what will you use it for?",
+            )
+        if b.category is None and self.asked.count("category") < 2:
+            self.asked.append("category")
+            return (
+                {"type": "AskPreference"},
+                idle,
+                "What kind of product do you have in mind? A product type or how you plan to use it helps me find the right aisle.",
+            )
+
+        best = ranking[0]
+        visible = {name.lower(): handle for handle, name in caption.products}
+        holding = caption.holding
+        best_handle = visible.get(best.name.lower())
+        inspect_tool = "pick_up_item" if self.store == "supermarket" else "check_item"
+
+        # The shopper is considering a product (ours or one it picked): answer, then confirm.
+        focus = self.focus or self.last_recommended
+        if focus and focus not in b.rejected:
+            rec = self.catalog[focus]
+            held = holding is not None and holding[1].lower() == rec.name.lower()
+            handle = holding[0] if held else visible.get(rec.name.lower())
+            asked_about = rec.name.lower() in last_user or _QUESTION.search(last_user)
+            if handle is not None and (self._confident(rec) or asked_about):
+                inspected = held or any(
+                    s == "action" and t.startswith(inspect_tool) and rec.name in t for s, t in events
+                )
+                if _QUESTION.search(last_user):
+                    kind = "Compare" if "compare" in last_user or "other" in last_user else "Explain"
+                    return (
+                        {"type": kind},
+                        {"name": "add_to_cart", "arguments": {"item": handle}},
+                        self._explain(rec, variant=self.explanations.get(rec.id, 0), ranking=ranking),
+                    )
+                if inspected:
+                    n = self.confirmations = self.confirmations + 1
+                    closing = ["If you're happy with it, add it to your cart.", "Shall we put it in your cart?", "It's ready to go in your cart whenever you are."][n % 3]
+                    return (
+                        {"type": "ConfirmPurchase"},
+                        {"name": "add_to_cart", "arguments": {"item": handle}},
+                        f"The {rec.name} matches what you told me. {closing}",
+                    )
+                return (
+                    {"type": "Explain"},
+                    {"name": inspect_tool, "arguments": {"item": handle}},
+                    f"Take a closer look at the {rec.name}. {self._explain(rec, variant=0, ranking=ranking)}",
+                )
+
+        if b.budget is None and "budget" not in self.asked:
+            self.asked.append("budget")
+            return (
+                {"type": "AskPreference"},
+                idle,
+                f"Got it, {b.category}. Roughly how much would you like to spend?",
+            )
+        if len(self.asked) < self.max_questions and "features" not in self.asked and not b.required:
+            self.asked.append("features")
+            return (
+                {"type": "ClarifyNeed"},
+                idle,
+                f"Any must-haves or things to avoid for your {b.category}, like flavour, material, size or allergens?",
+            )
+
+        # Best confident product in view (the top one may be just out of sight).
+        if best_handle is None or not self._confident(best):
+            for cand in ranking[:15]:
+                if self._confident(cand) and cand.name.lower() in visible:
+                    best, best_handle = cand, visible[cand.name.lower()]
+                    break
+        if best_handle is not None and self._confident(best) and len(self.recommended) < 3:
+            self.recommended.append(best.id)
+            self.last_recommended = self.focus = best.id
+            return (
+                {"type": "Recommend", "display_name": best.name, "visible_now": True, "reason": self._explain(best, 0, ranking)},
+                {"name": inspect_tool, "arguments": {"item": best_handle}},
+                f"I'd recommend the {best.name}. {self._explain(best, 0, ranking)} Have a look at it.",
+            )
+        if self.last_recommended in b.rejected:
+            self.last_recommended = None
+            return (
+                {"type": "HandleRejection"},
+                idle,
+                f"Understood, I'll skip that one. The {best.name} could suit you better; let me guide you to it.",
+            )
+        return self._navigate(best, caption, pose, events)
+
+    def _explain(self, e: CatalogEntry, variant: int = 0, ranking: list[CatalogEntry] | None = None) -> str:
+        """A grounded reason from the catalog; each variant gives a new angle (no repeats)."""
+        self.explanations[e.id] = variant + 1
+        b = self.belief
+        matched = [t.split(":", 1)[-1] for t in e.tags if t in b.required]
+        features = [t.split(":", 1)[-1] for t in e.tags if not t.startswith(("allergen:", "size:"))][:4]
+        budget = f", within your ${b.budget:.0f} budget" if b.budget is not None and e.price <= b.budget else ""
+        if variant % 3 == 0:
+            why = " and ".join(matched) if matched else ", ".join(features)
+            return f"I suggest it because it is {why} and costs ${e.price:.2f}{budget}."
+        if variant % 3 == 1:
+            alternatives = [r for r in (ranking or []) if r.id != e.id and r.category == e.category][:1]
+            if alternatives:
+                alt = alternatives[0]
+                diff = "costs more" if alt.price > e.price else "misses some of what you asked for"
+                return f"Compared with the {alt.name}, which {diff}, this one suits you better since it offers {', '.join(features)}."
+            return f"It is the closest match here since it offers {', '.join(features)}."
+        avoided = sorted({t.split(":", 1)[-1] for t in b.avoided})
+        clean = f" and has none of {', '.join(avoided)}" if avoided else ""
+        return f"It fits your needs because it is a {e.category}{clean}, priced at ${e.price:.2f}."
+
+    # ------------------------------------------------------------------ navigation
+    def scans_at(self, handle: str) -> int:
+        return sum(1 for h, _ in self.scans if h == handle)
+
+    def _goal_targets(self, e: CatalogEntry) -> list[NavTarget]:
+        """Fixed targets holding the product: [fixture] or [store, area]."""
+        names = [n.strip() for n in re.sub(r" \((front|back)\)$", "", e.location).split(" / ")]
+        return [self.target_by_name[n.lower()] for n in names if n.lower() in self.target_by_name]
+
+    def _navigate(self, best: CatalogEntry, caption, pose, events):
+        goals = self._goal_targets(best)
+        if not goals:
+            return ({"type": "AskPreference"}, {"name": "idle", "arguments": {}}, "Could you tell me a bit more about what you need?")
+        goal = goals[-1]
+        side_match = re.search(r"\((front|back)\)$", best.location)
+        x, y, yaw = float(pose[0]), float(pose[1]), float(pose[2])
+        visible_targets = {h: n for h, n in caption.fixtures + caption.stores + caption.areas}
+        action = {"type": "Navigate", "navigation_goal": goal.handle, "reason": f"The {best.category} is at {_short(goal.name)}."}
+
+        def finish(expected, response, waypoint: NavTarget | None, approach: str):
+            if self.store == "home_furnishings":
+                # null: nothing to aim at in view yet, the shopper turns or walks to find it
+                action["next_waypoint"] = waypoint.handle if waypoint else None
+                action["target_approach"] = approach
+            return action, expected, response
+
+        # Arrived at the goal but the product is not in view: scan along it.
+        last_action = next((t for sp, t in reversed(events) if sp == "action"), "")
+        arrived = bool(re.match(r"move_to_(fixture|area)", last_action)) and (
+            _short(goal.name).lower() in last_action.lower()
+        ) or bool(self.scans and self.scans[-1][0] == goal.handle and self.turn - self.last_scan_turn <= 1)
+        if arrived and self.scans_at(goal.handle) < 4:
+            n = self.scans_at(goal.handle)
+            self.scans.append((goal.handle, n))
+            self.last_scan_turn = self.turn
+            if self.store == "supermarket":
+                direction = "left" if n % 2 == 0 else "right"
+                distance = "medium" if n < 2 else "long"
+                return finish(
+                    {"name": "side_step", "arguments": {"direction": direction, "distance": distance}},
+                    f"You're at {_short(goal.name)}. Step {direction} along it; the {best.category} is further along this side.",
+                    None,
+                    "nearest",
+                )
+            direction = "left" if n % 2 == 0 else "right"
+            return finish(
+                {"name": "turn", "arguments": {"direction": direction, "angle": 45}},
+                f"You're in {_short(goal.name)}. Turn {direction} a little; the {best.category} is on display here.",
+                None,
+                "area",
+            )
+
+        # Home: go to the area if visible, else into its store.
+        if self.store == "home_furnishings":
+            store_t = goals[0]
+            if goal.handle in visible_targets:
+                return finish(
+                    {"name": "move_to_area", "arguments": {"area": goal.handle}},
+                    f"Head over to the {goal.name} in {store_t.name}; the {best.category} is there.",
+                    goal,
+                    "area",
+                )
+            if store_t.handle in visible_targets:
+                return finish(
+                    {"name": "move_to_store", "arguments": {"store": store_t.handle, "approach": "inside_doorway"}},
+                    f"Walk into {store_t.name} through its doorway, just inside.",
+                    store_t,
+                    "inside_doorway",
+                )
+        elif goal.handle in visible_targets:
+            approach = side_match.group(1) if side_match and side_match.group(1) in goal.approaches else "nearest"
+            words = {"front": "front of", "back": "back of", "nearest": "nearest side of"}[approach]
+            return finish(
+                {"name": "move_to_fixture", "arguments": {"fixture": goal.handle, "approach": approach}},
+                f"The {best.category} is at the {words} {_short(goal.name)}. Head there.",
+                goal,
+                approach,
+            )
+
+        # Goal not in view: hop to a visible target clearly closer to it, else turn toward it.
+        gx, gy = goal.x, goal.y
+        here = math.hypot(gx - x, gy - y)
+        best_hop, best_d = None, here - 2.0
+        for handle in visible_targets:
+            t = self.targets.get(handle)
+            if t is None or t.kind.startswith("area") or math.hypot(t.x - x, t.y - y) < 3.0:
+                continue
+            d = math.hypot(gx - t.x, gy - t.y)
+            if d < best_d:
+                best_hop, best_d = t, d
+        if best_hop is not None:
+            if best_hop.kind == "store":
+                expected = {"name": "move_to_store", "arguments": {"store": best_hop.handle, "approach": "outside_doorway"}}
+                say, approach = f"Walk to the doorway of {best_hop.name}, just outside", "outside_doorway"
+            else:
+                expected = {"name": "move_to_fixture", "arguments": {"fixture": best_hop.handle, "approach": "nearest"}}
+                say, approach = f"Walk over to the nearest side of {_short(best_hop.name)}", "nearest"
+            return finish(expected, f"{say}; {_short(goal.name)} is beyond it.", best_hop, approach)
+        bearing = math.degrees(math.atan2(gy - y, gx - x))
+        delta = (bearing - yaw + 180.0) % 360.0 - 180.0
+        if abs(delta) > 25.0:
+            direction = "left" if delta > 0 else "right"
+            angle = int(min(180, max(15, round(abs(delta) / 15.0) * 15)))
+            return finish(
+                {"name": "turn", "arguments": {"direction": direction, "angle": angle}},
+                f"Turn {direction} about {angle} degrees; {_short(goal.name)} is in that direction.",
+                None,
+                "nearest" if self.store == "supermarket" else "outside_doorway",
+            )
+        return finish(
+            {"name": "move_forward", "arguments": {"distance": "medium"}},
+            f"Walk ahead a few steps toward {_short(goal.name)}.",
+            None,
+            "nearest" if self.store == "supermarket" else "outside_doorway",
+        )

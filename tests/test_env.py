@@ -1,0 +1,286 @@
+"""SituRecEnv: Gymnasium conformance, determinism, termination rules, robustness, no leaks."""
+
+from __future__ import annotations
+
+import json
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import situ_gym
+from situ_gym.env import SituRecEnv
+from situ_gym.user import UserSimulator, UserTurn
+
+SMALL = (160, 120)  # rendering size is irrelevant to the rules under test; keeps tests fast
+
+
+def _say(response: str, action: dict | None = None, expected: dict | None = None, ranking=()) -> str:
+    return json.dumps(
+        {
+            "response": response,
+            "assistant_actions": [action or {"type": "AskPreference"}],
+            "expected_user_action": expected or {"name": "idle", "arguments": {}},
+            "ranking": list(ranking),
+        }
+    )
+
+
+class ScriptedUser(UserSimulator):
+    """Plays a fixed list of tool calls (user handles chosen from the live view)."""
+
+    name = "scripted"
+
+    def __init__(self, plan):
+        self.plan = plan  # callables: UserObservation -> (utterance, tool_call, gave_up)
+
+    def reset(self, task, profile, index, rng):
+        self.step = 0
+
+    def respond(self, obs):
+        fn = self.plan[min(self.step, len(self.plan) - 1)]
+        self.step += 1
+        utterance, call, gave_up = fn(obs)
+        return UserTurn(utterance=utterance, tool_call=call, gave_up=gave_up, intent="give_up" if gave_up else "explore")
+
+
+def idle(obs):
+    return "Hmm, let me think.", {"name": "idle", "arguments": {}}, False
+
+
+def walk_into_wall(obs):
+    return "I'll keep walking.", {"name": "move_backward", "arguments": {"distance": "long"}}, False
+
+
+def buy_first_visible(obs):
+    products = [v for v in obs.view.visible if v.kind == "product"]
+    if not products:
+        return idle(obs)
+    return "I'll take it.", {"name": "add_to_cart", "arguments": {"item": products[0].handle}}, False
+
+
+def give_up(obs):
+    return "No thanks, I'll leave it. Goodbye.", {"name": "idle", "arguments": {}}, True
+
+
+def make(env_id="SituRec-Supermarket-v0", **kwargs):
+    kwargs.setdefault("image_size", SMALL)
+    return gym.make(env_id, **kwargs)
+
+
+@pytest.mark.parametrize("env_id", situ_gym.ENV_IDS)
+def test_check_env_passes_without_warnings(env_id, recwarn):
+    env = make(env_id, disable_env_checker=True).unwrapped
+    check_env(env, skip_render_check=True)
+    ours = [w for w in recwarn if "situ_gym" in str(w.filename) or "gymnasium" in str(w.filename)]
+    assert not ours, [str(w.message) for w in ours]
+
+
+def test_make_without_import_prefix():
+    env = gym.make("situ_gym:SituRec-HomeFurnishings-v0", image_size=SMALL)
+    obs, info = env.reset(seed=0)
+    assert info["store"] == "home_furnishings"
+    assert env.observation_space.contains(obs)
+
+
+@pytest.mark.parametrize("env_id", situ_gym.ENV_IDS)
+def test_same_seed_same_episode(env_id):
+    actions = [
+        _say("Hello! What are you looking for today?", {"type": "Greet"}),
+        _say("What is your budget?"),
+        "not json at all",
+        _say("Could you look around to your left?", expected={"name": "turn", "arguments": {"direction": "left", "angle": 90}}),
+    ]
+
+    def run():
+        env = make(env_id)
+        obs, info = env.reset(seed=7)
+        trace = [(obs, info["task_id"])]
+        for a in actions:
+            obs, reward, term, trunc, info = env.step(a)
+            trace.append((obs, reward, term, trunc, info["turn"].model_dump()))
+            if term or trunc:
+                break
+        return trace
+
+    first, second = run(), run()
+    assert len(first) == len(second)
+    for a, b in zip(first, second):
+        assert a[0]["history"] == b[0]["history"]
+        assert np.array_equal(a[0]["som_rgb"], b[0]["som_rgb"])
+        assert a[1:] == b[1:]
+
+
+def test_reset_task_id_and_seeded_choice():
+    env = make()
+    _, info = env.reset(seed=0, options={"task_id": env.unwrapped.task_ids[5]})
+    assert info["task_id"] == env.unwrapped.task_ids[5]
+    picks = {make().reset(seed=s)[1]["task_id"] for s in range(6)}
+    assert len(picks) > 1  # the seed picks the task
+    assert make().reset(seed=3)[1]["task_id"] == make().reset(seed=3)[1]["task_id"]
+
+
+def test_purchase_ends_with_success_and_reward():
+    env = SituRecEnv("supermarket", user=ScriptedUser([buy_first_visible]), image_size=SMALL)
+    env.reset(seed=0)
+    # Walk the user to the first fixture that shows products by teleporting through the backend.
+    fixture = next(f for f in env.scene.fixtures if f.product_ids)
+    side, pose = next(iter(fixture.approach.items()))
+    from situ_gym.backends.base import Pose
+
+    env.backend.reset(Pose(pose.x, pose.y, pose.yaw, -10.0))
+    env._observe()
+    assert any(v.kind == "product" for v in env.user_view.visible), "approach point shows no product"
+    _, reward, terminated, truncated, info = env.step(_say("Take whatever you like."))
+    assert (terminated, truncated, reward) == (True, False, 1.0)
+    assert info["termination"] == "success_cart_added"
+    assert info["turn"].cart
+
+
+def test_purchase_takes_precedence_over_recommendation_limit():
+    env = SituRecEnv("supermarket", user=ScriptedUser([idle, idle, buy_first_visible]), image_size=SMALL)
+    env.reset(seed=0)
+    fixture = next(f for f in env.scene.fixtures if f.product_ids)
+    pose = next(iter(fixture.approach.values()))
+    from situ_gym.backends.base import Pose
+
+    env.backend.reset(Pose(pose.x, pose.y, pose.yaw, -10.0))
+    env._observe()
+    product = next(v for v in env.assistant_view.visible if v.kind == "product")
+    name = env.index.name(product.entity_id)
+    rec = {"type": "Recommend", "display_name": name, "visible_now": True, "reason": "It fits."}
+    for _ in range(2):
+        _, _, terminated, _, _ = env.step(_say(f"Try the {name}.", rec))
+        assert not terminated
+    _, _, terminated, _, info = env.step(_say(f"Try the {name}.", rec))
+    assert terminated and info["termination"] == "success_cart_added"
+
+
+def test_recommendation_exhaustion_after_three():
+    env = SituRecEnv("supermarket", user=ScriptedUser([idle]), image_size=SMALL)
+    env.reset(seed=0)
+    name = env.scene.products[0].name
+    rec = {"type": "Recommend", "display_name": name, "visible_now": False, "reason": "It fits."}
+    reasons = [env.step(_say(f"How about the {name}?", rec))[4]["termination"] for _ in range(3)]
+    assert reasons == [None, None, "recommendation_exhausted"]
+
+
+def test_moderator_ends_when_user_gives_up():
+    env = SituRecEnv("supermarket", user=ScriptedUser([idle, give_up]), image_size=SMALL)
+    env.reset(seed=0)
+    assert env.step(_say("Hi!", {"type": "Greet"}))[4]["termination"] is None
+    _, _, terminated, _, info = env.step(_say("What else can I do?"))
+    assert terminated and info["termination"] == "moderator_end"
+
+
+def test_motion_stall_after_three_blocked_moves():
+    env = SituRecEnv("supermarket", user=ScriptedUser([walk_into_wall]), image_size=SMALL)
+    env.reset(seed=0)
+    reasons, displacements = [], []
+    for _ in range(6):
+        _, _, terminated, _, info = env.step(_say("Take your time."))
+        reasons.append(info["termination"])
+        displacements.append(info["turn"].result.displacement)
+        if terminated:
+            break
+    assert reasons[-1] == "motion_stall"
+    assert all(d < 0.05 for d in displacements[-3:])
+
+
+def test_turn_limit_truncates():
+    env = SituRecEnv("supermarket", user=ScriptedUser([idle]), image_size=SMALL, max_turns=2)
+    env.reset(seed=0)
+    assert env.step(_say("Hello!"))[3] is False
+    _, _, terminated, truncated, info = env.step(_say("Anything else?"))
+    assert (terminated, truncated, info["termination"]) == (False, True, "turn_limit")
+    with pytest.raises(RuntimeError):
+        env.step(_say("again"))
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "",
+        "{",
+        "null",
+        "[1, 2, 3]",
+        '{"response": 5}',
+        '{"response": "hi", "assistant_actions": "Greet"}',
+        json.dumps({"response": "hi", "assistant_actions": [{"type": "Teleport"}], "ranking": "x"}),
+        json.dumps({"response": "go", "assistant_actions": [{"type": "Navigate"}],
+                    "expected_user_action": {"name": "move_to_fixture", "arguments": {"fixture": "ZZZ"}}}),
+        "x" * 300_000,
+        "```json\n{\"response\": \"héllo 😀 你好\", \"assistant_actions\": []}\n```",
+        "\x00\x01\x02 control",
+    ],
+)
+def test_invalid_actions_never_raise_and_are_reported(bad):
+    env = make()
+    env.reset(seed=1)
+    obs, reward, terminated, truncated, info = env.step(bad)
+    turn = info["turn"]
+    assert not turn.assistant_valid and turn.assistant_errors
+    assert env.observation_space.contains(obs)
+    assert turn.user_utterance  # the user still answered
+
+
+def test_invalid_output_keeps_recoverable_response():
+    env = make()
+    env.reset(seed=1)
+    text = 'Sure! {"response": "Hello there, what do you need today?", "assistant_actions": []}'
+    _, _, _, _, info = env.step(text)
+    assert info["turn"].response == "Hello there, what do you need today?"
+    assert "Hello there" in env.unwrapped._history[0]
+
+
+@pytest.mark.parametrize("env_id", situ_gym.ENV_IDS)
+def test_hidden_task_never_in_observation(env_id):
+    env = make(env_id)
+    obs, info = env.reset(seed=3)
+    task = info["task"]
+    texts = [obs["history"], obs["visible"], obs["catalog"]]
+    for _ in range(3):
+        obs, *_ = env.step(_say("Tell me about your plans?", {"type": "AskPreference"}))
+    for text in texts:
+        assert task.request not in text
+        assert f"{task.budget:.2f}" not in text or task.budget in [p.price for p in env.unwrapped.scene.products]
+    assert "reference" not in obs["catalog"].lower()
+    for key in ("som_rgb", "map", "pose", "history", "catalog", "visible"):
+        assert key in obs
+    assert set(obs) == {"som_rgb", "map", "pose", "history", "catalog", "visible"}
+
+
+def test_ablations_remove_image_and_caption():
+    plain = make().reset(seed=2)[0]
+    blind = make(ablation="no_ego_view").reset(seed=2)[0]
+    bare = make(ablation="no_ego_view_no_caption").reset(seed=2)[0]
+    assert plain["som_rgb"].any() and not blind["som_rgb"].any() and not bare["som_rgb"].any()
+    assert blind["visible"] == plain["visible"]
+    assert "Visible" not in bare["visible"] and "Navigation targets" in bare["visible"]
+    with pytest.raises(ValueError, match="ablation"):
+        make(ablation="blindfold")
+
+
+def test_render_rgb_array_is_assistant_frame():
+    env = make(render_mode="rgb_array")
+    obs, _ = env.reset(seed=0)
+    assert np.array_equal(env.render(), obs["som_rgb"])
+
+
+def test_async_vector_env_runs():
+    envs = gym.make_vec(
+        "SituRec-Supermarket-v0",
+        num_envs=2,
+        vectorization_mode="async",
+        vector_kwargs={"shared_memory": False},
+        image_size=SMALL,
+    )
+    try:
+        obs, infos = envs.reset(seed=[0, 1])
+        assert obs["som_rgb"].shape == (2, SMALL[1], SMALL[0], 3)
+        obs, rewards, terminated, truncated, infos = envs.step([_say("Hello!", {"type": "Greet"})] * 2)
+        assert rewards.shape == (2,) and len(obs["history"]) == 2
+        assert all("Hello!" in h for h in obs["history"])
+    finally:
+        envs.close()
