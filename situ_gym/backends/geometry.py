@@ -101,6 +101,9 @@ class SceneGeometry:
     lo: np.ndarray  # (N, 3) box minima
     hi: np.ndarray  # (N, 3) box maxima
     kind: np.ndarray  # (N,) KIND_*
+    hide_axis: np.ndarray  # (N,) axis of a plane the eye must be in front of to see the box, or -1
+    hide_coord: np.ndarray  # (N,) that plane's coordinate
+    hide_sign: np.ndarray  # (N,) +1: visible when eye[axis] > coord; -1: when eye[axis] < coord
     face_rgb: np.ndarray  # (N * 6 + Q, 3) uint8
     face_seg: np.ndarray  # (N * 6 + Q, 3) uint8
     face_valid: np.ndarray  # (N * 6 + Q,) bool
@@ -123,6 +126,7 @@ class _Builder:
         self.lo: list[tuple[float, float, float]] = []
         self.hi: list[tuple[float, float, float]] = []
         self.kind: list[int] = []
+        self.hide: list[tuple[int, float, float]] = []
         self.rgb: list[np.ndarray] = []  # (6, 3) per box
         self.seg: list[tuple[int, int, int]] = []
         self.valid: list[np.ndarray] = []
@@ -149,7 +153,8 @@ class _Builder:
                             c + right * half_w - up * half_h, c - right * half_w - up * half_h])
         self.signs.append((box * 6 + d, corners, text, tuple(int(v) for v in ink)))
 
-    def box(self, lo, hi, rgb, seg, *, kind=KIND_STRUCTURE, label="", faces=None, top_rgb=None, front=None):
+    def box(self, lo, hi, rgb, seg, *, kind=KIND_STRUCTURE, label="", faces=None, top_rgb=None, front=None,
+            hide=None):
         lo = tuple(float(v) for v in lo)
         hi = tuple(float(v) for v in hi)
         if any(h - low < -1e-9 for low, h in zip(lo, hi, strict=True)):
@@ -173,6 +178,7 @@ class _Builder:
         self.lo.append(lo)
         self.hi.append(hi)
         self.kind.append(kind)
+        self.hide.append(hide if hide is not None else (-1, 0.0, 0.0))
         self.rgb.append(np.clip(np.round(colors), 0, 255))
         self.seg.append(tuple(int(c) for c in seg))
         self.valid.append(valid)
@@ -228,6 +234,9 @@ class _Builder:
             lo=lo,
             hi=hi,
             kind=np.array(self.kind, np.int64),
+            hide_axis=np.array([h[0] for h in self.hide], np.int64),
+            hide_coord=np.array([h[1] for h in self.hide], np.float64),
+            hide_sign=np.array([h[2] for h in self.hide], np.float64),
             face_rgb=face_rgb,
             face_seg=face_seg,
             face_valid=face_valid,
@@ -256,14 +265,24 @@ def _front_face(yaw: float) -> int:
     return axis * 2 + (1 if sign > 0 else 0)
 
 
-def _add_product(b: _Builder, product: Product, inst: Instance, tint: np.ndarray | None, label_band: bool) -> None:
+def _add_product(
+    b: _Builder, product: Product, inst: Instance, tint: np.ndarray | None, label_band: bool, panel=None
+) -> None:
     lo, hi = _instance_box(inst)
+    hide = None
+    if panel is not None:  # products behind their fixture's back panel / spine are never seen
+        p_axis, p_lo, p_hi = panel
+        f_axis, f_sign = yaw_axis(inst.facing)
+        if f_axis == p_axis and f_sign > 0 and lo[p_axis] >= p_hi - 1e-6:
+            hide = (p_axis, p_hi, 1.0)
+        elif f_axis == p_axis and f_sign < 0 and hi[p_axis] <= p_lo + 1e-6:
+            hide = (p_axis, p_lo, -1.0)
     base = np.array(product_base_color(product), float)
     if tint is not None:
         base = base * 0.72 + tint * 0.28
     rgb = tuple(int(c) for c in np.round(base))
     b.box(lo, hi, rgb, product.color, kind=KIND_PRODUCT, label=product.id,
-          top_rgb=_mix(rgb, (255, 255, 255), 0.18))
+          top_rgb=_mix(rgb, (255, 255, 255), 0.18), hide=hide)
     height = hi[2] - lo[2]
     if not label_band or height < 0.06:
         return
@@ -282,7 +301,7 @@ def _add_product(b: _Builder, product: Product, inst: Instance, tint: np.ndarray
     accent = _mix(brand_label_color(product), rgb, 0.15)
     if tint is not None:
         accent = _mix(accent, tuple(tint), 0.3)
-    b.box(llo, lhi, accent, product.color, kind=KIND_PRODUCT, label=product.id + "#label", faces=(d,))
+    b.box(llo, lhi, accent, product.color, kind=KIND_PRODUCT, label=product.id + "#label", faces=(d,), hide=hide)
 
 
 _SEATS = ("sofa", "loveseat", "armchair", "accent chair")
@@ -369,7 +388,8 @@ def _product_extent(instances: list[Instance]) -> tuple[np.ndarray, np.ndarray] 
     return np.min(los, axis=0), np.max(his, axis=0)
 
 
-def _fixture_parts(b: _Builder, fx: Fixture, instances: list[Instance]) -> None:
+def _fixture_parts(b: _Builder, fx: Fixture, instances: list[Instance]) -> tuple[int, float, float] | None:
+    """Add a fixture's parts; return its back panel as (axis, lo, hi) when it hides products."""
     x0, y0, x1, y1 = fx.footprint
     lo_fp = np.array([x0, y0, 0.0])
     hi_fp = np.array([x1, y1, fx.height])
@@ -431,7 +451,8 @@ def _fixture_parts(b: _Builder, fx: Fixture, instances: list[Instance]) -> None:
         else:
             panel = (lo_fp[depth_axis], back_lo) if sign > 0 else (back_hi, hi_fp[depth_axis])
         z_top = top_free
-        if panel[1] - panel[0] > 1e-4:
+        has_panel = panel[1] - panel[0] > 1e-4
+        if has_panel:
             lo, hi = span(*panel, depth_axis)
             lo[long_axis], hi[long_axis] = end_lo, end_hi
             hi[2] = z_top
@@ -489,7 +510,7 @@ def _fixture_parts(b: _Builder, fx: Fixture, instances: list[Instance]) -> None:
                     lo[depth_axis], hi[depth_axis] = slab
                     lo[2], hi[2] = z_lo, z_hi
                     part(lo, hi, MULLION_RGB, "rail")
-        return
+        return (depth_axis, float(panel[0]), float(panel[1])) if has_panel else None
 
     if fx.kind == "chest_freezer":
         # A low open tub: base up to the first level, four walls, a dark lid edge on top.
@@ -510,24 +531,24 @@ def _fixture_parts(b: _Builder, fx: Fixture, instances: list[Instance]) -> None:
                     lo[0], hi[0] = in_lo[0], in_hi[0]
                 lo[2] = bottom
                 part(lo, hi, FREEZER_RGB, "wall", top_rgb=(60, 96, 140))
-        return
+        return None
 
     # produce_stand: a wooden stand with a stepped block under each level's products.
     lo, hi = lo_fp.copy(), hi_fp.copy()
     hi[2] = bottom
     if bottom > 1e-4:
         part(lo, hi, WOOD_RGB, "base", top_rgb=WOOD_DARK_RGB)
-    prev = bottom
     for k, lvl in enumerate(levels[1:], start=1):
         on = [i for i in instances if abs(i.position[2] - lvl) < 0.02]
         e = _product_extent(on)
-        if e is None or lvl - prev < 1e-4:
+        if e is None or lvl - bottom < 1e-4:
             continue
-        lo = e[0].copy()
-        hi = e[1].copy()
-        lo[2], hi[2] = prev, lvl
+        lo, hi = lo_fp.copy(), hi_fp.copy()  # a step across the stand under this level's band
+        lo[depth_axis], hi[depth_axis] = e[0][depth_axis], e[1][depth_axis]
+        lo[long_axis], hi[long_axis] = end_lo, end_hi
+        lo[2], hi[2] = bottom, lvl
         part(lo, hi, WOOD_RGB, f"tier{k}", top_rgb=WOOD_DARK_RGB)
-        prev = lvl
+    return None
 
 
 def _store_parts(b: _Builder, store: Store, walls: list) -> None:
@@ -568,8 +589,7 @@ def build_geometry(scene: Scene, *, label_bands: bool = True, tile: float = 1.0)
         if p.fixture_id is not None:
             by_fixture.setdefault(p.fixture_id, []).extend(p.instances)
     fixtures = {f.id: f for f in scene.fixtures}
-    for fx in scene.fixtures:
-        _fixture_parts(b, fx, by_fixture.get(fx.id, []))
+    panels = {fx.id: _fixture_parts(b, fx, by_fixture.get(fx.id, [])) for fx in scene.fixtures}
     stores = {s.id: s for s in scene.stores}
     for wall in layout.walls:
         x0, y0, x1, y1 = wall.footprint
@@ -589,7 +609,7 @@ def build_geometry(scene: Scene, *, label_bands: bool = True, tile: float = 1.0)
         for inst in p.instances:
             if p.fixture_id is None and _add_furniture(b, p, inst):
                 continue
-            _add_product(b, p, inst, tint, label_bands and p.fixture_id is not None)
+            _add_product(b, p, inst, tint, label_bands and p.fixture_id is not None, panels.get(p.fixture_id))
 
     ceiling = max([w.height for w in layout.walls] + [s.wall_height + 0.8 for s in scene.stores] + [3.6])
     bx0, by0, bx1, by1 = layout.bounds

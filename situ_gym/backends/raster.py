@@ -205,6 +205,10 @@ class Renderer:
             closest = np.clip(eye, geo.lo, geo.hi)
             far = np.einsum("ij,ij->i", closest - eye, closest - eye) > self.cull_distance**2
             keep &= ~(self.cullable & far)
+        hidden = geo.hide_axis >= 0
+        if hidden.any():  # products behind their fixture's back panel
+            side = geo.hide_sign * (eye[np.maximum(geo.hide_axis, 0)] - geo.hide_coord)
+            keep &= ~hidden | (side > 0)
         boxes = np.nonzero(keep)[0]
         leaves = self.tree.leaf_of_box[boxes]
         keys = self.tree.leaf_keys(eye, leaves)

@@ -101,3 +101,23 @@ def test_waypoints_are_mutually_reachable(mart, home):
         for w in wps[1:]:
             b.reset(Pose(first.x, first.y, 0.0))
             assert b.grid.plan((first.x, first.y), (w.x, w.y)) is not None, w.id
+
+
+def test_hiding_products_behind_panels_changes_no_pixel(mart):
+    """Culling products behind their fixture's back panel is exact: same images as without it."""
+    import dataclasses
+
+    from situ_gym.backends.raster import Renderer
+    from situ_gym.bench import bench_poses
+
+    geo = mart.geometry
+    plain = Renderer(dataclasses.replace(geo, hide_axis=np.full_like(geo.hide_axis, -1)), mart.camera,
+                     tree=mart.renderer.tree)
+    assert (geo.hide_axis >= 0).sum() > 1000
+    for p in bench_poses(mart.scene, 12, seed=5):
+        mart.reset(p)
+        frame = mart.capture()
+        rgb, depth, seg, _ = plain.render(np.array([p.x, p.y, mart.scene.layout.eye_height]), p.yaw, p.pitch)
+        assert seg.tobytes() == frame.seg.tobytes()
+        assert rgb.tobytes() == frame.rgb.tobytes()
+        assert depth.tobytes() == frame.depth.tobytes()
