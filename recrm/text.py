@@ -56,6 +56,7 @@ UNCHECKED_TAG_KEYS = frozenset(
 VAGUE_WORDS = frozenset(
     "fresh original plain standard natural clear light dark medium whole mixed none some everyday "
     "party holiday sweet modern contemporary classic eco adult large compact firm small regular "
+    "can bar ground wet "
     "simple soft white black red green blue gold silver brown".split()
 )
 
@@ -172,13 +173,11 @@ class Lexicon:
             generic.update(words(p.category), words(p.group))
             for tag in p.tags:
                 generic.update(words(tag.partition(":")[2]))
-            cat_w = words(p.category)
-            if cat_w:
-                self.head_nouns.add(cat_w[-1])
-                if cat_w[-1].endswith("s"):
-                    self.head_nouns.add(cat_w[-1][:-1])
-                else:
-                    self.head_nouns.add(cat_w[-1] + "s")
+            for w in words(p.category):  # "granola bars": granola, bars, bar
+                if w in FUNCTION_WORDS or len(w) < 3:
+                    continue
+                self.head_nouns.add(w)
+                self.head_nouns.add(w[:-1] if w.endswith("s") else w + "s")
             content = [
                 w for w in core if w not in FUNCTION_WORDS and not w.isdigit() and len(w) > 2
             ]
@@ -281,20 +280,24 @@ class Lexicon:
                     cands, used = nxt, k + 1
                 end_tok = i + n + used - 1
                 unknown = bool(run) and used == 0
-                if not run and self._invented_after(text, toks, low, i, n):
-                    unknown, run = True, low[i + n : i + n + 1]
-                phrase = text[toks[i].start : toks[i + n + (len(run) if unknown else used) - 1].end]
+                if not run:
+                    invented = self._invented_after(text, toks, low, i, n)
+                    if invented:
+                        unknown, run = True, low[i + n : i + n + invented]
+                if unknown:
+                    end_tok = i + n + len(run) - 1
+                end_tok = max(end_tok, i + n - 1)
                 out.append(
                     Mention(
                         toks[i].start,
-                        toks[max(end_tok, i + n - 1)].end,
-                        phrase,
+                        toks[end_tok].end,
+                        text[toks[i].start : toks[end_tok].end],
                         frozenset() if unknown else frozenset(cands),
                         unknown=unknown,
                         how="brand",
                     )
                 )
-                covered.update(range(i, max(end_tok, i + n - 1) + 1))
+                covered.update(range(i, end_tok + 1))
         # 2) a product's name without its brand (at least two words)
         for i in range(len(low)):
             for core in self._cores_by_first.get(low[i], ()):
@@ -310,31 +313,54 @@ class Lexicon:
                         )
                     )
                     covered.update(range(i, i + n))
-        # 3) capitalised unknown words directly followed by product words ending in a head noun
+        # 3) product-like names the catalog lacks: capitalised words (one unknown to the
+        #    catalog, or several that no product's name covers) ending in a product noun
         i = 0
         while i < len(toks):
             if i in covered or not toks[i].text[0].isupper():
                 i += 1
                 continue
-            j = i
-            while j < len(toks) and toks[j].text[0].isupper() and j not in covered:
+            j = i + 1
+            while (
+                j < len(toks)
+                and toks[j].text[0].isupper()
+                and j not in covered
+                and _joined(text, toks[j - 1], toks[j])
+            ):
                 j += 1
+            while i < j and (
+                low[i] in _COMMON_CAPS
+                or (i == 0 or _sentence_gap(text, toks[i - 1], toks[i]))
+                and low[i] not in self.vocab
+                and j - i > 1
+            ):
+                i += 1  # "Try", "Our", sentence-initial words
+            if i >= j:
+                i = j
+                continue
             caps = toks[i:j]
-            sentence_start = i == 0 or text[toks[i - 1].end : toks[i].start].strip() in {
-                ".",
-                "!",
-                "?",
-                ":",
-            }
+            sentence_start = i == 0 or _sentence_gap(text, toks[i - 1], toks[i])
             unknown_caps = [t for t in caps if t.low not in self._known_caps]
             if sentence_start and len(caps) == 1:
                 unknown_caps = []
             k = j
-            while k < len(toks) and low[k] in self.content_vocab and k not in covered and k - j < 6:
+            while (
+                k < len(toks)
+                and low[k] in self.content_vocab
+                and k not in covered
+                and k - j < 6
+                and _joined(text, toks[k - 1], toks[k])
+            ):
                 k += 1
-            tail = low[i:k]
-            if unknown_caps and k > j and any(w in self.head_nouns for w in tail[len(caps) :]):
-                last = max(idx for idx in range(j, k) if low[idx] in self.head_nouns)
+            heads = [idx for idx in range(i, k) if low[idx] in self.head_nouns]
+            last = heads[-1] if heads else None
+            phrase_words = low[i : (last + 1 if last is not None else j)]
+            invented = False
+            if last is not None and unknown_caps and last >= j:
+                invented = True
+            elif last is not None and len(caps) >= 2 and not set(phrase_words) <= self.place_words:
+                invented = not self.products_covering(" ".join(phrase_words))
+            if invented:
                 out.append(
                     Mention(
                         toks[i].start,
@@ -367,8 +393,8 @@ class Lexicon:
         out.sort(key=lambda m: m.start)
         return out
 
-    def _invented_after(self, text: str, toks: list[Token], low: list[str], i: int, n: int) -> bool:
-        """After "the <Brand>": words outside the catalog that read as a product ("chocolate puffs")."""
+    def _invented_after(self, text: str, toks: list[Token], low: list[str], i: int, n: int) -> int:
+        """After "the <Brand>": how many words outside the catalog read as a product ("chocolate puffs")."""
         det = i > 0 and low[i - 1] in _DETERMINERS
         run: list[str] = []
         j = i + n
@@ -378,7 +404,7 @@ class Lexicon:
             run.append(low[j])
             j += 1
         content = [w for w in run if w not in _GENERIC_NOUNS]
-        return bool(content) and (det or any(w in self.head_nouns for w in run))
+        return len(run) if content and (det or any(w in self.head_nouns for w in run)) else 0
 
     def covers(self, pid: str, phrase: str) -> bool:
         """Whether every content word of ``phrase`` occurs in product ``pid``'s name or brand."""
@@ -387,6 +413,11 @@ class Lexicon:
 
     def products_covering(self, phrase: str) -> list[str]:
         return [pid for pid in self.index.products if self.covers(pid, phrase)]
+
+
+def _sentence_gap(text: str, a: Token, b: Token) -> bool:
+    """Whether a sentence (or a list after a colon) starts between two tokens."""
+    return text[a.end : b.start].strip()[-1:] in (".", "!", "?", ":")
 
 
 def _joined(text: str, a: Token, b: Token) -> bool:

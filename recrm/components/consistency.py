@@ -133,6 +133,9 @@ class FactualConsistency:
                 found("item", "price", f"states ${pm.group(1)} for {names}")
 
         # ---- attribute and location claims, clause by clause
+        # "it" / "they" continue the product talked about last; "this one" is the focus
+        # product (in a Compare: "Compared with X, this one ... it offers Y" -> Y is the focus's)
+        current: set[str] = {focus} if focus else set()
         for start, end, low, free in parts:
             if not low:
                 continue
@@ -140,9 +143,11 @@ class FactualConsistency:
             ref_here = [m for m in mentions if start <= m.start < end and m.candidates]
             if ref_here:
                 ref = set().union(*(m.candidates for m in ref_here))
+                current = set(ref_here[-1].candidates)
+            elif focus and _this_one(low):
+                ref = current = {focus}
             elif _PRONOUNS.intersection(low):
-                prev = [m for m in mentions if m.start < start and m.candidates]
-                ref = set(prev[-1].candidates) if prev else ({focus} if focus else set())
+                ref = current
             else:
                 ref = set()
             if not ref or negated:
@@ -348,6 +353,13 @@ def _find_places(low: list[str], places: dict[tuple[str, ...], str]):
         for key in places:
             if key[0] == low[i] and tuple(low[i : i + len(key)]) == key:
                 yield i, key
+
+
+def _this_one(low: list[str]) -> bool:
+    return any(
+        a == "this" and b in ("one", "product", "item", "option")
+        for a, b in zip(low, low[1:], strict=False)
+    )
 
 
 def _says_contains(low: list[str], phrase: tuple[str, ...]) -> bool:

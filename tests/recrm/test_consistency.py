@@ -129,3 +129,25 @@ def test_budget_not_yet_stated(index, task):
     history = opening_history()[:1]  # only the category is known
     s = score(index, task, turn("That fits your budget of $6.", "Explain", n=2), history)
     assert ("content", "budget") in checks(s)
+
+
+def test_compare_turn_attributes_go_to_the_right_product(index, task):
+    # "this one" is the product under discussion (sm_p004), not the one compared against
+    good = "Compared with the Honey Nut Crunch Cereal, this one suits you better since it is gluten-free."
+    bad = "Compared with the Gluten-Free Oat Cereal, this one suits you better since it is vegan."
+    assert score(index, task, turn(good, "Compare", n=3, recommended_id="sm_p004")).value == 1.0
+    s = score(index, task, turn(bad, "Compare", n=3, recommended_id="sm_p005"))
+    assert ("item", "attribute") in checks(s)
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        "Our bestseller, the Golden Crunch Maple Granola, is a great option.",  # known words, no such product
+        "Golden Crunch Maple Granola is great.",
+        "Try the Sunny Fields chocolate puffs.",
+    ],
+)
+def test_invented_names_from_catalog_words(index, task, response):
+    s = score(index, task, turn(response, "Explain", n=3, recommended_id="sm_p004"))
+    assert ("item", "unknown_product") in checks(s), s.details
