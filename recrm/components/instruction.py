@@ -8,7 +8,7 @@ from typing import Any
 
 from recrm.components.base import ComponentScore
 from recrm.context import TurnContext
-from recrm.text import lexicon, words
+from recrm.text import FUNCTION_WORDS, lexicon, words
 from situ_gym.actions.assistant import ACTION_TYPES, MAX_RANKING, REQUIRED_FIELDS
 from situ_gym.actions.parse import extract_json_object
 from situ_gym.actions.tools import LEGAL_TOOLS, TARGET_ARGUMENT
@@ -42,7 +42,8 @@ class InstructionFollowing:
     * format: parser errors; the JSON cannot be read; not exactly one entry in
       ``assistant_actions``; ranking longer than 10 or holding ids outside the catalog.
     * process: unknown action type; a required field of the action missing or empty
-      (per store, ``REQUIRED_FIELDS``); an expected user action outside the store's legal
+      (per store, ``REQUIRED_FIELDS``); a Recommend whose response never names the
+      product (fewer than two words of its name); an expected user action outside the store's legal
       set, flagged invalid, or aimed at an entity not in view (nor held, for items).
     * constraint: a SoM marker label in the response ("[a]", "[3]", "label b").
     * role: system jargon or ids in the response ("JSON", "ranking", "entity id",
@@ -118,6 +119,9 @@ class InstructionFollowing:
                 soft("process", "Greet after the conversation has started")
             if atype == "Recommend" and len(words(str(action.get("reason", "")))) < 3:
                 soft("content_quality", "Recommend gives no real reason")
+            if atype == "Recommend" and ctx.recommended_id in ctx.index.products:
+                if not _names_product(ctx.response, ctx.index.products[ctx.recommended_id].name):
+                    hard("process", "Recommend does not tell the user which product it recommends")
             if atype in ("AskPreference", "ClarifyNeed") and "?" not in ctx.response:
                 soft("style", f"{atype} without a question")
         eua = ctx.expected_user_action
@@ -201,6 +205,17 @@ def _count_actions(raw: str) -> int | None:
     if isinstance(acts, list):
         return len(acts)
     return 1 if isinstance(acts, dict) else 0
+
+
+def _names_product(response: str, name: str) -> bool:
+    """Whether the response uses at least two words of the product's name (one if it has one)."""
+    said = set(words(response))
+    name_w = [
+        w
+        for w in dict.fromkeys(words(name))
+        if w not in FUNCTION_WORDS and not w.isdigit() and len(w) > 2
+    ]
+    return sum(w in said for w in name_w) >= min(2, len(name_w))
 
 
 def _similar(a: list[str], b: list[str]) -> float:

@@ -165,3 +165,21 @@ def test_constructor_checks():
         InstructionFollowing(min_words=5, max_words=2)
     with pytest.raises(ValueError, match="echo_ratio"):
         InstructionFollowing(echo_ratio=0.0)
+
+
+def test_recommend_must_name_its_product(index, task):
+    vague = turn(
+        "Buy this one, trust me.",
+        "Recommend",
+        n=3,
+        recommended_id="sm_p004",
+        action={
+            "display_name": "Sunny Fields Gluten-Free Oat Cereal",
+            "visible_now": True,
+            "reason": "fits your needs well",
+        },
+    )
+    s = score(index, task, vague, opening_history())
+    assert s.value == 0.0 and any("which product" in f["message"] for f in s.details["findings"])
+    named = vague.model_copy(update={"response": "Try the gluten-free oat cereal on the left."})
+    assert score(index, task, named, opening_history()).value == 1.0
