@@ -271,6 +271,8 @@ def main(argv: list[str] | None = None) -> int:
         return bench_main([])
     if not args.file:
         parser.error("a trajectory file is required (or --bench)")
+    if not Path(args.file).is_file():
+        parser.error(f"no such trajectory file: {args.file!r}")
     try:
         composite = RecRMComposite(
             alpha=args.alpha, beta=args.beta, tau=args.tau, variant=args.variant
