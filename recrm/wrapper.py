@@ -21,7 +21,7 @@ class RecRMReward(gym.Wrapper, gym.utils.RecordConstructorArgs):
     normalised to [0, 1] by default (see ``RecRMComposite``, which also documents the
     dialogue credit of turns that judge no item). ``variant`` selects a rung of the
     ablation ladder: ``"outcome"`` (R1) passes the env's outcome reward through
-    unchanged; ``"+instruction"``, ``"+relevance"``, ``"+behavior"``, ``"full"`` (R2..R5)
+    unchanged (and reports it as ``total``); ``"+instruction"``, ``"+relevance"``, ``"+behavior"``, ``"full"`` (R2..R5)
     give the RecRM reward plus ``outcome_bonus * env_reward`` (the env pays 1.0 on the
     step an item enters the cart, i.e. at the end of a successful episode).
 
@@ -104,7 +104,7 @@ class RecRMReward(gym.Wrapper, gym.utils.RecordConstructorArgs):
         result = self.composite.score(TurnContext.from_env(self.env, record))
         env_reward = float(env_reward)
         if self.composite.variant.name == "outcome":
-            reward = env_reward
+            reward = result.total = env_reward  # R1: the outcome is the whole reward
         else:
             reward = result.total + self.outcome_bonus * env_reward
         record.reward.update(result.reward_fields())

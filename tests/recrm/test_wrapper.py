@@ -58,8 +58,10 @@ def test_rewards_info_and_turn_record():
 
 
 def test_outcome_variant_and_bonus():
-    r1 = [s[1] for s in run(RecRMReward(ScriptedEnv(), variant="outcome"))]
-    assert r1 == [0.0, 0.0, 1.0]
+    r1 = run(RecRMReward(ScriptedEnv(), variant="outcome"))
+    assert [s[1] for s in r1] == [0.0, 0.0, 1.0]
+    assert [s[4]["recrm"]["total"] for s in r1] == [0.0, 0.0, 1.0]  # R1's total is the outcome
+    assert r1[-1][4]["recrm"]["components"]["relevance"] == 1.0  # still judged and reported
     bonus = [s[1] for s in run(RecRMReward(ScriptedEnv(), outcome_bonus=2.0))]
     assert bonus == pytest.approx([0.2, 0.1, 3.0])
 
