@@ -425,7 +425,8 @@ def _fixture_parts(b: _Builder, fx: Fixture, instances: list[Instance]) -> tuple
     lo, hi = centre.copy(), centre.copy()
     lo[long_axis], hi[long_axis] = centre[long_axis] - min(0.8, 0.45 * length), centre[long_axis] + min(0.8, 0.45 * length)
     lo[depth_axis], hi[depth_axis] = centre[depth_axis] - 0.02, centre[depth_axis] + 0.02
-    lo[2], hi[2] = max(fx.height, p_hi[2]) + 0.45, max(fx.height, p_hi[2]) + 0.75
+    sign_z = max(max(fx.height, p_hi[2]) + 0.45, 2.45)  # above head height even over low fixtures
+    lo[2], hi[2] = sign_z, sign_z + 0.3
     title, _, rest = fx.name.partition(":")
     text = title.strip() + ("\n" + rest.strip() if rest.strip() else "")
     part(lo, hi, _mix(seg, (28, 30, 36), 0.55), "sign")
@@ -513,7 +514,8 @@ def _fixture_parts(b: _Builder, fx: Fixture, instances: list[Instance]) -> tuple
         return (depth_axis, float(panel[0]), float(panel[1])) if has_panel else None
 
     if fx.kind == "chest_freezer":
-        # A low open tub: base up to the first level, four walls, a dark lid edge on top.
+        # An island freezer: base up to the goods, a low solid rim, glass sides (not drawn:
+        # the goods stay visible through them), corner posts and the lid edge on top.
         lo, hi = lo_fp.copy(), hi_fp.copy()
         hi[2] = bottom
         if bottom > 1e-4:
@@ -521,16 +523,24 @@ def _fixture_parts(b: _Builder, fx: Fixture, instances: list[Instance]) -> tuple
         wall = 0.06
         in_lo = np.minimum(lo_fp + wall, p_lo)
         in_hi = np.maximum(hi_fp - wall, p_hi)
-        for axis in (0, 1):
-            for a, c in ((lo_fp[axis], in_lo[axis]), (in_hi[axis], hi_fp[axis])):
-                if c - a < 1e-4:
-                    continue
-                lo, hi = lo_fp.copy(), hi_fp.copy()
-                lo[axis], hi[axis] = a, c
-                if axis == 1:  # the y walls fit between the x walls
-                    lo[0], hi[0] = in_lo[0], in_hi[0]
-                lo[2] = bottom
-                part(lo, hi, FREEZER_RGB, "wall", top_rgb=(60, 96, 140))
+        rim = min(bottom + 0.06, fx.height - 0.05)
+        lid = fx.height - 0.03
+        for z0, z1, name, rgb, top in ((bottom, rim, "rim", FREEZER_RGB, (60, 96, 140)),
+                                       (lid, fx.height, "lid", (70, 98, 132), (60, 96, 140))):
+            for axis in (0, 1):
+                for a, c in ((lo_fp[axis], in_lo[axis]), (in_hi[axis], hi_fp[axis])):
+                    if c - a < 1e-4:
+                        continue
+                    lo, hi = lo_fp.copy(), hi_fp.copy()
+                    lo[axis], hi[axis] = a, c
+                    if axis == 1:  # the y walls fit between the x walls
+                        lo[0], hi[0] = in_lo[0], in_hi[0]
+                    lo[2], hi[2] = z0, z1
+                    part(lo, hi, rgb, name, top_rgb=top)
+        for xa, xc in ((lo_fp[0], in_lo[0]), (in_hi[0], hi_fp[0])):
+            for ya, yc in ((lo_fp[1], in_lo[1]), (in_hi[1], hi_fp[1])):
+                if xc - xa > 1e-4 and yc - ya > 1e-4 and lid - rim > 1e-4:
+                    part((xa, ya, rim), (xc, yc, lid), (70, 98, 132), "post")
         return None
 
     # produce_stand: a wooden stand with a stepped block under each level's products.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 from situ_gym.backends.base import Pose, Primitive
@@ -91,10 +92,29 @@ def test_move_to_fixture_front_and_missing_back(mart):
     mart.reset(Pose(1.0, 4.0, 0.0))
     r = mart.execute(Primitive("move_to_fixture", {"fixture": "f_shelf", "approach": "front"}))
     assert r.ok and r.translational
-    assert mart.pose() == Pose(5.0, 5.0, 90.0, 0.0)
+    p = mart.pose()
+    assert (p.x, p.y, p.yaw) == (5.0, 5.0, 90.0)
     assert r.displacement >= math.hypot(4.0, 1.0) - 1e-9
+    # the view tilts down to frame the goods: boards 0.15-1.75 m seen from 1 m away
+    assert -30.0 < p.pitch < -10.0 and p.pitch == mart.view_pitch(mart.scene.fixtures[0], 5.0, 5.0, 90.0)
     r = mart.execute(Primitive("move_to_fixture", {"fixture": "f_shelf", "approach": "back"}))
-    assert not r.ok and mart.pose() == Pose(5.0, 5.0, 90.0, 0.0)
+    assert not r.ok and mart.pose() == p
+
+
+def test_fixture_view_frames_its_goods():
+    b = EmbeddedBackend(tiny_supermarket(), width=320, height=240)
+    shelf = b.scene.fixtures[0]
+    goods = [p for p in b.scene.products if p.fixture_id == shelf.id]
+    b.execute(Primitive("move_to_fixture", {"fixture": shelf.id, "approach": "front"}))
+    seg = b.capture().seg
+    masks = [np.all(seg == np.array(p.color, np.uint8), axis=-1) for p in goods]
+    levels = {p.instances[0].position[2] for p, m in zip(goods, masks, strict=True) if m.any()}
+    assert levels == set(shelf.levels)  # every board's goods are in the frame
+    tilted = sum(int(m.sum()) for m in masks)
+    b.reset(Pose(5.0, 5.0, 90.0, 0.0))  # the same spot with a level view shows less of them
+    seg = b.capture().seg
+    level = sum(int(np.all(seg == np.array(p.color, np.uint8), axis=-1).sum()) for p in goods)
+    assert tilted > level
 
 
 def test_path_goes_around_obstacles(mart):

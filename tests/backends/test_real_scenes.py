@@ -54,10 +54,13 @@ def test_every_fixture_side_is_reached_and_seen(mart):
             _start(mart)
             r = mart.execute(Primitive("move_to_fixture", {"fixture": fx.id, "approach": side}))
             assert r.ok, (fx.id, side, r.message)
-            assert mart.pose() == Pose(pose.x, pose.y, pose.yaw % 360.0, 0.0)
+            assert mart.pose() == Pose(pose.x, pose.y, pose.yaw % 360.0, mart.view_pitch(fx, pose.x, pose.y, pose.yaw))
             straight = math.hypot(pose.x - mart.scene.layout.start.x, pose.y - mart.scene.layout.start.y)
             assert r.displacement >= straight - 1e-6
             assert _visible(mart, fx.color) > 200, (fx.id, side)
+            products = [p for p in mart.scene.products if p.fixture_id == fx.id]
+            seen = sum(_visible(mart, p.color) > 0 for p in products)
+            assert seen >= min(2, len(products)), (fx.id, side, seen)  # its goods are in view
 
 
 def test_every_fixture_nearest_point_is_next_to_it(mart):
