@@ -34,7 +34,7 @@ _REJECTION = re.compile(
     r"doesn't work|isn't [\w -]+, and i need|doesn't have the|want to avoid|put .+ back|too expensive"
 )
 _NEED_CUES = re.compile(r"need that|i'm after|prefer|matters|ideally|important|i want it|i'd like")
-_AVOID_CUES = re.compile(r"avoid|nothing with|don't want|stay away|it has|can't take|\bno\b|\bwithout\b")
+_AVOID_CUES = re.compile(r"avoid|\bnothing\b|don't want|stay away|it has|can't take|\bno\b|\bwithout\b")
 _QUESTION = re.compile(r"\?|\b(why|how|what about|compare|difference|tell me more|explain)\b")
 _STOP = {"a", "an", "the", "and", "or", "for", "of", "with", "to", "in", "on", "my", "i", "me", "some", "something", "any", "is", "it", "that", "this", "we", "our"}
 
@@ -391,13 +391,17 @@ class HeuristicAssistant(Assistant):
             )
 
         # Goal not in view: hop to a visible target clearly closer to it, else turn toward it.
-        gx, gy = goal.x, goal.y
+        # In the Home store an area is only reachable through its store's doorway.
+        route = goals[0] if self.store == "home_furnishings" else goal
+        gx, gy = route.x, route.y
         here = math.hypot(gx - x, gy - y)
         best_hop, best_d = None, here - 2.0
         for handle in visible_targets:
             t = self.targets.get(handle)
             if t is None or t.kind.startswith("area") or math.hypot(t.x - x, t.y - y) < 3.0:
                 continue
+            if _short(t.name).lower() in last_action.lower():
+                continue  # the shopper is already there
             d = math.hypot(gx - t.x, gy - t.y)
             if d < best_d:
                 best_hop, best_d = t, d
@@ -411,18 +415,21 @@ class HeuristicAssistant(Assistant):
             return finish(expected, f"{say}; {_short(goal.name)} is beyond it.", best_hop, approach)
         bearing = math.degrees(math.atan2(gy - y, gx - x))
         delta = (bearing - yaw + 180.0) % 360.0 - 180.0
+        walked_last = last_action.startswith("move_forward")
+        if walked_last and abs(delta) <= 25.0:
+            delta = 90.0 if self.turn % 2 else -90.0  # walked toward it and still no sight: look around
         if abs(delta) > 25.0:
             direction = "left" if delta > 0 else "right"
             angle = int(min(180, max(15, round(abs(delta) / 15.0) * 15)))
             return finish(
                 {"name": "turn", "arguments": {"direction": direction, "angle": angle}},
-                f"Turn {direction} about {angle} degrees; {_short(goal.name)} is in that direction.",
+                f"Turn {direction} about {angle} degrees; {_short(route.name)} is in that direction.",
                 None,
                 "nearest" if self.store == "supermarket" else "outside_doorway",
             )
         return finish(
             {"name": "move_forward", "arguments": {"distance": "medium"}},
-            f"Walk ahead a few steps toward {_short(goal.name)}.",
+            f"Walk ahead a few steps toward {_short(route.name)}.",
             None,
             "nearest" if self.store == "supermarket" else "outside_doorway",
         )
