@@ -163,7 +163,12 @@ class Renderer:
         qc = geometry.face_corners[q0:]
         self.quad_lo = qc.min(axis=1)
         self.quad_hi = qc.max(axis=1)
+        # Scratch buffers reused by every render (large per-frame allocations are slow).
         self._ids = np.zeros((h, w), np.int32)
+        self._words = np.zeros((h, w), np.uint32)
+        self._f1 = np.zeros((h, w), np.float32)
+        self._f2 = np.zeros((h, w), np.float32)
+        self._mask = np.zeros((h, w), bool)
         self.stats: dict[str, float] = {}
         self.signs = [(face + 1, corners, _text_texture(text, corners), np.array(ink, np.float32))
                       for face, corners, text, ink in geometry.signs]
@@ -192,7 +197,11 @@ class Renderer:
 
     # -- main entry ------------------------------------------------------------
     def render(self, eye: np.ndarray, yaw: float, pitch: float):
-        """Return (rgb uint8, depth float32, seg uint8, face ids int32) for an eye pose."""
+        """Return (rgb uint8, depth float32, seg uint8, face ids int32) for an eye pose.
+
+        rgb, depth and seg are new arrays; the face-id buffer is scratch that the next
+        call overwrites. A Renderer is not meant to be shared between threads.
+        """
         t0 = time.perf_counter()
         geo, cam = self.geo, self.camera
         eye = np.asarray(eye, np.float64)
@@ -236,7 +245,8 @@ class Renderer:
         pts_cam = (geo.face_corners[faces] - eye) @ basis.T  # (F, 4, 3)
         z = pts_cam[..., 2]
         inside = z.min(axis=1) >= cam.near
-        ids = np.zeros_like(self._ids)
+        ids = self._ids  # scratch, reused: overwritten by the next render
+        ids.fill(0)
         f, cx, cy = cam.fx, cam.cx, cam.cy
         zz = np.where(inside[:, None], z, 1.0)
         px = np.empty(pts_cam.shape[:2] + (2,), np.float64)
@@ -265,11 +275,14 @@ class Renderer:
         t2 = time.perf_counter()
 
         h, w = ids.shape
-        rgb = cv2.cvtColor(np.take(self.rgb_table, ids).view(np.uint8).reshape(h, w, 4), cv2.COLOR_RGBA2RGB)
+        words = self._words.view(np.uint8).reshape(h, w, 4)
+        np.take(self.rgb_table, ids, out=self._words, mode="clip")
+        rgb = cv2.cvtColor(words, cv2.COLOR_RGBA2RGB)
         if len(self.sign_faces):
             for k in np.nonzero(np.isin(self.sign_faces, faces))[0]:
                 self._paint_sign(rgb, ids, self.signs[k], eye, basis)
-        seg = cv2.cvtColor(np.take(self.seg_table, ids).view(np.uint8).reshape(h, w, 4), cv2.COLOR_RGBA2RGB)
+        np.take(self.seg_table, ids, out=self._words, mode="clip")
+        seg = cv2.cvtColor(words, cv2.COLOR_RGBA2RGB)
         depth = self._depth(ids, eye, basis)
         t3 = time.perf_counter()
         self.stats = {
@@ -317,16 +330,19 @@ class Renderer:
         inv = (1.0 / num).astype(np.float32)
         inv[0] = 0.0
         right, down, fwd = (np.ascontiguousarray(basis[r, axis].astype(np.float32) * inv) for r in range(3))
-        invd = np.take(right, ids)
+        invd, tmp = self._f1, self._f2
+        np.take(right, ids, out=invd, mode="clip")
         invd *= self.U
-        tmp = np.take(down, ids)
+        np.take(down, ids, out=tmp, mode="clip")
         tmp *= self.V
         invd += tmp
-        invd += np.take(fwd, ids)
+        np.take(fwd, ids, out=tmp, mode="clip")
+        invd += tmp
         # Pixels on a polygon's rasterised edge can extrapolate past the plane's horizon.
         np.maximum(invd, np.float32(1.0 / 200.0), out=invd)
-        depth = np.float32(1.0) / invd
-        empty = ids == 0
+        depth = np.empty_like(invd)
+        np.divide(np.float32(1.0), invd, out=depth)
+        empty = np.equal(ids, 0, out=self._mask)
         if empty.any():
             depth[empty] = np.inf
         return depth

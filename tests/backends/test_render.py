@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from situ_gym.backends.base import Backend, BackendError, Pose
+from situ_gym.backends.base import Backend, BackendError, Pose, Primitive
 from situ_gym.backends.embedded import EmbeddedBackend
 from situ_gym.scene.model import BACKGROUND_COLOR, FLOOR_COLOR, Instance
 from tests.backends._scenes import _product, tiny_home, tiny_supermarket
@@ -129,8 +129,6 @@ def test_label_band_and_product_share_seg():
 
 
 def test_capture_is_deterministic_and_backends_agree():
-    from situ_gym.backends.base import Primitive
-
     actions = [
         Primitive("move_forward", {"distance": "medium"}),
         Primitive("turn", {"direction": "left", "angle": 35}),
@@ -150,6 +148,18 @@ def test_capture_is_deterministic_and_backends_agree():
         assert fa.rgb.tobytes() == fb.rgb.tobytes()
         assert fa.seg.tobytes() == fb.seg.tobytes()
         assert fa.depth.tobytes() == fb.depth.tobytes()
+
+
+def test_frames_do_not_share_memory():
+    b = EmbeddedBackend(tiny_supermarket(), width=160, height=120)
+    first = b.capture()
+    kept = (first.rgb.copy(), first.depth.copy(), first.seg.copy())
+    b.execute(Primitive("turn", {"direction": "left", "angle": 90}))
+    second = b.capture()
+    assert second.seg.tobytes() != kept[2].tobytes()  # the view changed ...
+    assert first.rgb.tobytes() == kept[0].tobytes()  # ... and the old frame did not
+    assert first.depth.tobytes() == kept[1].tobytes()
+    assert first.seg.tobytes() == kept[2].tobytes()
 
 
 def test_home_store_walls_and_areas_use_entity_colours():
