@@ -70,6 +70,11 @@ def _prepared(scene: Scene) -> tuple:
     return payload
 
 
+def _short(name: str) -> str:
+    """A fixture's title without its category list: "Shelf 3: cereal, ..." -> "Shelf 3"."""
+    return name.split(":")[0].strip()
+
+
 def _fmt(m: float) -> str:
     return f"{m:.1f} m" if m >= 1.0 else f"{m:.2f} m"
 
@@ -322,8 +327,8 @@ class EmbeddedBackend:
         approach = args.get("approach", "nearest")
         if approach in ("front", "back"):
             if approach not in fx.approach:
-                raise _Infeasible(f"{fx.name} has no {approach} side")
-            return self._go_to(fx.approach[approach], f"the {approach} of {fx.name}", look_at=fx)
+                raise _Infeasible(f"{_short(fx.name)} has no {approach} side")
+            return self._go_to(fx.approach[approach], f"the {approach} of {_short(fx.name)}", look_at=fx)
         if approach != "nearest":
             raise _Infeasible(f"approach must be nearest, front or back, got {approach!r}")
         return self._go_nearest(fx)
@@ -331,7 +336,7 @@ class EmbeddedBackend:
     def _go_nearest(self, fx) -> ActionResult:
         grid, p = self.grid, self._pose
         x0, y0, x1, y1 = fx.footprint
-        name = fx.name
+        name = _short(fx.name)
         start = grid.nearest_free(p.x, p.y)
         if start is None:
             raise _Infeasible(f"cannot reach {name}")

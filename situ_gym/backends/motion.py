@@ -34,7 +34,7 @@ def obstacles_from_scene(scene: Scene) -> Obstacles:
         names.append(f"the wall of {stores[wall.owner]}" if wall.owner in stores else "the wall")
     for fx in scene.fixtures:
         rects.append(tuple(fx.footprint))
-        names.append(fx.name)
+        names.append(fx.name.split(":")[0].strip())  # "Shelf 3", not its category list
     if scene.store == "home_furnishings":
         for p in scene.products:
             for inst in p.instances:
