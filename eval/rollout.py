@@ -2,7 +2,7 @@
 
     python -m eval.rollout --env SituRec-Supermarket-v0 --agent heuristic --user rule \\
         --tasks all --workers 2 --seed 0 --repeats 1 --out runs/sm_heuristic [--resume] \\
-        [--save-frames] [--max-turns 20] [--reward recrm|none] [--model PATH]
+        [--save-frames] [--max-turns 20] [--reward recrm|none] [--model PATH] [--batch-size B]
 
 Episodes run in worker processes (each builds its own env and agent); the parent alone
 appends each finished episode as one JSON line (flush + fsync). Task order is fixed and
@@ -10,6 +10,10 @@ episode (task, repeat) uses seed ``seed + repeat`` with the env re-seeded at eve
 so results do not depend on the worker count. A crashed episode is saved with termination
 "error" and its traceback. ``--resume`` skips (task, repeat) pairs already in the file.
 At the end: metrics.json, report.md, plots and the HTML viewer in the run directory.
+
+``--batch-size B`` plays B episodes in lock-step per process with one ``act_batch`` per
+turn (one batched ``generate`` for ``--agent hf``). Rule-based agents give the same
+episodes as B = 1; sampled model outputs may depend on the batch composition.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import multiprocessing as mp
 import platform
 import sys
 import traceback
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -32,7 +37,7 @@ from eval.io import append_episode, done_keys, drop_truncated_tail, episode_id_f
 from eval.viewer import frame_name
 from situ_gym.records import EpisodeRecord
 
-__all__ = ["RolloutConfig", "EpisodeJob", "select_tasks", "run_episode", "run", "finalize", "main"]
+__all__ = ["RolloutConfig", "EpisodeJob", "select_tasks", "run_episode", "run_batch", "run", "finalize", "main"]
 
 logger = logging.getLogger(__name__)
 
@@ -56,6 +61,11 @@ class RolloutConfig:
     reward: str = field(default="none", metadata={"help": "none | recrm (wrap with recrm.RecRMReward)"})
     model: str | None = field(default=None, metadata={"help": "model path or id for --agent hf"})
     judge: str = field(default="rule", metadata={"help": "dialogue judge: rule | none"})
+    batch_size: int = field(
+        default=1,
+        metadata={"help": "episodes played in lock-step per process with one act_batch per turn "
+                          "(one batched generate for --agent hf); results can depend on it"},
+    )
     max_episodes: int | None = field(
         default=None, metadata={"help": "run at most this many new episodes (smoke runs, interrupts)"}
     )
@@ -65,6 +75,8 @@ class RolloutConfig:
     def __post_init__(self):
         if self.workers < 1:
             raise ValueError(f"workers must be >= 1, got {self.workers!r}")
+        if self.batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, got {self.batch_size!r}")
         if self.repeats < 1:
             raise ValueError(f"repeats must be >= 1, got {self.repeats!r}")
         if self.max_turns < 1:
@@ -145,16 +157,40 @@ def _make_env(config: RolloutConfig):
     return env
 
 
-def _state(config: RolloutConfig) -> tuple[Any, Any]:
+def _state(config: RolloutConfig, n_envs: int = 1, n_agents: int = 1) -> tuple[list[Any], list[Any]]:
+    """This process's envs and agents for ``config`` (built on first use, then reused;
+    a slot set to None after a crash is rebuilt)."""
+    from agents.registry import make_agent
+
     key = json.dumps(dataclasses.asdict(config), sort_keys=True, default=str)
     if _WORKER.get("key") != key:
-        from agents.registry import make_agent
-
-        if "env" in _WORKER:
-            _WORKER["env"].close()
+        for env in _WORKER.get("envs", []):
+            if env is not None:
+                env.close()
         _WORKER.clear()
-        _WORKER.update(key=key, env=_make_env(config), agent=make_agent(config.agent, model=config.model))
-    return _WORKER["env"], _WORKER["agent"]
+        _WORKER.update(key=key, envs=[], agents=[])
+    envs, agents = _WORKER["envs"], _WORKER["agents"]
+    envs.extend([None] * max(0, n_envs - len(envs)))
+    agents.extend([None] * max(0, n_agents - len(agents)))
+    for i in range(n_envs):
+        if envs[i] is None:
+            envs[i] = _make_env(config)
+    for i in range(n_agents):
+        if agents[i] is None:
+            agents[i] = make_agent(config.agent, model=config.model)
+    return envs[:n_envs], agents[:n_agents]
+
+
+def _drop(kind: str, i: int) -> None:
+    """Forget a (possibly broken) env or agent after a crash; it is rebuilt on next use."""
+    items = _WORKER.get(kind, [])
+    if i < len(items) and items[i] is not None:
+        if kind == "envs":
+            try:
+                items[i].close()
+            except Exception:  # noqa: BLE001 - it is being thrown away
+                logger.debug("closing a crashed env failed", exc_info=True)
+        items[i] = None
 
 
 def _save_frames(out: Path, episode_id: str, turn: int, obs: dict[str, Any], env) -> list[str]:
@@ -210,7 +246,7 @@ def run_episode(job: EpisodeJob) -> str:
     frames: list[str] = []
     termination, error = "error", None
     try:
-        env, agent = _state(config)
+        (env,), (agent,) = _state(config)
         obs, info = env.reset(seed=job.seed, options={"task_id": job.task_id})
         public = {k: v for k, v in info.items() if k != "task"}
         agent.reset(obs, public, seed=job.seed)
@@ -230,8 +266,97 @@ def run_episode(job: EpisodeJob) -> str:
     except Exception:  # noqa: BLE001 - a crashed episode is data, not a crashed run
         error = traceback.format_exc()
         termination = "error"
-        _WORKER.clear()  # rebuild env and agent for the next episode
+        _drop("envs", 0)  # rebuild env and agent for the next episode
+        _drop("agents", 0)
     return _record(job, turns, frames, termination, error)
+
+
+def run_batch(jobs: list[EpisodeJob], on_done: Callable[[str], None] | None = None) -> list[str]:
+    """Play several episodes in lock-step: one ``act_batch`` call per turn for all open
+    episodes (one batched ``generate`` for model agents). Agents with ``reset_batch``
+    (e.g. ``HFPolicyAssistant``) serve every episode from one instance; others get one
+    instance per episode. Each finished episode's JSON goes to ``on_done`` at once (in
+    this process) and all are returned in job order. Never raises for an episode."""
+    if not jobs:
+        return []
+    config = jobs[0].config
+    out = Path(config.out)
+    n = len(jobs)
+    (probe,) = _state(config)[1]
+    batched = hasattr(probe, "reset_batch")
+    envs, agents = _state(config, n_envs=n, n_agents=1 if batched else n)
+    turns: list[list[Any]] = [[] for _ in jobs]
+    frames: list[list[str]] = [[] for _ in jobs]
+    obs: list[Any] = [None] * n
+    result: list[str | None] = [None] * n
+    slot_of: dict[int, int] = {}  # job position -> episode index in reset_batch order
+
+    def finish(i: int, termination: str, error: str | None = None) -> None:
+        result[i] = _record(jobs[i], turns[i], frames[i], termination, error)
+        if error is not None:
+            _drop("envs", i)
+        if on_done is not None:
+            on_done(result[i])
+
+    publics, seeds = [], []
+    for i, job in enumerate(jobs):
+        try:
+            obs[i], info = envs[i].reset(seed=job.seed, options={"task_id": job.task_id})
+            public = {k: v for k, v in info.items() if k != "task"}
+            if batched:
+                slot_of[i] = len(publics)
+                publics.append(public)
+                seeds.append(job.seed)
+            else:
+                agents[i].reset(obs[i], public, seed=job.seed)
+            if config.save_frames:
+                frames[i] += _save_frames(out, job.episode_id, 1, obs[i], envs[i])
+        except Exception:  # noqa: BLE001
+            finish(i, "error", traceback.format_exc())
+    if batched and publics:
+        try:
+            agents[0].reset_batch([obs[i] for i in slot_of], publics, seeds=seeds)
+        except Exception:  # noqa: BLE001
+            tb = traceback.format_exc()
+            for i in list(slot_of):
+                finish(i, "error", tb)
+            slot_of.clear()
+    for _ in range(config.max_turns):
+        open_ = [i for i in range(n) if result[i] is None]
+        if not open_:
+            break
+        texts: dict[int, str] = {}
+        if batched:
+            try:
+                outs = agents[0].act_batch([obs[i] for i in open_], episodes=[slot_of[i] for i in open_])
+                texts = dict(zip(open_, outs, strict=True))
+            except Exception:  # noqa: BLE001 - the whole batch failed
+                tb = traceback.format_exc()
+                for i in open_:
+                    finish(i, "error", tb)
+                _drop("agents", 0)
+                break
+        else:
+            for i in open_:
+                try:
+                    texts[i] = agents[i].act(obs[i])
+                except Exception:  # noqa: BLE001
+                    finish(i, "error", traceback.format_exc())
+                    _drop("agents", i)
+        for i, text in texts.items():
+            try:
+                obs[i], _r, terminated, truncated, info = envs[i].step(text)
+                turns[i].append(info["turn"])
+                if config.save_frames:
+                    frames[i] += _save_frames(out, jobs[i].episode_id, len(turns[i]) + 1, obs[i], envs[i])
+                if terminated or truncated:
+                    finish(i, info.get("termination") or ("turn_limit" if truncated else "moderator_end"))
+            except Exception:  # noqa: BLE001
+                finish(i, "error", traceback.format_exc())
+    for i in range(n):
+        if result[i] is None:
+            finish(i, "turn_limit")
+    return [r for r in result if r is not None]
 
 
 # ------------------------------------------------------------------ parent side
@@ -316,7 +441,25 @@ def run(config: RolloutConfig, argv: list[str] | None = None) -> dict[str, Any] 
         bar.set_postfix(success=f"{successes}/{finished}", **({"errors": errors} if errors else {}))
 
     try:
-        if config.workers == 1 or len(pending) <= 1:
+        if config.batch_size > 1 and config.workers == 1:
+            for k in range(0, len(pending), config.batch_size):
+                run_batch(pending[k : k + config.batch_size], on_done=_save)
+        elif config.batch_size > 1:
+            methods = mp.get_all_start_methods()
+            ctx = mp.get_context("forkserver" if "forkserver" in methods else "spawn")
+            chunks = [pending[k : k + config.batch_size] for k in range(0, len(pending), config.batch_size)]
+            with ProcessPoolExecutor(max_workers=config.workers, mp_context=ctx) as pool:
+                for fut in as_completed([pool.submit(run_batch, chunk) for chunk in chunks]):
+                    try:
+                        texts = fut.result()
+                    except BrokenProcessPool as exc:
+                        raise RuntimeError(
+                            f"a worker process died ({exc}); {finished} episodes were saved, "
+                            f"rerun with --resume to finish the remaining ones"
+                        ) from exc
+                    for text in texts:
+                        _save(text)
+        elif config.workers == 1 or len(pending) <= 1:
             for job in pending:
                 _save(run_episode(job))
         else:

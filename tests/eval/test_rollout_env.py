@@ -91,3 +91,45 @@ def test_crashed_episode_is_saved_and_the_run_goes_on(tmp_path):
     assert sum(ep.termination == "error" for ep in eps) >= 1
     assert next(iter(groups.values()))["errors"] >= 1
     assert (out / "report.md").exists() and (out / "index.html").exists()
+
+
+class BatchedRandom(Assistant):
+    """A batch agent (reset_batch / act_batch(episodes=...)) made of RandomAssistants, so
+    its turns must equal the per-episode run; records the largest batch it served."""
+
+    name = "batched-random"
+    largest = 0
+
+    def reset(self, observation, info, *, seed=None):
+        self.reset_batch([observation], [info], seeds=[seed])
+
+    def reset_batch(self, observations, infos, *, seeds=None):
+        from agents.random_agent import RandomAssistant
+
+        self.slots = []
+        for obs, info, seed in zip(observations, infos, seeds, strict=True):
+            agent = RandomAssistant()
+            agent.reset(obs, info, seed=seed)
+            self.slots.append(agent)
+
+    def act(self, observation):
+        return self.act_batch([observation], episodes=[0])[0]
+
+    def act_batch(self, observations, *, episodes=None):
+        type(self).largest = max(type(self).largest, len(observations))
+        return [self.slots[i].act(o) for i, o in zip(episodes, observations, strict=True)]
+
+
+def test_lock_step_batches_give_the_per_episode_results(tmp_path):
+    ref = tmp_path / "ref"
+    run(RolloutConfig(out=str(ref), **SMALL))
+    plain = tmp_path / "plain"  # RandomAssistant has no reset_batch: one instance per episode
+    run(RolloutConfig(out=str(plain), batch_size=2, **SMALL))
+    batched = tmp_path / "batched"
+    run(RolloutConfig(out=str(batched), batch_size=3, **{**SMALL, "agent": f"{__name__}:BatchedRandom"}))
+    assert BatchedRandom.largest == 3
+    expected = {k: v.replace('"agent":"random"', "") for k, v in _by_id(ref / "trajectories.jsonl").items()}
+    assert _by_id(plain / "trajectories.jsonl") == _by_id(ref / "trajectories.jsonl")
+    got = {k: v.replace(f'"agent":"{__name__}:BatchedRandom"', "")
+           for k, v in _by_id(batched / "trajectories.jsonl").items()}
+    assert got == expected
