@@ -21,7 +21,6 @@ from agents.obs_text import (
     parse_catalog,
     parse_history,
     parse_nav_targets,
-    prices_in,
 )
 
 __all__ = ["HeuristicAssistant"]
@@ -32,6 +31,11 @@ _REJECTION = re.compile(
     r"more than i want|over my (?:limit|budget)|above my budget|can't take|isn't really|not the kind|"
     r"doesn't quite|don't think the .+ is right|not quite|prefer something else|pass on|rather not|"
     r"doesn't work|isn't [\w -]+, and i need|doesn't have the|want to avoid|put .+ back|too expensive"
+)
+# A price right after a budget phrase: "spend up to $25", "budget of $9", "go over $40".
+_BUDGET = re.compile(
+    r"(?:budget|spend|under|at most|up to|more than|go over|over|limit|around|about|max(?:imum)?)"
+    r"(?:\s+(?:is|of|about|around|at|most|than|up|to|more|go|over|spend|keep|it|my))*\s*\$([0-9][0-9,]*(?:\.[0-9]+)?)"
 )
 _NEED_CUES = re.compile(r"need that|i'm after|prefer|matters|ideally|important|i want it|i'd like")
 _AVOID_CUES = re.compile(r"avoid|\bnothing\b|don't want|stay away|it has|can't take|\bno\b|\bwithout\b")
@@ -94,6 +98,7 @@ class HeuristicAssistant(Assistant):
         self.last_scan_turn = 0
         self.last_recommended: str | None = None
         self.focus: str | None = None  # product the shopper is inspecting or was recommended
+        self.said: list[str] = []
 
     def act(self, observation: dict[str, Any]) -> str:
         self.turn += 1
@@ -105,6 +110,7 @@ class HeuristicAssistant(Assistant):
         pose = observation["pose"]
         ranking = self._rank()
         action, expected, response = self._decide(caption, ranking, pose, events)
+        response = self._fresh(response)
         return json.dumps(
             {
                 "response": response,
@@ -113,6 +119,22 @@ class HeuristicAssistant(Assistant):
                 "ranking": [p.id for p in ranking[:10]],
             }
         )
+
+    _REPHRASE = (
+        "{} I'll keep guiding you.",
+        "As a next step: {}",
+        "{} We're getting closer.",
+        "Let's try this: {}",
+        "{} Tell me if anything blocks your way.",
+    )
+
+    def _fresh(self, response: str) -> str:
+        """Say it differently when the same sentence was already used (repetition stalls)."""
+        n = self.said.count(response)
+        self.said.append(response)
+        if n == 0:
+            return response
+        return self._REPHRASE[(n - 1) % len(self._REPHRASE)].format(response)
 
     # ------------------------------------------------------------------ belief
     def _update_belief(self, events: list[tuple[str, str]]) -> None:
@@ -138,9 +160,9 @@ class HeuristicAssistant(Assistant):
                 if re.search(rf"\b{re.escape(category.lower())}s?\b", low):
                     b.category = category
                     break
-            prices = prices_in(low)
-            if prices and re.search(r"budget|spend|under|at most|up to|more than|limit|\$", low):
-                b.budget = max(prices)
+            budget = _BUDGET.search(low)
+            if budget:
+                b.budget = float(budget.group(1).replace(",", ""))
             for sentence in re.split(r"(?<=[.!?])\s+", low):
                 avoid = bool(_AVOID_CUES.search(sentence)) and not _NEED_CUES.search(sentence)
                 for value, tags in self.tag_values.items():
@@ -312,6 +334,22 @@ class HeuristicAssistant(Assistant):
         return f"It fits your needs because it is a {e.category}{clean}, priced at ${e.price:.2f}."
 
     # ------------------------------------------------------------------ navigation
+    def _inside_store(self, events) -> str | None:
+        """The store the shopper walked into last (from the executed actions), if any."""
+        inside = None
+        for speaker, text in events:
+            if speaker != "action":
+                continue
+            m = re.match(r"move_to_store\(store=(.+?), approach=(\w+)\) -> walked", text)
+            if m:
+                inside = m.group(1) if m.group(2) == "inside_doorway" else None
+                continue
+            m = re.match(r"move_to_area\(area=(.+?)\) -> walked", text)
+            if m and m.group(1).lower() in self.target_by_name:
+                kind = self.target_by_name[m.group(1).lower()].kind
+                inside = kind[len("area of ") :] if kind.startswith("area of ") else inside
+        return inside
+
     def scans_at(self, handle: str) -> int:
         return sum(1 for h, _ in self.scans if h == handle)
 
@@ -363,15 +401,32 @@ class HeuristicAssistant(Assistant):
                 "area",
             )
 
-        # Home: go to the area if visible, else into its store.
+        # Home: go to the area if visible; else into its store (leaving another store first).
         if self.store == "home_furnishings":
             store_t = goals[0]
+            inside = self._inside_store(events)
             if goal.handle in visible_targets:
                 return finish(
                     {"name": "move_to_area", "arguments": {"area": goal.handle}},
                     f"Head over to the {goal.name} in {store_t.name}; the {best.category} is there.",
                     goal,
                     "area",
+                )
+            if inside == store_t.name:
+                direction = "left" if self.turn % 2 else "right"
+                return finish(
+                    {"name": "turn", "arguments": {"direction": direction, "angle": 90}},
+                    f"You're in {store_t.name}. Turn {direction} to find the {_short(goal.name)} display.",
+                    None,
+                    "area",
+                )
+            here = self.target_by_name.get(inside.lower()) if inside else None
+            if here is not None and here.handle in visible_targets:
+                return finish(
+                    {"name": "move_to_store", "arguments": {"store": here.handle, "approach": "outside_doorway"}},
+                    f"Let's leave {here.name} through its doorway first; {store_t.name} is elsewhere on the floor.",
+                    here,
+                    "outside_doorway",
                 )
             if store_t.handle in visible_targets:
                 return finish(
