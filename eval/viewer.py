@@ -94,13 +94,23 @@ def _turn_html(ep: EpisodeRecord, t: TurnRecord, index: SceneIndex | None, frame
             f'<div class=frames>{"".join(imgs)}</div><table>{body}</table></div>')
 
 
-def episode_page(ep: EpisodeRecord, index: SceneIndex | None = None, rating: dict[str, Any] | None = None) -> str:
-    """One episode as a standalone HTML page (frames referenced relative to ``episodes/``)."""
+def episode_page(
+    ep: EpisodeRecord,
+    index: SceneIndex | None = None,
+    rating: dict[str, Any] | None = None,
+    neighbours: tuple[str | None, str | None] = (None, None),
+) -> str:
+    """One episode as a standalone HTML page (frames referenced relative to ``episodes/``);
+    ``neighbours`` are the previous / next episode ids for the page's links."""
     frames = set(ep.frames)
+    links = ['<a href="../index.html">all episodes</a>']
+    for label, other in zip(("previous", "next"), neighbours, strict=True):
+        if other is not None:
+            links.append(f'<a href="{escape(safe_name(other))}.html">{label}: {escape(other)}</a>')
     parts = [
         "<!doctype html><html><head><meta charset=utf-8>",
         f"<title>{escape(ep.episode_id)}</title><style>{_CSS}</style></head><body>",
-        '<p><a href="../index.html">← all episodes</a></p>',
+        "<p>" + " · ".join(links) + "</p>",
         f"<h1>{escape(ep.episode_id)}</h1>",
         "<table>",
     ]
@@ -142,7 +152,9 @@ def write_viewer(
     for i, ep in enumerate(episodes):
         page = f"episodes/{safe_name(ep.episode_id)}.html"
         rating = ratings[i] if ratings else None
-        (run / page).write_text(episode_page(ep, indexes.get(ep.store), rating), encoding="utf-8")
+        neighbours = (episodes[i - 1].episode_id if i > 0 else None,
+                      episodes[i + 1].episode_id if i + 1 < len(episodes) else None)
+        (run / page).write_text(episode_page(ep, indexes.get(ep.store), rating, neighbours), encoding="utf-8")
         ok = bool(ep.cart)
         rows.append(
             f"<tr><td><a href=\"{escape(page)}\">{escape(ep.episode_id)}</a></td><td>{escape(ep.env_id)}</td>"

@@ -73,3 +73,4 @@ def test_finalize_writes_report_metrics_plots_viewer(run_dir):
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "<script>" not in page
     assert f'src="../{frame_name("t0#r0", 1, "assistant")}"' in page  # the saved frame is shown
     assert "followed" in page
+    assert f'href="{safe_name("t1#r0")}.html">next: t1#r0' in page  # neighbour links
