@@ -12,13 +12,14 @@ from __future__ import annotations
 import json
 import logging
 import os
+import time
 from pathlib import Path
 from typing import Any
 
 from agents.base import Assistant
 from agents.prompting import Conversation, render_prompt, turn_end_ids, turn_text
 
-__all__ = ["HFPolicyAssistant", "load_policy", "generate_batch", "eos_token_ids"]
+__all__ = ["HFPolicyAssistant", "load_tokenizer", "load_policy", "generate_batch", "eos_token_ids"]
 
 logger = logging.getLogger(__name__)
 
@@ -26,6 +27,26 @@ logger = logging.getLogger(__name__)
 def _looks_like_path(name: str) -> bool:
     """A hub id is "name" or "org/name"; anything else names a local path."""
     return name.startswith((".", "/", "~")) or name.count("/") > 1 or os.sep != "/" and os.sep in name
+
+
+def load_tokenizer(name_or_path: str, *, local_files_only: bool = False):
+    """``AutoTokenizer``, except that a tokenizer saved as a plain ``TokenizersBackend`` loads as saved.
+
+    transformers 5 rebuilds a known model type's tokenizer with that type's class (a Qwen2
+    checkpoint gets ``Qwen2Tokenizer`` and its fixed pre-tokenizer) even when
+    ``tokenizer_config.json`` names another class; the in-process tiny tokenizer
+    (``train/tiny.py``) relies on its own pre-tokenizer, so it is loaded directly.
+    """
+    from transformers import AutoTokenizer
+
+    config = Path(name_or_path).expanduser() / "tokenizer_config.json"
+    if config.is_file():
+        saved = json.loads(config.read_text()).get("tokenizer_class")
+        if saved in ("TokenizersBackend", "PreTrainedTokenizerFast"):
+            from transformers import PreTrainedTokenizerFast
+
+            return PreTrainedTokenizerFast.from_pretrained(str(config.parent))
+    return AutoTokenizer.from_pretrained(name_or_path, local_files_only=local_files_only)
 
 
 def load_policy(
@@ -44,7 +65,7 @@ def load_policy(
     ``adapter`` is an optional LoRA adapter directory applied with ``PeftModel``.
     """
     import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoModelForCausalLM
 
     if not isinstance(name_or_path, str) or not name_or_path:
         raise ValueError(f"model must be a non-empty path or hub id, got {name_or_path!r}")
@@ -72,7 +93,7 @@ def load_policy(
 
     processor = None
     try:
-        tokenizer = AutoTokenizer.from_pretrained(base, local_files_only=local_files_only)
+        tokenizer = load_tokenizer(base, local_files_only=local_files_only)
         vision = False
         if images is not False:
             vision = _has_image_processor(base, local_files_only)
@@ -237,6 +258,8 @@ class HFPolicyAssistant(Assistant):
         self.seed = int(seed)
         self.eos_ids = eos_token_ids(self.model, self.tokenizer)
         self._slots: list[dict[str, Any]] = []
+        self.generated_tokens = 0  # running totals, for throughput figures
+        self.generate_seconds = 0.0
 
     # ------------------------------------------------------------------ episodes
     def reset(self, observation: dict[str, Any], info: dict[str, Any], *, seed: int | None = None) -> None:
@@ -269,35 +292,49 @@ class HFPolicyAssistant(Assistant):
     def act(self, observation: dict[str, Any]) -> str:
         return self.act_batch([observation])[0]
 
-    def act_batch(self, observations: list[dict[str, Any]]) -> list[str]:
+    def act_batch(self, observations: list[dict[str, Any]], *, episodes: list[int] | None = None) -> list[str]:
+        """One turn for several open episodes with ONE ``generate``.
+
+        ``episodes`` lists which episodes (indices into ``reset_batch``'s order) the
+        observations continue; default: all open episodes, in order. Finished episodes
+        are simply left out.
+        """
         if not self._slots:
             raise RuntimeError("call reset() or reset_batch() before act()")
-        if len(observations) != len(self._slots):
-            raise ValueError(
-                f"act_batch got {len(observations)} observations for {len(self._slots)} open episodes"
-            )
+        if episodes is None:
+            if len(observations) != len(self._slots):
+                raise ValueError(
+                    f"act_batch got {len(observations)} observations for {len(self._slots)} open episodes"
+                )
+            episodes = list(range(len(self._slots)))
+        if len(episodes) != len(observations) or len(set(episodes)) != len(episodes):
+            raise ValueError(f"episodes {episodes!r} must name one distinct episode per observation")
+        if any(not 0 <= i < len(self._slots) for i in episodes):
+            raise ValueError(f"episodes {episodes!r} out of range for {len(self._slots)} open episodes")
         from transformers import set_seed
 
-        first = self._slots[0]
-        set_seed(first["seed"] * 1009 + first["turn"])
+        slots = [self._slots[i] for i in episodes]
+        set_seed(slots[0]["seed"] * 1009 + slots[0]["turn"])
+        t0 = time.perf_counter()
         if self.processor is not None:
-            texts = self._act_vision(observations)
+            texts = self._act_vision(slots, observations)
         else:
-            texts = self._act_text(observations)
-        for slot in self._slots:
+            texts = self._act_text(slots, observations)
+        self.generate_seconds += time.perf_counter() - t0
+        for slot in slots:
             slot["turn"] += 1
         return texts
 
     # ------------------------------------------------------------------ text models
-    def _act_text(self, observations: list[dict[str, Any]]) -> list[str]:
-        for slot, obs in zip(self._slots, observations, strict=True):
+    def _act_text(self, slots: list[dict], observations: list[dict[str, Any]]) -> list[str]:
+        for slot, obs in zip(slots, observations, strict=True):
             if slot["conv"] is None:
                 slot["conv"] = Conversation(self.tokenizer, slot["store"], obs)
             else:
                 slot["conv"].add_observation(obs)
         outputs = generate_batch(
             self.model,
-            [slot["conv"].ids for slot in self._slots],
+            [slot["conv"].ids for slot in slots],
             pad_id=self.tokenizer.pad_token_id,
             eos_ids=self.eos_ids,
             max_new_tokens=self.max_new_tokens,
@@ -306,13 +343,14 @@ class HFPolicyAssistant(Assistant):
             top_p=self.top_p,
         )
         texts = []
-        for slot, ids in zip(self._slots, outputs, strict=True):
+        for slot, ids in zip(slots, outputs, strict=True):
             slot["conv"].add_model_tokens(ids, eos_ids=self.eos_ids)
+            self.generated_tokens += len(ids)
             texts.append(self.tokenizer.decode(ids, skip_special_tokens=True).strip())
         return texts
 
     # ------------------------------------------------------------------ vision models
-    def _act_vision(self, observations: list[dict[str, Any]]) -> list[str]:
+    def _act_vision(self, slots: list[dict], observations: list[dict[str, Any]]) -> list[str]:
         """Image-text models: messages re-rendered by the processor each turn, one image per turn."""
         import torch
         from PIL import Image
@@ -320,7 +358,7 @@ class HFPolicyAssistant(Assistant):
         from agents.prompting import render_messages
 
         prompts, images = [], []
-        for slot, obs in zip(self._slots, observations, strict=True):
+        for slot, obs in zip(slots, observations, strict=True):
             if slot["messages"] is None:
                 slot["messages"] = render_messages(obs, slot["store"], image=True)
             else:
@@ -343,6 +381,7 @@ class HFPolicyAssistant(Assistant):
             )
         new = out[:, batch["input_ids"].shape[1] :]
         texts = [t.strip() for t in self.processor.batch_decode(new, skip_special_tokens=True)]
-        for slot, text in zip(self._slots, texts, strict=True):
+        for slot, text in zip(slots, texts, strict=True):
+            self.generated_tokens += len(self.processor.tokenizer(text, add_special_tokens=False)["input_ids"])
             slot["messages"].append({"role": "assistant", "content": text})
         return texts

@@ -52,9 +52,10 @@ def build_dataset(cfg: GSPOScriptConfig):
 def main(cfg: GSPOScriptConfig) -> Path:
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer, set_seed
+    from transformers import AutoModelForCausalLM, set_seed
     from trl import GRPOTrainer
 
+    from agents.hf_policy import load_tokenizer
     from train.rollout import SituRecRollout, trajectory_reward
 
     set_seed(cfg.seed)
@@ -65,7 +66,7 @@ def main(cfg: GSPOScriptConfig) -> Path:
     logger.info("config: %s", json.dumps(cfg.to_dict(), default=str))
 
     dataset, held_out = build_dataset(cfg)
-    tokenizer = AutoTokenizer.from_pretrained(cfg.model_name_or_path)
+    tokenizer = load_tokenizer(cfg.model_name_or_path)
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
     model = AutoModelForCausalLM.from_pretrained(
@@ -87,6 +88,7 @@ def main(cfg: GSPOScriptConfig) -> Path:
         tokenizer.save_pretrained(out)
         (out / "held_out_tasks.json").write_text(json.dumps(held_out, indent=1))
         (out / "script_config.json").write_text(json.dumps(cfg.to_dict(), indent=1, default=str))
+        (out / "log_history.json").write_text(json.dumps(trainer.state.log_history, indent=1, default=str))
     return out
 
 

@@ -183,15 +183,17 @@ def build_dataset(cfg: SFTScriptConfig, tokenizer: Any):
 
 def main(cfg: SFTScriptConfig) -> Path:
     import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer, set_seed
+    from transformers import AutoModelForCausalLM, set_seed
     from trl import SFTTrainer
+
+    from agents.hf_policy import load_tokenizer
 
     set_seed(cfg.seed)
     if not cfg.model_name_or_path:
         raise ValueError("model_name_or_path is required")
     if cfg.run_name is None:
         cfg.run_name = f"{'+'.join(cfg.stores)}__sft__{cfg.seed}__{int(time.time())}"
-    tokenizer = AutoTokenizer.from_pretrained(cfg.model_name_or_path)
+    tokenizer = load_tokenizer(cfg.model_name_or_path)
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
     dataset, summary = build_dataset(cfg, tokenizer)

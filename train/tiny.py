@@ -10,7 +10,14 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-__all__ = ["CHATML_TEMPLATE", "SPECIAL_TOKENS", "corpus", "build_tiny_tokenizer", "build_tiny_model"]
+__all__ = [
+    "CHATML_TEMPLATE",
+    "SPECIAL_TOKENS",
+    "corpus",
+    "store_texts",
+    "build_tiny_tokenizer",
+    "build_tiny_model",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -44,15 +51,64 @@ def corpus(extra: list[str] | None = None) -> list[str]:
     return [line for line in lines if line.strip()]
 
 
-def build_tiny_tokenizer(texts: list[str], vocab_size: int = 1024):
-    """A byte-level BPE ``PreTrainedTokenizerFast`` trained on ``texts``, with a ChatML template."""
+def store_texts(
+    stores: tuple[str, ...] = ("supermarket",),
+    *,
+    image_size: tuple[int, int] = (160, 120),
+    teacher_tasks: int = 0,
+    teacher_turns: int = 3,
+) -> list[str]:
+    """Lines of the stores' observation text (catalog, navigation targets, captions).
+
+    With ``teacher_tasks > 0`` the heuristic assistant plays the first training tasks
+    (``train.tasks.split_tasks``, seed 0) and its outputs are added WHOLE: with
+    ``whole_lines`` each becomes a single token, so a few SFT steps teach a tiny model to
+    emit valid assistant JSON that can pass RecRM's gates (a random model never does, and
+    GSPO then sees identical rewards in every group and no gradient).
+    """
+    import gymnasium as gym
+
+    import situ_gym  # noqa: F401
+    from train.tasks import ENV_OF_STORE, split_tasks
+
+    lines: list[str] = []
+    for store in stores:
+        env = gym.make(ENV_OF_STORE[store], image_size=image_size, max_turns=teacher_turns)
+        obs, _ = env.reset(seed=0)
+        lines += obs["catalog"].splitlines() + obs["visible"].splitlines()
+        if teacher_tasks > 0:
+            from agents.heuristic import HeuristicAssistant
+
+            teacher = HeuristicAssistant()
+            for task_id in split_tasks(store, 0.2, 0)[0][:teacher_tasks]:
+                for seed in (0, 1):
+                    obs, info = env.reset(seed=seed, options={"task_id": task_id})
+                    teacher.reset(obs, {k: v for k, v in info.items() if k != "task"}, seed=seed)
+                    done = False
+                    while not done:
+                        text = teacher.act(obs)
+                        lines.append(text)
+                        obs, _, terminated, truncated, _ = env.step(text)
+                        lines += obs["visible"].splitlines()
+                        done = terminated or truncated
+        env.close()
+    return lines
+
+
+def build_tiny_tokenizer(texts: list[str], vocab_size: int = 1024, *, whole_lines: bool = False):
+    """A byte-level BPE ``PreTrainedTokenizerFast`` trained on ``texts``, with a ChatML template.
+
+    ``whole_lines=True`` lets merges cross spaces, so lines seen in training (catalog rows)
+    become one or two tokens: the ~50k-character catalog shrinks to ~500 tokens, which keeps
+    CPU test prompts short. Still lossless byte-level BPE: any text round-trips.
+    """
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
     if vocab_size < 300:
         raise ValueError(f"vocab_size must be at least 300 (256 bytes + specials), got {vocab_size!r}")
     tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=not whole_lines)
     tok.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
         vocab_size=vocab_size,
@@ -73,14 +129,15 @@ def build_tiny_tokenizer(texts: list[str], vocab_size: int = 1024):
 
 
 def build_tiny_model(out_dir: str | Path, texts: list[str] | None = None, *, seed: int = 0, vocab_size: int = 1024,
-                     hidden_size: int = 64, num_layers: int = 2, max_positions: int = 32768) -> Path:
+                     hidden_size: int = 64, num_layers: int = 2, max_positions: int = 32768,
+                     whole_lines: bool = False) -> Path:
     """Save a random-weight Qwen2 (hidden 64, 2 layers by default) and its tokenizer to ``out_dir``."""
     import torch
     from transformers import GenerationConfig, Qwen2Config, Qwen2ForCausalLM
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    tokenizer = build_tiny_tokenizer(corpus(texts), vocab_size=vocab_size)
+    tokenizer = build_tiny_tokenizer(corpus(texts), vocab_size=vocab_size, whole_lines=whole_lines)
     config = Qwen2Config(
         vocab_size=len(tokenizer),
         hidden_size=hidden_size,

@@ -97,3 +97,18 @@ def test_lora_adapter_loads_from_its_own_directory(tiny, tmp_path):
     assert texts[1] == texts[2]
     assert texts[0] != texts[1]  # the random LoRA weights change the greedy output
     assert any(isinstance(m, torch.nn.Module) and "lora" in n for n, m in adapted.model.named_modules())
+
+
+def test_act_batch_continues_only_the_named_episodes(tiny):
+    agent = HFPolicyAssistant(tiny, max_new_tokens=6, do_sample=False)
+    a, b = obs("Visible products:\n[a] Cod (2.3 m)"), obs("Visible products:\nnone")
+    agent.reset_batch([a, b], [INFO, INFO], seeds=[1, 2])
+    agent.act_batch([a, b])
+    tokens = agent.generated_tokens
+    agent.act_batch([obs("Visible products:\nnone", "User: ok")], episodes=[1])  # episode 0 has finished
+    assert agent._slots[0]["turn"] == 1 and agent._slots[1]["turn"] == 2
+    assert agent.generated_tokens > tokens and agent.generate_seconds > 0
+    with pytest.raises(ValueError, match="out of range"):
+        agent.act_batch([a], episodes=[5])
+    with pytest.raises(ValueError, match="distinct"):
+        agent.act_batch([a, a], episodes=[0, 0])
