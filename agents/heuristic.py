@@ -87,6 +87,11 @@ class HeuristicAssistant(Assistant):
                 self.tag_values.setdefault(value, [])
                 if tag not in self.tag_values[value]:
                     self.tag_values[value].append(tag)
+        # Compiled once per episode: the belief update runs every turn.
+        self.category_patterns = [(c, re.compile(rf"\b{re.escape(c.lower())}s?\b")) for c in self.categories]
+        self.tag_patterns = [
+            (v, re.compile(rf"(?<![a-z0-9-]){re.escape(v)}(?![a-z0-9-])")) for v in self.tag_values
+        ]
         self.belief = _Belief()
         self.turn = 0
         self.seen_events = 0
@@ -156,8 +161,8 @@ class HeuristicAssistant(Assistant):
             named = [pid for pid, e in self.catalog.items() if e.name.lower() in low]
             for name in self.place_names + [self.catalog[p].name.lower() for p in named]:
                 low = low.replace(name, " ")
-            for category in self.categories:
-                if re.search(rf"\b{re.escape(category.lower())}s?\b", low):
+            for category, pattern in self.category_patterns:
+                if pattern.search(low):
                     b.category = category
                     break
             budget = _BUDGET.search(low)
@@ -165,9 +170,9 @@ class HeuristicAssistant(Assistant):
                 b.budget = float(budget.group(1).replace(",", ""))
             for sentence in re.split(r"(?<=[.!?])\s+", low):
                 avoid = bool(_AVOID_CUES.search(sentence)) and not _NEED_CUES.search(sentence)
-                for value, tags in self.tag_values.items():
-                    if re.search(rf"(?<![a-z0-9-]){re.escape(value)}(?![a-z0-9-])", sentence):
-                        (b.avoided if avoid else b.required).update(tags)
+                for value, pattern in self.tag_patterns:
+                    if value in sentence and pattern.search(sentence):
+                        (b.avoided if avoid else b.required).update(self.tag_values[value])
             b.required -= b.avoided
             b.context_words.update(w for w in _words(low) if w not in _STOP and len(w) > 2)
             if _REJECTION.search(text.lower()):
