@@ -47,9 +47,9 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 def settings(args) -> dict:
     if args.tiny:
-        base = dict(sft_steps=1, gspo_steps=2, eval_tasks=2, train_tasks=2, max_turns=2, max_new_tokens=24,
-                    num_generations=2, batch=2, steps_per_generation=2, image_size=[160, 120], bf16=False,
-                    max_completion_length=2048, max_length=32768, lr_sft=1e-3, lr_gspo=1e-3)
+        base = dict(sft_steps=8, gspo_steps=2, eval_tasks=2, train_tasks=2, max_turns=2, max_new_tokens=24,
+                    num_generations=4, batch=4, steps_per_generation=2, image_size=[160, 120], bf16=False,
+                    max_completion_length=2048, max_length=32768, lr_sft=1e-2, lr_gspo=1e-3)
     else:
         base = dict(sft_steps=200, gspo_steps=30, eval_tasks=20, train_tasks=None, max_turns=20, max_new_tokens=256,
                     num_generations=8, batch=16, steps_per_generation=4, image_size=[640, 480], bf16=True,
@@ -63,10 +63,12 @@ def settings(args) -> dict:
 def prepare_model(args, out: Path) -> str:
     if args.model:
         return args.model
-    from train.tiny import build_tiny_model
+    from train.tiny import build_tiny_model, store_texts
 
-    if args.tiny:
-        return str(build_tiny_model(out / "base", seed=args.seed))
+    if args.tiny:  # whole-line tokens keep CPU prompts ~1k tokens (see train/tiny.py)
+        texts = store_texts((args.store,), teacher_tasks=2)
+        return str(build_tiny_model(out / "base", texts, seed=args.seed, vocab_size=8192, hidden_size=32,
+                                    whole_lines=True))
     from situ_gym.scene.loader import catalog_text, load_scene
 
     lines = catalog_text(load_scene(args.store)).splitlines()
