@@ -388,8 +388,11 @@ class UnrealCVBackend(EmbeddedBackend):
         if self._closed:
             raise BackendError("UnrealCVBackend is closed")
         if self._client is None:
-            if self._connecting or self._ready:
-                self._open_client()  # reconnect after a dropped client; the engine keeps its state
+            if self._ready:  # reconnect after a dropped client; the engine kept its state
+                self._open_client()
+                self._resync()
+            elif self._connecting:
+                self._open_client()
             else:
                 self.connect()
         self._check_alive()
@@ -520,6 +523,14 @@ class UnrealCVBackend(EmbeddedBackend):
         except ValueError as exc:
             raise BackendError(f"cannot parse the camera location {text[:80]!r}") from exc
         return x, y
+
+    def _resync(self) -> None:
+        """After a reconnect: take the body's position from the engine (a move may have
+        completed while its reply was lost) and re-send the rotation on the next action."""
+        x, y = self._read_location()
+        p = self._pose
+        self._pose = Pose(x, y, p.yaw, p.pitch)
+        self._pushed = None
 
     def _moveto(self, x: float, y: float) -> tuple[float, float]:
         """Sweep the camera toward (x, y) in the engine; returns where it really stopped."""
