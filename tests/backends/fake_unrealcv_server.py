@@ -98,10 +98,10 @@ class FakeUnrealCVServer:
         self._stopped = threading.Event()
 
     # -- lifecycle -------------------------------------------------------------
-    def start(self) -> FakeUnrealCVServer:
+    def start(self, port: int = 0) -> FakeUnrealCVServer:
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(("127.0.0.1", 0))
+        sock.bind(("127.0.0.1", port))
         sock.listen(4)
         sock.settimeout(0.1)
         self._sock, self.port = sock, sock.getsockname()[1]
@@ -316,3 +316,29 @@ def wait_for(pred, timeout: float = 2.0) -> bool:
             return True
         time.sleep(0.01)
     return bool(pred())
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run as a stand-in "packaged binary": port and size from ``--ini``, until SIGTERM."""
+    import argparse
+    import configparser
+    import signal
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--ini", required=True, help="unrealcv.ini with [UnrealCV.Core] Port/Width/Height")
+    args, _engine_flags = parser.parse_known_args(argv)
+    ini = configparser.ConfigParser()
+    ini.optionxform = str
+    ini.read(args.ini)
+    core = ini["UnrealCV.Core"]
+    srv = FakeUnrealCVServer(project="FakeBinary")
+    srv.size = (int(core["Width"]), int(core["Height"]))
+    srv.start(int(core["Port"]))
+    done = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: done.set())
+    done.wait(120.0)  # bounded: a forgotten stand-in exits by itself
+    srv.kill()
+
+
+if __name__ == "__main__":
+    main()

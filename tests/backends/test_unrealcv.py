@@ -354,3 +354,46 @@ def test_works_inside_situ_rec_env():
         finally:
             env.close()
             env.close()
+
+
+# -- launching a "packaged binary" (a stand-in script that serves on the ini's port) -------
+def _stand_in(tmp_path, body=None):
+    from pathlib import Path
+
+    server = Path(__file__).with_name("fake_unrealcv_server.py")
+    exe = tmp_path / "FakeMart-Linux-Shipping"
+    repo = Path(__file__).resolve().parents[2]
+    exe.write_text(body or f'#!/bin/sh\ncd "{repo}"\nexec "{sys.executable}" "{server}" --ini "{tmp_path}/unrealcv.ini" "$@"\n')
+    exe.chmod(0o755)
+    return exe
+
+
+def test_launch_writes_ini_waits_for_greeting_and_kills_the_group(scene, tmp_path):
+    from situ_gym.backends.unreal_launch import launch
+
+    proc = launch(_stand_in(tmp_path), "FakeMart", width=48, height=32, ready_timeout=20.0)
+    try:
+        ini = (tmp_path / "unrealcv.ini").read_text()
+        assert f"Port={proc.port}" in ini and "Width=48" in ini and "Height=32" in ini
+        b = UnrealCVBackend(scene, width=48, height=32, port=proc.port, timeout=5.0, process=proc.popen)
+        assert b.capture().rgb.shape == (32, 48, 3)
+        proc.close()
+        assert not proc.alive
+        t0 = time.monotonic()
+        with pytest.raises(BackendError):
+            b.execute(Primitive("move_forward", {"distance": "short"}))
+        assert time.monotonic() - t0 < HANG_BOUND
+        b.close()
+    finally:
+        proc.close()
+        proc.close()
+
+
+def test_launch_of_a_binary_that_exits_reports_its_code(tmp_path):
+    from situ_gym.backends.unreal_launch import launch
+
+    exe = _stand_in(tmp_path, "#!/bin/sh\necho missing map >&2\nexit 3\n")
+    t0 = time.monotonic()
+    with pytest.raises(BackendError, match="code 3.*missing map"):
+        launch(exe, ready_timeout=20.0)
+    assert time.monotonic() - t0 < HANG_BOUND
