@@ -268,6 +268,34 @@ def test_render_rgb_array_is_assistant_frame():
     assert np.array_equal(env.render(), obs["som_rgb"])
 
 
+@pytest.mark.parametrize("env_id", situ_gym.ENV_IDS)
+def test_shopper_discloses_one_detail_per_turn_and_buys_within_needs(env_id):
+    from agents.heuristic import HeuristicAssistant
+
+    env = make(env_id)
+    index = env.unwrapped.index
+    agent = HeuristicAssistant()
+    purchases = 0
+    for episode in range(6):
+        obs, info = env.reset(seed=episode, options={"task_id": env.unwrapped.task_ids[episode * 4]})
+        task = info["task"]
+        agent.reset(obs, {k: v for k, v in info.items() if k != "task"})
+        done = False
+        while not done:
+            obs, reward, terminated, truncated, info = env.step(agent.act(obs))
+            done = terminated or truncated
+            turn = info["turn"]
+            assert len(turn.revealed) <= 1, turn.revealed
+            for pid in turn.cart:
+                product = index.products[pid]
+                assert product.price <= task.budget
+                assert set(task.required_tags) <= set(product.tags)
+                assert not set(task.avoided_tags) & set(product.tags)
+                assert pid in task.reference_set
+            purchases += reward == 1.0
+    assert purchases >= 1  # the property is not vacuous
+
+
 def test_async_vector_env_runs():
     envs = gym.make_vec(
         "SituRec-Supermarket-v0",
