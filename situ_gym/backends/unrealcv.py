@@ -50,7 +50,7 @@ from situ_gym.backends.embedded import EmbeddedBackend, _fmt, _Infeasible  # noq
 from situ_gym.backends.motion import sweep
 from situ_gym.scene.model import BACKGROUND_COLOR, FLOOR_COLOR, WALL_COLOR, Pose2, Scene
 
-__all__ = ["UnrealCVBackend", "to_ue", "from_ue", "snap_colors", "decode_image", "decode_depth", "FLOOR_KEY",
+__all__ = ["UnrealCVBackend", "to_ue", "from_ue", "snap_colors", "ColorSnapper", "decode_image", "decode_depth", "FLOOR_KEY",
            "WALL_KEY"]
 
 logger = logging.getLogger(__name__)
@@ -144,28 +144,66 @@ def decode_depth(data: bytes, *, scale: float = 0.01, kind: str = "plane", focal
     return depth.astype(np.float32)
 
 
-def snap_colors(mask: np.ndarray, palette: np.ndarray, tol: int = 3) -> np.ndarray:
+class ColorSnapper:
+    """Maps mask pixels to a palette within ``tol`` per channel (see ``snap_colors``); built once.
+
+    Every colour within reach of a palette colour is listed in a sorted key table (a
+    few hundred keys per palette colour) and a frame costs one ``searchsorted`` over its
+    runs of equal pixels, whatever the number of distinct colours (gamma noise, edges).
+    """
+
+    def __init__(self, palette, tol: int = 3):
+        pal = np.asarray(palette, np.int64).reshape(-1, 3)
+        if pal.size == 0 or pal.min() < 0 or pal.max() > 255:
+            raise ValueError(f"palette must hold RGB colours in 0..255, got {pal.tolist()[:4]!r}...")
+        self.palette = pal.astype(np.uint8)
+        keys, dist, idx = [], [], []
+        for k, color in enumerate(pal):
+            axes = []
+            for v in color:
+                lo = 0 if v < 16 else max(0, v - tol)  # dark channels may read back as 0
+                axes.append(np.arange(lo, min(255, v + tol) + 1))
+            r, g, b = np.meshgrid(*axes, indexing="ij")
+            d = np.maximum.reduce([np.where((c == 0) & (v < 16), 0, np.abs(c - v)) for c, v in zip((r, g, b), color,
+                                                                                                   strict=True)])
+            near = d <= tol
+            keys.append(((r << 16) | (g << 8) | b)[near])
+            dist.append(d[near])
+            idx.append(np.full(int(near.sum()), k))
+        keys, dist, idx = np.concatenate(keys), np.concatenate(dist), np.concatenate(idx)
+        order = np.lexsort((idx, dist, keys))  # per key: nearest first, then the lower index
+        keys, idx = keys[order], idx[order]
+        first = np.ones(len(keys), bool)
+        first[1:] = keys[1:] != keys[:-1]
+        self._keys, self._idx = keys[first].astype(np.int32), idx[first]
+
+    def __call__(self, mask: np.ndarray) -> np.ndarray:
+        if mask.ndim != 3 or mask.shape[2] != 3 or mask.dtype != np.uint8:
+            raise ValueError(f"mask must be uint8 (H, W, 3), got {mask.dtype} {mask.shape}")
+        flat = mask.reshape(-1, 3)
+        packed = (flat[:, 0].astype(np.int32) << 16) | (flat[:, 1].astype(np.int32) << 8) | flat[:, 2]
+        # Masks come in runs of one colour along rows: look up each run once.
+        change = np.empty(len(packed), bool)
+        change[:1] = True
+        np.not_equal(packed[1:], packed[:-1], out=change[1:])
+        vals = packed[change]
+        pos = np.minimum(np.searchsorted(self._keys, vals), len(self._keys) - 1)
+        hit = self._keys[pos] == vals
+        colors = np.empty((len(vals), 3), np.uint8)
+        colors[:] = BACKGROUND_COLOR
+        colors[hit] = self.palette[self._idx[pos[hit]]]
+        out = colors[np.cumsum(change) - 1]
+        return out.reshape(mask.shape)
+
+
+def snap_colors(mask: np.ndarray, palette, tol: int = 3) -> np.ndarray:
     """Map every pixel to the palette colour it matches within ``tol`` per channel, else BACKGROUND.
 
-    Vectorised over the image's distinct colours. A palette channel under 16 also
-    matches a read-back 0 (the engine's gamma can crush dark channels). Among several
-    matches the nearest (largest channel difference smallest) wins.
+    A palette channel under 16 also matches a read-back 0 (the engine's gamma can crush
+    dark channels). Among several matches the nearest (smallest largest-channel
+    difference) wins. Build a ``ColorSnapper`` once to snap many frames.
     """
-    if mask.ndim != 3 or mask.shape[2] != 3:
-        raise ValueError(f"mask must be (H, W, 3), got shape {mask.shape}")
-    pal = np.asarray(palette, np.int32).reshape(-1, 3)
-    flat = mask.reshape(-1, 3)
-    packed = (flat[:, 0].astype(np.int32) << 16) | (flat[:, 1].astype(np.int32) << 8) | flat[:, 2]
-    uniq, inverse = np.unique(packed, return_inverse=True)
-    cols = np.stack([(uniq >> 16) & 255, (uniq >> 8) & 255, uniq & 255], axis=1)
-    diff = np.abs(cols[:, None, :] - pal[None, :, :])  # (U, K, 3)
-    dark_zero = (pal[None, :, :] < 16) & (cols[:, None, :] == 0)
-    diff = np.where(dark_zero, 0, diff)
-    cheb = diff.max(axis=2)
-    best = cheb.argmin(axis=1)
-    ok = cheb[np.arange(len(uniq)), best] <= tol
-    mapped = np.where(ok[:, None], pal[best], np.array(BACKGROUND_COLOR, np.int32)).astype(np.uint8)
-    return mapped[inverse.reshape(-1)].reshape(mask.shape)
+    return ColorSnapper(palette, tol)(mask)
 
 
 # -- the client --------------------------------------------------------------------
@@ -281,6 +319,7 @@ class UnrealCVBackend(EmbeddedBackend):
             + [tuple(e.color) for e in (*scene.products, *scene.fixtures, *scene.stores, *scene.areas)],
             np.int32,
         )
+        self._snapper = ColorSnapper(self._palette, seg_tolerance)
         if connect:
             self.connect()
 
@@ -557,7 +596,7 @@ class UnrealCVBackend(EmbeddedBackend):
         shapes = {"lit": rgb.shape[:2], "object_mask": mask.shape[:2], "depth": depth.shape}
         if any(s != want for s in shapes.values()):
             raise BackendError(f"UnrealCV images do not match the camera size {want}: {shapes}")
-        seg = snap_colors(mask, self._palette, self.seg_tolerance)
+        seg = self._snapper(mask)
         return Frame(rgb=rgb, depth=depth, seg=seg, pose=self._pose)
 
     def _ensure_ready(self) -> None:

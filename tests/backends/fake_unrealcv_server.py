@@ -318,6 +318,45 @@ def wait_for(pred, timeout: float = 2.0) -> bool:
     return bool(pred())
 
 
+def bench(repeats: int = 50) -> None:
+    """Print the Python-side cost of the UnrealCV backend on loopback (the fake engine is instant).
+
+    ``python -m tests.backends.fake_unrealcv_server --bench`` from the repository root.
+    """
+    import os
+
+    from situ_gym.backends.base import Primitive
+    from situ_gym.backends.unrealcv import UnrealCVBackend
+    from situ_gym.scene.loader import load_scene
+
+    scene = load_scene("supermarket")
+    names = [i.id for p in scene.products for i in p.instances] + [f.id for f in scene.fixtures]
+    print(f"load average {os.getloadavg()[0]:.2f}; best of 3 rounds; supermarket scene, 640x480")
+    with FakeUnrealCVServer(names, mask_object=names[0]) as srv:
+        best = {}
+        for _ in range(3):
+            t0 = time.perf_counter()
+            b = UnrealCVBackend(scene, width=640, height=480, port=srv.port, timeout=10.0)
+            key = f"connect + set-up ({b.colored_objects} colours)"
+            best[key] = min(best.get(key, 1e9), time.perf_counter() - t0)
+            for fmt in ("png", "bmp"):
+                b.image_format = fmt
+                t0 = time.perf_counter()
+                for _ in range(repeats):
+                    b.capture()
+                key = f"capture {fmt} (lit + mask + depth npy + snap), ms"
+                best[key] = min(best.get(key, 1e9), (time.perf_counter() - t0) / repeats * 1e3)
+            t0 = time.perf_counter()
+            for k in range(repeats):
+                b.execute(Primitive("turn" if k % 2 else "move_backward", {"direction": "left", "angle": 10,
+                                                                            "distance": "short"}))
+            key = "execute move/turn (moveto + read-back | rotation), ms"
+            best[key] = min(best.get(key, 1e9), (time.perf_counter() - t0) / repeats * 1e3)
+            b.close()
+    for key, val in best.items():
+        print(f"{key:60s} {val:8.2f}" + (" s" if key.startswith("connect") else ""))
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run as a stand-in "packaged binary": port and size from ``--ini``, until SIGTERM."""
     import argparse
@@ -325,8 +364,14 @@ def main(argv: list[str] | None = None) -> None:
     import signal
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--ini", required=True, help="unrealcv.ini with [UnrealCV.Core] Port/Width/Height")
+    parser.add_argument("--ini", help="unrealcv.ini with [UnrealCV.Core] Port/Width/Height")
+    parser.add_argument("--bench", action="store_true", help="print the backend's Python-side costs and exit")
     args, _engine_flags = parser.parse_known_args(argv)
+    if args.bench:
+        bench()
+        return
+    if not args.ini:
+        parser.error("--ini is required unless --bench")
     ini = configparser.ConfigParser()
     ini.optionxform = str
     ini.read(args.ini)

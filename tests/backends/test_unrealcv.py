@@ -13,6 +13,7 @@ import pytest
 from situ_gym.backends.base import Backend, BackendError, Pose, Primitive
 from situ_gym.backends.embedded import EmbeddedBackend
 from situ_gym.backends.unrealcv import (
+    ColorSnapper,
     UnrealCVBackend,
     decode_depth,
     from_ue,
@@ -88,6 +89,22 @@ def test_snap_colors_tolerance_dark_channels_and_background():
     assert seg.dtype == np.uint8 and seg.shape == mask.shape
     assert [tuple(map(int, c)) for c in seg.reshape(-1, 3)] == [
         (200, 40, 40), (104, 80, 200), (0, 0, 0), (10, 120, 60), (10, 120, 60), (0, 0, 0)]
+
+
+def test_snapper_agrees_with_brute_force_nearest_match():
+    rng = np.random.default_rng(7)
+    palette = np.vstack([[BACKGROUND_COLOR, (8, 8, 8)], rng.integers(0, 256, (60, 3))])
+    base = palette[rng.integers(0, len(palette), (40, 50))]
+    mask = np.clip(base + rng.integers(-5, 6, base.shape), 0, 255).astype(np.uint8)
+    mask[::9] = 0  # crushed dark rows
+    got = ColorSnapper(palette, tol=3)(mask)
+    px = mask.reshape(-1, 1, 3).astype(int)
+    diff = np.abs(px - palette[None])
+    diff = np.where((palette[None] < 16) & (px == 0), 0, diff).max(axis=2)
+    best = diff.argmin(axis=1)  # ties: the lower index, like the snapper
+    want = np.where((diff[np.arange(len(best)), best] <= 3)[:, None], palette[best], 0)
+    assert (got.reshape(-1, 3) == want).all()
+    assert 0.2 < (got.reshape(-1, 3) != 0).any(axis=1).mean() < 0.9  # both outcomes exercised
 
 
 def test_point_depth_becomes_plane_depth():
