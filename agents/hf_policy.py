@@ -25,8 +25,11 @@ logger = logging.getLogger(__name__)
 
 
 def _looks_like_path(name: str) -> bool:
-    """A hub id is "name" or "org/name"; anything else names a local path."""
-    return name.startswith((".", "/", "~")) or name.count("/") > 1 or os.sep != "/" and os.sep in name
+    """A hub id is "name" or "org/name"; "runs/x" whose "runs" exists here is a local path."""
+    if name.startswith((".", "/", "~")) or name.count("/") > 1 or (os.sep != "/" and os.sep in name):
+        return True
+    parent = Path(name).parent
+    return parent != Path(".") and parent.is_dir()
 
 
 def load_tokenizer(name_or_path: str, *, local_files_only: bool = False):

@@ -89,7 +89,7 @@ def replay_episode(record: Any, env: Any, tokenizer: Any) -> dict[str, list[int]
         if (terminated or truncated) != last:
             raise ReplayMismatchError(
                 f"episode {record.episode_id} turn {turn.turn}: replay ended={terminated or truncated}, "
-                f"file has {len(record.turns)} turns"
+                f"file has {len(record.turns)} turns (does max_turns={env.unwrapped.max_turns} match the run's?)"
             )
         if not last:
             conv.add_observation(obs)

@@ -112,3 +112,10 @@ def test_act_batch_continues_only_the_named_episodes(tiny):
         agent.act_batch([a], episodes=[5])
     with pytest.raises(ValueError, match="distinct"):
         agent.act_batch([a, a], episodes=[0, 0])
+
+
+def test_relative_run_directory_that_does_not_exist_is_not_taken_for_a_hub_id(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "runs").mkdir()
+    with pytest.raises(ValueError, match="does not exist: 'runs/gspo'"):
+        HFPolicyAssistant("runs/gspo")

@@ -62,7 +62,7 @@ def test_yaml_config_with_command_line_override():
     cfg = parse_config(GSPOScriptConfig, ["--config", str(CONFIGS / "gspo_tiny.yaml"), "--max_steps", "7",
                                           "--model_name_or_path", "some/dir"])
     assert cfg.max_steps == 7 and cfg.model_name_or_path == "some/dir"
-    assert cfg.num_generations == 2
+    assert cfg.num_generations == 4 and cfg.steps_per_generation == 2  # from the YAML
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in CONFIGS.glob("*.yaml")))
