@@ -54,12 +54,12 @@ STORES = ("supermarket", "home_furnishings")
 _STORE_WORDS = {
     "supermarket": {
         "place": "a supermarket",
-        "targets": "fixtures (shelves, freezers, coolers, produce stands)",
+        "targets": "the fixed numeric handles of fixtures (shelves, freezers, coolers, produce stands)",
         "inspect": "pick_up_item (the shopper reads the label: price, flavour, packaging, allergens, nutrition)",
     },
     "home_furnishings": {
         "place": "a home-furnishings mall of several stores with display areas",
-        "targets": "stores (their doorways) and display areas inside them",
+        "targets": "the fixed numeric handles of stores (e.g. 2) and the area handles of display areas (e.g. 2a)",
         "inspect": "check_item (the shopper sees price, material, colour, size and style)",
     },
 }
@@ -143,7 +143,7 @@ expected_user_action is the one physical action you expect the shopper to take n
 {tools}
 
 Handle rules:
-- Use only YOUR handles: product letters ([a], [b], ...) of the current view (they change every turn), the fixed numeric handles of {words['targets']} and area handles like 2a.
+- Use only YOUR handles: product letters ([a], [b], ...) of the current view (they change every turn) and {words['targets']}.
 - Targets in expected_user_action must be visible now (or the held product).
 - Never say a handle, a product id or words like JSON or ranking to the shopper; call things by name.
 - The ranking holds catalog ids only (e.g. {_EXAMPLES[store]['ranking'][0]}), never handles.
