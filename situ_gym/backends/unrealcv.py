@@ -249,6 +249,8 @@ class UnrealCVBackend(EmbeddedBackend):
         process: optional ``subprocess.Popen`` of the engine, polled to notice a crash.
         animations: optional tool name -> blueprint function on ``user_object``, called
             with ``vbp`` after each successful action of that tool (failures are logged).
+        assign_colors: send the scene's segmentation colours on connect (one pipelined
+            request per object); False when the level already carries them.
     """
 
     def __init__(
@@ -273,6 +275,7 @@ class UnrealCVBackend(EmbeddedBackend):
         flip_y: bool = True,
         process: Any = None,
         animations: Mapping[str, str] | None = None,
+        assign_colors: bool = True,
     ):
         if not isinstance(host, str) or not host:
             raise ValueError(f"host must be a non-empty str, got {host!r}")
@@ -307,6 +310,7 @@ class UnrealCVBackend(EmbeddedBackend):
         self.flip_y = bool(flip_y)
         self.process = process
         self.animations = dict(animations or {})
+        self.assign_colors = bool(assign_colors)
         self._client = None
         self._ready = False  # engine set up (camera, colours) on this backend's first connection
         self._connecting = False
@@ -335,7 +339,8 @@ class UnrealCVBackend(EmbeddedBackend):
         if self._client is not None:
             return
         self._open_client()
-        if self._ready:
+        if self._ready:  # a reconnect: the engine kept its set-up
+            self._resync()
             return
         self._connecting = True
         try:
@@ -345,7 +350,8 @@ class UnrealCVBackend(EmbeddedBackend):
             c = self.camera_id
             self._ok(f"vset /camera/{c}/size {self.width} {self.height}")
             self._ok(f"vset /camera/{c}/fov {self.hfov:.3f}")
-            self._assign_colors()
+            if self.assign_colors:
+                self._assign_colors()
             self._ready = True
             self._push_pose(self._pose, teleport=True)
         finally:
@@ -377,7 +383,9 @@ class UnrealCVBackend(EmbeddedBackend):
             self._discard(client)  # unblocks a connect() still waiting for the greeting
             t.join(1.0)
             if timed_out:
-                raise BackendError(f"no UnrealCV greeting from {self.endpoint} within {self.timeout:g} s")
+                raise BackendError(
+                    f"no UnrealCV greeting (or no answer to the client's first request) from {self.endpoint} "
+                    f"within {self.timeout:g} s")
             if attempt + 1 < _CONNECT_ATTEMPTS and time.monotonic() + _CONNECT_RETRY_DELAY < deadline:
                 time.sleep(_CONNECT_RETRY_DELAY)
                 continue

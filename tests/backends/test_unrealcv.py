@@ -157,6 +157,10 @@ def test_object_names_mapping_and_missing_objects_do_not_fail(scene):
         b.close()
     with pytest.raises(ValueError, match="nope"):
         UnrealCVBackend(scene, connect=False, object_names={"nope": "X"})
+    with FakeUnrealCVServer(names) as srv:  # a level with baked colours: no colour traffic
+        b = UnrealCVBackend(scene, width=32, height=24, port=srv.port, timeout=2.0, assign_colors=False)
+        assert not any("/color" in c or c == "vget /objects" for c in srv.commands) and b.colored_objects == 0
+        b.close()
 
 
 def test_reset_places_camera_in_ue_coordinates(backend, server):
