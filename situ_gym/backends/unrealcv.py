@@ -46,12 +46,25 @@ import cv2
 import numpy as np
 
 from situ_gym.backends.base import ActionResult, BackendError, Frame, Pose, Primitive
-from situ_gym.backends.embedded import EmbeddedBackend, _fmt, _Infeasible  # noqa: F401 - shared logic
+from situ_gym.backends.embedded import (  # shared: formatter, ok=False signal
+    EmbeddedBackend,
+    _fmt,
+    _Infeasible,
+)
 from situ_gym.backends.motion import sweep
 from situ_gym.scene.model import BACKGROUND_COLOR, FLOOR_COLOR, WALL_COLOR, Pose2, Scene
 
-__all__ = ["UnrealCVBackend", "to_ue", "from_ue", "snap_colors", "ColorSnapper", "decode_image", "decode_depth", "FLOOR_KEY",
-           "WALL_KEY"]
+__all__ = [
+    "UnrealCVBackend",
+    "to_ue",
+    "from_ue",
+    "snap_colors",
+    "ColorSnapper",
+    "decode_image",
+    "decode_depth",
+    "FLOOR_KEY",
+    "WALL_KEY",
+]
 
 logger = logging.getLogger(__name__)
 

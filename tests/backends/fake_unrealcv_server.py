@@ -296,16 +296,23 @@ class FakeUnrealCVServer:
         else:
             return f"error unknown viewmode {mode}".encode()
         bgr = np.ascontiguousarray(rgb[..., ::-1])
-        if fmt == "bmp":  # 32-bit BGRA, like the engine's BMP
-            bgra = np.dstack([bgr, np.full((h, w), 255, np.uint8)])
-            ok, data = cv2.imencode(".bmp", bgra)
-        elif fmt == "png":
+        if fmt == "bmp":  # 32-bit BGRA rows top-down (negative height), like the engine's BMP
+            return _bmp_top_down(np.dstack([bgr, np.full((h, w), 255, np.uint8)]))
+        if fmt == "png":
             ok, data = cv2.imencode(".png", bgr)
         else:
             return f"error unknown format {fmt}".encode()
         if not ok:
             return b"error encode failed"
         return data.tobytes()
+
+
+def _bmp_top_down(bgra: np.ndarray) -> bytes:
+    h, w = bgra.shape[:2]
+    pixels = np.ascontiguousarray(bgra).tobytes()
+    info = struct.pack("<IiiHHIIiiII", 40, w, -h, 1, 32, 0, len(pixels), 2835, 2835, 0, 0)
+    head = struct.pack("<2sIHHI", b"BM", 14 + len(info) + len(pixels), 0, 0, 14 + len(info))
+    return head + info + pixels
 
 
 def wait_for(pred, timeout: float = 2.0) -> bool:

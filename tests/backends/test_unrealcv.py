@@ -284,9 +284,9 @@ def test_server_dying_mid_request_fails_fast(scene):
 
 
 def test_timeout_reconnects_and_the_next_request_gets_its_own_answer(scene, server):
-    b = UnrealCVBackend(scene, width=64, height=48, port=server.port, timeout=0.5)
+    b = UnrealCVBackend(scene, width=64, height=48, port=server.port, timeout=1.0)
     b.reset(Pose(1.0, 4.0, 0.0))
-    server.delays.append(("vget /camera/0/location", 1.5))  # the moveto's read-back answers late
+    server.delays.append(("vget /camera/0/location", 3.0))  # the moveto's read-back answers late
     with pytest.raises(BackendError, match="no reply"):
         b.execute(Primitive("move_forward", {"distance": "short"}))
     assert server.accepted == 1
