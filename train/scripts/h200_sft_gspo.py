@@ -53,7 +53,7 @@ def settings(args) -> dict:
     else:
         base = dict(sft_steps=200, gspo_steps=30, eval_tasks=20, train_tasks=None, max_turns=20, max_new_tokens=256,
                     num_generations=8, batch=16, steps_per_generation=4, image_size=[640, 480], bf16=True,
-                    max_completion_length=8192, max_length=16384, lr_sft=1e-5, lr_gspo=1e-6)
+                    max_completion_length=8192, max_length=32768, lr_sft=1e-5, lr_gspo=1e-6)
     for key in ("sft_steps", "gspo_steps", "eval_tasks", "train_tasks", "max_turns"):
         if getattr(args, key) is not None:
             base[key] = getattr(args, key)
