@@ -215,6 +215,26 @@ def test_targeted_move_walks_planned_legs_to_the_embedded_approach_pose(scene, b
     assert got.ok and (backend.pose().x, backend.pose().y) == pytest.approx((emb.pose().x, emb.pose().y), abs=2e-3)
 
 
+def test_home_store_and_area_moves_match_the_embedded_backend():
+    from tests.backends._scenes import tiny_home
+
+    scene = tiny_home()
+    names = [i.id for p in scene.products for i in p.instances] + ["s1", "a1"]
+    with FakeUnrealCVServer(names) as srv:
+        b = UnrealCVBackend(scene, width=32, height=24, port=srv.port, timeout=2.0)
+        assert srv.objects["s1"] == (180, 120, 40) and srv.objects["a1"] == (60, 160, 90)
+        emb = EmbeddedBackend(scene, width=32, height=24)
+        for prim in (Primitive("move_to_store", {"store": "s1", "approach": "inside_doorway"}),
+                     Primitive("move_to_area", {"area": "a1"})):
+            want, got = emb.execute(prim), b.execute(prim)
+            assert got.ok and got.message == want.message
+            assert got.displacement == pytest.approx(want.displacement, abs=1e-3)
+            assert (b.pose().x, b.pose().y, b.pose().yaw) == pytest.approx((emb.pose().x, emb.pose().y, emb.pose().yaw),
+                                                                           abs=1e-3)
+        assert srv.location[:2] == pytest.approx([800.0, -830.0]) and srv.rotation[1] == pytest.approx(-90.0)
+        b.close()
+
+
 def test_targeted_move_blocked_in_engine_reports_partial_walk(backend, server):
     backend.reset(Pose(1.0, 4.0, 0.0))
     r = backend.execute(Primitive("move_to_fixture", {"fixture": "f_upright", "approach": "front"}))  # at x=10.2
