@@ -242,7 +242,7 @@ class HeuristicAssistant(Assistant):
             )
 
         best = ranking[0]
-        visible = {name.lower(): handle for handle, name in caption.products}
+        visible = {m.name.lower(): m.handle for m in caption.products}
         holding = caption.holding
         best_handle = visible.get(best.name.lower())
         inspect_tool = "pick_up_item" if self.store == "supermarket" else "check_item"
@@ -370,7 +370,7 @@ class HeuristicAssistant(Assistant):
         goal = goals[-1]
         side_match = re.search(r"\((front|back)\)$", best.location)
         x, y, yaw = float(pose[0]), float(pose[1]), float(pose[2])
-        visible_targets = {h: n for h, n in caption.fixtures + caption.stores + caption.areas}
+        visible_targets = {m.handle: m.name for m in caption.fixtures + caption.stores + caption.areas}
         action = {"type": "Navigate", "navigation_goal": goal.handle, "reason": f"The {best.category} is at {_short(goal.name)}."}
 
         def finish(expected, response, waypoint: NavTarget | None, approach: str):

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 __all__ = [
     "CatalogEntry",
+    "Marked",
     "NavTarget",
     "Caption",
     "parse_catalog",
@@ -36,19 +38,27 @@ class NavTarget:
     approaches: tuple[str, ...]
 
 
+class Marked(NamedTuple):
+    """One marked entity of the caption, in the reader's handles."""
+
+    handle: str
+    name: str
+    approaches: tuple[str, ...] = ()  # fixtures and stores: the approach options listed
+
+
 @dataclass
 class Caption:
-    products: list[tuple[str, str]] = field(default_factory=list)  # (handle, name)
-    fixtures: list[tuple[str, str]] = field(default_factory=list)
-    stores: list[tuple[str, str]] = field(default_factory=list)
-    areas: list[tuple[str, str]] = field(default_factory=list)
-    holding: tuple[str, str] | None = None
-    cart: list[str] = field(default_factory=list)
+    products: list[Marked] = field(default_factory=list)
+    fixtures: list[Marked] = field(default_factory=list)
+    stores: list[Marked] = field(default_factory=list)
+    areas: list[Marked] = field(default_factory=list)
+    holding: tuple[str, str] | None = None  # (handle, name)
+    cart: list[str] = field(default_factory=list)  # names
 
 
 _PRICE = re.compile(r"\$([0-9][0-9,]*\.?[0-9]*)")
 _TARGET = re.compile(r"^\[([^\]]+)\] (.+?) \| (.+?) \| \(([-0-9.]+), ([-0-9.]+)\) \| (.*)$")
-_ENTRY = re.compile(r"^\[([^\]]+)\] (.*?)(?: \((?:[0-9.]+ m|approach: [^)]*|[^()]*)\))?$")
+_ENTRY = re.compile(r"^\[([^\]]+)\] (.*?)(?: \(([0-9.]+ m|approach: [^)]*|[^()]*)\))?$")
 
 
 def parse_catalog(text: str) -> list[CatalogEntry]:
@@ -110,7 +120,9 @@ def parse_caption(text: str) -> Caption:
             continue
         m = _ENTRY.match(line)
         if m and section is not None:
-            section.append((m.group(1), m.group(2).strip()))
+            note = m.group(3) or ""
+            approaches = tuple(a.strip() for a in note[len("approach:") :].split(",")) if note.startswith("approach:") else ()
+            section.append(Marked(m.group(1), m.group(2).strip(), approaches))
     return cap
 
 

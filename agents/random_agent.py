@@ -3,73 +3,18 @@
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 import numpy as np
 
 from agents.base import Assistant
+from agents.obs_text import Marked, parse_caption, parse_catalog, parse_nav_targets
 from situ_gym.actions.assistant import ACTION_TYPES, MAX_RANKING
 from situ_gym.actions.tools import DISTANCES, LEGAL_TOOLS, TARGET_ARGUMENT, TOOLS
 
-__all__ = ["RandomAssistant", "parse_catalog", "parse_visible"]
+__all__ = ["RandomAssistant"]
 
-_HANDLE_LINE = re.compile(r"^\[(?P<handle>[^\]]+)\]\s*(?P<rest>.*)$")
-_APPROACH = re.compile(r"\(approach:\s*(?P<opts>[^)]*)\)")
-_SECTIONS = {
-    "Visible products:": "product",
-    "Visible fixtures:": "fixture",
-    "Visible stores:": "store",
-    "Visible areas:": "area",
-}
-
-
-def parse_catalog(text: str) -> tuple[list[dict[str, str]], list[dict[str, Any]]]:
-    """Products (id, name, category, price) and navigation targets (handle, name, kind,
-    approach options) from ``obs["catalog"]``."""
-    products: list[dict[str, str]] = []
-    targets: list[dict[str, Any]] = []
-    section = None
-    for line in text.splitlines():
-        if line.startswith("Catalog ("):
-            section = "catalog"
-            continue
-        if line.startswith("Navigation targets"):
-            section = "nav"
-            continue
-        parts = [p.strip() for p in line.split("|")]
-        if section == "catalog" and len(parts) >= 4:
-            products.append({"id": parts[0], "name": parts[1], "category": parts[2], "price": parts[3]})
-        elif section == "nav":
-            m = _HANDLE_LINE.match(line.strip())
-            if m:
-                fields = [p.strip() for p in m.group("rest").split("|")]
-                opts = [o.strip() for o in fields[-1].split(",")] if len(fields) >= 4 else []
-                targets.append({"handle": m.group("handle"), "name": fields[0],
-                                "kind": fields[1] if len(fields) > 1 else "", "approach": opts})
-    return products, targets
-
-
-def parse_visible(text: str) -> dict[str, list[dict[str, Any]]]:
-    """Marked entities by kind from ``obs["visible"]``: handle, name, approach options."""
-    out: dict[str, list[dict[str, Any]]] = {k: [] for k in _SECTIONS.values()}
-    kind = None
-    for line in text.splitlines():
-        line = line.strip()
-        if line in _SECTIONS:
-            kind = _SECTIONS[line]
-            continue
-        if line.startswith(("Holding:", "Cart:")):
-            kind = None
-            continue
-        m = _HANDLE_LINE.match(line)
-        if kind and m:
-            rest = m.group("rest")
-            a = _APPROACH.search(rest)
-            name = re.sub(r"\s*\([^)]*\)\s*$", "", rest).strip()
-            out[kind].append({"handle": m.group("handle"), "name": name,
-                              "approach": [o.strip() for o in a.group("opts").split(",")] if a else []})
-    return out
+_KIND_OF_ARGUMENT = {"item": "product", "fixture": "fixture", "store": "store", "area": "area"}
 
 
 class RandomAssistant(Assistant):
@@ -99,24 +44,22 @@ class RandomAssistant(Assistant):
     def _pick(self, items: list[Any]) -> Any:
         return items[int(self._rng.integers(len(items)))] if items else None
 
-    def _expected(self, visible: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    def _expected(self, visible: dict[str, list[Marked]]) -> dict[str, Any]:
         options = []
         for name in LEGAL_TOOLS[self.store]:
             target = TARGET_ARGUMENT.get(name)
-            kind = {"item": "product"}.get(target, target)
-            if target is None or visible.get(kind):
+            if target is None or visible[_KIND_OF_ARGUMENT[target]]:
                 options.append(name)
         name = self._pick(options)
         arguments: dict[str, Any] = {}
-        entity: dict[str, Any] = {}
+        entity: Marked | None = None
         for arg, allowed in TOOLS[name].arguments.items():
             if allowed == "handle":
-                kind = {"item": "product"}.get(arg, arg)
-                entity = self._pick(visible[kind])
-                arguments[arg] = entity["handle"]
-            elif arg == "approach" and entity.get("approach"):
+                entity = self._pick(visible[_KIND_OF_ARGUMENT[arg]])
+                arguments[arg] = entity.handle
+            elif arg == "approach" and entity is not None and entity.approaches:
                 # only the approach options the caption lists for this target
-                arguments[arg] = self._pick([a for a in entity["approach"] if a in allowed] or list(allowed))
+                arguments[arg] = self._pick([a for a in entity.approaches if a in allowed] or list(allowed))
             elif allowed == "angle":
                 arguments[arg] = int(self._rng.integers(15, 91))
             elif allowed == "distance":
@@ -126,32 +69,38 @@ class RandomAssistant(Assistant):
         return {"name": name, "arguments": arguments}
 
     def act(self, observation: dict[str, Any]) -> str:
-        products, targets = parse_catalog(observation.get("catalog", ""))
-        visible = parse_visible(observation.get("visible", ""))
+        products = parse_catalog(observation.get("catalog", ""))
+        targets = parse_nav_targets(observation.get("catalog", ""))
+        caption = parse_caption(observation.get("visible", ""))
+        visible = {"product": caption.products, "fixture": caption.fixtures, "store": caption.stores, "area": caption.areas}
         kind = self._pick(list(ACTION_TYPES))
         action: dict[str, Any] = {"type": kind}
         response = f"Let me help you with that ({kind})."
         if kind == "Recommend":
-            seen = self._pick(visible["product"])
-            product = seen or self._pick(products) or {"name": "something"}
-            action.update(display_name=product["name"], visible_now=seen is not None,
-                          reason="It might suit you.")
-            response = f"How about {product['name']}?"
+            seen = self._pick(caption.products)
+            product = seen or self._pick(products)
+            name = product.name if product is not None else "something"
+            action.update(display_name=name, visible_now=seen is not None, reason="It might suit you.")
+            response = f"How about {name}?"
         elif kind == "Navigate":
-            goal = self._pick(targets) or {"handle": "1", "name": "there", "approach": []}
-            action.update(navigation_goal=goal["handle"], reason="Let's look there.")
+            goal = self._pick(targets)
+            handle, goal_name, approaches = (goal.handle, goal.name, goal.approaches) if goal else ("1", "there", ())
+            action.update(navigation_goal=handle, reason="Let's look there.")
             if self.store == "home_furnishings":
-                hops = visible["store"] + visible["area"]
-                hop = self._pick(hops) or goal
-                action.update(next_waypoint=hop["handle"],
-                              target_approach=self._pick(goal["approach"]) or "outside_doorway")
-            response = f"Let's head to {goal['name']}."
-        ids = [p["id"] for p in products]
+                hop = self._pick(caption.stores + caption.areas)
+                action.update(
+                    next_waypoint=hop.handle if hop else handle,
+                    target_approach=self._pick([a for a in approaches if a != "area"]) or "outside_doorway",
+                )
+            response = f"Let's head to {goal_name}."
+        ids = [p.id for p in products]
         k = min(MAX_RANKING, len(ids))
         ranking = [ids[i] for i in self._rng.permutation(len(ids))[:k]] if k else []
-        return json.dumps({
-            "response": response,
-            "assistant_actions": [action],
-            "expected_user_action": self._expected(visible),
-            "ranking": ranking,
-        })
+        return json.dumps(
+            {
+                "response": response,
+                "assistant_actions": [action],
+                "expected_user_action": self._expected(visible),
+                "ranking": ranking,
+            }
+        )

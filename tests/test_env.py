@@ -312,3 +312,29 @@ def test_async_vector_env_runs():
         assert all("Hello!" in h for h in obs["history"])
     finally:
         envs.close()
+
+
+def test_home_search_turn_without_visible_waypoint_is_valid_and_rewarded():
+    """A Home Navigate may have next_waypoint null while the shopper turns to find a store."""
+    from recrm import RecRMReward
+
+    env = RecRMReward(make("SituRec-HomeFurnishings-v0"))
+    obs, _ = env.reset(seed=0)
+    goal = next(h for h, e in env.unwrapped._assistant_fixed.items() if env.unwrapped.index.kind(e) == "area")
+    action = {
+        "type": "Navigate",
+        "navigation_goal": goal,
+        "reason": "The lamps are on display there.",
+        "next_waypoint": None,
+        "target_approach": "outside_doorway",
+    }
+    text = _say("Turn left to look for the shop.", action, {"name": "turn", "arguments": {"direction": "left", "angle": 90}})
+    _, _, _, _, info = env.step(text)
+    assert info["turn"].assistant_valid, info["turn"].assistant_errors
+    assert info["recrm"]["components"]["instruction"] == 1.0
+    # The same null waypoint with a targeted move is invalid and fails the gate.
+    env.reset(seed=0)
+    store = next(h for h, e in env.unwrapped._assistant_fixed.items() if env.unwrapped.index.kind(e) == "store")
+    text = _say("Go in.", action, {"name": "move_to_store", "arguments": {"store": store, "approach": "inside_doorway"}})
+    _, reward, _, _, info = env.step(text)
+    assert not info["turn"].assistant_valid and reward == 0.0

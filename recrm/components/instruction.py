@@ -113,7 +113,10 @@ class InstructionFollowing:
         else:
             action = ctx.action or {}
             for key in REQUIRED_FIELDS.get(ctx.store, {}).get(atype, ()):
-                if key not in action or action[key] is None or action[key] == "":
+                # A null next_waypoint is legal while the shopper turns to find a store;
+                # the parser enforces when (its errors feed this gate above).
+                nullable = key == "next_waypoint"
+                if key not in action or (action[key] is None and not nullable) or action[key] == "":
                     hard("process", f"{atype} lacks required field {key!r}")
             if atype == "Greet" and ctx.history:
                 soft("process", "Greet after the conversation has started")

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from agents.random_agent import RandomAssistant, parse_catalog, parse_visible
+from agents.random_agent import RandomAssistant
 from agents.registry import make_agent, resolve_agent
 from situ_gym.actions.assistant import ACTION_TYPES, REQUIRED_FIELDS
 from situ_gym.actions.tools import LEGAL_TOOLS, TARGET_ARGUMENT
@@ -28,19 +28,6 @@ Holding: nothing
 Cart: empty"""
 
 OBS = {"catalog": CATALOG, "visible": VISIBLE, "history": ""}
-
-
-def test_parsers_read_the_observation_formats():
-    products, targets = parse_catalog(CATALOG)
-    assert [p["id"] for p in products] == ["sm_p001", "sm_p002", "sm_p003"]
-    assert products[1]["name"] == "Sunny Oats, 500 g"
-    assert targets[1] == {"handle": "4", "name": "Shelf 4", "kind": "shelf",
-                          "approach": ["nearest", "front", "back"]}
-    vis = parse_visible(VISIBLE)
-    assert [v["handle"] for v in vis["product"]] == ["a", "b"]
-    assert vis["product"][0]["name"] == "Harbor Catch Plain Frozen Cod Fillets, 1 lb"
-    assert vis["fixture"] == [{"handle": "3", "name": "Upright Freezer 2", "approach": ["nearest", "front"]}]
-    assert vis["store"] == [] and vis["area"] == []
 
 
 def _turns(seed, n=40):
