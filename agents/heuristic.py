@@ -40,6 +40,9 @@ _BUDGET = re.compile(
 _NEED_CUES = re.compile(r"need that|i'm after|prefer|matters|ideally|important|i want it|i'd like")
 _AVOID_CUES = re.compile(r"avoid|\bnothing\b|don't want|stay away|it has|can't take|\bno\b|\bwithout\b")
 _QUESTION = re.compile(r"\?|\b(why|how|what about|compare|difference|tell me more|explain)\b")
+# Label values that are everyday words in a shopper's sentence ("I can spend", "some
+# yogurt", "light it up") and say nothing about a preference when heard alone.
+_AMBIGUOUS_VALUES = {"can", "some", "none", "light", "medium", "large", "original", "plain", "box", "bag", "lid"}
 _STOP = {"a", "an", "the", "and", "or", "for", "of", "with", "to", "in", "on", "my", "i", "me", "some", "something", "any", "is", "it", "that", "this", "we", "our"}
 
 
@@ -90,7 +93,9 @@ class HeuristicAssistant(Assistant):
         # Compiled once per episode: the belief update runs every turn.
         self.category_patterns = [(c, re.compile(rf"\b{re.escape(c.lower())}s?\b")) for c in self.categories]
         self.tag_patterns = [
-            (v, re.compile(rf"(?<![a-z0-9-]){re.escape(v)}(?![a-z0-9-])")) for v in self.tag_values
+            (v, re.compile(rf"(?<![a-z0-9-]){re.escape(v)}(?![a-z0-9-])"))
+            for v in self.tag_values
+            if v not in _AMBIGUOUS_VALUES
         ]
         self.belief = _Belief()
         self.turn = 0
@@ -165,6 +170,8 @@ class HeuristicAssistant(Assistant):
                 if pattern.search(low):
                     b.category = category
                     break
+            if b.category:
+                low = low.replace(b.category.lower(), " ")  # "peanut butter" is not a flavour wish
             budget = _BUDGET.search(low)
             if budget:
                 b.budget = float(budget.group(1).replace(",", ""))
