@@ -91,7 +91,8 @@ class SituRecEnv(gym.Env[dict, str]):
     * ``som_max_depth`` / ``som_building_depth``: annotation ranges in metres for
       products (8) and for fixtures, stores and areas (25, so that navigation targets
       across the hall get marks while product labels stay legible).
-    * ``render_mode``: "rgb_array" returns the assistant's SoM frame.
+    * ``render_mode``: "rgb_array" returns the assistant's SoM frame; "human" (through
+      ``gym.make``) shows it in a window via Gymnasium's ``HumanRendering``.
 
     ## Info
     ``reset``: ``task_id``, ``profile_id``, ``store`` and the hidden ``task`` (for
@@ -102,7 +103,8 @@ class SituRecEnv(gym.Env[dict, str]):
     * v0: initial release.
     """
 
-    metadata = {"render_modes": ["rgb_array", "human"], "render_fps": 1}
+    # "human" works through gym.make, which adds gymnasium's HumanRendering window (pygame).
+    metadata = {"render_modes": ["rgb_array"], "render_fps": 1}
 
     def __init__(
         self,
