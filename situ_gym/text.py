@@ -40,7 +40,7 @@ def catalog_text(index: SceneIndex) -> str:
     lines = ["Catalog (id | name | category | price | location | attributes):"]
     for pid, p in index.products.items():
         tags = "; ".join(p.tags)
-        lines.append(f"{pid} | {p.name} | {p.category} | ${p.price:.2f} | {_location(index, pid)} | {tags}")
+        lines.append(f"{pid} | {p.name} | {p.category} | ${p.price:,.2f} | {_location(index, pid)} | {tags}")
     return "\n".join(lines)
 
 
@@ -49,7 +49,7 @@ def approach_options(index: SceneIndex, entity_id: str) -> list[str]:
     if kind == "fixture":
         return ["nearest"] + [s for s in ("front", "back") if s in index.fixtures[entity_id].approach]
     if kind == "store":
-        return list(index.stores[entity_id].approach)
+        return [s for s in ("outside_doorway", "inside_doorway") if s in index.stores[entity_id].approach]
     return ["area"]
 
 

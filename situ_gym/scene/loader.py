@@ -15,7 +15,6 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from situ_gym.scene.index import SceneIndex
 from situ_gym.scene.model import STORE_KINDS, Scene, TaskBank
 from situ_gym.scene.validate import AssetError, check_scene, check_table2, check_task_bank
 
@@ -24,8 +23,6 @@ __all__ = [
     "data_file",
     "load_scene",
     "load_task_bank",
-    "location_index_text",
-    "catalog_text",
 ]
 
 
@@ -120,27 +117,3 @@ def load_task_bank(store: str, root: str | Path | None = None) -> TaskBank:
     """The validated profiles and tasks of ``store``, cross-checked against its scene; cached."""
     _check_store(store)
     return _load_task_bank(store, None if root is None else str(Path(root).resolve()))
-
-
-def _money(price: float) -> str:
-    return f"${price:,.2f}"
-
-
-def location_index_text(scene: Scene) -> str:
-    """The product-location index: one line per product, ``id -> fixture`` (Supermarket)
-    or ``id -> store / area`` (Home Furnishings), with names and ids."""
-    index = SceneIndex(scene)
-    lines = []
-    for p in scene.products:
-        where = " / ".join(f"{index.name(eid)} [{eid}]" for eid in index.location_of(p.id))
-        lines.append(f"{p.id} -> {where}")
-    return "\n".join(lines)
-
-
-def catalog_text(scene: Scene) -> str:
-    """Compact catalog: one line per product, ``id | name | category | price | location``."""
-    index = SceneIndex(scene)
-    return "\n".join(
-        f"{p.id} | {p.name} | {p.category} | {_money(p.price)} | {index.location_text(p.id)}"
-        for p in scene.products
-    )

@@ -5,7 +5,7 @@ import random
 import pytest
 
 from situ_gym.scene.budget import compute_budget, eligible_products, reference_set
-from situ_gym.scene.loader import catalog_text, load_scene, load_task_bank, location_index_text
+from situ_gym.scene.loader import load_scene, load_task_bank
 from situ_gym.scene.validate import (
     HOME_STORE_NAMES,
     SUPERMARKET_FIXTURE_COUNTS,
@@ -108,18 +108,3 @@ def test_task_text_fields(store):
         assert set(p.demographics) == {"age_group", "employment", "occupation", "household",
                                        "housing", "transport", "storage"}
         assert all(0.0 <= v <= 1.0 for v in p.big_five.values()) and len(p.big_five) == 5
-
-
-def test_catalog_and_location_texts():
-    sm = load_scene("supermarket")
-    lines = catalog_text(sm).splitlines()
-    assert len(lines) == 233
-    p = sm.products[0]
-    assert lines[0].startswith(f"{p.id} | {p.name} | {p.category} | ${p.price:,.2f} | ")
-    loc = location_index_text(sm).splitlines()
-    assert loc[0].endswith(f"[{p.fixture_id}]") and loc[0].startswith(f"{p.id} -> ")
-    hf = load_scene("home_furnishings")
-    q = hf.products[-1]
-    last = location_index_text(hf).splitlines()[-1]
-    assert f"[{q.store_id}]" in last and last.endswith(f"[{q.area_id}]")
-    assert "$1," in catalog_text(hf)  # thousands separator on furniture prices

@@ -69,9 +69,11 @@ def prepare_model(args, out: Path) -> str:
         texts = store_texts((args.store,), teacher_tasks=2)
         return str(build_tiny_model(out / "base", texts, seed=args.seed, vocab_size=8192, hidden_size=32,
                                     whole_lines=True))
-    from situ_gym.scene.loader import catalog_text, load_scene
+    from situ_gym.scene import SceneIndex
+    from situ_gym.scene.loader import load_scene
+    from situ_gym.text import catalog_text
 
-    lines = catalog_text(load_scene(args.store)).splitlines()
+    lines = catalog_text(SceneIndex(load_scene(args.store))).splitlines()
     return str(build_tiny_model(out / "base", lines, seed=args.seed, vocab_size=RANDOM_INIT["vocab_size"],
                                 hidden_size=RANDOM_INIT["hidden_size"], num_layers=RANDOM_INIT["num_layers"]))
 
