@@ -106,7 +106,7 @@ def test_same_seed_same_episode(env_id):
 
     first, second = run(), run()
     assert len(first) == len(second)
-    for a, b in zip(first, second):
+    for a, b in zip(first, second, strict=True):
         assert a[0]["history"] == b[0]["history"]
         assert np.array_equal(a[0]["som_rgb"], b[0]["som_rgb"])
         assert a[1:] == b[1:]

@@ -5,7 +5,14 @@ from __future__ import annotations
 import gymnasium as gym
 
 import situ_gym  # noqa: F401
-from agents.obs_text import Marked, parse_caption, parse_catalog, parse_history, parse_nav_targets, prices_in
+from agents.obs_text import (
+    Marked,
+    parse_caption,
+    parse_catalog,
+    parse_history,
+    parse_nav_targets,
+    prices_in,
+)
 from tests.agents.test_random_agent import CATALOG, VISIBLE
 
 
