@@ -16,6 +16,7 @@ from typing import Any
 from agents.base import Assistant
 from agents.obs_text import (
     CatalogEntry,
+    Marked,
     NavTarget,
     parse_caption,
     parse_catalog,
@@ -106,6 +107,7 @@ class HeuristicAssistant(Assistant):
         self.confirmations = 0
         self.scans: list[tuple[str, int]] = []
         self.last_scan_turn = 0
+        self.blind = False
         self.last_recommended: str | None = None
         self.focus: str | None = None  # product the shopper is inspecting or was recommended
         self.said: list[str] = []
@@ -117,6 +119,13 @@ class HeuristicAssistant(Assistant):
         self.seen_events = len(events)
         self._update_belief(new_events)
         caption = parse_caption(observation["visible"])
+        # Without visual captions (App. D.4 ablation) the caption lists every fixed target:
+        # all of them may be named, and products are named by display name.
+        self.blind = "Navigation targets" in observation["visible"]
+        if self.blind:
+            for t in self.targets.values():
+                kind = "areas" if t.kind.startswith("area") else "stores" if t.kind == "store" else "fixtures"
+                getattr(caption, kind).append(Marked(t.handle, t.name, t.approaches))
         pose = observation["pose"]
         ranking = self._rank()
         action, expected, response = self._decide(caption, ranking, pose, events)
@@ -250,6 +259,8 @@ class HeuristicAssistant(Assistant):
 
         best = ranking[0]
         visible = {m.name.lower(): m.handle for m in caption.products}
+        if self.blind:
+            visible = self._products_here(events)
         holding = caption.holding
         best_handle = visible.get(best.name.lower())
         inspect_tool = "pick_up_item" if self.store == "supermarket" else "check_item"
@@ -346,6 +357,19 @@ class HeuristicAssistant(Assistant):
         return f"It fits your needs because it is a {e.category}{clean}, priced at ${e.price:.2f}."
 
     # ------------------------------------------------------------------ navigation
+    def _products_here(self, events) -> dict[str, str]:
+        """Blind mode: products at the place the shopper last walked to, by display name."""
+        last = next((t for sp, t in reversed(events) if sp == "action" and t.startswith("move_to_")), "")
+        m = re.match(r"move_to_\w+\((?:fixture|store|area)=(.+?)(?:, approach=\w+)?\) -> walked", last)
+        if not m:
+            return {}
+        place = _short(m.group(1)).lower()
+        return {
+            e.name.lower(): e.name
+            for e in self.catalog.values()
+            if any(_short(part).lower() == place for part in re.sub(r" \((front|back)\)$", "", e.location).split(" / "))
+        }
+
     def _inside_store(self, events) -> str | None:
         """The store the shopper walked into last (from the executed actions), if any."""
         inside = None
@@ -378,6 +402,13 @@ class HeuristicAssistant(Assistant):
         side_match = re.search(r"\((front|back)\)$", best.location)
         x, y, yaw = float(pose[0]), float(pose[1]), float(pose[2])
         visible_targets = {m.handle: m.name for m in caption.fixtures + caption.stores + caption.areas}
+        if self.blind:
+            # No view: guess from the map what the shopper can see (ahead, within 25 m).
+            def ahead(t: NavTarget) -> bool:
+                bearing = math.degrees(math.atan2(t.y - y, t.x - x))
+                return abs((bearing - yaw + 180.0) % 360.0 - 180.0) < 45.0 and math.hypot(t.x - x, t.y - y) < 25.0
+
+            visible_targets = {h: n for h, n in visible_targets.items() if h in self.targets and ahead(self.targets[h])}
         action = {"type": "Navigate", "navigation_goal": goal.handle, "reason": f"The {best.category} is at {_short(goal.name)}."}
 
         def finish(expected, response, waypoint: NavTarget | None, approach: str):
