@@ -39,6 +39,11 @@ class Frame:
     depth: np.ndarray  # float32 (H, W), metres along the view axis; inf where nothing
     seg: np.ndarray  # uint8 (H, W, 3) in the scene's segmentation colours
     pose: Pose
+    # Optional integer (H, W) entity per pixel, agreeing with ``seg``: 0 where seg shows
+    # no entity, else 1 + the entity's position in SceneIndex(scene).entities (products,
+    # fixtures, stores, areas in scene order). A renderer that knows it for free (the
+    # embedded one) sets it so the SoM analysis can skip decoding the seg colours.
+    entity_index: np.ndarray | None = None
 
 
 @dataclass(frozen=True)

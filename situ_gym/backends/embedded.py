@@ -36,10 +36,11 @@ import numpy as np
 
 from situ_gym.actions.tools import ANGLE_RANGE, DISTANCES, LEGAL_TOOLS, TRANSLATIONAL_TOOLS
 from situ_gym.backends.base import ActionResult, BackendError, Frame, Pose, Primitive
-from situ_gym.backends.geometry import build_geometry
+from situ_gym.backends.geometry import build_geometry, face_entity_table
 from situ_gym.backends.motion import obstacles_from_scene, sweep
 from situ_gym.backends.pathing import FloorGrid
 from situ_gym.backends.raster import Camera, OrderTree, Renderer
+from situ_gym.scene.index import SceneIndex
 from situ_gym.scene.model import Pose2, Scene
 
 __all__ = ["EmbeddedBackend", "PITCH_LIMIT"]
@@ -178,7 +179,11 @@ class EmbeddedBackend:
         p = self._pose
         eye = np.array([p.x, p.y, self.scene.layout.eye_height])
         rgb, depth, seg, _ = self.renderer.render(eye, p.yaw, p.pitch)
-        return Frame(rgb=rgb, depth=depth, seg=seg, pose=p)
+        face_entity = getattr(self, "_face_entity", None)
+        if face_entity is None:  # entity slots in SceneIndex order, as Frame.entity_index wants
+            colors = [e.color for e in SceneIndex(self.scene).entities.values()]
+            face_entity = self._face_entity = face_entity_table(self.geometry, colors)
+        return Frame(rgb=rgb, depth=depth, seg=seg, pose=p, entity_index=self.renderer.gather(face_entity))
 
     # -- actions ---------------------------------------------------------------
     def execute(self, primitive: Primitive) -> ActionResult:

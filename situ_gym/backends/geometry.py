@@ -28,7 +28,7 @@ from situ_gym.scene.model import (
     Store,
 )
 
-__all__ = ["SceneGeometry", "build_geometry", "product_base_color", "brand_label_color", "yaw_axis", "CULL_KINDS"]
+__all__ = ["SceneGeometry", "build_geometry", "face_entity_table", "product_base_color", "brand_label_color", "yaw_axis", "CULL_KINDS"]
 
 # Box kinds: products (and their labels) may be distance-culled, the rest never is.
 KIND_STRUCTURE, KIND_PRODUCT = 0, 1
@@ -653,3 +653,15 @@ def build_geometry(scene: Scene, *, label_bands: bool = True, tile: float = 1.0)
         raise ValueError(f"scene {scene.name!r} has non-finite geometry")
     return geo
 
+
+
+def face_entity_table(geometry: SceneGeometry, entity_colors: list[tuple[int, int, int]]) -> np.ndarray:
+    """Per face id + 1 (0: no face), the entity slot its segmentation colour names.
+
+    Slot ``k >= 1`` is ``entity_colors[k - 1]``; faces whose colour is no entity's
+    (floor, walls, background) get 0. uint16 when the slots fit, else int32.
+    """
+    slot_of = {tuple(int(c) for c in color): k for k, color in enumerate(entity_colors, start=1)}
+    seg = np.concatenate([np.zeros((1, 3), np.uint8), geometry.face_seg])
+    dtype = np.uint16 if len(entity_colors) < np.iinfo(np.uint16).max else np.int32
+    return np.array([slot_of.get(tuple(c), 0) for c in seg.tolist()], dtype=dtype)

@@ -165,6 +165,9 @@ class Renderer:
         self.quad_hi = qc.max(axis=1)
         # Scratch buffers reused by every render (large per-frame allocations are slow).
         self._ids = np.zeros((h, w), np.int32)
+        # The face ids as intp, converted once per frame: np.take would otherwise
+        # convert (and allocate) its int32 indices again for every table it reads.
+        self._idx = np.zeros((h, w), np.intp)
         self._words = np.zeros((h, w), np.uint32)
         self._f1 = np.zeros((h, w), np.float32)
         self._f2 = np.zeros((h, w), np.float32)
@@ -275,15 +278,17 @@ class Renderer:
         t2 = time.perf_counter()
 
         h, w = ids.shape
+        idx = self._idx
+        np.copyto(idx, ids)
         words = self._words.view(np.uint8).reshape(h, w, 4)
-        np.take(self.rgb_table, ids, out=self._words, mode="clip")
+        np.take(self.rgb_table, idx, out=self._words, mode="clip")
         rgb = cv2.cvtColor(words, cv2.COLOR_RGBA2RGB)
         if len(self.sign_faces):
             for k in np.nonzero(np.isin(self.sign_faces, faces))[0]:
                 self._paint_sign(rgb, ids, self.signs[k], eye, basis)
-        np.take(self.seg_table, ids, out=self._words, mode="clip")
+        np.take(self.seg_table, idx, out=self._words, mode="clip")
         seg = cv2.cvtColor(words, cv2.COLOR_RGBA2RGB)
-        depth = self._depth(ids, eye, basis)
+        depth = self._depth(ids, idx, eye, basis)
         t3 = time.perf_counter()
         self.stats = {
             "boxes": float(len(boxes)),
@@ -322,7 +327,15 @@ class Renderer:
         a = (alpha[mask].astype(np.float32) / 255.0)[:, None]
         roi[mask] = np.round(roi[mask] * (1.0 - a) + ink * a).astype(np.uint8)
 
-    def _depth(self, ids: np.ndarray, eye: np.ndarray, basis: np.ndarray) -> np.ndarray:
+    def gather(self, table: np.ndarray) -> np.ndarray:
+        """A new (H, W) array of ``table[face id]`` per pixel of the last render.
+
+        ``table`` is indexed by face id + 1 (entry 0: no face), like the colour tables,
+        e.g. a per-face entity index; ids past its end read its last entry.
+        """
+        return np.take(table, self._idx, mode="clip")
+
+    def _depth(self, ids: np.ndarray, idx: np.ndarray, eye: np.ndarray, basis: np.ndarray) -> np.ndarray:
         """Exact depth from each pixel's face plane: 1/depth = (ray . axis) / (plane - eye)."""
         axis = self._axis_ext
         num = self._coord_ext - eye[axis]
@@ -331,20 +344,19 @@ class Renderer:
         inv[0] = 0.0
         right, down, fwd = (np.ascontiguousarray(basis[r, axis].astype(np.float32) * inv) for r in range(3))
         invd, tmp = self._f1, self._f2
-        np.take(right, ids, out=invd, mode="clip")
+        np.take(right, idx, out=invd, mode="clip")
         invd *= self.U
-        np.take(down, ids, out=tmp, mode="clip")
+        np.take(down, idx, out=tmp, mode="clip")
         tmp *= self.V
         invd += tmp
-        np.take(fwd, ids, out=tmp, mode="clip")
+        np.take(fwd, idx, out=tmp, mode="clip")
         invd += tmp
         # Pixels on a polygon's rasterised edge can extrapolate past the plane's horizon.
         np.maximum(invd, np.float32(1.0 / 200.0), out=invd)
         depth = np.empty_like(invd)
         np.divide(np.float32(1.0), invd, out=depth)
         empty = np.equal(ids, 0, out=self._mask)
-        if empty.any():
-            depth[empty] = np.inf
+        np.copyto(depth, np.float32(np.inf), where=empty)
         return depth
 
 

@@ -18,6 +18,7 @@ the other's.
 
 from __future__ import annotations
 
+import logging
 import math
 import threading
 import weakref
@@ -33,6 +34,8 @@ from situ_gym.som.labels import check_role, fixed_handles, fixed_handles_by_id, 
 from situ_gym.som.types import ROLES, RoleView, VisibleEntity
 
 __all__ = ["Region", "Analysis", "analyse", "draw", "annotate", "annotate_roles"]
+
+logger = logging.getLogger(__name__)
 
 _KIND_ORDER = {"product": 0, "fixture": 1, "store": 2, "area": 3}
 _FONT = cv2.FONT_HERSHEY_SIMPLEX
@@ -97,6 +100,8 @@ class _ColorTable:
     keys: np.ndarray  # uint32 (n + 1,): pixel key of each slot (slot 0 never matches)
     ids: tuple[str, ...]  # entity id of each slot ("" at slot 0)
     product: np.ndarray  # bool (n + 1,): the slot is a product (gets the product depth limit)
+    n_products: int  # slots 1..n_products are the products when ``products_first``
+    products_first: bool  # the product slots come first (SceneIndex.entities order)
 
 
 _TABLES: weakref.WeakKeyDictionary[SceneIndex, _ColorTable] = weakref.WeakKeyDictionary()
@@ -143,7 +148,9 @@ def _color_table(index: SceneIndex) -> _ColorTable:
     slots = np.zeros(2**bits, dtype=np.int32)
     slots[hashed] = np.arange(1, n + 1, dtype=np.int32)
     product = np.array([False] + [eid in index.products for eid in ids[1:]], dtype=bool)
-    table = _ColorTable(mult, shift, slots, keys, ids, product)
+    n_products = int(product.sum())
+    products_first = bool(product[1 : n_products + 1].all())
+    table = _ColorTable(mult, shift, slots, keys, ids, product, n_products, products_first)
     _TABLES[index] = table
     return table
 
@@ -155,13 +162,18 @@ class _Scratch:
         self.rgba = np.empty((h, w, 4), dtype=np.uint8)
         self.u32 = np.empty((h, w), dtype=np.uint32)
         self.slot = np.empty((h, w), dtype=np.int32)
-        self.work = np.empty((h, w), dtype=np.int32)
-        self.key = np.empty((h, w), dtype=np.int32)
         self.ok = np.empty((h, w), dtype=bool)
         self.near = np.empty((h, w), dtype=bool)
         self.limit = np.empty((h, w), dtype=np.float32)
-        self.row_index = np.arange(h, dtype=np.int32)[:, None]
-        self.col_index = np.arange(w, dtype=np.int32)[None, :]
+        self.change = np.empty((h, w), dtype=bool)
+        self.typed: dict[np.dtype, np.ndarray] = {}
+
+    def slots(self, dtype: np.dtype) -> np.ndarray:
+        """An (H, W) work array of ``dtype`` for the masked slots of the entity-index path."""
+        out = self.typed.get(dtype)
+        if out is None:
+            out = self.typed[dtype] = np.empty(self.slot.shape, dtype=dtype)
+        return out
 
 
 _LOCAL = threading.local()
@@ -237,8 +249,36 @@ def analyse(
     table = _color_table(index)
     h, w = depth.shape
     buf = _scratch(h, w)
-    # Per-pixel entity slot (0: none or beyond max_depth), in reused buffers: fresh
-    # full-frame temporaries cost more in page faults than the arithmetic itself.
+    entity_index = frame.entity_index
+    if entity_index is not None:
+        if entity_index.shape != (h, w) or entity_index.dtype.kind not in "ui":
+            raise ValueError(
+                f"entity_index must be an integer (H, W) array like depth {depth.shape}, "
+                f"got {entity_index.dtype} {entity_index.shape}"
+            )
+        slot = _index_slots(entity_index, depth, table, buf, max_depth, building_max_depth)
+    else:
+        slot = _colour_slots(seg, depth, table, buf, max_depth, building_max_depth)
+    counts, present, boxes = _runs(slot, len(table.ids), min_pixels, buf)
+    regions = _regions(frame, index, table, slot, counts, present, boxes, close_px)
+    if entity_index is not None and not all(
+        tuple(int(c) for c in seg[r.anchor[1], r.anchor[0]]) == tuple(index.entities[r.entity_id].color)
+        for r in regions
+    ):
+        # The index disagrees with the segmentation image (edited after capture?):
+        # the colours are the reference, so decode them.
+        logger.debug("entity_index disagrees with seg; decoding the segmentation colours")
+        slot = _colour_slots(seg, depth, table, buf, max_depth, building_max_depth)
+        counts, present, boxes = _runs(slot, len(table.ids), min_pixels, buf)
+        regions = _regions(frame, index, table, slot, counts, present, boxes, close_px)
+    return Analysis(frame=frame, regions=tuple(regions))
+
+
+def _colour_slots(seg, depth, table: _ColorTable, buf: _Scratch, max_depth, building_max_depth) -> np.ndarray:
+    """Per-pixel entity slot from the seg colours (0: none or beyond its depth limit)."""
+    h, w = depth.shape
+    # Reused buffers: fresh full-frame temporaries cost more in page faults than the
+    # arithmetic itself.
     rgba = cv2.cvtColor(np.ascontiguousarray(seg), cv2.COLOR_RGB2RGBA, dst=buf.rgba)
     keys = rgba.view(np.uint32).reshape(h, w)
     np.multiply(keys, table.mult, out=buf.u32)
@@ -251,31 +291,85 @@ def analyse(
     np.less_equal(depth, buf.limit, out=buf.near)
     np.logical_and(buf.ok, buf.near, out=buf.ok)
     np.multiply(slot, buf.ok, out=slot)
-    counts = np.bincount(slot.ravel(), minlength=len(table.ids))
+    return slot
+
+
+def _index_slots(entity_index, depth, table: _ColorTable, buf: _Scratch, max_depth, building_max_depth):
+    """The same slots from a renderer's per-pixel entity index (no colour decoding)."""
+    product_limit, building_limit = np.float32(max_depth), np.float32(building_max_depth)
+    near = buf.near
+    if product_limit == building_limit:
+        np.less_equal(depth, product_limit, out=near)
+    elif table.products_first:  # slots 1..n_products are products: a comparison, no lookup
+        np.greater(entity_index, table.n_products, out=buf.ok)
+        buf.limit.fill(product_limit)
+        np.copyto(buf.limit, building_limit, where=buf.ok)
+        np.less_equal(depth, buf.limit, out=near)
+    else:
+        limits = np.where(table.product, product_limit, building_limit).astype(np.float32)
+        np.take(limits, entity_index, out=buf.limit, mode="clip")
+        np.less_equal(depth, buf.limit, out=near)
+    slot = buf.slots(entity_index.dtype)
+    np.multiply(entity_index, near, out=slot)
+    return slot
+
+
+def _runs(slot: np.ndarray, n_slots: int, min_pixels: int, buf: _Scratch):
+    """Pixel counts, the slots with at least ``min_pixels`` and their boxes, from row runs.
+
+    A run is a maximal horizontal stretch of one slot; the runs of a slot give its
+    pixel count (their lengths) and its bounding box (first / last run row, least
+    start / greatest end column), in a few passes over the image instead of one
+    per statistic.
+    """
+    h, w = slot.shape
+    change = buf.change
+    change[:, 0] = True
+    np.not_equal(slot[:, 1:], slot[:, :-1], out=change[:, 1:])
+    starts = np.flatnonzero(change)
+    ends = np.empty_like(starts)
+    ends[:-1] = starts[1:]
+    ends[-1] = h * w
+    vals = slot.ravel()[starts]
+    keep = vals != 0
+    starts, ends, vals = starts[keep], ends[keep], vals[keep].astype(np.intp)
+    if len(vals) and int(vals.max()) >= n_slots:
+        raise ValueError(f"entity_index holds {int(vals.max())}, past the scene's {n_slots - 1} entities")
+    lengths = ends - starts
+    counts = np.bincount(vals, weights=lengths, minlength=n_slots).astype(np.int64)
     present = np.flatnonzero(counts >= min_pixels)
     present = present[present > 0]
+    if not len(present):
+        return counts, present, np.zeros((0, 4), np.int64)
+    wanted = np.zeros(n_slots, dtype=bool)
+    wanted[present] = True
+    sel = wanted[vals]
+    starts, lengths, vals = starts[sel], lengths[sel], vals[sel]
+    order = np.argsort(vals, kind="stable")  # raster order within each slot
+    starts, lengths, vals = starts[order], lengths[order], vals[order]
+    first = np.flatnonzero(np.r_[True, vals[1:] != vals[:-1]])
+    last = np.r_[first[1:], len(vals)] - 1
+    rows = starts // w
+    x0 = starts - rows * w
+    boxes = np.stack(
+        [
+            np.minimum.reduceat(x0, first),
+            rows[first],
+            np.maximum.reduceat(x0 + lengths, first),
+            rows[last] + 1,
+        ],
+        axis=1,
+    )
+    return counts, present, boxes  # boxes: x, y, x1, y1 per present slot
 
-    # Bounding boxes of all present entities at once from the rows / columns they
-    # occupy, counted over compact ids 1..m (0: everything else).
-    m = len(present)
-    compact = np.zeros(len(table.ids), dtype=np.int32)
-    compact[present] = np.arange(1, m + 1, dtype=np.int32)
-    np.take(compact, slot, out=buf.work)
-    np.multiply(buf.work, h, out=buf.key)
-    np.add(buf.key, buf.row_index, out=buf.key)
-    row_hit = np.bincount(buf.key.ravel(), minlength=(m + 1) * h).reshape(m + 1, h)[1:] > 0
-    np.multiply(buf.work, w, out=buf.key)
-    np.add(buf.key, buf.col_index, out=buf.key)
-    col_hit = np.bincount(buf.key.ravel(), minlength=(m + 1) * w).reshape(m + 1, w)[1:] > 0
+
+def _regions(frame, index, table, slot, counts, present, boxes, close_px) -> list[Region]:
+    depth = frame.depth
     kernels: dict[int, np.ndarray] = {}
     regions: list[Region] = []
-    for i, k in enumerate(present):
+    for k, (x, y, x1, y1) in zip(present.tolist(), boxes.tolist(), strict=True):
         eid = table.ids[k]
         kind = index.kind(eid)
-        y = int(np.argmax(row_hit[i]))
-        y1 = h - int(np.argmax(row_hit[i][::-1]))
-        x = int(np.argmax(col_hit[i]))
-        x1 = w - int(np.argmax(col_hit[i][::-1]))
         crop_bool = slot[y:y1, x:x1] == k  # a fresh array: the buffers are reused
         crop = crop_bool.view(np.uint8)
         distance = float(depth[y:y1, x:x1][crop_bool].min())
@@ -309,7 +403,7 @@ def analyse(
             )
         )
     regions.sort(key=lambda r: _KIND_ORDER[r.kind])  # stable: entity order within a kind
-    return Analysis(frame=frame, regions=tuple(regions))
+    return regions
 
 
 def _product_order(regions: list[Region], role: str, height: int) -> list[Region]:
