@@ -36,12 +36,27 @@ from typing import Any
 
 import numpy as np
 
-from situ_gym.actions.tools import ANGLE_RANGE, LEGAL_TOOLS, TARGET_ARGUMENT, TRANSLATIONAL_TOOLS
+from situ_gym.actions.tools import LEGAL_TOOLS, TARGET_ARGUMENT, TRANSLATIONAL_TOOLS
 from situ_gym.scene.index import SceneIndex
 from situ_gym.scene.model import DisclosureItem, Profile, Task
 from situ_gym.som.types import RoleView, VisibleEntity
 from situ_gym.user import templates as T
 from situ_gym.user.base import UserObservation, UserSimulator, UserTurn
+from situ_gym.user.reading import (
+    BLOCKED_WORDS,
+    EXPLAIN_WORDS,
+    GREET_WORDS,
+    HINTS,
+    asked_kinds,
+    describe_direction,
+    mentions,
+    name_match_score,
+    parse_direction,
+    short_label,
+    stem,
+    tag_feature,
+    words,
+)
 
 __all__ = [
     "RuleBasedUser",
@@ -54,265 +69,12 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-_STOPWORDS = frozenset(
-    "a an the of and or for with to in on at by from your you my our this that it its is are "
-    "be it's there here some any".split()
-)
-_UNITS = frozenset("lb lbs oz fl ct pk pack g kg ml l qt gal count in cm".split())
-
-# Keywords (in a question sentence) -> the disclosure kind the assistant is asking about.
-_ASK_KEYWORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("budget", ("budget", "price", "spend", "afford", "how much", "cost", "cheap", "expensive")),
-    (
-        "avoid",
-        ("avoid", "allerg", "don't want", "do not want", "dislike", "stay away", "intoleran"),
-    ),
-    (
-        "use",
-        ("what for", "used for", "use it", "occasion", "purpose", "what is it for", "intended"),
-    ),
-    (
-        "category",
-        ("looking for", "help you find", "what brings", "what kind", "shopping for", "what can i"),
-    ),
-    (
-        "need",
-        (
-            "prefer",
-            "flavour",
-            "flavor",
-            "material",
-            "colour",
-            "color",
-            "style",
-            "size",
-            "need",
-            "requirement",
-            "important",
-            "feature",
-        ),
-    ),
-)
-
-_EXPLAIN_WORDS = (
-    "because",
-    "since",
-    "which means",
-    "so it",
-    "so you",
-    "ideal for",
-    "great for",
-    "good for",
-    "perfect for",
-    "fits your",
-    "matches your",
-    "suits your",
-    "within your budget",
-    "compared",
-    "than the",
-    "cheaper",
-    "made of",
-    "made from",
-)
-_BLOCKED_WORDS = (
-    "block",
-    "collid",
-    "obstruct",
-    "cannot move",
-    "can't move",
-    "could not",
-    "no room",
-)
-_GREET_WORDS = ("hello", "hi ", "hi!", "hi,", "welcome", "good morning", "good afternoon", "hey")
-
-# Words a shopper associates with kinds of fixtures / shop names (signage-level knowledge).
-_HINTS: dict[str, tuple[str, ...]] = {
-    "freezer": ("frozen", "ice", "pizza", "frie"),
-    "cooler": ("milk", "dairy", "yogurt", "cheese", "juice", "drink", "chilled", "butter", "egg"),
-    "produce": ("fruit", "vegetable", "apple", "banana", "fresh", "salad", "berrie", "berry"),
-    "light": ("lamp", "light", "lighting", "bulb", "chandelier", "sconce"),
-    "plant": ("plant", "planter", "pot", "succulent", "fern"),
-    "leather": ("desk", "office", "study", "bookcase", "chair"),
-    "ink": ("desk", "office", "study", "pen"),
-    "play": ("game", "toy", "sport", "play", "kids", "ball"),
-    "nordic": ("storage", "shelf", "rug", "basket", "scandinavian"),
-    "atelier": ("sofa", "living", "coffee", "armchair", "modern"),
-    "curio": ("vintage", "classical", "ornament", "antique", "clock"),
-}
-
 _SUBSTITUTE_P = {"low": 0.35, "medium": 0.65, "high": 0.9}
 _EXPLAIN_SCALE = {"low": -1, "medium": 0, "high": 1}
 _ANSWER_P = {"low": 0.5, "medium": 0.75, "high": 1.0}  # disclose on a generic question
 _VOLUNTEER_P = {"low": 0.1, "medium": 0.2, "high": 0.35}  # disclose unasked
 _GLANCE_DISTANCE = 4.0  # metres: a fitting product this close catches the user's eye
 _PRICIER = 0.15  # high price sensitivity: reject when another fit is this much cheaper
-
-
-def words(text: str, *, keep_numbers: bool = True) -> list[str]:
-    """Lower-case significant words of a name or utterance (stopwords and units dropped)."""
-    out = []
-    for w in re.findall(r"[a-z0-9]+(?:'[a-z]+)?", text.lower()):
-        if w in _STOPWORDS or w in _UNITS:
-            continue
-        if not keep_numbers and w.isdigit():
-            continue
-        out.append(w)
-    return out
-
-
-def _aliases(name: str) -> list[str]:
-    """A display name and, for names like "Shelf 3: cereal, oatmeal", its label "Shelf 3"."""
-    out = [name.strip()]
-    if ":" in name:
-        out.append(name.split(":", 1)[0].strip())
-    return [a for a in out if a]
-
-
-def _says(phrase: str, low: str) -> bool:
-    return (
-        re.search(r"(?<![a-z0-9])" + re.escape(phrase.lower()) + r"(?![a-z0-9])", low) is not None
-    )
-
-
-def name_match_score(name: str, text: str, *, keep_numbers: bool = True) -> tuple[float, int]:
-    """How well ``text`` mentions the entity called ``name``: (fraction of name words, count).
-
-    A verbatim (case-insensitive, whole-word) mention of the name, or of its label before a
-    colon ("Shelf 3" of "Shelf 3: cereal, oatmeal"), scores ``(1.0, n)``; otherwise the best
-    word overlap over those aliases counts.
-    """
-    low = text.lower()
-    best = (0.0, 0)
-    text_words = set(words(low))
-    for alias in _aliases(name):
-        alias_words = words(alias, keep_numbers=keep_numbers)
-        if not alias_words:
-            continue
-        if _says(alias, low):
-            return 1.0, len(alias_words)
-        # A number only counts next to the word it numbers ("freezer 2", not "cooler 2").
-        # A numbered name without its number ("Upright Freezer" for "Upright Freezer 2") is
-        # ambiguous and does not count.
-        hit = 0
-        for i, w in enumerate(alias_words):
-            if w.isdigit():
-                if not (i > 0 and _says(f"{alias_words[i - 1]} {w}", low)):
-                    hit = -len(alias_words)
-                    break
-                hit += 1
-            else:
-                hit += int(w in text_words)
-        hit = max(hit, 0)
-        frac = hit / len(alias_words)
-        best = max(best, (min(frac, 0.99), hit))  # only a verbatim mention scores 1.0
-    return best
-
-
-def mentions(name: str, text: str, *, keep_numbers: bool = True) -> tuple[bool, tuple[float, int]]:
-    """Whether ``text`` names the entity ``name``, and the score (see ``name_match_score``).
-
-    Accepted: the whole name (or its label) verbatim, or at least two of its words making
-    at least half of them.
-    """
-    score = name_match_score(name, text, keep_numbers=keep_numbers)
-    frac, hit = score
-    if frac >= 1.0:
-        return True, score
-    return hit >= 2 and frac >= 0.5, score
-
-
-def _question_sentences(text: str) -> list[str]:
-    parts = re.split(r"(?<=[.!?])\s+", text.strip())
-    cues = ("tell me", "let me know", "could you share", "can you share")
-    return [p for p in parts if p.endswith("?") or any(c in p.lower() for c in cues)]
-
-
-def asked_kinds(text: str) -> list[str]:
-    """Disclosure kinds the assistant asks about, in keyword-table order (only in questions)."""
-    kinds: list[str] = []
-    for sentence in _question_sentences(text):
-        low = sentence.lower()
-        for kind, keys in _ASK_KEYWORDS:
-            if kind not in kinds and any(k in low for k in keys):
-                kinds.append(kind)
-    return kinds
-
-
-def parse_direction(text: str) -> dict[str, Any] | None:
-    """Map directional guidance in ``text`` to a user tool call, or None if there is none."""
-    low = text.lower()
-    m = re.search(r"(\d{1,3})\s*(?:°|deg|degrees?)", low)
-    if m:
-        angle = float(min(max(int(m.group(1)), ANGLE_RANGE[0]), ANGLE_RANGE[1]))
-    elif re.search(r"\b(slightly|a bit|a little|slight)\b", low):
-        angle = 30.0
-    else:
-        angle = 90.0
-    if re.search(r"\b(few steps|a step|one step|short|little further|couple of steps)\b", low):
-        distance = "short"
-    elif re.search(r"\b(far|all the way|end of|long way|far end)\b", low):
-        distance = "long"
-    else:
-        distance = "medium"
-    if re.search(r"\bturn (all the way )?around\b|\bbehind you\b", low):
-        return {"name": "turn", "arguments": {"direction": "right", "angle": 180.0}}
-    ud = re.search(
-        r"\b(?:look|glance|tilt)\s+(up|down)\b|\b(top|higher|upper)\s+shel|\b(bottom|lower)\s+shel",
-        low,
-    )
-    if ud:
-        direction = "up" if (ud.group(1) == "up" or ud.group(2)) else "down"
-        return {"name": "look_up_down", "arguments": {"direction": direction, "angle": 20.0}}
-    lr = re.search(r"\b(left|right)\b", low)
-    forward = re.search(r"\b(walk|go|head|move|continue|keep going|straight|ahead|forward)\b", low)
-    if lr:
-        side = lr.group(1)
-        if re.search(r"\bside\s*-?\s*step|\bstep (to the )?(left|right)\b|\bsideways\b", low):
-            return {"name": "side_step", "arguments": {"direction": side, "distance": "short"}}
-        turn_first = re.search(r"\bturn\b", low)
-        if turn_first and forward:
-            return {
-                "name": "turn_and_move",
-                "arguments": {"direction": side, "angle": angle, "distance": distance},
-            }
-        return {"name": "turn", "arguments": {"direction": side, "angle": angle}}
-    if re.search(r"\b(step back|back up|backward|backwards)\b", low):
-        return {"name": "move_backward", "arguments": {"distance": "short"}}
-    if re.search(r"\b(straight ahead|ahead|forward|keep going|walk on|go straight)\b", low):
-        return {"name": "move_forward", "arguments": {"distance": distance}}
-    return None
-
-
-def _describe_direction(call: dict[str, Any]) -> str:
-    a = call["arguments"]
-    name = call["name"]
-    if name == "turn":
-        return "turning around" if a["angle"] >= 180 else f"turning {a['direction']}"
-    if name == "turn_and_move":
-        return f"turning {a['direction']} and walking on"
-    if name == "move_and_turn":
-        return f"walking on and turning {a['direction']}"
-    if name == "side_step":
-        return f"stepping to the {a['direction']}"
-    if name == "look_up_down":
-        return f"looking {a['direction']}"
-    if name == "move_backward":
-        return "stepping back"
-    return "walking ahead"
-
-
-def _label(name: str) -> str:
-    """How a shopper says a target's name: "Shelf 3" for "Shelf 3: jam, coffee, tea"."""
-    return name.split(":", 1)[0].strip() or name
-
-
-def _stem(word: str) -> str:
-    """Crude plural folding for matching ("lamps" -> "lamp"; "glass" stays)."""
-    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
-
-
-def _tag_feature(tag: str) -> str:
-    return tag.split(":", 1)[-1].replace("_", " ")
 
 
 class RuleBasedUser(UserSimulator):
@@ -365,7 +127,7 @@ class RuleBasedUser(UserSimulator):
         cat = words(task.category, keep_numbers=False)
         self._cat_head = cat[-1] if cat else ""
         self._cat_words = set(cat) | {
-            w for t in task.required_tags for w in words(_tag_feature(t), keep_numbers=False)
+            w for t in task.required_tags for w in words(tag_feature(t), keep_numbers=False)
         }
         self._explain_needed = max(
             0, task.acceptance.explanations_needed + _EXPLAIN_SCALE[self.style.explanation_seeking]
@@ -400,7 +162,7 @@ class RuleBasedUser(UserSimulator):
         empty = not norm
         repeated = (not empty) and norm in self._responses
         self._responses.add(norm)
-        explained = any(w in low for w in _EXPLAIN_WORDS) and not repeated
+        explained = any(w in low for w in EXPLAIN_WORDS) and not repeated
         if explained:
             self._explanations += 1
         mentioned = self._mentioned_products(text, visible, obs)
@@ -451,7 +213,7 @@ class RuleBasedUser(UserSimulator):
             parts.append(T.pick(self.rng, "confused"))
         elif repeated and intent not in ("buy", "inspect", "reject"):
             parts.append(T.pick(self.rng, "repeated"))
-        elif obs.turn == 1 and any(g in low + " " for g in _GREET_WORDS):
+        elif obs.turn == 1 and any(g in low + " " for g in GREET_WORDS):
             parts.append(T.pick(self.rng, "greet"))
         elif talk != "low" and self.rng.random() < (0.8 if talk == "high" else 0.4):
             parts.append(T.pick(self.rng, "ack"))
@@ -600,10 +362,10 @@ class RuleBasedUser(UserSimulator):
 
     def _relevance(self, name: str) -> int:
         """Name fit to the wanted category: 2 for its head noun, 1 per other goal word."""
-        ws = {_stem(w) for w in words(name, keep_numbers=False)}
-        head = _stem(self._cat_head) if self._cat_head else ""
+        ws = {stem(w) for w in words(name, keep_numbers=False)}
+        head = stem(self._cat_head) if self._cat_head else ""
         score = 2 if head and head in ws else 0
-        score += len(({_stem(w) for w in self._cat_words} - {head}) & ws)
+        score += len(({stem(w) for w in self._cat_words} - {head}) & ws)
         return score
 
     def _assess(self, pid: str, details: dict[str, Any]) -> tuple[str, str | None]:
@@ -757,7 +519,7 @@ class RuleBasedUser(UserSimulator):
         elif verdict in ("avoid", "need"):
             if self._reveal_for(verdict, tag, rev):
                 sentence = T.pick(
-                    rng, f"reject_{verdict}", name=name, feature=_tag_feature(tag or "")
+                    rng, f"reject_{verdict}", name=name, feature=tag_feature(tag or "")
                 )
             else:
                 sentence = T.pick(rng, "reject_generic", name=name)
@@ -802,7 +564,7 @@ class RuleBasedUser(UserSimulator):
                 return (
                     direction,
                     "follow",
-                    T.pick(self.rng, "follow_direction", direction=_describe_direction(direction)),
+                    T.pick(self.rng, "follow_direction", direction=describe_direction(direction)),
                     "",
                 )
             avoid = {target.entity_id} if target is not None else set()
@@ -855,7 +617,7 @@ class RuleBasedUser(UserSimulator):
         self._at = place
         self._scans = 0
         self._visited.append(v.entity_id)
-        return call, intent, T.pick(self.rng, key, name=_label(v.name)), ""
+        return call, intent, T.pick(self.rng, key, name=short_label(v.name)), ""
 
     def _scan(self, v: VisibleEntity) -> tuple[dict[str, Any], str, str, str]:
         """Look around where the user stands (turn a little or tilt the view)."""
@@ -868,7 +630,7 @@ class RuleBasedUser(UserSimulator):
             {"name": "side_step", "arguments": {"direction": side, "distance": "medium"}},
         ]
         call = options[int(rng.integers(len(options)))]
-        return call, "explore", T.pick(rng, "already_there", name=_label(v.name)), ""
+        return call, "explore", T.pick(rng, "already_there", name=short_label(v.name)), ""
 
     def _explore(
         self,
@@ -942,19 +704,19 @@ class RuleBasedUser(UserSimulator):
     def _blocked(obs: UserObservation) -> bool:
         """Whether the user's last action was stopped by an obstacle."""
         return obs.last_result is not None and any(
-            w in obs.last_result.lower() for w in _BLOCKED_WORDS
+            w in obs.last_result.lower() for w in BLOCKED_WORDS
         )
 
     def _hinted(self, v: VisibleEntity) -> bool:
         """Whether a target's name (or shop theme) suggests it holds the wanted category."""
-        goal = {_stem(w) for w in self._cat_words}
-        name_words = {_stem(w) for w in words(v.name)}
+        goal = {stem(w) for w in self._cat_words}
+        name_words = {stem(w) for w in words(v.name)}
         if goal & name_words:
             return True
         if v.kind == "store" and v.entity_id in self.index.stores:
-            if goal & {_stem(w) for w in words(self.index.stores[v.entity_id].theme)}:
+            if goal & {stem(w) for w in words(self.index.stores[v.entity_id].theme)}:
                 return True
-        return any(key in name_words and goal & set(related) for key, related in _HINTS.items())
+        return any(key in name_words and goal & set(related) for key, related in HINTS.items())
 
     # ------------------------------------------------------------------ matching
     def _mentioned_products(
