@@ -172,6 +172,10 @@ class Renderer:
         self._f1 = np.zeros((h, w), np.float32)
         self._f2 = np.zeros((h, w), np.float32)
         self._mask = np.zeros((h, w), bool)
+        # numpy's maximum against a full array is several times faster than against a scalar
+        self._inv_far = np.full((h, w), np.float32(1.0 / 200.0), np.float32)
+        self._pos = np.zeros(total, np.int64)  # face -> 1 + its place among the drawn faces
+        self._drawn = np.zeros(1, np.intp)  # per drawn-face value: face id + 1 (0: none)
         self.stats: dict[str, float] = {}
         self.signs = [(face + 1, corners, _text_texture(text, corners), np.array(ink, np.float32))
                       for face, corners, text, ink in geometry.signs]
@@ -200,10 +204,12 @@ class Renderer:
 
     # -- main entry ------------------------------------------------------------
     def render(self, eye: np.ndarray, yaw: float, pitch: float):
-        """Return (rgb uint8, depth float32, seg uint8, face ids int32) for an eye pose.
+        """Return (rgb uint8, depth float32, seg uint8, ID buffer int32) for an eye pose.
 
-        rgb, depth and seg are new arrays; the face-id buffer is scratch that the next
-        call overwrites. A Renderer is not meant to be shared between threads.
+        rgb, depth and seg are new arrays; the ID buffer (per pixel 1 + the place of its
+        face among this frame's drawn faces, 0: none; read per-face tables through it
+        with :meth:`gather`) is scratch that the next call overwrites. A Renderer is not
+        meant to be shared between threads.
         """
         t0 = time.perf_counter()
         geo, cam = self.geo, self.camera
@@ -257,7 +263,10 @@ class Renderer:
         px[..., 1] = (cam.fy * pts_cam[..., 1] / zz + cy) * _SCALE
         np.clip(px, -2.0e9 / 4, 2.0e9 / 4, out=px)
         pts = np.round(px).astype(np.int32)
-        face_vals = (faces + 1).tolist()
+        # The ID buffer holds each face's place among this frame's faces (1..F), so the
+        # per-face tables below are built for the drawn faces only.
+        drawn = self._drawn = np.concatenate([[0], faces + 1])
+        face_vals = range(1, len(faces) + 1)
         inside_l = inside.tolist()
         fill = cv2.fillConvexPoly
         n_clipped = 0
@@ -281,14 +290,18 @@ class Renderer:
         idx = self._idx
         np.copyto(idx, ids)
         words = self._words.view(np.uint8).reshape(h, w, 4)
-        np.take(self.rgb_table, idx, out=self._words, mode="clip")
+        np.take(self.rgb_table[drawn], idx, out=self._words, mode="clip")
         rgb = cv2.cvtColor(words, cv2.COLOR_RGBA2RGB)
         if len(self.sign_faces):
-            for k in np.nonzero(np.isin(self.sign_faces, faces))[0]:
-                self._paint_sign(rgb, ids, self.signs[k], eye, basis)
-        np.take(self.seg_table, idx, out=self._words, mode="clip")
+            pos = self._pos
+            pos[faces] = np.arange(1, len(faces) + 1)
+            sign_vals = pos[self.sign_faces]
+            pos[faces] = 0
+            for k in np.nonzero(sign_vals)[0]:
+                self._paint_sign(rgb, ids, int(sign_vals[k]), self.signs[k], eye, basis)
+        np.take(self.seg_table[drawn], idx, out=self._words, mode="clip")
         seg = cv2.cvtColor(words, cv2.COLOR_RGBA2RGB)
-        depth = self._depth(ids, idx, eye, basis)
+        depth = self._depth(ids, idx, drawn, eye, basis)
         t3 = time.perf_counter()
         self.stats = {
             "boxes": float(len(boxes)),
@@ -300,9 +313,9 @@ class Renderer:
         }
         return rgb, depth, seg, ids
 
-    def _paint_sign(self, rgb, ids, sign, eye, basis) -> None:
-        """Warp a sign's text texture onto the pixels where its face won visibility."""
-        val, corners, tex, ink = sign
+    def _paint_sign(self, rgb, ids, val, sign, eye, basis) -> None:
+        """Warp a sign's text texture onto the pixels where its face (ID-buffer value ``val``) won."""
+        _, corners, tex, ink = sign
         cam = self.camera
         pc = (corners - eye) @ basis.T
         if (pc[:, 2] < cam.near).any():
@@ -331,14 +344,14 @@ class Renderer:
         """A new (H, W) array of ``table[face id]`` per pixel of the last render.
 
         ``table`` is indexed by face id + 1 (entry 0: no face), like the colour tables,
-        e.g. a per-face entity index; ids past its end read its last entry.
+        e.g. a per-face entity index.
         """
-        return np.take(table, self._idx, mode="clip")
+        return np.take(table[self._drawn], self._idx, mode="clip")
 
-    def _depth(self, ids: np.ndarray, idx: np.ndarray, eye: np.ndarray, basis: np.ndarray) -> np.ndarray:
+    def _depth(self, ids: np.ndarray, idx: np.ndarray, drawn: np.ndarray, eye: np.ndarray, basis: np.ndarray):
         """Exact depth from each pixel's face plane: 1/depth = (ray . axis) / (plane - eye)."""
-        axis = self._axis_ext
-        num = self._coord_ext - eye[axis]
+        axis = self._axis_ext[drawn]
+        num = self._coord_ext[drawn] - eye[axis]
         num = np.where(np.abs(num) < _EPS, _EPS, num)
         inv = (1.0 / num).astype(np.float32)
         inv[0] = 0.0
@@ -352,7 +365,7 @@ class Renderer:
         np.take(fwd, idx, out=tmp, mode="clip")
         invd += tmp
         # Pixels on a polygon's rasterised edge can extrapolate past the plane's horizon.
-        np.maximum(invd, np.float32(1.0 / 200.0), out=invd)
+        np.maximum(invd, self._inv_far, out=invd)  # = max(invd, float32(1 / 200))
         depth = np.empty_like(invd)
         np.divide(np.float32(1.0), invd, out=depth)
         empty = np.equal(ids, 0, out=self._mask)
