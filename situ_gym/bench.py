@@ -7,8 +7,9 @@ Runs on one thread (OpenCV and the BLAS/OpenMP pools pinned to 1) over a fixed,
 seeded set of poses along the scene's waypoint graph, and prints the median over the
 repeats of: capture frames/s, capture + SoM (both roles, one shared analysis) frames/s
 (by wall clock, and by this process's CPU time, which is steadier on a busy machine),
-and where the capture time goes (culling/ordering/projection, polygon fill, per-pixel
-colour and depth lookups).
+where the capture time goes (culling/ordering/projection, polygon fill, per-pixel
+colour, depth and entity-index lookups) and where the SoM time goes (the shared
+``analyse``, then ``draw`` for both roles).
 """
 
 from __future__ import annotations
@@ -61,6 +62,13 @@ def _som():
     return annotate_roles
 
 
+def _som_parts():
+    from situ_gym.som.marks import analyse, draw
+    from situ_gym.som.types import ROLES
+
+    return analyse, draw, ROLES
+
+
 def run_bench(scene: Scene, width: int, height: int, poses: list[Pose], repeats: int) -> dict[str, float]:
     """Median figures over ``repeats`` passes through ``poses``."""
     backend = EmbeddedBackend(scene, width=width, height=height)
@@ -68,6 +76,7 @@ def run_bench(scene: Scene, width: int, height: int, poses: list[Pose], repeats:
     annotate_roles = _som()
     cap_fps, som_fps, cap_cpu, som_cpu = [], [], [], []
     parts = {"t_cull_order": [], "t_fill": [], "t_lookup": []}
+    som_parts = {"t_analyse": [], "t_draw": []}
     faces = []
     backend.reset(poses[0])
     backend.capture()  # warm-up
@@ -76,8 +85,10 @@ def run_bench(scene: Scene, width: int, height: int, poses: list[Pose], repeats:
         for p in poses:
             backend.reset(p)
             backend.capture()
+            stats = backend.renderer.stats
             for k in parts:
-                parts[k].append(backend.renderer.stats[k])
+                parts[k].append(stats[k])
+            parts["t_lookup"][-1] += stats.get("t_gather", 0.0)  # the entity index
             faces.append(backend.renderer.stats["faces"])
         cap_fps.append(len(poses) / (time.perf_counter() - t0))
         cap_cpu.append(len(poses) / max(time.process_time() - c0, 1e-9))
@@ -88,6 +99,17 @@ def run_bench(scene: Scene, width: int, height: int, poses: list[Pose], repeats:
                 annotate_roles(backend.capture(), index)
             som_fps.append(len(poses) / (time.perf_counter() - t0))
             som_cpu.append(len(poses) / max(time.process_time() - c0, 1e-9))
+            analyse, draw, roles = _som_parts()  # the same work as annotate_roles, timed by part
+            for p in poses:
+                backend.reset(p)
+                frame = backend.capture()
+                t0 = time.perf_counter()
+                analysis = analyse(frame, index)
+                t1 = time.perf_counter()
+                for role in roles:
+                    draw(analysis, index, role)
+                som_parts["t_analyse"].append(t1 - t0)
+                som_parts["t_draw"].append(time.perf_counter() - t1)
     nan = float("nan")
     out = {
         "capture_fps": statistics.median(cap_fps),
@@ -98,6 +120,8 @@ def run_bench(scene: Scene, width: int, height: int, poses: list[Pose], repeats:
     }
     for k, v in parts.items():
         out[k + "_ms"] = 1e3 * statistics.median(v)
+    for k, v in som_parts.items():
+        out[k + "_ms"] = 1e3 * statistics.median(v) if v else nan
     backend.close()
     return out
 
@@ -169,7 +193,7 @@ def main(argv: list[str] | None = None) -> None:
     if _som() is None:
         print("situ_gym.som.marks not importable: capture + SoM column is nan")
     header = (f"{'store':<17} {'size':>8} {'capture fps':>12} {'(cpu)':>7} {'+SoM fps':>9} {'(cpu)':>7} "
-              f"{'faces':>6} {'cull+order ms':>14} {'fill ms':>8} {'lookup ms':>10}")
+              f"{'faces':>6} {'cull+order ms':>14} {'fill ms':>8} {'lookup ms':>10} {'analyse ms':>11} {'draw ms':>8}")
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"one thread, {args.poses} seeded poses (seed {args.seed}), median of {args.repeats} repeats; "
           f"fps by wall clock and (cpu) by this process's CPU time; machine load average {load:.1f}")
@@ -180,7 +204,8 @@ def main(argv: list[str] | None = None) -> None:
         for w, h in sizes:
             r = run_bench(scene, w, h, poses, args.repeats)
             print(f"{store:<17} {f'{w}x{h}':>8} {r['capture_fps']:>12.1f} {r['capture_fps_cpu']:>7.1f} "
-                  f"{r['capture_som_fps']:>9.1f} {r['capture_som_fps_cpu']:>7.1f} {r['faces']:>6.0f} {r['t_cull_order_ms']:>14.2f} {r['t_fill_ms']:>8.2f} {r['t_lookup_ms']:>10.2f}")
+                  f"{r['capture_som_fps']:>9.1f} {r['capture_som_fps_cpu']:>7.1f} {r['faces']:>6.0f} {r['t_cull_order_ms']:>14.2f} {r['t_fill_ms']:>8.2f} {r['t_lookup_ms']:>10.2f} "
+                  f"{r['t_analyse_ms']:>11.2f} {r['t_draw_ms']:>8.2f}")
         if args.save_images:
             for path in save_examples(scene, Path(args.save_images)):
                 print(f"wrote {path}")

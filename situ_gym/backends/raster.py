@@ -329,11 +329,14 @@ class Renderer:
         x1, y1 = min(x1, cam.width - 1), min(y1, cam.height - 1)
         if x1 < x0 or y1 < y0:
             return
+        won = ids[y0 : y1 + 1, x0 : x1 + 1] == val
+        if not won.any():  # hidden behind nearer faces: nothing to warp
+            return
         th, tw = tex.shape
         src = np.array([[0, 0], [tw - 1, 0], [tw - 1, th - 1], [0, th - 1]], np.float32)
         m = cv2.getPerspectiveTransform(src, (px - [x0, y0]).astype(np.float32))
         alpha = cv2.warpPerspective(tex, m, (x1 - x0 + 1, y1 - y0 + 1), flags=cv2.INTER_LINEAR)
-        mask = (alpha > 0) & (ids[y0 : y1 + 1, x0 : x1 + 1] == val)
+        mask = (alpha > 0) & won
         if not mask.any():
             return
         roi = rgb[y0 : y1 + 1, x0 : x1 + 1]
@@ -346,7 +349,10 @@ class Renderer:
         ``table`` is indexed by face id + 1 (entry 0: no face), like the colour tables,
         e.g. a per-face entity index.
         """
-        return np.take(table[self._drawn], self._idx, mode="clip")
+        t0 = time.perf_counter()
+        out = np.take(table[self._drawn], self._idx, mode="clip")
+        self.stats["t_gather"] = self.stats.get("t_gather", 0.0) + time.perf_counter() - t0
+        return out
 
     def _depth(self, ids: np.ndarray, idx: np.ndarray, drawn: np.ndarray, eye: np.ndarray, basis: np.ndarray):
         """Exact depth from each pixel's face plane: 1/depth = (ray . axis) / (plane - eye)."""
