@@ -229,6 +229,11 @@ def analyse(
     limit. ``close_px`` is the smallest closing kernel that merges adjacent product
     instances (gaps narrower than it are bridged); near products, large on screen,
     get a kernel of 15% of their height (at most 31 px).
+
+    Entities are read from ``frame.entity_index`` when the backend provides it (the
+    embedded renderer does), else decoded from the seg colours; both give the same
+    result. Should the index disagree with seg at a label point (seg edited after
+    capture), the colours win.
     """
     if max_depth <= 0:
         raise ValueError(f"max_depth must be positive, got {max_depth!r}")
@@ -333,8 +338,9 @@ def _runs(slot: np.ndarray, n_slots: int, min_pixels: int, buf: _Scratch):
     vals = slot.ravel()[starts]
     keep = vals != 0
     starts, ends, vals = starts[keep], ends[keep], vals[keep].astype(np.intp)
-    if len(vals) and int(vals.max()) >= n_slots:
-        raise ValueError(f"entity_index holds {int(vals.max())}, past the scene's {n_slots - 1} entities")
+    if len(vals) and not 0 <= int(vals.min()) <= int(vals.max()) < n_slots:
+        bad = int(vals.min()) if int(vals.min()) < 0 else int(vals.max())
+        raise ValueError(f"entity_index holds {bad}, outside the scene's slots 0..{n_slots - 1}")
     lengths = ends - starts
     counts = np.bincount(vals, weights=lengths, minlength=n_slots).astype(np.int64)
     present = np.flatnonzero(counts >= min_pixels)

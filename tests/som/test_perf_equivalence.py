@@ -166,5 +166,8 @@ def test_entity_index_out_of_range_is_an_error():
     bad_frame = dataclasses.replace(frame, entity_index=bad, depth=np.zeros_like(frame.depth))
     with pytest.raises(ValueError, match="entity_index"):
         analyse(bad_frame, index)
+    bad[0, :] = -3
+    with pytest.raises(ValueError, match="entity_index holds -3"):
+        analyse(bad_frame, index)
     with pytest.raises(ValueError, match="entity_index"):
         analyse(dataclasses.replace(frame, entity_index=bad[:, :10]), index)
