@@ -338,3 +338,33 @@ def test_home_search_turn_without_visible_waypoint_is_valid_and_rewarded():
     text = _say("Go in.", action, {"name": "move_to_store", "arguments": {"store": store, "approach": "inside_doorway"}})
     _, reward, _, _, info = env.step(text)
     assert not info["turn"].assistant_valid and reward == 0.0
+
+
+def test_termination_order_exhaustion_then_moderator_then_stall():
+    # Third recommendation on the turn the shopper gives up: exhaustion is checked first.
+    env = SituRecEnv("supermarket", user=ScriptedUser([idle, idle, give_up]), image_size=SMALL)
+    env.reset(seed=0)
+    name = env.scene.products[0].name
+    rec = {"type": "Recommend", "display_name": name, "visible_now": False, "reason": "It fits."}
+    reasons = [env.step(_say(f"How about the {name}?", rec))[4]["termination"] for _ in range(3)]
+    assert reasons == [None, None, "recommendation_exhausted"]
+
+    # Third blocked move on the turn the shopper gives up: the moderator comes before the stall.
+    def blocked_then_quit(obs):
+        _, call, _ = walk_into_wall(obs)
+        return "No thanks, I'll leave it. Goodbye.", call, True
+
+    env = SituRecEnv("supermarket", user=ScriptedUser([walk_into_wall, walk_into_wall, blocked_then_quit]), image_size=SMALL)
+    env.reset(seed=0)
+    from situ_gym.backends.base import Primitive
+
+    for _ in range(20):  # back the shopper up against a wall first
+        if env.backend.execute(Primitive("move_backward", {"distance": 3.0})).displacement < 0.05:
+            break
+    env._observe()
+    for _ in range(2):
+        info = env.step(_say("Take your time."))[4]
+        assert info["termination"] is None and info["turn"].result.displacement < 0.05
+    _, _, terminated, _, info = env.step(_say("Take your time."))
+    assert info["turn"].result.displacement < 0.05  # the stall rule would fire too
+    assert terminated and info["termination"] == "moderator_end"
