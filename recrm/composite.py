@@ -114,6 +114,7 @@ class RecRMResult:
     indicator: bool
     judged_item: str | None
     dialogue_credit: float | None
+    ungated: float = 0.0  # the variant's value with both gates open: total = gates x ungated
     details: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
@@ -125,6 +126,7 @@ class RecRMResult:
             "indicator": self.indicator,
             "judged_item": self.judged_item,
             "dialogue_credit": self.dialogue_credit,
+            "ungated": self.ungated,
             "details": self.details,
         }
 
@@ -248,19 +250,19 @@ class RecRMComposite:
         r_relev = values.get("relevance") if v.relevance else None
         indicator = r_relev is not None and r_relev > self.tau and v.behavior
         credit = None
+        # The variant's value with the gates open; every variant gates it the same way.
         if not v.instruction:  # R1: the outcome alone
-            total = 0.0
+            ungated = 0.0
         elif not v.relevance:  # R2: instruction following alone
-            total = c_inst
+            ungated = 1.0
         elif r_relev is None:  # a dialogue turn judging no item
             credit = self.neutral * self.decay ** _itemless_turns(ctx)
-            total = c_inst * c_consist * credit * (1.0 if self.normalize else self.scale)
+            ungated = credit * (1.0 if self.normalize else self.scale)
         elif not v.behavior:  # R3
-            total = c_inst * r_relev * (1.0 if self.normalize else self.alpha)
+            ungated = r_relev * (1.0 if self.normalize else self.alpha)
         else:  # R4 / R5
-            total = self.combine(
-                c_inst, c_consist, r_relev, values.get("ranking"), values.get("behavior")
-            )
+            ungated = self.combine(1.0, 1.0, r_relev, values.get("ranking"), values.get("behavior"))
+        total = c_inst * c_consist * ungated
         return RecRMResult(
             total=float(total),
             variant=v.name,
@@ -269,6 +271,7 @@ class RecRMComposite:
             indicator=bool(indicator),
             judged_item=ctx.judged_item,
             dialogue_credit=credit,
+            ungated=float(ungated),
             details=details,
         )
 

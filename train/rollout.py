@@ -46,39 +46,22 @@ COMPONENTS = ("instruction", "consistency", "relevance", "ranking", "behavior")
 Generate = Callable[[list[list[int]], int], list[list[int]]]
 
 
-def soft_gated_total(recrm: dict[str, Any], floor: float, combine: Callable[..., float] | None = None) -> float:
+def soft_gated_total(recrm: dict[str, Any], floor: float) -> float:
     """A turn's R_total with the gates softened to ``max(gate, floor)``.
 
-    ``recrm`` is the wrapper's ``info["recrm"]`` (``total``, ``gates``, ``components``,
-    ``variant``, ``dialogue_credit``). ``combine(c_inst, c_consist, relev, rank, beh)``
-    rebuilds the ungated bracket when the gates zeroed the total.
+    ``recrm`` is the wrapper's ``info["recrm"]``: ``total = C_inst * C_consist * ungated``
+    (inactive gates are 1), so the soft total is ``max(C_inst, f) * max(C_consist, f) *
+    ungated``.
 
-    >>> turn = {"total": 0.0, "gates": {"instruction": 0.0, "consistency": 1.0},
-    ...         "components": {}, "variant": "full", "dialogue_credit": 0.2}
+    >>> turn = {"total": 0.0, "gates": {"instruction": 0.0, "consistency": 1.0}, "ungated": 0.2}
     >>> soft_gated_total(turn, 0.0), soft_gated_total(turn, 0.5)
     (0.0, 0.1)
     """
-    total = float(recrm["total"])
     if floor <= 0:
-        return total
+        return float(recrm["total"])
     gates = recrm.get("gates", {})
-    g_inst, g_cons = float(gates.get("instruction", 1.0)), float(gates.get("consistency", 1.0))
-    soft = max(g_inst, floor) * max(g_cons, floor)
-    if g_inst * g_cons > 0:
-        return total / (g_inst * g_cons) * soft
-    comps = recrm.get("components", {})
-    variant = recrm.get("variant", "full")
-    if recrm.get("dialogue_credit") is not None:
-        ungated = float(recrm["dialogue_credit"])
-    elif variant == "+instruction":
-        ungated = 1.0
-    elif variant == "+relevance":
-        ungated = float(comps.get("relevance") or 0.0)
-    elif combine is not None and comps.get("relevance") is not None:
-        ungated = combine(1.0, 1.0, comps.get("relevance"), comps.get("ranking"), comps.get("behavior"))
-    else:
-        ungated = 0.0
-    return ungated * soft
+    soft = max(float(gates.get("instruction", 1.0)), floor) * max(float(gates.get("consistency", 1.0)), floor)
+    return soft * float(recrm["ungated"])
 
 
 @dataclass
@@ -110,7 +93,6 @@ class SituRecRollout:
         self.cfg = cfg
         self.env_factory = env_factory or self._make_env
         self._pools: dict[str, list[Any]] = {}
-        self._combine = None
 
     # ------------------------------------------------------------------ envs
     def _make_env(self, store: str):
@@ -136,20 +118,6 @@ class SituRecRollout:
             pool.append(self.env_factory(store))
         return pool[:n]
 
-    def _combiner(self):
-        if self._combine is None:
-            try:
-                from recrm.composite import RecRMComposite
-
-                composite = RecRMComposite(
-                    alpha=self.cfg.recrm_alpha, beta=self.cfg.recrm_beta, tau=self.cfg.recrm_tau
-                )
-                self._combine = composite.combine
-            except ImportError:  # rewards come from an injected env; no rebuild of gated turns
-                self._combine = False
-        return self._combine or None
-
-    # ------------------------------------------------------------------ TRL entry point
     def __call__(self, prompts: list, trainer: Any) -> dict[str, list]:
         from agents.hf_policy import eos_token_ids, generate_batch
 
@@ -207,7 +175,6 @@ class SituRecRollout:
             episodes.append(_Episode(env=env, conv=Conversation(tokenizer, store, obs), task_id=task_id))
         time_env = time.perf_counter() - t_env
         time_gen = 0.0
-        combine = self._combiner()
         limit = cfg.max_completion_length
 
         for _ in range(cfg.max_turns):
@@ -230,7 +197,7 @@ class SituRecRollout:
                 e.conv.add_model_tokens(ids, eos_ids=eos_ids)
                 text = tokenizer.decode(ids, skip_special_tokens=True).strip()
                 obs, _reward, terminated, truncated, info = e.env.step(text)
-                self._record(e, info, gate_floor, combine)
+                self._record(e, info, gate_floor)
                 if terminated or truncated:
                     e.done, e.termination = True, info.get("termination") or ("turn_limit" if truncated else "ended")
                 else:
@@ -239,12 +206,12 @@ class SituRecRollout:
 
         return self._collect(episodes, time_gen, time_env)
 
-    def _record(self, e: _Episode, info: dict, floor: float, combine) -> None:
+    def _record(self, e: _Episode, info: dict, floor: float) -> None:
         recrm = info.get("recrm")
         if recrm is None:
             raise RuntimeError("the env step returned no info['recrm']: wrap the env with recrm.RecRMReward")
         e.turns += 1
-        e.totals.append(soft_gated_total(recrm, floor, combine))
+        e.totals.append(soft_gated_total(recrm, floor))
         for name in COMPONENTS:
             value = recrm.get("components", {}).get(name)
             if value is not None:

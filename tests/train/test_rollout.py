@@ -51,6 +51,7 @@ class ScriptedEnv:
             "gates": {"instruction": gate, "consistency": 1.0},
             "components": {"instruction": gate, "consistency": 1.0, "relevance": 1.0, "ranking": 0.0, "behavior": None},
             "dialogue_credit": None,
+            "ungated": 0.5,  # (relevance 1 + 0.5 * rank 0) / 2, what the composite reports
         }
         info = {"recrm": recrm, "termination": "success_cart_added" if bought else ("turn_limit" if truncated else None)}
         return self._obs(), float(bought), bought, truncated, info
@@ -191,14 +192,28 @@ def test_bad_prompt_key_names_the_value(tokenizer):
 
 
 def test_soft_gated_total_cases():
-    passed = {"total": 0.6, "gates": {"instruction": 1.0, "consistency": 1.0}, "components": {}, "variant": "full"}
+    passed = {"total": 0.6, "gates": {"instruction": 1.0, "consistency": 1.0}, "ungated": 0.6}
     assert soft_gated_total(passed, 0.5) == pytest.approx(0.6)
-    gated = {"total": 0.0, "gates": {"instruction": 1.0, "consistency": 0.0}, "variant": "full",
-             "components": {"relevance": 1.0, "ranking": 1.0, "behavior": 1.0}, "dialogue_credit": None}
+    gated = {"total": 0.0, "gates": {"instruction": 1.0, "consistency": 0.0}, "ungated": 1.0}
     assert soft_gated_total(gated, 0.0) == 0.0
-    assert soft_gated_total(gated, 0.4, combine=lambda a, b, r, k, h: a * b * (r + 0.5 * (k + h)) / 2) == pytest.approx(0.4)
-    r2 = {"total": 0.0, "gates": {"instruction": 0.0, "consistency": 1.0}, "variant": "+instruction", "components": {}}
-    assert soft_gated_total(r2, 0.3) == pytest.approx(0.3)
+    assert soft_gated_total(gated, 0.4) == pytest.approx(0.4)
+    both = {"total": 0.0, "gates": {"instruction": 0.0, "consistency": 0.0}, "ungated": 0.5}
+    assert soft_gated_total(both, 0.3) == pytest.approx(0.3 * 0.3 * 0.5)
+
+
+def test_soft_gate_agrees_with_the_composite_on_every_variant():
+    """The composite's ``ungated`` is what its total divides into: total = gates x ungated."""
+    from recrm.composite import VARIANTS, RecRMComposite
+    from recrm.context import TurnContext
+    from tests.recrm.world import honest_recommend, make_index, make_task, opening_history
+
+    index, task = make_index(), make_task()
+    ctx = TurnContext.from_record(honest_recommend(), None, task, index, opening_history())
+    for name in VARIANTS:
+        result = RecRMComposite(variant=name).score(ctx).as_dict()
+        g = result["gates"]
+        assert result["total"] == pytest.approx(g["instruction"] * g["consistency"] * result["ungated"])
+        assert soft_gated_total(result, 1.0) == pytest.approx(result["ungated"])
 
 
 def test_reward_function_logs_components_gates_and_success():
