@@ -56,7 +56,6 @@ class Caption:
     cart: list[str] = field(default_factory=list)  # names
 
 
-_PRICE = re.compile(r"\$([0-9][0-9,]*\.?[0-9]*)")
 _TARGET = re.compile(r"^\[([^\]]+)\] (.+?) \| (.+?) \| \(([-0-9.]+), ([-0-9.]+)\) \| (.*)$")
 _ENTRY = re.compile(r"^\[([^\]]+)\] (.*?)(?: \(([0-9.]+ m|approach: [^)]*|[^()]*)\))?$")
 
@@ -135,13 +134,3 @@ def parse_history(text: str) -> list[tuple[str, str]]:
                 events.append((speaker, line[len(prefix) :]))
                 break
     return events
-
-
-def prices_in(text: str) -> list[float]:
-    out = []
-    for m in _PRICE.finditer(text):
-        try:
-            out.append(float(m.group(1).replace(",", "").rstrip(".")))
-        except ValueError:
-            continue
-    return out

@@ -32,6 +32,8 @@ from situ_gym.backends.base import Pose  # noqa: E402
 from situ_gym.backends.embedded import EmbeddedBackend  # noqa: E402
 from situ_gym.scene.index import SceneIndex  # noqa: E402
 from situ_gym.scene.model import STORE_KINDS, Scene  # noqa: E402
+from situ_gym.som.marks import analyse, annotate_roles, draw  # noqa: E402
+from situ_gym.som.types import ROLES  # noqa: E402
 
 __all__ = ["bench_poses", "run_bench", "main"]
 
@@ -54,26 +56,10 @@ def bench_poses(scene: Scene, n: int, seed: int = 0) -> list[Pose]:
     return poses
 
 
-def _som():
-    try:
-        from situ_gym.som.marks import annotate_roles
-    except ImportError:  # the SoM layer is optional for this benchmark
-        return None
-    return annotate_roles
-
-
-def _som_parts():
-    from situ_gym.som.marks import analyse, draw
-    from situ_gym.som.types import ROLES
-
-    return analyse, draw, ROLES
-
-
 def run_bench(scene: Scene, width: int, height: int, poses: list[Pose], repeats: int) -> dict[str, float]:
     """Median figures over ``repeats`` passes through ``poses``."""
     backend = EmbeddedBackend(scene, width=width, height=height)
     index = SceneIndex(scene)
-    annotate_roles = _som()
     cap_fps, som_fps, cap_cpu, som_cpu = [], [], [], []
     parts = {"t_cull_order": [], "t_fill": [], "t_lookup": []}
     som_parts = {"t_analyse": [], "t_draw": []}
@@ -92,36 +78,31 @@ def run_bench(scene: Scene, width: int, height: int, poses: list[Pose], repeats:
             faces.append(backend.renderer.stats["faces"])
         cap_fps.append(len(poses) / (time.perf_counter() - t0))
         cap_cpu.append(len(poses) / max(time.process_time() - c0, 1e-9))
-        if annotate_roles is not None:
-            t0, c0 = time.perf_counter(), time.process_time()
-            for p in poses:
-                backend.reset(p)
-                annotate_roles(backend.capture(), index)
-            som_fps.append(len(poses) / (time.perf_counter() - t0))
-            som_cpu.append(len(poses) / max(time.process_time() - c0, 1e-9))
-            analyse, draw, roles = _som_parts()  # the same work as annotate_roles, timed by part
-            for p in poses:
-                backend.reset(p)
-                frame = backend.capture()
-                t0 = time.perf_counter()
-                analysis = analyse(frame, index)
-                t1 = time.perf_counter()
-                for role in roles:
-                    draw(analysis, index, role)
-                som_parts["t_analyse"].append(t1 - t0)
-                som_parts["t_draw"].append(time.perf_counter() - t1)
-    nan = float("nan")
+        t0, c0 = time.perf_counter(), time.process_time()
+        for p in poses:
+            backend.reset(p)
+            annotate_roles(backend.capture(), index)
+        som_fps.append(len(poses) / (time.perf_counter() - t0))
+        som_cpu.append(len(poses) / max(time.process_time() - c0, 1e-9))
+        for p in poses:  # the same work as annotate_roles, timed by part
+            backend.reset(p)
+            frame = backend.capture()
+            t0 = time.perf_counter()
+            analysis = analyse(frame, index)
+            t1 = time.perf_counter()
+            for role in ROLES:
+                draw(analysis, index, role)
+            som_parts["t_analyse"].append(t1 - t0)
+            som_parts["t_draw"].append(time.perf_counter() - t1)
     out = {
         "capture_fps": statistics.median(cap_fps),
         "capture_fps_cpu": statistics.median(cap_cpu),
-        "capture_som_fps": statistics.median(som_fps) if som_fps else nan,
-        "capture_som_fps_cpu": statistics.median(som_cpu) if som_cpu else nan,
+        "capture_som_fps": statistics.median(som_fps),
+        "capture_som_fps_cpu": statistics.median(som_cpu),
         "faces": statistics.median(faces),
     }
-    for k, v in parts.items():
+    for k, v in {**parts, **som_parts}.items():
         out[k + "_ms"] = 1e3 * statistics.median(v)
-    for k, v in som_parts.items():
-        out[k + "_ms"] = 1e3 * statistics.median(v) if v else nan
     backend.close()
     return out
 
@@ -131,13 +112,12 @@ def save_examples(scene: Scene, out_dir: Path, width: int = 640, height: int = 4
     out_dir.mkdir(parents=True, exist_ok=True)
     backend = EmbeddedBackend(scene, width=width, height=height)
     index = SceneIndex(scene)
-    annotate_roles = _som()
     written = []
     for k, pose in enumerate(_example_poses(scene)):
         backend.reset(pose)
         frame = backend.capture()
         images = {f"{k}_rgb_seg": np.concatenate([frame.rgb, frame.seg], axis=1)}
-        if annotate_roles is not None and k == 1:
+        if k == 1:
             images[f"{k}_som_assistant"] = annotate_roles(frame, index)["assistant"].image
         for name, img in images.items():
             path = out_dir / f"{scene.store}_{name}.png"
@@ -190,8 +170,6 @@ def main(argv: list[str] | None = None) -> None:
     from situ_gym.scene.loader import load_scene
 
     stores = STORE_KINDS if args.store == "all" else (args.store,)
-    if _som() is None:
-        print("situ_gym.som.marks not importable: capture + SoM column is nan")
     header = (f"{'store':<17} {'size':>8} {'capture fps':>12} {'(cpu)':>7} {'+SoM fps':>9} {'(cpu)':>7} "
               f"{'faces':>6} {'cull+order ms':>14} {'fill ms':>8} {'lookup ms':>10} {'analyse ms':>11} {'draw ms':>8}")
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")

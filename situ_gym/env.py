@@ -17,7 +17,7 @@ from situ_gym.scene import SceneIndex
 from situ_gym.scene.loader import load_scene, load_task_bank
 from situ_gym.som import annotate_roles, caption, fixed_handles, render_minimap
 from situ_gym.som.types import RoleView
-from situ_gym.spaces import MAX_ACTION_TEXT, MAX_OBS_TEXT, sanitize_text, text_space
+from situ_gym.spaces import MAX_ACTION_TEXT, MAX_OBS_TEXT, clip_text, sanitize_text, text_space
 from situ_gym.text import catalog_text, nav_targets_text
 from situ_gym.user import UserObservation, make_moderator, make_user
 
@@ -262,7 +262,8 @@ class SituRecEnv(gym.Env[dict, str]):
         if result.revealed_product:
             self._inspected[result.revealed_product] = self._details(result.revealed_product)
         self._last_result = result.message
-        self._history.append(f"User action: {self._describe_call(call)} -> {result.message}")
+        # Every history line is sanitized once here, so observations only need clipping.
+        self._history.append(sanitize_text(f"User action: {self._describe_call(call)} -> {result.message}", 4_000))
 
         self._observe()
         termination = self._check_termination(out, call, result, user_turn)
@@ -358,7 +359,7 @@ class SituRecEnv(gym.Env[dict, str]):
             "som_rgb": np.ascontiguousarray(image, dtype=np.uint8),
             "map": render_minimap(self.scene, self.index, self.backend.pose(), "assistant", MAP_SIZE),
             "pose": np.array(self._pose_tuple(), dtype=np.float32),
-            "history": sanitize_text("\n".join(self._history)),
+            "history": clip_text("\n".join(self._history)),
             "catalog": self._catalog_text,
             "visible": sanitize_text(visible, keep="head"),
         }

@@ -7,7 +7,7 @@ import functools
 
 from gymnasium.spaces import Text
 
-__all__ = ["MAX_OBS_TEXT", "MAX_ACTION_TEXT", "text_space", "sanitize_text"]
+__all__ = ["MAX_OBS_TEXT", "MAX_ACTION_TEXT", "text_space", "sanitize_text", "clip_text"]
 
 MAX_OBS_TEXT = 100_000  # catalog ~30k chars; history is clipped from the front beyond this
 MAX_ACTION_TEXT = 20_000
@@ -52,8 +52,13 @@ def sanitize_text(text: str, max_length: int = MAX_OBS_TEXT, *, keep: str = "tai
     allowed = _allowed()
     if not all(c in allowed for c in text):
         text = "".join(c if c in allowed else REPLACEMENT for c in text)
-    if len(text) > max_length:
-        marker = "...\n"
-        text = marker + text[-(max_length - len(marker)) :] if keep == "tail" else text[:max_length]
-    return text
+    return clip_text(text, max_length, keep=keep)
+
+
+def clip_text(text: str, max_length: int = MAX_OBS_TEXT, *, keep: str = "tail") -> str:
+    """Clip already-sanitized text to ``max_length`` (see :func:`sanitize_text`)."""
+    if len(text) <= max_length:
+        return text
+    marker = "...\n"
+    return marker + text[-(max_length - len(marker)) :] if keep == "tail" else text[:max_length]
 

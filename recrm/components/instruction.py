@@ -112,11 +112,11 @@ class InstructionFollowing:
             hard("process", f"action type {atype!r} is not one of the ten dialogue actions")
         else:
             action = ctx.action or {}
+            # Presence only: whether a value is acceptable (a visible waypoint, or null while
+            # the shopper turns to find one; a known product name) is the parser's rule,
+            # and its errors already failed the gate above.
             for key in REQUIRED_FIELDS.get(ctx.store, {}).get(atype, ()):
-                # A null next_waypoint is legal while the shopper turns to find a store;
-                # the parser enforces when (its errors feed this gate above).
-                nullable = key == "next_waypoint"
-                if key not in action or (action[key] is None and not nullable) or action[key] == "":
+                if key not in action:
                     hard("process", f"{atype} lacks required field {key!r}")
             if atype == "Greet" and ctx.history:
                 soft("process", "Greet after the conversation has started")

@@ -11,7 +11,6 @@ from agents.obs_text import (
     parse_catalog,
     parse_history,
     parse_nav_targets,
-    prices_in,
 )
 from tests.agents.test_random_agent import CATALOG, VISIBLE
 
@@ -39,10 +38,10 @@ def test_caption_sections_hands_and_cart():
     assert cap.holding == ("c", "Sunny Oats, 500 g") and cap.cart == ["A", "B"]
 
 
-def test_history_and_prices():
+def test_history_speakers():
     events = parse_history("Assistant: Hi!\nUser: I can spend $1,300 at most.\nUser action: idle() -> stayed put")
     assert [s for s, _ in events] == ["assistant", "user", "action"]
-    assert prices_in(events[1][1]) == [1300.0]
+    assert events[1] == ("user", "I can spend $1,300 at most.")
 
 
 def test_parses_the_real_observation():
