@@ -294,7 +294,7 @@ class HeuristicAssistant(Assistant):
                 return (
                     {"type": "Explain"},
                     {"name": inspect_tool, "arguments": {"item": handle}},
-                    f"Take a closer look at the {rec.name}. {self._explain(rec, variant=0, ranking=ranking)}",
+                    f"Take a closer look. {self._explain(rec, variant=0, ranking=ranking)}",
                 )
 
         if b.budget is None and "budget" not in self.asked:
@@ -324,7 +324,7 @@ class HeuristicAssistant(Assistant):
             return (
                 {"type": "Recommend", "display_name": best.name, "visible_now": True, "reason": self._explain(best, 0, ranking)},
                 {"name": inspect_tool, "arguments": {"item": best_handle}},
-                f"I'd recommend the {best.name}. {self._explain(best, 0, ranking)} Have a look at it.",
+                f"{self._explain(best, 0, ranking)} Have a look at it.",
             )
         if self.last_recommended in b.rejected:
             self.last_recommended = None
@@ -344,17 +344,17 @@ class HeuristicAssistant(Assistant):
         budget = f", within your ${b.budget:.0f} budget" if b.budget is not None and e.price <= b.budget else ""
         if variant % 3 == 0:
             why = " and ".join(matched) if matched else ", ".join(features)
-            return f"I suggest it because it is {why} and costs ${e.price:.2f}{budget}."
+            return f"I suggest the {e.name} because it is {why} and costs ${e.price:.2f}{budget}."
         if variant % 3 == 1:
             alternatives = [r for r in (ranking or []) if r.id != e.id and r.category == e.category][:1]
             if alternatives:
                 alt = alternatives[0]
                 diff = "costs more" if alt.price > e.price else "misses some of what you asked for"
-                return f"Compared with the {alt.name}, which {diff}, this one suits you better since it offers {', '.join(features)}."
-            return f"It is the closest match here since it offers {', '.join(features)}."
+                return f"Compared with the {alt.name}, which {diff}, the {e.name} suits you better since it offers {', '.join(features)}."
+            return f"The {e.name} is the closest match here since it offers {', '.join(features)}."
         avoided = sorted({t.split(":", 1)[-1] for t in b.avoided})
         clean = f" and has none of {', '.join(avoided)}" if avoided else ""
-        return f"It fits your needs because it is a {e.category}{clean}, priced at ${e.price:.2f}."
+        return f"The {e.name} fits your needs because it is a {e.category}{clean}, priced at ${e.price:.2f}."
 
     # ------------------------------------------------------------------ navigation
     def _products_here(self, events) -> dict[str, str]:
