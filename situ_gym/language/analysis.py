@@ -37,7 +37,8 @@ DISTANCES = ("short", "medium", "long")
 _PRICE = re.compile(r"\$\s?(\d{1,7}(?:,\d{3})*(?:\.\d{1,2})?)|(\d{1,7}(?:\.\d{1,2})?)\s?(?:dollars|bucks|usd)\b")
 _ANGLE = re.compile(r"(\d{1,3})\s?(?:°|deg\b|degrees?)")
 _PRONOUN = re.compile(r"\b(?:it|its|it's|this one|that one|this|that|the one|them|they|these|those)\b")
-_CLAUSE_BREAK = re.compile(r",\s+(?:but|so|and|while|whereas|since|because|though|although|however)\b|;|\s-\s|,\s+(?=(?:how|what|why|maybe|perhaps|instead|try|i'd|i would|let's)\b)|\bbut\b|\binstead\b")
+# Clause breaks: commas (not before a size or price: "Cereal, 12 oz"), semicolons, dashes, "but".
+_CLAUSE_BREAK = re.compile(r",(?!\s*[\d$])\s*|;|\s-\s|\bbut\b|\binstead\b")
 _TRANSLATE = frozenset("go head walk move step come enter leave exit continue proceed cross pass stroll wander return get make keep pop duck hop".split())
 
 
@@ -82,6 +83,7 @@ class Utterance:
     act: str = "AnswerQuestion"
     greeting: bool = False
     closing: bool = False
+    thanks: bool = False
     questions: tuple[Question, ...] = ()
     proposed: tuple[str, ...] = ()
     mentioned: tuple[str, ...] = ()
@@ -119,13 +121,14 @@ class Utterance:
 
 def analyze(
     text: object,
-    lexicon: SceneLexicon,
+    lexicon: SceneLexicon | None = None,
     *,
     visible: frozenset[str] | set[str] | tuple[str, ...] = frozenset(),
     focus: str | None = None,
 ) -> Utterance:
     """The analysis of ``text`` (see the module docstring); ``visible`` and ``focus`` resolve
-    references such as "the yogurt" or "it" to one product."""
+    references such as "the yogurt" or "it" to one product. Without a ``lexicon`` no entity
+    is linked (cues only: acts, questions, stance, closing)."""
     try:
         norm = normalize(text)
     except Exception:  # noqa: BLE001 - the contract is: never raise on any input
@@ -138,7 +141,7 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
     if not text:
         return Utterance(text="")
     toks = tokenize(text)
-    mentions, places, tags = lex.link(toks)
+    mentions, places, tags = lex.link(toks) if lex is not None else ([], [], [])
     low = text.lower()
     sentences = sentence_spans(text)
     prices = tuple(float((m.group(1) or m.group(2)).replace(",", "")) for m in _PRICE.finditer(text))
@@ -185,12 +188,22 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
         if sent_compared:
             compared.extend(pids)
         # ---- proposals, clause by clause (a rejection and a new suggestion share sentences)
+        spans = {id(m): _clause_span(low, s, e, m.char_start, m.char_end) for m, _ in resolved}
+        # A proposal cue in a clause naming no product ("..., would suit you") carries over to
+        # the sentence's products whose own clause says nothing either way.
+        floating = any(
+            P.PROPOSE.search(low[a:b]) and not any(a <= m.char_start < b for m in sm)
+            for a, b in _clause_spans(low, s, e)
+        )
         for m, pid in resolved:
             if pid is None:
                 continue
-            clause = _clause_of(low, s, e, m)
+            a, b = spans[id(m)]
+            clause = low[a:b]
             neg = P.NOT_PROPOSED.search(clause)
-            pro = P.PROPOSE.search(clause) or (is_question and re.search(r"\b(?:how|what) about\b", sent))
+            pro = P.PROPOSE.search(clause) or (is_question and re.search(r"\b(?:how|what) about\b", clause))
+            if not pro and not neg and floating and not P.COMPARE.search(clause):
+                pro = True
             favoured = pro and not neg
             if sent_compared and not favoured:
                 continue
@@ -244,7 +257,8 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
         explanation = _explanation(subject, low, toks, mentions, tags, prices, lex)
     budget = _budget(low, prices)
     categories = _unique(
-        [m.category for m in mentions if m.category] + [lex.category_of[c] for m in mentions if m.kind == "product" for c in m.candidates[:1]]
+        [m.category for m in mentions if m.category]
+        + [lex.category_of[c] for m in mentions if m.kind == "product" for c in m.candidates[:1]]
     )
     greeting = bool(P.GREETING.search(low))
     closing = bool(P.CLOSING.search(low))
@@ -258,6 +272,7 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
         prices=prices,
         greeting=greeting,
         closing=closing,
+        thanks=bool(P.THANKS.search(low)),
         questions=tuple(questions),
         proposed=tuple(proposed),
         mentioned=tuple(mentioned),
@@ -285,12 +300,22 @@ def _unique(items) -> list:
     return list(dict.fromkeys(items))
 
 
-def _clause_of(low: str, s: int, e: int, m: Mention) -> str:
-    return _clause_at(low, s, e, m.char_start, m.char_end)
+def _clause_spans(low: str, s: int, e: int) -> list[tuple[int, int]]:
+    out, pos = [], s
+    for b in _CLAUSE_BREAK.finditer(low, s, e):
+        if b.start() > pos:
+            out.append((pos, b.start()))
+        pos = b.start() if low[b.start() : b.end()].strip() in ("but", "instead") else b.end()
+        if pos == b.start():
+            out.append((pos, b.end()))
+            pos = b.end()
+    if pos < e:
+        out.append((pos, e))
+    return out
 
 
-def _clause_at(low: str, s: int, e: int, start: int, end: int | None = None) -> str:
-    """The clause of the sentence ``low[s:e]`` around ``start`` (names are never split)."""
+def _clause_span(low: str, s: int, e: int, start: int, end: int | None = None) -> tuple[int, int]:
+    """The clause of the sentence ``low[s:e]`` around ``start`` (a name is never split)."""
     end = start if end is None else end
     left, right = s, e
     for b in _CLAUSE_BREAK.finditer(low, s, e):
@@ -299,7 +324,12 @@ def _clause_at(low: str, s: int, e: int, start: int, end: int | None = None) -> 
         elif b.start() >= end:
             right = b.start()
             break
-    return low[left:right]
+    return left, right
+
+
+def _clause_at(low: str, s: int, e: int, start: int, end: int | None = None) -> str:
+    a, b = _clause_span(low, s, e, start, end)
+    return low[a:b]
 
 
 def _slot_words(sent: str) -> bool:
@@ -414,7 +444,7 @@ def _navigation(sent: str, toks, s: int, e: int, places: list[PlaceMention]) -> 
 
 
 def _explanation(pid, low, toks, mentions, tags, prices, lex) -> Explanation | None:
-    product = lex.index.products.get(pid)
+    product = lex.index.products.get(pid) if lex is not None else None
     if product is None:
         return None
     own = [m for m in mentions if pid in m.candidates]

@@ -24,7 +24,7 @@ from functools import lru_cache
 from lemminflect import getAllLemmas
 from rapidfuzz import fuzz, process
 
-from situ_gym.language.tokens import STOPWORDS, Token, lemma, normalize, tokenize
+from situ_gym.language.tokens import STOPWORDS, Token, normalize, tokenize
 from situ_gym.scene.index import SceneIndex
 
 __all__ = ["SceneLexicon", "Mention", "PlaceMention", "TagMention", "lexicon_for", "lemmas_of"]
@@ -320,11 +320,26 @@ class SceneLexicon:
             # "Sunny Fields ... , 12 oz": a size after a comma belongs to the name
             m = self._resolve(toks, lem, i, j)
             if m is not None:
+                m, j = self._with_size(toks, lem, m, j)
                 out.append(m)
                 i = j
             else:
                 i += 1
         return out
+
+    def _with_size(self, toks, lem, m: Mention, j: int) -> tuple[Mention, int]:
+        """Extend a product mention over a size written after a comma ("Cereal, 12 oz")."""
+        if not m.candidates or j >= len(toks) or toks[j].text != ",":
+            return m, j
+        k = j + 1
+        while k < len(toks) and (lem[k][0].isdigit() or lem[k] in _UNITS or lem[k] in self.name_words[m.candidates[0]]):
+            k += 1
+        size = [w for w in lem[j + 1 : k]]
+        if k == j + 1 or not any(w[0].isdigit() for w in size):
+            return m, j
+        keep = tuple(p for p in m.candidates if set(size) <= self.name_words[p]) or m.candidates
+        phrase = m.phrase + ", " + " ".join(t.text for t in toks[j + 1 : k])
+        return Mention(m.start, k, m.char_start, toks[k - 1].end, phrase, keep, m.kind, m.category), k
 
     def _joins_a_name(self, before: list[str], after: str) -> bool:
         """Whether some product's name holds words of both sides of "and"/"in"/"with"."""
@@ -371,6 +386,9 @@ class SceneLexicon:
         if specific:
             best = coverage(cands[0])
             cands = [pid for pid in cands if coverage(pid) >= best - 1e-9]
+        exact = self.categories.get(tuple(w for w in words if w in self.category_words))
+        if not specific and exact is not None and any(self.category_of[p] == exact for p in cands):
+            cands = [p for p in cands if self.category_of[p] == exact]  # "oatmeal", not "Oatmeal Cookies"
         cats = {self.category_of[pid] for pid in cands}
         category = cats.pop() if len(cats) == 1 else None
         return Mention(i, j, cs, ce, phrase, tuple(cands), "product" if specific else "category", category)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 __all__ = [
-    "ACCEPT", "ACK_REJECTION", "BUDGET_BOUND", "CLAIMS", "CLARIFY", "CLOSING", "COMPARE",
+    "ACCEPT", "ACK_REJECTION", "THANKS", "INFO_REQUEST", "BUDGET_BOUND", "CLAIMS", "CLARIFY", "CLOSING", "COMPARE",
     "DIRECTION", "DISTANCE", "EXPLAIN_CUE", "GREETING", "MOTION", "NEGATION", "NOT_PROPOSED",
     "PROPOSE", "PURCHASE", "QUESTION_START", "REJECT", "RELATION", "REQUESTS", "SLOTS", "ANSWER_CUE",
 ]
@@ -24,9 +24,11 @@ def _words(*phrases: str) -> re.Pattern[str]:
     return re.compile(r"\b(?:" + "|".join(phrases) + r")\b")
 
 
+THANKS = _words(r"thanks?", r"thank you", r"cheers", r"great", r"perfect", r"appreciate\w*", r"wonderful", r"lovely")
 GREETING = _re(r"^(?:hi|hello|hey|hiya|howdy|greetings|good (?:morning|afternoon|evening)|welcome)\b", r"\bwelcome to\b")
 CLOSING = _words(
-    r"good ?bye", r"bye", r"have a (?:great|nice|good|lovely|wonderful) (?:day|one|time|evening|weekend)",
+    r"good ?bye", r"bye", r"that'?s (?:all|it for (?:today|now))", r"that is all", r"i'?ll leave it", r"i will leave it",
+    r"i'?m done", r"i am done", r"i'?m going to stop", r"never mind", r"not interested", r"i give up", r"no,? thanks?,? (?:i'?m|that'?s)", r"have a (?:great|nice|good|lovely|wonderful) (?:day|one|time|evening|weekend)",
     r"enjoy (?:your|the)", r"thanks? (?:you )?for (?:shopping|coming|visiting|stopping)", r"happy shopping",
     r"take care", r"see you",
 )
