@@ -39,6 +39,7 @@ _ANGLE = re.compile(r"(\d{1,3})\s?(?:°|deg\b|degrees?)")
 _PRONOUN = re.compile(r"\b(?:it|its|it's|this one|that one|this|that|the one|them|they|these|those|this [a-z]+|that [a-z]+|these [a-z]+|those [a-z]+)\b")
 # Clause breaks: commas (not before a size or price: "Cereal, 12 oz"), semicolons, dashes, "but".
 _CLAUSE_BREAK = re.compile(r",(?!\s*[\d$])\s*|;|\s-\s|\bbut\b|\binstead\b")
+_TURNS = frozenset("turn look glance tilt face pivot rotate spin swing".split())
 _TRANSLATE = frozenset("go head walk move step come enter leave exit continue proceed cross pass stroll wander return get make keep pop duck hop".split())
 
 
@@ -460,7 +461,10 @@ def _navigation(sent: str, toks, s: int, e: int, places: list[PlaceMention]) -> 
         if pat.search(sent):
             distance = name
             break
-    translational = any(t.lemma in _TRANSLATE for t in verbs) or relation in ("along", "past") or target is not None
+    turning_only = bool(verbs) and all(t.lemma in _TURNS for t in verbs)
+    translational = any(t.lemma in _TRANSLATE for t in verbs) or relation in ("along", "past") or (
+        target is not None and not turning_only
+    )
     if distance is None and translational:
         distance = "medium"  # a walk of unstated length
     if verbs and all(t.lemma in ("turn", "look", "glance", "tilt", "face", "pivot", "rotate", "spin", "swing") for t in verbs) and not target:
