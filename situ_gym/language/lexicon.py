@@ -288,7 +288,8 @@ class SceneLexicon:
             longest = self.place_first.get(lem[i])
             hit = None
             if longest:
-                for n in range(min(longest, len(lem) - i), 0, -1):
+                # the window may hold stopwords the key leaves out ("Night and Accent Lights")
+                for n in range(min(longest + 3, len(lem) - i), 0, -1):
                     key = tuple(w for w in lem[i : i + n] if w not in STOPWORDS)
                     if key in self.places and lem[i + n - 1] not in STOPWORDS:
                         hit = (n, self.places[key])
