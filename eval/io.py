@@ -126,7 +126,11 @@ def read_episodes(path: str | os.PathLike) -> list[EpisodeRecord]:
     p = Path(path)
     if not p.exists():
         raise ValueError(f"trajectory file does not exist: {str(p)!r}")
-    episodes, _ = _parse_lines(p.read_text(encoding="utf-8"), str(p))
+    try:
+        text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{p}: not a trajectory file (not UTF-8 text at byte {exc.start})") from None
+    episodes, _ = _parse_lines(text, str(p))
     return episodes
 
 
