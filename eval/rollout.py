@@ -2,14 +2,19 @@
 
     python -m eval.rollout --env SituRec-Supermarket-v0 --agent heuristic --user rule \\
         --tasks all --workers 2 --seed 0 --repeats 1 --out runs/sm_heuristic [--resume] \\
-        [--save-frames] [--max-turns 20] [--reward recrm|none] [--model PATH] [--batch-size B]
+        [--save-frames] [--max-turns 20] [--reward recrm|none] [--model PATH] [--batch-size B] \\
+        [--max-consecutive-errors 5]
 
 Episodes run in worker processes (each builds its own env and agent); the parent alone
 appends each finished episode as one JSON line (flush + fsync). Task order is fixed and
 episode (task, repeat) uses seed ``seed + repeat`` with the env re-seeded at every reset,
-so results do not depend on the worker count. A crashed episode is saved with termination
-"error" and its traceback. ``--resume`` skips (task, repeat) pairs already in the file.
-At the end: metrics.json, report.md, plots and the HTML viewer in the run directory.
+so results do not depend on the worker count. The env and agent are built and reset once
+before the first episode: a setup fault stops the command (exit 2, one line) and leaves
+the run directory untouched. A crashed episode is saved with termination "error" and its
+traceback; ``--max-consecutive-errors`` crashes in a row stop the run (exit 1).
+``--resume`` skips (task, repeat) pairs already in the file and retries crashed ones
+(their records move to errors.jsonl). At the end: metrics.json, report.md, plots and the
+HTML viewer in the run directory, all in (task, repeat) order.
 
 ``--batch-size B`` plays B episodes in lock-step per process with one ``act_batch`` per
 turn (one batched ``generate`` for ``--agent hf``). Rule-based agents give the same
