@@ -252,3 +252,25 @@ def test_agents_get_no_task_id_but_the_trajectory_keeps_it(tmp_path):
 def test_config_error_is_a_value_error_naming_the_fault():
     with pytest.raises(ConfigError, match="unknown task ids"):
         run(RolloutConfig(out="/nonexistent-dir-for-test/x", **{**SMALL, "tasks": "nope"}))
+
+
+class BatchSpy:
+    """The batch interface train.evaluate drives (like HFPolicyAssistant), remembering infos."""
+
+    generated_tokens = 0
+    generate_seconds = 0.0
+
+    def reset_batch(self, observations, infos, *, seeds=None):
+        self.infos = [dict(i) for i in infos]
+
+    def act_batch(self, observations, *, episodes=None):
+        return ['{"response": "Hi!", "assistant_actions": [{"type": "Greet"}], "ranking": []}'] * len(observations)
+
+
+def test_training_evaluation_gives_agents_no_task_id():
+    from train.evaluate import evaluate_policy
+
+    spy = BatchSpy()
+    result = evaluate_policy(spy, "supermarket", ["sm_u01_t1", "sm_u03_t2"], max_turns=1, image_size=(64, 48))
+    assert result["episodes"] == 2
+    assert spy.infos == [{"store": "supermarket"}, {"store": "supermarket"}]
