@@ -210,6 +210,7 @@ def test_failed_resume_leaves_the_run_directory_untouched(tmp_path, capsys, extr
 # ------------------------------------------------------------------ 6. metrics.json does not depend on how it ran
 
 
+@pytest.mark.slow  # six small runs and four reports: ~10 s on an idle core
 def test_metrics_json_is_byte_identical_for_workers_batches_and_resume(tmp_path):
     report = {**SMALL, "no_report": False, "judge": "rule", "repeats": 2}
     dirs = {}
