@@ -680,6 +680,10 @@ def main(argv: list[str] | None = None) -> int:
     except (RunStopped, RuntimeError) as exc:
         print(f"{parser.prog}: error: {exc}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print(f"{parser.prog}: interrupted; every finished episode is saved in {args.out}, "
+              "rerun the same command with --resume to finish", file=sys.stderr)
+        return 130
     if groups is not None:
         from eval.report import format_console
 

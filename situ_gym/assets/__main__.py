@@ -91,6 +91,13 @@ def main(argv: list[str] | None = None) -> int:
     root = getattr(args, "root", None)
     if root is not None and not Path(root).is_dir():
         parser.error(f"--root {root!r} is not a directory (expected <root>/<store>/scene.json)")
+    out = getattr(args, "out", None)
+    if out is not None:
+        parent = Path(out).absolute()
+        while not parent.exists():
+            parent = parent.parent
+        if not parent.is_dir():
+            parser.error(f"--out {out!r} cannot be created: {str(parent)!r} is not a directory")
     return {"generate": cmd_generate, "validate": cmd_validate, "stats": cmd_stats}[args.command](args)
 
 

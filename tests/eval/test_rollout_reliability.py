@@ -275,3 +275,27 @@ def test_training_evaluation_gives_agents_no_task_id():
     result = evaluate_policy(spy, "supermarket", ["sm_u01_t1", "sm_u03_t2"], max_turns=1, image_size=(64, 48))
     assert result["episodes"] == 2
     assert spy.infos == [{"store": "supermarket"}, {"store": "supermarket"}]
+
+
+class CtrlC(Assistant):
+    """The user presses Ctrl-C during the second episode."""
+
+    name = "ctrl-c"
+    episodes = 0
+
+    def reset(self, observation, info, *, seed=None):
+        type(self).episodes += 1
+
+    def act(self, observation):
+        if type(self).episodes >= 3:  # the setup check and the first episode pass
+            raise KeyboardInterrupt
+        return '{"response": "Hi!", "assistant_actions": [{"type": "Greet"}], "ranking": []}'
+
+
+def test_ctrl_c_says_what_was_saved_and_how_to_go_on(tmp_path, capsys):
+    CtrlC.episodes = 0
+    out = tmp_path / "int"
+    assert main(_args(out, "--agent", f"{__name__}:CtrlC")) == 130
+    err = capsys.readouterr().err
+    assert "interrupted" in err and "--resume" in err and "Traceback" not in err
+    assert len(read_episodes(out / "trajectories.jsonl")) == 1

@@ -86,3 +86,12 @@ def test_cli_root_that_is_a_file_is_a_usage_error(tmp_path, capsys, command):
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert "usage:" in err and err.strip().splitlines()[-1].endswith("is not a directory (expected <root>/<store>/scene.json)")
+
+
+def test_generate_into_a_path_under_a_file_is_a_usage_error(tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(SystemExit) as exc:
+        assets_main(["generate", "--out", str(blocker / "data")])
+    assert exc.value.code == 2
+    assert "is not a directory" in capsys.readouterr().err.strip().splitlines()[-1]
