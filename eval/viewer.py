@@ -189,8 +189,8 @@ def episode_page(
     if map_rel:
         parts.append(f'<figure><a href="../{escape(map_rel)}" target="_blank"><img src="../{escape(map_rel)}" '
                      f'width={MAP_WIDTH} alt="store map"></a><figcaption class=muted>Store map (assistant\'s '
-                     "handles): the shopper's start (S) and pose after each turn (numbered), last pose with its "
-                     "heading.</figcaption></figure>")
+                     "handles): the shopper's start (S) and pose after each turn (numbered; lines join consecutive "
+                     "poses, not the walked route), last pose with its heading.</figcaption></figure>")
     if ep.error:
         parts.append(f"<h2 class=bad>Error</h2><pre>{escape(ep.error)}</pre>")
     for t in sorted(ep.turns, key=lambda t: t.turn):

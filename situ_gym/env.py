@@ -109,7 +109,8 @@ class SituRecEnv(gym.Env[dict, str]):
     ``recommendation_exhausted`` (3 Recommend annotations), ``moderator_end``,
     ``motion_stall`` (3 consecutive translational actions moving < 5 cm, other actions
     in between neither count nor reset); ``turn_limit`` truncates after ``max_turns``.
-    The reason is ``info["termination"]``.
+    The reason is ``info["termination"]``. A step that raises (e.g. ``BackendError`` from
+    an engine) is undone (no dialogue line, no turn) and the episode needs a ``reset``.
 
     ## Arguments
     * ``store``: "supermarket" or "home_furnishings" (set by the registered id).
@@ -127,6 +128,10 @@ class SituRecEnv(gym.Env[dict, str]):
     * ``render_mode``: "rgb_array" returns the assistant's SoM frame; "human" shows it in a
       pygame window after every reset and step (``pip install "situ-gym[human]"``; without
       a display it warns once and draws off screen).
+
+    ## Reset options
+    ``reset(seed=..., options={"task_id": id})``: ``task_id`` is the only key; without it
+    a task is drawn with the seed. Any other key or a non-dict raises ``ValueError``.
 
     ## Info
     ``reset``: ``task_id``, ``profile_id``, ``store`` and the hidden ``task`` (for
