@@ -270,7 +270,13 @@ def _record(job: EpisodeJob, turns: list[Any], frames: list[str], termination: s
         error=error,
         frames=frames,
     )
-    return record.model_dump_json()
+    try:
+        return record.model_dump_json()
+    except ValueError:  # PydanticSerializationError: text no parser cleaned (e.g. a plug-in shopper's)
+        from situ_gym.actions.parse import scrub_surrogates
+
+        logger.warning("episode %s: replaced unencodable characters in its record", job.episode_id)
+        return EpisodeRecord.model_validate(scrub_surrogates(record.model_dump())).model_dump_json()
 
 
 def run_episode(job: EpisodeJob) -> str:

@@ -299,3 +299,16 @@ def test_ctrl_c_says_what_was_saved_and_how_to_go_on(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "interrupted" in err and "--resume" in err and "Traceback" not in err
     assert len(read_episodes(out / "trajectories.jsonl")) == 1
+
+
+def test_a_record_with_text_no_parser_cleaned_still_serialises():
+    from eval.rollout import EpisodeJob, _record
+    from situ_gym.records import EpisodeRecord, ToolCall
+    from tests.eval.builders import turn
+
+    job = EpisodeJob(RolloutConfig(**SMALL), "sm_u01_t1", 0, "sm_u01", 3, "sm_p210", ("sm_p210",), 6.0)
+    odd = turn(1, actual=ToolCall(name="idle", arguments={"note": "from a plug-in shopper \ud800"}),
+               user_utterance="hi \udfff")
+    record = EpisodeRecord.model_validate_json(_record(job, [odd], [], "turn_limit", None))
+    assert record.turns[0].user_action.arguments == {"note": "from a plug-in shopper \ufffd"}
+    assert record.turns[0].user_utterance == "hi \ufffd" and record.task_id == "sm_u01_t1"
