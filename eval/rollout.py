@@ -505,6 +505,10 @@ def _plan(config: RolloutConfig) -> tuple[Path, list[EpisodeJob], int, int]:
     already saved, error episodes that will be retried). Raises ConfigError."""
     try:
         _check_reward(config)
+        if config.judge != "none" and not config.no_report:
+            from eval.judge import make_judge
+
+            make_judge(config.judge)  # an unknown judge would otherwise fail after every episode ran
         out = Path(config.out)
         _check_out(out)
         traj = out / "trajectories.jsonl"

@@ -17,6 +17,7 @@ SMALL = dict(env="SituRec-Supermarket-v0", agent="random", tasks="0-2", max_turn
              env_kwargs={"image_size": [64, 48]}, judge="none", no_report=True)
 SMALL_ARGS = ["--env", "SituRec-Supermarket-v0", "--agent", "random", "--tasks", "0-2", "--max-turns", "3",
               "--env-kwargs", '{"image_size": [64, 48]}', "--judge", "none", "--no-report"]
+REPORT_ARGS = [a for a in SMALL_ARGS if a != "--no-report"]
 
 
 def _args(out, *extra):
@@ -125,6 +126,7 @@ def test_surrogates_in_model_output_never_lose_a_turn(tmp_path, workers):
         (["--tasks", "abc"], "unknown task ids"),
         (["--workers", "0"], "workers must be >= 1"),
         (["--env-kwargs", "[1, 2]"], "must be a JSON object"),
+
     ],
 )
 def test_setup_errors_exit_2_with_one_line_and_leave_nothing(tmp_path, capsys, monkeypatch, extra, message):
@@ -312,3 +314,12 @@ def test_a_record_with_text_no_parser_cleaned_still_serialises():
     record = EpisodeRecord.model_validate_json(_record(job, [odd], [], "turn_limit", None))
     assert record.turns[0].user_action.arguments == {"note": "from a plug-in shopper \ufffd"}
     assert record.turns[0].user_utterance == "hi \ufffd" and record.task_id == "sm_u01_t1"
+
+
+def test_unknown_judge_stops_before_the_first_episode(tmp_path, capsys):
+    out = tmp_path / "judge"
+    with pytest.raises(SystemExit) as exc:
+        main([*REPORT_ARGS, "--out", str(out), "--judge", "gpt-judge"])
+    assert exc.value.code == 2
+    assert "unknown judge 'gpt-judge'" in capsys.readouterr().err.strip().splitlines()[-1]
+    assert not out.exists()
