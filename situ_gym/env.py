@@ -136,7 +136,8 @@ class SituRecEnv(gym.Env[dict, str]):
     ## Info
     ``reset``: ``task_id``, ``profile_id``, ``store`` and the hidden ``task`` (for
     rewards and evaluation only). ``step`` adds ``turn`` (a ``TurnRecord``) and
-    ``termination``.
+    ``termination``. Assistants get only ``agents.base.agent_info(info)`` (the store): the
+    packaged task bank maps the task and profile ids to the answer.
 
     ## Version history
     * v0: initial release.
