@@ -43,19 +43,19 @@ def plot_cgv_gain(groups: dict[str, dict[str, Any]], path: str | os.PathLike) ->
     horizons = ["1", "2", "3", "4", "5", "End"]
     fig, ax = plt.subplots(figsize=(6, 4))
     lowest = 0.0
-    for key, s in groups.items():
-        c = s["cgv"]
-        ys = [c.get(f"delta_{h}") for h in horizons]
-        if all(y is None for y in ys):
-            continue
-        ys = [0.0 if y is None else y for y in ys]
+    curves = {key: [s["cgv"].get(f"delta_{h}") for h in horizons] for key, s in groups.items()}
+    curves = {k: [0.0 if y is None else y for y in ys] for k, ys in curves.items() if any(y is not None for y in ys)}
+    for k, (key, ys) in enumerate(curves.items()):
         lowest = min(lowest, *ys)
-        (line,) = ax.plot(horizons, ys, marker="o", label=f"{key} (n={int(c['events'])})")
-        for x, y in zip(horizons, ys, strict=True):
-            ax.annotate(f"{y:.1f}", (x, y), textcoords="offset points", xytext=(0, 6), ha="center",
-                        fontsize=9, color=line.get_color())
+        (line,) = ax.plot(horizons, ys, marker="o", label=f"{key} (n={int(groups[key]['cgv']['events'])})")
+        # One curve: every value; several: only the End value of each, staggered, so none collide.
+        points = list(zip(horizons, ys, strict=True)) if len(curves) == 1 else [(horizons[-1], ys[-1])]
+        for x, y in points:
+            ax.annotate(f"{y:.1f}", (x, y), textcoords="offset points", xytext=(0, 6 + 11 * k * (len(curves) > 1)),
+                        ha="center", fontsize=9, color=line.get_color())
     ax.set_ylim(bottom=lowest)  # gains start at 0: an axis from the smallest gain exaggerates them
-    ax.set_ylim(top=max(ax.get_ylim()[1] * 1.1, 1.0))
+    highest = max((max(ys) for ys in curves.values()), default=0.0)
+    ax.set_ylim(top=max(highest, 1.0) * 1.12 + 5 * len(curves))  # room for the value labels
     ax.set_xlabel("horizon h (turns)")
     ax.set_ylabel("ΔCGV = CGV(h) - CGV(0) (pp)")
     ax.set_title("Goal visibility gain")
