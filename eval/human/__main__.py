@@ -1,0 +1,87 @@
+"""Serve the human evaluation: ``python -m eval.human serve --assistants heuristic,random --port 8000``.
+
+    python -m eval.human serve --assistants heuristic,random,hf:PATH,openai:MODEL \\
+        --out runs/human [--env SituRec-Supermarket-v0] [--seed 42] [--tasks-per-participant 5] \\
+        [--host 127.0.0.1] [--port 8000] [--max-turns 20]
+    python -m eval.human screenshots --out docs/img     # one PNG per page, through Chromium
+
+Participants open http://HOST:PORT/ in a browser. Results go to ``OUT/runs/<assistant>/``
+(trajectories.jsonl, ratings.jsonl, config.json), ready for ``python -m eval.metrics`` and
+``python -m eval.agreement``. Restart the command with the same arguments to resume.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+__all__ = ["main"]
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m eval.human", description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    serve = sub.add_parser("serve", help="run the web app")
+    serve.add_argument("--assistants", required=True,
+                       help="comma list: heuristic, random, hf:PATH, KIND:MODEL or pkg.module:Class")
+    serve.add_argument("--out", default="runs/human", help="study directory (default: runs/human)")
+    serve.add_argument("--env", default="SituRec-Supermarket-v0", help="registered env id")
+    serve.add_argument("--seed", type=int, default=42, help="task sampling and episode seed (paper: 42)")
+    serve.add_argument("--tasks", type=int, default=5, help="tasks sampled from the bank (paper: 5)")
+    serve.add_argument("--tasks-per-participant", type=int, default=5,
+                       help="consecutive sampled tasks per participant, cyclically (paper's pairs: 2)")
+    serve.add_argument("--max-turns", type=int, default=20, help="turn limit")
+    serve.add_argument("--host", default="127.0.0.1", help="interface to listen on")
+    serve.add_argument("--port", type=int, default=8000, help="port to listen on")
+    shots = sub.add_parser("screenshots", help="save a PNG of each page (needs Chromium)")
+    shots.add_argument("--out", default="docs/img", help="folder for the PNGs")
+    shots.add_argument("--chromium", default="/usr/bin/chromium", help="Chromium executable")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        if args.command == "serve":
+            return _serve(args)
+        from eval.human.browser import save_screenshots
+
+        for path in save_screenshots(args.out, chromium_path=args.chromium):
+            print(path)
+        return 0
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _serve(args: argparse.Namespace) -> int:
+    try:
+        import uvicorn
+
+        from eval.human.app import create_app
+    except ImportError as exc:
+        raise ValueError(f"{exc.name} is missing: pip install \"situ-gym[human]\"") from exc
+    from eval.human.assistants import parse_assistant_list
+    from eval.human.study import Study, StudyConfig
+
+    config = StudyConfig(
+        assistants=tuple(parse_assistant_list(args.assistants)),
+        out=args.out,
+        env=args.env,
+        seed=args.seed,
+        task_count=args.tasks,
+        tasks_per_participant=args.tasks_per_participant,
+        max_turns=args.max_turns,
+    )
+    study = Study(config)
+    print(f"tasks: {', '.join(study.task_ids)}")
+    print(f"open http://{args.host}:{args.port}/ (results in {args.out}/runs/)")
+    uvicorn.run(create_app(study), host=args.host, port=args.port, log_level="warning")
+    study.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,131 @@
+"""The study over HTTP: tokens, isolation, input limits, saved runs, restart and resume."""
+
+import json
+
+import pytest
+from fastapi.testclient import TestClient
+
+from eval.human.app import MAX_BODY, create_app
+from eval.human.study import QUESTIONS, Study, StudyConfig
+from eval.io import read_episodes
+from eval.judge import DIMENSIONS
+
+PROFILE = {"age_group": "25-34", "shopping_frequency": "weekly", "note": ""}
+IDLE = {"name": "idle", "arguments": {}}
+LEFT = {"name": "turn", "arguments": {"direction": "left", "angle": 30}}
+
+
+def _client(out, assistants=("heuristic",), per=1):
+    study = Study(StudyConfig(assistants=tuple(assistants), out=str(out), tasks_per_participant=per, max_turns=6))
+    return TestClient(create_app(study)), study
+
+
+def _join(client):
+    r = client.post("/api/participants", json=PROFILE)
+    assert r.status_code == 200, r.text
+    token = r.json()["token"]
+    return {"Authorization": f"Bearer {token}"}
+
+
+def _finish(client, auth, turns=((" Hi, I want yogurt.", LEFT),)):
+    for utterance, call in turns:
+        r = client.post("/api/turn", headers=auth, json={"utterance": utterance, "action": call})
+        assert r.status_code == 200, r.text
+    r = client.post("/api/turn", headers=auth, json={"utterance": "No thanks, bye.", "action": IDLE, "gave_up": True})
+    assert r.status_code == 200 and r.json()["stage"] == "rating"
+    return r.json()
+
+
+def test_questionnaire_asks_the_judges_seven_dimensions():
+    assert tuple(QUESTIONS) == DIMENSIONS
+
+
+def test_tokens_isolate_participants(tmp_path):
+    client, _ = _client(tmp_path / "s")
+    a, b = _join(client), _join(client)
+    assert client.get("/api/state").status_code == 401
+    assert client.get("/api/state", headers={"Authorization": "Bearer nope"}).status_code == 401
+    client.post("/api/start", headers=a)
+    client.post("/api/turn", headers=a, json={"utterance": "Secret words of A", "action": LEFT})
+    sa, sb = client.get("/api/state", headers=a).json(), client.get("/api/state", headers=b).json()
+    assert sa["participant_id"] != sb["participant_id"] and sb["stage"] == "briefing"
+    assert "Secret words of A" not in json.dumps(sb)
+    saved = (tmp_path / "s" / "participants" / f"{sa['participant_id']}.json").read_text()
+    assert a["Authorization"].split()[1] not in saved  # only the token's hash is stored
+
+
+def test_bad_input_gets_one_line_and_changes_nothing(tmp_path):
+    client, _ = _client(tmp_path / "s")
+    auth = _join(client)
+    assert client.post("/api/participants", json={**PROFILE, "age_group": "7"}).status_code == 400
+    client.post("/api/start", headers=auth)
+    before = client.get("/api/state", headers=auth).json()
+    cases = [
+        ({"utterance": "hi", "action": {"name": "add_to_cart", "arguments": {"item": "999"}}}, "not visible"),
+        ({"utterance": "hi", "action": {"name": "teleport"}}, "not a legal tool"),
+        ({"utterance": "x" * 501, "action": IDLE}, "utterance: at most 500 characters"),
+        ({"utterance": "hi", "action": IDLE, "extra": 1}, "extra"),
+    ]
+    for body, message in cases:
+        r = client.post("/api/turn", headers=auth, json=body)
+        assert r.status_code == 400 and message in r.json()["error"] and "\n" not in r.json()["error"]
+    r = client.post("/api/turn", headers={**auth, "Content-Type": "application/json"},
+                    content=b'{"utterance": "' + b"y" * MAX_BODY + b'"}')
+    assert r.status_code == 413
+    assert client.post("/api/ratings", headers=auth, json={"ratings": {}}).json()["error"]
+    assert client.get("/api/state", headers=auth).json() == before
+
+
+def test_finished_conversations_become_runs_that_eval_reads(tmp_path):
+    from eval.aggregate import load_indexes, summarize_groups
+    from eval.metrics import _main as metrics_main
+
+    client, study = _client(tmp_path / "s", assistants=("heuristic", "random"))
+    auth = _join(client)
+    labels = []
+    for _ in range(2):
+        labels.append(client.post("/api/start", headers=auth).json()["assistant_label"])
+        _finish(client, auth)
+        incomplete = {d: 3 for d in DIMENSIONS[:-1]}
+        assert "Overall" in client.post("/api/ratings", headers=auth, json={"ratings": incomplete}).json()["error"]
+        state = client.post("/api/ratings", headers=auth, json={"ratings": {d: 5 for d in DIMENSIONS}}).json()
+    assert labels == ["Assistant A", "Assistant B"] and state["stage"] == "done"
+    for name in ("heuristic", "random"):
+        run = tmp_path / "s" / "runs" / name
+        (ep,) = read_episodes(run / "trajectories.jsonl")
+        assert ep.agent == name and ep.user == "human" and ep.task_id in study.task_ids and ep.seed == 42
+        assert ep.turns[0].user_utterance == "Hi, I want yogurt." and ep.termination == "moderator_end"
+        config = json.loads((run / "config.json").read_text())["config"]
+        assert config["agent"] == name and config["user"] == "human"
+        (rating,) = [json.loads(line) for line in (run / "ratings.jsonl").read_text().splitlines()]
+        assert rating == {"episode_id": ep.episode_id, "ratings": {d: 5 for d in DIMENSIONS}}
+        groups = summarize_groups([ep], indexes=load_indexes({ep.store}))
+        assert groups  # scored with the main-table metrics
+        assert metrics_main([str(run)]) == 0
+
+
+def test_restart_resumes_mid_conversation_and_matches_an_uninterrupted_run(tmp_path):
+    turns = [("Hi, I want yogurt.", LEFT), ("Where is it?", {"name": "move_forward", "arguments": {"distance": "short"}})]
+    client, study = _client(tmp_path / "a")
+    auth = _join(client)
+    client.post("/api/start", headers=auth)
+    client.post("/api/turn", headers=auth, json={"utterance": turns[0][0], "action": turns[0][1]})
+    before = client.get("/api/state", headers=auth).json()
+    study.close()
+    client, study = _client(tmp_path / "a")  # a new server process: nothing in memory
+    assert client.get("/api/state", headers=auth).json() == before
+    _finish(client, auth, turns[1:])
+
+    other, _ = _client(tmp_path / "b")
+    auth_b = _join(other)
+    other.post("/api/start", headers=auth_b)
+    _finish(other, auth_b, turns)
+    a = read_episodes(tmp_path / "a" / "runs" / "heuristic" / "trajectories.jsonl")
+    b = read_episodes(tmp_path / "b" / "runs" / "heuristic" / "trajectories.jsonl")
+    assert [t.model_dump() for t in a[0].turns] == [t.model_dump() for t in b[0].turns]
+
+
+def test_a_study_directory_belongs_to_one_setup(tmp_path):
+    _client(tmp_path / "s", assistants=("heuristic",))
+    with pytest.raises(ValueError, match="another setup"):
+        _client(tmp_path / "s", assistants=("random",))
