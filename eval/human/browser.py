@@ -18,7 +18,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CHROMIUM_ARGS", "free_port", "serve", "chromium", "join", "start", "play_turn", "rate", "save_screenshots"]
+__all__ = [
+    "CHROMIUM_ARGS", "free_port", "serve", "chromium", "join", "start", "play_turn", "first_option", "rate",
+    "save_screenshots",
+]
 
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -130,6 +133,14 @@ def play_turn(page: Any, utterance: str, tool: str, args: dict[str, Any] | None 
     )
 
 
+def first_option(page: Any, argument: str) -> str:
+    """The first handle offered for a target argument (``item``, ``fixture``, ...) right now."""
+    values = page.evaluate("(arg) => (window.currentState().handles[arg] || []).map((h) => h.handle)", argument)
+    if not values:
+        raise RuntimeError(f"no {argument} in the participant's view")
+    return values[0]
+
+
 def rate(page: Any, scores: dict[str, int]) -> None:
     _wait_page(page, "rating")
     for dimension, value in scores.items():
@@ -160,8 +171,11 @@ def save_screenshots(out: str | os.PathLike, chromium_path: str = "/usr/bin/chro
             join(page, url)
             shot(page, "2_briefing")
             start(page)
-            play_turn(page, "Hi! I'm looking for something for breakfast.", "turn",
+            play_turn(page, "Hi! I'm looking for some milk for breakfast.", "turn",
                       {"direction": "left", "angle": 30})
+            play_turn(page, "Organic, please, and nothing whole fat.", "move_to_fixture",
+                      {"fixture": first_option(page, "fixture"), "approach": "nearest"})
+            play_turn(page, "Let me look at this one.", "pick_up_item", {"item": first_option(page, "item")})
             shot(page, "3_chat")
             play_turn(page, "Thanks, that's all for today.", "idle", gave_up=True)
             shot(page, "4_questionnaire")

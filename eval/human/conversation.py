@@ -37,7 +37,7 @@ __all__ = ["MAX_UTTERANCE", "HumanUser", "Conversation", "intent_of", "tool_cont
 logger = logging.getLogger(__name__)
 
 MAX_UTTERANCE = 500  # characters a participant may type per turn
-_MAP_SIZE = (360, None)  # minimap width; height follows the layout's aspect
+_MAP_SIZE = (640, None)  # minimap width; height follows the layout's aspect
 
 
 def intent_of(name: str, utterance: str, gave_up: bool) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import secrets
 import threading
+from collections import OrderedDict
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -66,6 +67,7 @@ class StudyConfig:
     task_count: int = PAPER_TASK_COUNT
     tasks_per_participant: int = PAPER_TASK_COUNT
     max_turns: int = 20
+    max_live: int = 32  # conversations kept in memory; the rest are rebuilt by replay when needed
 
     def __post_init__(self):
         import situ_gym
@@ -78,6 +80,8 @@ class StudyConfig:
             )
         if self.max_turns < 1:
             raise ValueError(f"max_turns must be >= 1, got {self.max_turns!r}")
+        if self.max_live < 1:
+            raise ValueError(f"max_live must be >= 1, got {self.max_live!r}")
 
 
 class Study:
@@ -107,7 +111,7 @@ class Study:
         self._locks: dict[str, threading.Lock] = {}
         self._states: dict[str, dict[str, Any]] = {}
         self._by_token: dict[str, str] = {}
-        self._live: dict[str, Conversation] = {}
+        self._live: OrderedDict[str, Conversation] = OrderedDict()
         for state in self.files.load_participants():
             self._remember(state)
         logger.info("study %s: %d participants, tasks %s", Path(config.out), len(self._states), self.task_ids)
@@ -237,7 +241,8 @@ class Study:
         s["episode_id"] = episode.episode_id
         s["termination"] = conv.termination
         self.files.save_participant(s)
-        self._live.pop(pid, None)
+        with self._lock:
+            self._live.pop(pid, None)
         conv.close()
 
     def rate(self, pid: str, ratings: Any) -> dict[str, Any]:
@@ -278,9 +283,11 @@ class Study:
     # ------------------------------------------------------------------ internals
     def _conversation(self, pid: str) -> Conversation:
         """The live conversation of ``pid``, rebuilt from the replay log when not in memory."""
-        conv = self._live.get(pid)
-        if conv is not None:
-            return conv
+        with self._lock:
+            conv = self._live.get(pid)
+            if conv is not None:
+                self._live.move_to_end(pid)
+                return conv
         s = self._states[pid]
         planned = s["plan"][s["index"]]
         conv = Conversation(
@@ -293,7 +300,12 @@ class Study:
         )
         s["log"] = conv.log
         self.files.save_participant(s)
-        self._live[pid] = conv
+        with self._lock:
+            self._live[pid] = conv
+            while len(self._live) > self.config.max_live:
+                # Only dropped, not closed: its owner may be using it right now; an idle
+                # participant's next request rebuilds it from the saved log.
+                self._live.popitem(last=False)
         return conv
 
     def _episode(self, pid: str, planned: dict[str, str], conv: Conversation) -> EpisodeRecord:
@@ -320,6 +332,7 @@ class Study:
         return asdict(self.config)
 
     def close(self) -> None:
-        for conv in self._live.values():
-            conv.close()
-        self._live.clear()
+        with self._lock:
+            for conv in self._live.values():
+                conv.close()
+            self._live.clear()

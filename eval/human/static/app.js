@@ -5,6 +5,7 @@ const TOKEN_KEY = "siturec-token";
 const $ = (id) => document.getElementById(id);
 let options = null;
 let current = null;
+window.currentState = () => current;  // read by the browser tests
 
 function token() { return localStorage.getItem(TOKEN_KEY); }
 
@@ -164,6 +165,7 @@ function renderRating(state) {
 async function guarded(fn) {
   const buttons = document.querySelectorAll("button");
   buttons.forEach((b) => { b.disabled = true; });
+  showError("");
   try { await fn(); } catch (e) { showError(e.message); }
   finally { buttons.forEach((b) => { b.disabled = false; }); }
 }

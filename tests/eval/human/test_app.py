@@ -129,3 +129,41 @@ def test_a_study_directory_belongs_to_one_setup(tmp_path):
     _client(tmp_path / "s", assistants=("heuristic",))
     with pytest.raises(ValueError, match="another setup"):
         _client(tmp_path / "s", assistants=("random",))
+
+
+def test_participants_play_at_once_and_idle_ones_are_rebuilt(tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    study = Study(StudyConfig(assistants=("heuristic",), out=str(tmp_path / "s"), tasks_per_participant=1,
+                              max_turns=6, max_live=1))  # one live env: every switch replays
+    client = TestClient(create_app(study))
+    auths = [_join(client) for _ in range(3)]
+
+    def play(i):
+        auth = auths[i]
+        client.post("/api/start", headers=auth)
+        for k in range(2):
+            r = client.post("/api/turn", headers=auth, json={"utterance": f"participant {i} turn {k}", "action": LEFT})
+            assert r.status_code == 200, r.text
+        return _finish(client, auth, ())
+
+    with ThreadPoolExecutor(3) as pool:
+        list(pool.map(play, range(3)))
+    episodes = read_episodes(tmp_path / "s" / "runs" / "heuristic" / "trajectories.jsonl")
+    assert len(episodes) == 3
+    for ep in episodes:
+        i = int(ep.episode_id[1:4]) - 1
+        assert [t.user_utterance for t in ep.turns][:2] == [f"participant {i} turn 0", f"participant {i} turn 1"]
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [(["--assistants", "nobody"], "unknown agent"), (["--assistants", "hf"], "needs a model"),
+     (["--assistants", "heuristic", "--tasks-per-participant", "9"], "tasks_per_participant")],
+)
+def test_serve_refuses_a_bad_setup_with_one_line(tmp_path, capsys, argv, message):
+    from eval.human.__main__ import main
+
+    assert main(["serve", "--out", str(tmp_path / "s"), *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
