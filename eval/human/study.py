@@ -9,6 +9,7 @@ one participant are serialised by a lock; different participants run side by sid
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import secrets
 import threading
@@ -172,8 +173,29 @@ class Study:
     # ------------------------------------------------------------------ views
     def state(self, pid: str) -> dict[str, Any]:
         """What the participant's page shows now."""
-        with self._locks[pid]:
+        with self._locks[pid], self._failures(pid):
             return self._state(pid)
+
+    @contextlib.contextmanager
+    def _failures(self, pid: str):
+        """Turn a crash of the assistant or the env into a message; the saved log stays replayable.
+
+        The live conversation is dropped, so the next request rebuilds it from the log and
+        asks the assistant again (a flaky endpoint gets another chance; nothing typed is lost).
+        """
+        try:
+            yield
+        except UserError:
+            raise
+        except Exception as exc:
+            logger.exception("participant %s: the conversation failed", pid)
+            with self._lock:
+                self._live.pop(pid, None)
+            self.files.save_participant(self._states[pid])
+            detail = (str(exc).splitlines() or [""])[0][:200]
+            raise UserError(
+                f"the assistant could not answer ({type(exc).__name__}: {detail}); reload the page to try again"
+            ) from exc
 
     def _state(self, pid: str) -> dict[str, Any]:
         s = self._states[pid]
@@ -207,7 +229,7 @@ class Study:
 
     # ------------------------------------------------------------------ actions
     def start(self, pid: str) -> dict[str, Any]:
-        with self._locks[pid]:
+        with self._locks[pid], self._failures(pid):
             s = self._states[pid]
             if s["stage"] != "briefing":
                 raise UserError("there is no conversation waiting to start")
@@ -217,7 +239,7 @@ class Study:
             return self._state(pid)
 
     def turn(self, pid: str, utterance: str, tool_call: Any, gave_up: bool = False) -> dict[str, Any]:
-        with self._locks[pid]:
+        with self._locks[pid], self._failures(pid):
             s = self._states[pid]
             if s["stage"] != "chat":
                 raise UserError("there is no conversation in progress")

@@ -35,3 +35,23 @@ class ChattyAssistant(Assistant):
 @pytest.fixture
 def turn_left():
     return {"name": "turn", "arguments": {"direction": "left", "angle": 30}}
+
+
+class FlakyAssistant(ChattyAssistant):
+    """Fails on the first second-turn call of the process (an endpoint that drops once)."""
+
+    failed = False
+
+    def act(self, observation):
+        if self.turn == 1 and not FlakyAssistant.failed:
+            FlakyAssistant.failed = True
+            raise ConnectionError("endpoint went away\nsecond line")
+        return super().act(observation)
+
+
+class ModelAssistant(ChattyAssistant):
+    """A model-backed kind: built with the model after ``KIND:``."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model

@@ -167,3 +167,15 @@ def test_serve_refuses_a_bad_setup_with_one_line(tmp_path, capsys, argv, message
     assert main(["serve", "--out", str(tmp_path / "s"), *argv]) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
+
+
+def test_an_assistant_failure_is_a_message_and_the_turn_is_kept(tmp_path):
+    client, _ = _client(tmp_path / "s", assistants=("tests.eval.human.conftest:FlakyAssistant",))
+    auth = _join(client)
+    client.post("/api/start", headers=auth)
+    r = client.post("/api/turn", headers=auth, json={"utterance": "Hi there.", "action": LEFT})
+    assert r.status_code == 400
+    assert r.json()["error"].startswith("the assistant could not answer (ConnectionError: endpoint went away)")
+    state = client.get("/api/state", headers=auth).json()  # rebuilt: the assistant is asked again
+    assert state["turn"] == 2 and {"speaker": "you", "text": "Hi there."} in state["dialogue"]
+    assert "Instance" in state["dialogue"][-1]["text"]
