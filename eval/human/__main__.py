@@ -3,6 +3,7 @@
     python -m eval.human serve --assistants heuristic,random,hf:PATH,openai:MODEL \\
         --out runs/human [--env SituRec-Supermarket-v0] [--seed 42] [--tasks-per-participant 5] \\
         [--host 127.0.0.1] [--port 8000] [--max-turns 20]
+    python -m eval.human report --out runs/human         # run reports + questionnaire vs judge
     python -m eval.human screenshots --out docs/img     # one PNG per page, through Chromium
 
 Participants open http://HOST:PORT/ in a browser. Results go to ``OUT/runs/<assistant>/``
@@ -34,6 +35,9 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--max-turns", type=int, default=20, help="turn limit")
     serve.add_argument("--host", default="127.0.0.1", help="interface to listen on")
     serve.add_argument("--port", type=int, default=8000, help="port to listen on")
+    rep = sub.add_parser("report", help="each run's report, and the questionnaire beside the judge")
+    rep.add_argument("--out", default="runs/human", help="study directory (default: runs/human)")
+    rep.add_argument("--judge", default="rule", help="dialogue judge for the comparison (default: rule)")
     shots = sub.add_parser("screenshots", help="save a PNG of each page (needs Chromium)")
     shots.add_argument("--out", default="docs/img", help="folder for the PNGs")
     shots.add_argument("--chromium", default="/usr/bin/chromium", help="Chromium executable")
@@ -46,6 +50,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "serve":
             return _serve(args)
+        if args.command == "report":
+            from eval.human.report import report
+
+            print(report(args.out, judge=args.judge))
+            return 0
         from eval.human.browser import save_screenshots
 
         for path in save_screenshots(args.out, chromium_path=args.chromium):

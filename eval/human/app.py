@@ -16,7 +16,7 @@ from fastapi import FastAPI, Header, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, StrictStr
 
 from eval.human.conversation import MAX_UTTERANCE
 from eval.human.study import MAX_NOTE, PROFILE_CHOICES, Study, UserError
@@ -27,6 +27,7 @@ logger = logging.getLogger(__name__)
 
 STATIC = Path(__file__).with_name("static")
 MAX_BODY = 16_384  # bytes: a turn is a short utterance and one tool call
+_UNION_TAGS = {"str", "int", "float"}
 
 
 class _Body(BaseModel):
@@ -41,7 +42,8 @@ class Profile(_Body):
 
 class ToolCallIn(_Body):
     name: str = Field(max_length=40)
-    arguments: dict[str, str | int | float] = Field(default_factory=dict, max_length=4)
+    # Strict: a true/false or a quoted number is refused, not silently turned into another value.
+    arguments: dict[str, StrictStr | StrictInt | StrictFloat] = Field(default_factory=dict, max_length=4)
 
 
 class TurnIn(_Body):
@@ -64,7 +66,12 @@ def _first_problem(exc: RequestValidationError) -> str:
     if not errors:
         return "invalid request"
     err = errors[0]
-    where = ".".join(str(p) for p in err.get("loc", ()) if p != "body") or "request"
+    if err.get("type") == "json_invalid":
+        return "the request is not valid JSON"
+    loc = [str(p) for p in err.get("loc", ()) if p != "body"]
+    if loc and loc[-1] in _UNION_TAGS:  # an argument value: the union member tried is noise
+        return f"{'.'.join(loc[:-1])}: must be a word or a number"
+    where = ".".join(loc) or "request"
     if err.get("type") == "string_too_long":
         return f"{where}: at most {err['ctx']['max_length']} characters"
     return f"{where}: {err.get('msg', 'invalid')}"

@@ -65,6 +65,9 @@ def test_bad_input_gets_one_line_and_changes_nothing(tmp_path):
         ({"utterance": "hi", "action": {"name": "teleport"}}, "not a legal tool"),
         ({"utterance": "x" * 501, "action": IDLE}, "utterance: at most 500 characters"),
         ({"utterance": "hi", "action": IDLE, "extra": 1}, "extra"),
+        ({"utterance": "hi", "action": {"name": "turn", "arguments": {"direction": "left", "angle": True}}},
+         "action.arguments.angle: must be a word or a number"),
+        ({"action": IDLE}, "utterance: Field required"),
     ]
     for body, message in cases:
         r = client.post("/api/turn", headers=auth, json=body)
@@ -72,6 +75,8 @@ def test_bad_input_gets_one_line_and_changes_nothing(tmp_path):
     r = client.post("/api/turn", headers={**auth, "Content-Type": "application/json"},
                     content=b'{"utterance": "' + b"y" * MAX_BODY + b'"}')
     assert r.status_code == 413
+    r = client.post("/api/turn", headers={**auth, "Content-Type": "application/json"}, content=b"{bad")
+    assert r.json() == {"error": "the request is not valid JSON"}
     assert client.post("/api/ratings", headers=auth, json={"ratings": {}}).json()["error"]
     assert client.get("/api/state", headers=auth).json() == before
 
@@ -179,3 +184,26 @@ def test_an_assistant_failure_is_a_message_and_the_turn_is_kept(tmp_path):
     state = client.get("/api/state", headers=auth).json()  # rebuilt: the assistant is asked again
     assert state["turn"] == 2 and {"speaker": "you", "text": "Hi there."} in state["dialogue"]
     assert "Instance" in state["dialogue"][-1]["text"]
+
+
+def test_report_puts_the_questionnaire_beside_the_judge(tmp_path):
+    from eval.human.__main__ import main
+
+    client, _ = _client(tmp_path / "s", assistants=("heuristic", "random"))
+    auth = _join(client)
+    given = {}
+    for score in (2, 4):
+        label = client.post("/api/start", headers=auth).json()["assistant_label"]
+        _finish(client, auth)
+        client.post("/api/ratings", headers=auth, json={"ratings": {d: score for d in DIMENSIONS}})
+        given[label] = score
+    assert main(["report", "--out", str(tmp_path / "s")]) == 0
+    table = (tmp_path / "s" / "questionnaire.md").read_text()
+    rows = [line.split(" | ") for line in table.splitlines() if "participants" in line]
+    means = sorted(float(r[3]) for r in rows)
+    assert means == [2.0, 4.0] and all(r[2] == "1" for r in rows)
+    assert table.count("| judge (rule-based) |") == 2
+    for name in ("heuristic", "random"):
+        assert (tmp_path / "s" / "runs" / name / "report.md").exists()
+        assert (tmp_path / "s" / "runs" / name / "index.html").exists()
+    assert main(["report", "--out", str(tmp_path / "empty")]) == 2
