@@ -30,7 +30,7 @@ from situ_gym.actions.tools import DISTANCES, LEGAL_TOOLS, TOOLS
 from situ_gym.records import TurnRecord
 from situ_gym.som import render_minimap
 from situ_gym.spaces import sanitize_text
-from situ_gym.user import UserObservation, UserSimulator, UserTurn
+from situ_gym.user.base import UserObservation, UserSimulator, UserTurn
 
 __all__ = ["MAX_UTTERANCE", "HumanUser", "Conversation", "intent_of", "tool_controls"]
 

@@ -107,3 +107,18 @@ def test_human_user_needs_a_queued_turn():
 )
 def test_intent_follows_the_action(name, utterance, gave_up, intent):
     assert intent_of(name, utterance, gave_up) == intent
+
+
+def test_home_furnishings_offers_its_own_tools_and_targets():
+    conv = Conversation(env_id="SituRec-HomeFurnishings-v0", task_id="hf_u01_t1", seed=42,
+                        assistant=HeuristicAssistant())
+    state = conv.view_state()
+    names = {t["name"] for t in state["tools"]}
+    assert {"move_to_store", "move_to_area", "check_item", "do_not_add_to_cart"} <= names
+    assert "pick_up_item" not in names
+    store = next(iter(state["handles"]["store"] + state["handles"]["area"]), None)
+    assert store is not None, "the start view shows a store or an area to walk to"
+    call = ({"name": "move_to_store", "arguments": {"store": store["handle"], "approach": "inside_doorway"}}
+            if store in state["handles"]["store"] else {"name": "move_to_area", "arguments": {"area": store["handle"]}})
+    assert conv.submit("Take me there.", call) is None
+    assert conv.turns[0].result.ok and conv.turns[0].result.displacement > 0
