@@ -2,7 +2,8 @@
 
     python -m eval.human serve --assistants heuristic,random,hf:PATH,openai:MODEL \\
         --out runs/human [--env SituRec-Supermarket-v0] [--seed 42] [--tasks-per-participant 5] \\
-        [--host 127.0.0.1] [--port 8000] [--max-turns 20]
+        [--host 127.0.0.1] [--port 8000] [--max-turns 20] \\
+        [--assistant-options '{"openai:MODEL": {"base_url": "http://127.0.0.1:8001/v1"}}']
     python -m eval.human report --out runs/human         # run reports + questionnaire vs judge
     python -m eval.human screenshots --out docs/img     # one PNG per page, through Chromium
 
@@ -14,6 +15,7 @@ Participants open http://HOST:PORT/ in a browser. Results go to ``OUT/runs/<assi
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import sys
 
@@ -33,6 +35,8 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--tasks-per-participant", type=int, default=5,
                        help="consecutive sampled tasks per participant, cyclically (paper's pairs: 2)")
     serve.add_argument("--max-turns", type=int, default=20, help="turn limit")
+    serve.add_argument("--assistant-options", type=_json_object, default={},
+                       help='JSON: constructor arguments per assistant, e.g. \'{"openai:NAME": {"base_url": "URL"}}\'')
     serve.add_argument("--host", default="127.0.0.1", help="interface to listen on")
     serve.add_argument("--port", type=int, default=8000, help="port to listen on")
     rep = sub.add_parser("report", help="each run's report, and the questionnaire beside the judge")
@@ -42,6 +46,16 @@ def _parser() -> argparse.ArgumentParser:
     shots.add_argument("--out", default="docs/img", help="folder for the PNGs")
     shots.add_argument("--chromium", default="/usr/bin/chromium", help="Chromium executable")
     return parser
+
+
+def _json_object(text: str) -> dict:
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not valid JSON ({exc})") from exc
+    if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
+        raise argparse.ArgumentTypeError('expected {"assistant name": {"argument": value}}')
+    return value
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -83,6 +97,7 @@ def _serve(args: argparse.Namespace) -> int:
         task_count=args.tasks,
         tasks_per_participant=args.tasks_per_participant,
         max_turns=args.max_turns,
+        assistant_options=args.assistant_options,
     )
     study = Study(config)
     print(f"tasks: {', '.join(study.task_ids)}")

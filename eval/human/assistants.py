@@ -6,6 +6,8 @@ Every assistant of the study is built here, so a new agent kind registered in
 
 from __future__ import annotations
 
+from typing import Any
+
 from agents.base import Assistant
 from agents.registry import AGENTS, make_agent
 
@@ -22,10 +24,11 @@ def split_assistant_name(name: str) -> tuple[str, str | None]:
     return name, None
 
 
-def build_assistant(name: str) -> Assistant:
-    """A fresh assistant for one conversation (ValueError with the valid names when unknown)."""
+def build_assistant(name: str, **options: Any) -> Assistant:
+    """A fresh assistant for one conversation (ValueError with the valid names when unknown);
+    ``options`` go to its constructor (e.g. ``base_url`` of an OpenAI-compatible endpoint)."""
     kind, model = split_assistant_name(name)
-    return make_agent(kind, model=model)
+    return make_agent(kind, model=model, **options)
 
 
 def parse_assistant_list(spec: str) -> list[str]:

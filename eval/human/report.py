@@ -61,8 +61,10 @@ def questionnaire_rows(run_dirs: list[Path], judge: str = "rule") -> list[dict[s
         human = read_ratings(run)
         judged = [rater.rate(ep, tasks.get(ep.task_id), indexes.get(ep.store)) for ep in episodes]
         rated = [human[ep.episode_id] for ep in episodes if ep.episode_id in human]
+        config = run / "config.json"
+        name = json.loads(config.read_text(encoding="utf-8")).get("assistant") if config.exists() else None
         rows.append({
-            "agent": episodes[0].agent,
+            "agent": name or episodes[0].agent,
             "episodes": len(episodes),
             "rated": len(rated),
             "human": {d: _mean([r[d] for r in rated]) for d in DIMENSIONS},

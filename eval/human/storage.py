@@ -4,7 +4,7 @@ Layout of the study directory::
 
     study.json                         assistants, env, tasks, seed (fixed once created)
     participants/P001.json             coded participant: profile, plan, replay log, progress
-    runs/<assistant>/config.json       {"config": {"agent": ..., "user": "human", ...}}
+    runs/<assistant>/config.json       {"config": {"agent": ..., "model": ..., "user": "human", ...}}
     runs/<assistant>/trajectories.jsonl  EpisodeRecord lines, as written by eval.rollout
     runs/<assistant>/ratings.jsonl     {"episode_id": ..., "ratings": {dimension: 1-5}} lines
 
@@ -23,6 +23,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from eval.human.assistants import split_assistant_name
 from eval.io import append_episode, drop_truncated_tail, read_episodes
 from situ_gym.records import EpisodeRecord
 
@@ -84,10 +85,14 @@ class StudyFiles:
         for assistant in study["assistants"]:
             run = self.run_dir(assistant)
             run.mkdir(exist_ok=True)
+            agent, model = split_assistant_name(assistant)
+            # The keys of eval.rollout's config.json, so human and simulated runs pair alike.
             config = {
+                "assistant": assistant,
                 "config": {
                     "env": study["env"],
-                    "agent": assistant,
+                    "agent": agent,
+                    "model": model,
                     "user": "human",
                     "seed": study["seed"],
                     "max_turns": study["max_turns"],

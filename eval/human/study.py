@@ -14,11 +14,11 @@ import logging
 import secrets
 import threading
 from collections import OrderedDict
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from eval.human.assistants import build_assistant
+from eval.human.assistants import build_assistant, split_assistant_name
 from eval.human.conversation import Conversation
 from eval.human.protocol import PAPER_SEED, PAPER_TASK_COUNT, participant_plan, sample_tasks
 from eval.human.storage import StudyFiles, token_hash
@@ -69,6 +69,9 @@ class StudyConfig:
     tasks_per_participant: int = PAPER_TASK_COUNT
     max_turns: int = 20
     max_live: int = 32  # conversations kept in memory; the rest are rebuilt by replay when needed
+    # Extra constructor arguments per assistant name, e.g. {"openai:NAME": {"base_url": URL}};
+    # not part of the study's identity (an endpoint may move between restarts).
+    assistant_options: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def __post_init__(self):
         import situ_gym
@@ -83,6 +86,9 @@ class StudyConfig:
             raise ValueError(f"max_turns must be >= 1, got {self.max_turns!r}")
         if self.max_live < 1:
             raise ValueError(f"max_live must be >= 1, got {self.max_live!r}")
+        unknown = sorted(set(self.assistant_options) - set(self.assistants))
+        if unknown:
+            raise ValueError(f"assistant options for {unknown}, which are not in the study's assistants")
 
 
 class Study:
@@ -316,7 +322,7 @@ class Study:
             env_id=self.config.env,
             task_id=planned["task_id"],
             seed=self.config.seed,
-            assistant=build_assistant(planned["assistant"]),
+            assistant=build_assistant(planned["assistant"], **self.config.assistant_options.get(planned["assistant"], {})),
             log=s["log"],
             max_turns=self.config.max_turns,
         )
@@ -340,7 +346,7 @@ class Study:
             profile_id=task.profile_id,
             subset=task.subset,
             seed=self.config.seed,
-            agent=planned["assistant"],
+            agent=split_assistant_name(planned["assistant"])[0],  # as eval.rollout records it
             user="human",
             target_id=task.target_product_id,
             reference_set=list(task.reference_set),

@@ -52,6 +52,9 @@ class FlakyAssistant(ChattyAssistant):
 class ModelAssistant(ChattyAssistant):
     """A model-backed kind: built with the model after ``KIND:``."""
 
-    def __init__(self, model):
+    def __init__(self, model, base_url=None):
         super().__init__()
-        self.model = model
+        self.model, self.base_url = model, base_url
+
+    def act(self, observation):
+        return super().act(observation).replace("hello", f"hello via {self.base_url}")

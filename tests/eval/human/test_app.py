@@ -205,3 +205,22 @@ def test_report_puts_the_questionnaire_beside_the_judge(tmp_path):
         assert (tmp_path / "s" / "runs" / name / "report.md").exists()
         assert (tmp_path / "s" / "runs" / name / "index.html").exists()
     assert main(["report", "--out", str(tmp_path / "empty")]) == 2
+
+
+def test_model_backed_kinds_record_agent_and_model_like_rollout(tmp_path, monkeypatch):
+    from agents.registry import AGENTS
+
+    monkeypatch.setitem(AGENTS, "fakeapi", "tests.eval.human.conftest:ModelAssistant")
+    study = Study(StudyConfig(assistants=("fakeapi:m1",), out=str(tmp_path / "s"), tasks_per_participant=1,
+                              assistant_options={"fakeapi:m1": {"base_url": "http://127.0.0.1:9/v1"}}))
+    client = TestClient(create_app(study))
+    auth = _join(client)
+    first = client.post("/api/start", headers=auth).json()["dialogue"][0]["text"]
+    assert "hello via http://127.0.0.1:9/v1" in first
+    _finish(client, auth)
+    run = tmp_path / "s" / "runs" / "fakeapi_m1"
+    config = json.loads((run / "config.json").read_text())
+    assert (config["assistant"], config["config"]["agent"], config["config"]["model"]) == ("fakeapi:m1", "fakeapi", "m1")
+    assert read_episodes(run / "trajectories.jsonl")[0].agent == "fakeapi"
+    with pytest.raises(ValueError, match="not in the study"):
+        StudyConfig(assistants=("heuristic",), out=str(tmp_path / "t"), assistant_options={"random": {}})
