@@ -145,6 +145,8 @@ class Study:
                 "participant_id": pid,
                 "ordinal": ordinal,
                 "token_hash": token_hash(token),
+                "env": self.config.env,
+                "seed": self.config.seed,
                 "profile": clean,
                 "plan": [p.to_dict() for p in plan],
                 "index": 0,

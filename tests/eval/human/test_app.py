@@ -224,3 +224,22 @@ def test_model_backed_kinds_record_agent_and_model_like_rollout(tmp_path, monkey
     assert read_episodes(run / "trajectories.jsonl")[0].agent == "fakeapi"
     with pytest.raises(ValueError, match="not in the study"):
         StudyConfig(assistants=("heuristic",), out=str(tmp_path / "t"), assistant_options={"random": {}})
+
+
+def test_a_crash_between_saving_the_episode_and_the_stage_repeats_nothing(tmp_path):
+    client, study = _client(tmp_path / "s")
+    auth = _join(client)
+    client.post("/api/start", headers=auth)
+    _finish(client, auth)
+    study.close()
+    path = tmp_path / "s" / "participants" / "P001.json"
+    state = json.loads(path.read_text())
+    state["stage"] = "chat"  # as if the server died right after appending the episode
+    del state["episode_id"], state["termination"]
+    path.write_text(json.dumps(state))
+    client, _ = _client(tmp_path / "s")
+    assert client.get("/api/state", headers=auth).json()["stage"] == "rating"
+    client.post("/api/ratings", headers=auth, json={"ratings": {d: 4 for d in DIMENSIONS}})
+    run = tmp_path / "s" / "runs" / "heuristic"
+    assert len(read_episodes(run / "trajectories.jsonl")) == 1
+    assert len((run / "ratings.jsonl").read_text().splitlines()) == 1
