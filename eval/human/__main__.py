@@ -35,6 +35,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--tasks-per-participant", type=int, default=5,
                        help="consecutive sampled tasks per participant, cyclically (paper's pairs: 2)")
     serve.add_argument("--max-turns", type=int, default=20, help="turn limit")
+    serve.add_argument("--max-participants", type=int, default=None, help="refuse joining beyond this many")
     serve.add_argument("--assistant-options", type=_json_object, default={},
                        help='JSON: constructor arguments per assistant, e.g. \'{"openai:NAME": {"base_url": "URL"}}\'')
     serve.add_argument("--host", default="127.0.0.1", help="interface to listen on")
@@ -98,6 +99,7 @@ def _serve(args: argparse.Namespace) -> int:
         tasks_per_participant=args.tasks_per_participant,
         max_turns=args.max_turns,
         assistant_options=args.assistant_options,
+        max_participants=args.max_participants,
     )
     study = Study(config)
     print(f"tasks: {', '.join(study.task_ids)}")

@@ -68,6 +68,7 @@ class StudyConfig:
     task_count: int = PAPER_TASK_COUNT
     tasks_per_participant: int = PAPER_TASK_COUNT
     max_turns: int = 20
+    max_participants: int | None = None  # joining is refused beyond this (None: no limit)
     max_live: int = 32  # conversations kept in memory; the rest are rebuilt by replay when needed
     # Extra constructor arguments per assistant name, e.g. {"openai:NAME": {"base_url": URL}};
     # not part of the study's identity (an endpoint may move between restarts).
@@ -136,6 +137,8 @@ class Study:
         token = secrets.token_urlsafe(24)
         with self._lock:
             ordinal = len(self._states)
+            if self.config.max_participants is not None and ordinal >= self.config.max_participants:
+                raise UserError("the study is full; thank you for your interest")
             pid = f"P{ordinal + 1:03d}"
             plan = participant_plan(
                 self.task_ids, list(self.config.assistants), ordinal, self.config.tasks_per_participant,

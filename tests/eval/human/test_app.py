@@ -40,6 +40,15 @@ def test_questionnaire_asks_the_judges_seven_dimensions():
     assert tuple(QUESTIONS) == DIMENSIONS
 
 
+def test_joining_stops_when_the_study_is_full(tmp_path):
+    study = Study(StudyConfig(assistants=("heuristic",), out=str(tmp_path / "s"), max_participants=1))
+    client = TestClient(create_app(study))
+    _join(client)
+    r = client.post("/api/participants", json=PROFILE)
+    assert r.status_code == 400 and r.json()["error"] == "the study is full; thank you for your interest"
+    assert len(list((tmp_path / "s" / "participants").glob("P*.json"))) == 1
+
+
 def test_tokens_isolate_participants(tmp_path):
     client, _ = _client(tmp_path / "s")
     a, b = _join(client), _join(client)
