@@ -85,6 +85,8 @@ def create_app(study: Study) -> FastAPI:
     @app.middleware("http")
     async def limit_body(request: Request, call_next):
         length = request.headers.get("content-length")
+        if length is None and request.method == "POST":  # e.g. chunked: its size is unknown up front
+            return _error(411, "requests need a Content-Length header")
         if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
             return _error(413, f"request too large (limit {MAX_BODY} bytes)")
         return await call_next(request)

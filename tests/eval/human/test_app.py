@@ -84,6 +84,9 @@ def test_bad_input_gets_one_line_and_changes_nothing(tmp_path):
     r = client.post("/api/turn", headers={**auth, "Content-Type": "application/json"},
                     content=b'{"utterance": "' + b"y" * MAX_BODY + b'"}')
     assert r.status_code == 413
+    chunks = iter([b'{"utterance": "hi", ', b'"action": {"name": "idle"}}'])
+    r = client.post("/api/turn", headers={**auth, "Content-Type": "application/json"}, content=chunks)
+    assert r.status_code == 411
     r = client.post("/api/turn", headers={**auth, "Content-Type": "application/json"}, content=b"{bad")
     assert r.json() == {"error": "the request is not valid JSON"}
     assert client.post("/api/ratings", headers=auth, json={"ratings": {}}).json()["error"]
