@@ -74,7 +74,8 @@ def serve(out: str | os.PathLike, assistants: str, *extra: str, port: int | None
 
 @contextlib.contextmanager
 def chromium(executable: str = "/usr/bin/chromium") -> Iterator[Any]:
-    """A Playwright page in the system Chromium (1400 x 1000)."""
+    """A Playwright page in the system Chromium (1400 x 1000); requests to anything but the
+    local server are aborted and listed in ``page.external_requests``."""
     from playwright.sync_api import sync_playwright
 
     if not Path(executable).exists():
@@ -84,6 +85,18 @@ def chromium(executable: str = "/usr/bin/chromium") -> Iterator[Any]:
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             page.set_default_timeout(60_000)
+            # The app must work offline: anything but the local server is refused and noted.
+            page.external_requests = []
+
+            def local_only(route: Any) -> None:
+                url = route.request.url
+                if url.startswith(("http://127.0.0.1", "data:")):
+                    route.continue_()
+                else:
+                    page.external_requests.append(url)
+                    route.abort()
+
+            page.route("**/*", local_only)
             yield page
         finally:
             browser.close()

@@ -53,6 +53,7 @@ def test_play_an_episode_fill_the_questionnaire_and_save_both(tmp_path):
         assert page.evaluate("document.body.dataset.page") == "rating"
         rate(page, scores)
         assert page.evaluate("document.body.dataset.page") == "done"
+        assert page.external_requests == []  # everything is served locally
     run = out / "runs" / "heuristic"
     (ep,) = read_episodes(run / "trajectories.jsonl")
     assert ep.user == "human" and ep.agent == "heuristic" and ep.termination == "success_cart_added"
