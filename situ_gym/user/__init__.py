@@ -12,7 +12,7 @@ from typing import Any
 
 from situ_gym.user.base import INTENTS, Moderator, UserObservation, UserSimulator, UserTurn
 from situ_gym.user.moderator import RuleModerator
-from situ_gym.user.rule_based import RuleBasedUser
+from situ_gym.user.rule import RuleBasedUser
 
 __all__ = [
     "INTENTS",
