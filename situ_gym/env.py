@@ -128,7 +128,7 @@ class SituRecEnv(gym.Env[dict, str]):
       products (8) and for fixtures, stores and areas (25, so that navigation targets
       across the hall get marks while product labels stay legible).
     * ``render_mode``: "rgb_array" returns the assistant's SoM frame; "human" shows it in a
-      pygame window after every reset and step (``pip install "situ-gym[human]"``; without
+      pygame window after every reset and step (``pip install "situ-gym[window]"``; without
       a display it warns once and draws off screen).
 
     ## Reset options
@@ -145,7 +145,7 @@ class SituRecEnv(gym.Env[dict, str]):
     * v0: initial release.
     """
 
-    # "human" shows the assistant's frame in a pygame window (pip install "situ-gym[human]").
+    # "human" shows the assistant's frame in a pygame window (pip install "situ-gym[window]").
     metadata = {"render_modes": ["rgb_array", "human"], "render_fps": 1}
 
     def __init__(
@@ -527,7 +527,7 @@ class _HumanWindow:
             import pygame
         except ImportError as exc:
             raise gym.error.DependencyNotInstalled(
-                'render_mode="human" needs pygame, which is not installed: pip install "situ-gym[human]"'
+                'render_mode="human" needs pygame, which is not installed: pip install "situ-gym[window]"'
             ) from exc
         self._pygame = pygame
         self._screen = None
