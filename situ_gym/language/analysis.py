@@ -103,6 +103,7 @@ class Utterance:
     requests: tuple[str, ...] = ()
     claims: tuple[str, ...] = ()
     refers_to_focus: bool = False  # "it" / "this one" stands for the product under discussion
+    deictic: bool = False  # proposes "this one" / "it" without naming it or having a focus
     unknown_products: tuple[str, ...] = ()  # product-like names the catalog lacks
     extras: dict = field(default_factory=dict, compare=False)
 
@@ -294,6 +295,7 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
         requests=tuple(name for name, pat in P.REQUESTS if pat.search(low)),
         claims=tuple(m.group(0) for m in P.CLAIMS.finditer(low)),
         refers_to_focus=refers_focus,
+        deictic=not refs and bool(_PRONOUN.search(low)) and bool(P.PROPOSE.search(low) or purchase),
         unknown_products=tuple(m.phrase for m in mentions if m.kind == "unknown"),
     )
     return replace(utt, act=_act(utt, focus, low))

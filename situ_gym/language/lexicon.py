@@ -192,6 +192,7 @@ class SceneLexicon:
             self.place_first[key[0]] = max(self.place_first.get(key[0], 0), len(key))
         self.place_vocab = {w for key in self.places for w in key}
         self.vocab = sorted(self.product_vocab | self.place_vocab)
+        self.vocab_set = frozenset(self.vocab)
         # Typos are matched on written words ("Gamming" -> "gaming") and read as their lemma ("game").
         surface: dict[str, str] = {}
         names = [p.name for p in products.values()] + [p.brand for p in products.values()]
@@ -309,7 +310,7 @@ class SceneLexicon:
         """"the Corsa and the Elio exercise bikes", "For a bookcase, the Hollis": an ambiguous
         model name takes the kind of product named next to it."""
         out = []
-        for k, m in enumerate(mentions):
+        for m in mentions:
             cats = {self.category_of[p] for p in m.candidates}
             if len(m.candidates) > 1 and len(cats) > 1:
                 near = [o for o in mentions if o is not m and abs(o.start - m.start) <= 12 and o.category]
