@@ -55,6 +55,10 @@ _NOTHING = {
 }
 
 
+def _first_word(sentence: str) -> str:
+    return sentence.split(" ", 1)[0].strip(".,!?").lower()
+
+
 class RuleBasedUser(UserSimulator):
     """Seeded rule-based shopper (see the module docstring). Same rng seed -> same turns."""
 
@@ -165,6 +169,8 @@ class RuleBasedUser(UserSimulator):
         for sentence in (disclosure_text, action_text):
             if sentence:
                 parts.append(sentence)
+        if len(parts) >= 2 and _first_word(parts[0]) == _first_word(parts[1]):
+            parts.pop(0)  # "Sure. Sure, turning left." -> "Sure, turning left."
         remark = self._remark()
         if remark:
             parts.append(remark)
