@@ -17,8 +17,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from situ_gym.language import analysis  # noqa: E402
-from situ_gym.language import analyze  # noqa: E402
+from situ_gym.language import (
+    analysis,  # noqa: E402
+    analyze,  # noqa: E402
+)
 from tests.language.corpus import lexicons, load_corpus, score  # noqa: E402
 
 
