@@ -115,7 +115,9 @@ class RuleBasedUser(UserSimulator):
         key = " ".join(u.text.lower().split())
         repeated = bool(key) and key in state.responses
         state.responses.add(key)
-        explained = u.explanation is not None and not repeated
+        # A reason counts when it says something concrete about a product (its labels,
+        # price, budget fit or use); "let me help you with that" explains nothing.
+        explained = u.explanation is not None and bool(u.explanation.cites) and not repeated
         if explained:
             state.explanations += 1
             if u.explanation.product:
