@@ -522,11 +522,7 @@ def _explanation(pid, low, toks, mentions, tags, prices, lex) -> Explanation | N
         if any(a <= t.start < b for a, b in spans):
             continue  # part of the product's name, not a reason
         for tag in sorted(t.tags & set(product.tags)):
-            value = tuple(w for w in t.phrase.split())
-            nxt = toks[t.end].lemma if t.end < len(toks) else ""
-            if set(value) <= name_words and (nxt in name_words or nxt in lex.heads or t.end >= len(toks) or toks[t.end].text in ",."):
-                if not tag.startswith(("diet:", "feature:", "care:")) and nxt not in ("flavour", "flavor", "flavoured", "flavored", "scent", "scented"):
-                    continue  # "wild salmon" names the product; it is no reason
+            value = tuple(t.phrase.split())
             if tag.startswith("packaging:") and set(value) <= _CONTAINERS:
                 continue  # "$2.39 a can" says how it is sold, not why it suits
             cites.append(tag)

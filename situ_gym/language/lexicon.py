@@ -421,7 +421,10 @@ class SceneLexicon:
         if not content:
             return None
         has_head = bool(content & self.heads)
+        # a brand is a proper name: alone and in lower case it is an ordinary word ("rattan")
         brand_hit = [key for key in self.brands if key and set(key) <= content]
+        if brand_hit and len(content) == 1 and not toks[i].text[:1].isupper():
+            brand_hit = []
         # A model name said alone ("the Hollis", "the Ridgeline") names a product too: a
         # capitalised word that only a few products' names carry.
         sentence_start = i == 0 or toks[i - 1].text in (".", "!", "?", ":")
