@@ -516,7 +516,6 @@ def _explanation(pid, low, toks, mentions, tags, prices, lex) -> Explanation | N
     if product is None:
         return None
     spans = [(m.start, m.end) for m in mentions if pid in m.candidates]
-    name_words = lex.name_words.get(pid, frozenset()) | lex.brand_words.get(pid, frozenset())
     cites: list[str] = []
     for t in tags:
         if any(a <= t.start < b for a, b in spans):
