@@ -7,6 +7,13 @@ Faces are filled far to near with ``cv2.fillConvexPoly`` into an int32 face-ID b
 depth then comes per pixel from the face's plane (``depth = plane offset / ray
 component``) and RGB / segmentation from per-face colour tables, so the three images
 agree pixel for pixel.
+
+Textured faces (package art, material patterns) are looked up per pixel after the
+fill: each textured pixel's world point comes from its depth and ray, its texel from
+the face's linear map (:class:`~situ_gym.backends.geometry.FaceTextures`), and the
+colour from an atlas of pre-shaded tiles built once per geometry. A face smaller on
+screen than ``texture_min_px`` per tile shows its tile's mean colour instead (no
+aliasing, less work), so texture only costs where it can be seen.
 """
 
 from __future__ import annotations
@@ -18,7 +25,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from situ_gym.backends.geometry import CULL_KINDS, SceneGeometry
+from situ_gym.backends.appearance import TILE
+from situ_gym.backends.geometry import CULL_KINDS, FACE_SHADE, SceneGeometry
 
 __all__ = ["Camera", "OrderTree", "Renderer", "camera_basis"]
 
@@ -137,9 +145,11 @@ class Renderer:
     """Renders a SceneGeometry from an eye pose into (rgb, depth, seg, face ids)."""
 
     def __init__(
-        self, geometry: SceneGeometry, camera: Camera, *, cull_distance: float = 20.0, tree: OrderTree | None = None
+        self, geometry: SceneGeometry, camera: Camera, *, cull_distance: float = 20.0, tree: OrderTree | None = None,
+        texture_min_px: float = 24.0,
     ):
         self.geo = geometry
+        self.texture_min_px = float(texture_min_px)
         self.camera = camera
         self.cull_distance = float(cull_distance)
         self.tree = tree if tree is not None else OrderTree(geometry.lo, geometry.hi)
@@ -154,6 +164,7 @@ class Renderer:
         seg = np.zeros((total + 1, 4), np.uint8)
         seg[1:, :3] = geometry.face_seg
         self.rgb_table = rgb.view(np.uint32).reshape(-1)
+        self._setup_textures(total)
         self.seg_table = seg.view(np.uint32).reshape(-1)
         self._axis_ext = np.concatenate([[0], geometry.face_axis])
         self._coord_ext = np.concatenate([[0.0], geometry.face_coord])
@@ -180,6 +191,77 @@ class Renderer:
         self.signs = [(face + 1, corners, _text_texture(text, corners), np.array(ink, np.float32))
                       for face, corners, text, ink in geometry.signs]
         self.sign_faces = np.array([face for face, *_ in geometry.signs], np.int64)
+
+    def _setup_textures(self, total: int) -> None:
+        """Per-face texture tables and the shaded atlas (shared by renderers of one geometry)."""
+        tex = self.geo.textures
+        self.tex_base = np.full(total, -1, np.int64)  # first atlas texel of the face's tile, -1: none
+        self.tex_params = np.zeros((total, 5))  # u_axis, u_origin, u_scale, v_top, v_scale
+        self.atlas = np.zeros(1, np.uint32)
+        if tex is None:
+            return
+        cached = self.geo.atlas_cache.get("atlas")
+        if cached is None:
+            d = tex.face % 6
+            keys = sorted({(int(t), int(k)) for t, k in zip(tex.tile, d, strict=True)})
+            slot = {key: i for i, key in enumerate(keys)}
+            tiles = np.zeros((len(keys), TILE, TILE, 4), np.uint8)
+            for (t, k), i in slot.items():
+                tiles[i, :, :, :3] = np.clip(np.round(tex.tiles[t] * FACE_SHADE[k]), 0, 255)
+            base = np.array([slot[(int(t), int(k))] for t, k in zip(tex.tile, d, strict=True)], np.int64)
+            cached = self.geo.atlas_cache["atlas"] = (tiles.view(np.uint32).reshape(-1), base * TILE * TILE)
+        self.atlas, bases = cached
+        self.tex_base[tex.face] = bases
+        self.tex_params[tex.face] = np.stack([tex.u_axis, tex.u_origin, tex.u_scale, tex.v_top, tex.v_scale], 1)
+        # flag the textured faces in the colour table's alpha byte: 1 + the axis u runs along
+        rgb = self.rgb_table.view(np.uint8).reshape(-1, 4)
+        rgb[tex.face + 1, 3] = 1 + tex.u_axis
+
+    def _texture(self, words: np.ndarray, depth: np.ndarray, idx: np.ndarray, faces: np.ndarray,
+                 eye: np.ndarray, basis: np.ndarray) -> None:
+        """Replace the flat colour of textured pixels (flagged in the alpha byte) with their texels."""
+        flat = words.reshape(-1)
+        pix = np.flatnonzero(flat >= np.uint32(1 << 24))
+        if not len(pix):
+            return
+        base = self.tex_base[faces]
+        prm = self.tex_params[faces]
+        u_axis = prm[:, 0].astype(np.int64)
+        # Per drawn face: u = depth * ray[u_axis] * cu + ku, v = depth * ray_z * cv + kv.
+        coef = np.zeros((len(faces) + 1, 4), np.float32)
+        coef[1:, 0] = prm[:, 2]
+        coef[1:, 1] = (eye[u_axis] - prm[:, 1]) * prm[:, 2]
+        coef[1:, 2] = -prm[:, 4]
+        coef[1:, 3] = (prm[:, 3] - eye[2]) * prm[:, 4]
+        base_ext = np.concatenate([[0], np.maximum(base, 0)])
+        f = idx.reshape(-1)[pix]
+        d = depth.reshape(-1)[pix]
+        uc = self.U.reshape(-1)[pix]
+        vc = self.V.reshape(-1)[pix]
+        right, down, fwd = basis.astype(np.float32)
+        ray_u = np.where(flat[pix] < np.uint32(2 << 24), uc * right[0] + vc * down[0] + fwd[0],
+                         uc * right[1] + vc * down[1] + fwd[1])
+        ray_z = vc * down[2] + fwd[2]
+        c = coef[f]
+        u = (d * ray_u * c[:, 0] + c[:, 1]).astype(np.int32)
+        v = (d * ray_z * c[:, 2] + c[:, 3]).astype(np.int32)
+        np.bitwise_and(u, TILE - 1, out=u)
+        np.bitwise_and(v, TILE - 1, out=v)
+        t = base_ext[f] + v * TILE + u
+        flat[pix] = self.atlas[t]
+
+    def _texture_flags(self, drawn_rgb: np.ndarray, faces: np.ndarray, pts_cam: np.ndarray) -> None:
+        """Clear the texture flag of faces too small on screen to show their texture."""
+        textured = np.flatnonzero(self.tex_base[faces] >= 0)
+        if not len(textured):
+            return
+        z = np.maximum(pts_cam[textured, :, 2].max(axis=1), self.camera.near)
+        prm = self.tex_params[faces[textured]]
+        # pixels per tile along u and v at the face's far corner
+        px_u = self.camera.fx * TILE / np.maximum(np.abs(prm[:, 2]), 1e-6) / z
+        px_v = self.camera.fy * TILE / np.maximum(prm[:, 4], 1e-6) / z
+        small = np.minimum(px_u, px_v) < self.texture_min_px
+        drawn_rgb[textured[small] + 1] &= np.uint32(0x00FFFFFF)
 
     # -- culling ---------------------------------------------------------------
     def _frustum_planes(self, eye: np.ndarray, basis: np.ndarray) -> list[tuple[np.ndarray, float]]:
@@ -290,7 +372,13 @@ class Renderer:
         idx = self._idx
         np.copyto(idx, ids)
         words = self._words.view(np.uint8).reshape(h, w, 4)
-        np.take(self.rgb_table[drawn], idx, out=self._words, mode="clip")
+        depth = self._depth(ids, idx, drawn, eye, basis)
+        drawn_rgb = self.rgb_table[drawn]
+        self._texture_flags(drawn_rgb, faces, pts_cam)
+        np.take(drawn_rgb, idx, out=self._words, mode="clip")
+        t_tex = time.perf_counter()
+        self._texture(self._words, depth, idx, faces, eye, basis)
+        t_tex = time.perf_counter() - t_tex
         rgb = cv2.cvtColor(words, cv2.COLOR_RGBA2RGB)
         if len(self.sign_faces):
             pos = self._pos
@@ -301,7 +389,6 @@ class Renderer:
                 self._paint_sign(rgb, ids, int(sign_vals[k]), self.signs[k], eye, basis)
         np.take(self.seg_table[drawn], idx, out=self._words, mode="clip")
         seg = cv2.cvtColor(words, cv2.COLOR_RGBA2RGB)
-        depth = self._depth(ids, idx, drawn, eye, basis)
         t3 = time.perf_counter()
         self.stats = {
             "boxes": float(len(boxes)),
@@ -309,7 +396,8 @@ class Renderer:
             "clipped": float(n_clipped),
             "t_cull_order": t1 - t0,  # culling, ordering, projection
             "t_fill": t2 - t1,  # fillConvexPoly loop
-            "t_lookup": t3 - t2,  # colour tables and per-pixel depth
+            "t_lookup": t3 - t2,  # colour tables, textures and per-pixel depth
+            "t_texture": t_tex,  # of which: texture lookups
         }
         return rgb, depth, seg, ids
 
