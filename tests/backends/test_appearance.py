@@ -148,3 +148,10 @@ def test_shelf_reads_as_full_from_its_approach_point(mart):
         keys = seg[:, 0].astype(np.int64) << 16 | seg[:, 1].astype(np.int64) << 8 | seg[:, 2]
         prod = np.isin(keys, [r << 16 | g << 8 | b for r, g, b in ids])
         assert prod.mean() > 0.5, (shelf.id, prod.mean())
+
+
+def test_product_names_never_repeat_a_word(home, mart):
+    """What a package or label prints reads cleanly ("White Marble Top", not "White Marble Marble Top")."""
+    for p in [*home.products, *mart.products]:
+        words = p.name.replace(",", "").lower().split()
+        assert all(a != b for a, b in zip(words, words[1:])), p.name
