@@ -582,10 +582,11 @@ def _fixture_parts(b: _Builder, fx: Fixture, instances: list[Instance]) -> tuple
     length = hi_fp[long_axis] - lo_fp[long_axis]
     centre = 0.5 * (lo_fp + hi_fp)
     lo, hi = centre.copy(), centre.copy()
-    lo[long_axis], hi[long_axis] = centre[long_axis] - min(0.8, 0.45 * length), centre[long_axis] + min(0.8, 0.45 * length)
+    half = min(1.1, 0.45 * length)  # large enough to read across the hall
+    lo[long_axis], hi[long_axis] = centre[long_axis] - half, centre[long_axis] + half
     lo[depth_axis], hi[depth_axis] = centre[depth_axis] - 0.02, centre[depth_axis] + 0.02
     sign_z = max(max(fx.height, p_hi[2]) + 0.45, 2.45)  # above head height even over low fixtures
-    lo[2], hi[2] = sign_z, sign_z + 0.3
+    lo[2], hi[2] = sign_z, sign_z + 0.42
     title, _, rest = fx.name.partition(":")
     text = title.strip() + ("\n" + rest.strip() if rest.strip() else "")
     part(lo, hi, _mix(seg, (28, 30, 36), 0.55), "sign")
@@ -764,7 +765,7 @@ def build_geometry(scene: Scene) -> SceneGeometry:
         x0, y0, x1, y1 = wall.footprint
         if wall.owner is not None and wall.owner in stores:
             st = stores[wall.owner]
-            rgb, seg = _mix(st.color, WALL_RGB, 0.6), st.color
+            rgb, seg = _mix(st.color, WALL_RGB, 0.82), st.color  # a hint of the store colour
         else:
             rgb, seg = WALL_RGB, WALL_COLOR
         b.box((x0, y0, 0.0), (x1, y1, wall.height), rgb, seg, label=f"wall:{wall.owner}")
@@ -801,7 +802,7 @@ def build_geometry(scene: Scene) -> SceneGeometry:
         b.quad(st.footprint, 0.0, wood, FLOOR_COLOR)
         floors.append((st.footprint, wood, FLOOR_COLOR))
     for area in scene.areas:
-        rug = _mix(area.color, (222, 212, 192), 0.72)  # a muted rug: the products stand out
+        rug = _mix(area.color, (222, 212, 192), 0.8)  # a muted rug: the products stand out
         b.quad(area.footprint, 0.0, rug, area.color)
         floors.append((area.footprint, rug, area.color))
     for inst in standing:  # a soft contact shadow: a darker margin of the floor under the piece

@@ -146,7 +146,7 @@ class Renderer:
 
     def __init__(
         self, geometry: SceneGeometry, camera: Camera, *, cull_distance: float = 20.0, tree: OrderTree | None = None,
-        texture_min_px: float = 24.0,
+        texture_min_px: float = 32.0,
     ):
         self.geo = geometry
         self.texture_min_px = float(texture_min_px)
@@ -186,6 +186,9 @@ class Renderer:
         # numpy's maximum against a full array is several times faster than against a scalar
         self._inv_far = np.full((h, w), np.float32(1.0 / 200.0), np.float32)
         self._pos = np.zeros(total, np.int64)  # face -> 1 + its place among the drawn faces
+        self._tex_buffers = {name: np.empty(h * w, dtype) for name, dtype in (
+            ("f", np.intp), ("d", np.float32), ("uc", np.float32), ("vc", np.float32), ("acc", np.float32),
+            ("tmp", np.float32), ("ui", np.int32), ("vi", np.int32), ("texel", np.uint32))}
         self._drawn = np.zeros(1, np.intp)  # per drawn-face value: face id + 1 (0: none)
         self.stats: dict[str, float] = {}
         self.signs = [(face + 1, corners, _text_texture(text, corners), np.array(ink, np.float32))
@@ -219,45 +222,69 @@ class Renderer:
 
     def _texture(self, words: np.ndarray, depth: np.ndarray, idx: np.ndarray, faces: np.ndarray,
                  eye: np.ndarray, basis: np.ndarray) -> None:
-        """Replace the flat colour of textured pixels (flagged in the alpha byte) with their texels."""
+        """Replace the flat colour of textured pixels (flagged in the alpha byte) with their texels.
+
+        Per pixel: ``u = depth * (U * a + V * b + c) + k`` and ``v = depth * (V * p + q) + r``
+        with ``a, b, c, k, r`` per face and ``p, q`` per frame (u runs along x or y, v up z).
+        Column-wise ``np.take`` into reused buffers: a 2-D row gather or fresh temporaries
+        cost several times more.
+        """
         flat = words.reshape(-1)
-        pix = np.flatnonzero(flat >= np.uint32(1 << 24))
-        if not len(pix):
+        flagged = np.greater_equal(flat, np.uint32(1 << 24), out=self._mask.reshape(-1))
+        pix = np.flatnonzero(flagged)
+        n = len(pix)
+        if not n:
             return
-        base = self.tex_base[faces]
         prm = self.tex_params[faces]
         u_axis = prm[:, 0].astype(np.int64)
-        # Per drawn face: u = depth * ray[u_axis] * cu + ku, v = depth * ray_z * cv + kv.
-        coef = np.zeros((len(faces) + 1, 4), np.float32)
-        coef[1:, 0] = prm[:, 2]
-        coef[1:, 1] = (eye[u_axis] - prm[:, 1]) * prm[:, 2]
-        coef[1:, 2] = -prm[:, 4]
-        coef[1:, 3] = (prm[:, 3] - eye[2]) * prm[:, 4]
-        base_ext = np.concatenate([[0], np.maximum(base, 0)])
-        f = idx.reshape(-1)[pix]
-        d = depth.reshape(-1)[pix]
-        uc = self.U.reshape(-1)[pix]
-        vc = self.V.reshape(-1)[pix]
-        right, down, fwd = basis.astype(np.float32)
-        ray_u = np.where(flat[pix] < np.uint32(2 << 24), uc * right[0] + vc * down[0] + fwd[0],
-                         uc * right[1] + vc * down[1] + fwd[1])
-        ray_z = vc * down[2] + fwd[2]
-        c = coef[f]
-        u = (d * ray_u * c[:, 0] + c[:, 1]).astype(np.int32)
-        v = (d * ray_z * c[:, 2] + c[:, 3]).astype(np.int32)
-        np.bitwise_and(u, TILE - 1, out=u)
-        np.bitwise_and(v, TILE - 1, out=v)
-        t = base_ext[f] + v * TILE + u
-        flat[pix] = self.atlas[t]
+        su, sv = prm[:, 2], prm[:, 4]
+        right, down, fwd = basis
+        m = len(faces) + 1
+        table = np.zeros((6, m), np.float32)  # a, b, c, k (u) and s, r (v) per drawn face, 0: none
+        table[0, 1:] = right[u_axis] * su
+        table[1, 1:] = down[u_axis] * su
+        table[2, 1:] = fwd[u_axis] * su
+        table[3, 1:] = (eye[u_axis] - prm[:, 1]) * su
+        table[4, 1:] = -sv
+        table[5, 1:] = (prm[:, 3] - eye[2]) * sv
+        base = np.zeros(m, np.int32)
+        base[1:] = np.maximum(self.tex_base[faces], 0)
+        buf = self._tex_buffers
+        f = np.take(idx.reshape(-1), pix, out=buf["f"][:n])
+        d = np.take(depth.reshape(-1), pix, out=buf["d"][:n])
+        uc = np.take(self.U.reshape(-1), pix, out=buf["uc"][:n])
+        vc = np.take(self.V.reshape(-1), pix, out=buf["vc"][:n])
+        acc, tmp = buf["acc"][:n], buf["tmp"][:n]
+        np.multiply(uc, np.take(table[0], f, out=tmp), out=acc)
+        acc += np.multiply(vc, np.take(table[1], f, out=tmp), out=tmp)
+        acc += np.take(table[2], f, out=tmp)
+        acc *= d
+        acc += np.take(table[3], f, out=tmp)
+        ui = buf["ui"][:n]
+        np.copyto(ui, acc, casting="unsafe")  # truncation toward zero; the mask wraps
+        np.bitwise_and(ui, TILE - 1, out=ui)
+        np.multiply(vc, np.float32(down[2]), out=acc)
+        acc += np.float32(fwd[2])
+        acc *= d
+        acc *= np.take(table[4], f, out=tmp)
+        acc += np.take(table[5], f, out=tmp)
+        vi = buf["vi"][:n]
+        np.copyto(vi, acc, casting="unsafe")
+        np.bitwise_and(vi, TILE - 1, out=vi)
+        vi *= TILE
+        vi += ui
+        vi += np.take(base, f, out=ui)
+        flat[pix] = np.take(self.atlas, vi, out=buf["texel"][:n])
 
     def _texture_flags(self, drawn_rgb: np.ndarray, faces: np.ndarray, pts_cam: np.ndarray) -> None:
         """Clear the texture flag of faces too small on screen to show their texture."""
         textured = np.flatnonzero(self.tex_base[faces] >= 0)
         if not len(textured):
             return
-        z = np.maximum(pts_cam[textured, :, 2].max(axis=1), self.camera.near)
+        z = np.maximum(pts_cam[textured, :, 2].min(axis=1), self.camera.near)
         prm = self.tex_params[faces[textured]]
-        # pixels per tile along u and v at the face's far corner
+        # pixels per tile along u and v at the face's nearest corner (a long row seen
+        # obliquely keeps its texture where it is near)
         px_u = self.camera.fx * TILE / np.maximum(np.abs(prm[:, 2]), 1e-6) / z
         px_v = self.camera.fy * TILE / np.maximum(prm[:, 4], 1e-6) / z
         small = np.minimum(px_u, px_v) < self.texture_min_px
@@ -411,7 +438,7 @@ class Renderer:
         px = np.stack([cam.fx * pc[:, 0] / pc[:, 2] + cam.cx, cam.fy * pc[:, 1] / pc[:, 2] + cam.cy], axis=1)
         x0, y0 = np.floor(px.min(axis=0)).astype(int)
         x1, y1 = np.ceil(px.max(axis=0)).astype(int)
-        if y1 - y0 < 6:  # too small to read
+        if y1 - y0 < 8:  # too small to read (its first line would be under 5 px)
             return
         x0, y0 = max(x0, 0), max(y0, 0)
         x1, y1 = min(x1, cam.width - 1), min(y1, cam.height - 1)

@@ -197,6 +197,8 @@ def _closing_size(mask: np.ndarray, close_px: int) -> int:
     Supermarket, a few percent of a box's height), so the seam on screen grows with
     the box; the kernel follows the tallest connected piece, capped at ``_MAX_CLOSE``.
     """
+    if math.ceil(_GAP_FRACTION * mask.shape[0]) <= close_px:
+        return close_px  # no piece is taller than the crop: the smallest kernel, no labelling needed
     _, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     tallest = int(stats[1:, cv2.CC_STAT_HEIGHT].max())
     return max(close_px, min(math.ceil(_GAP_FRACTION * tallest), _MAX_CLOSE))
