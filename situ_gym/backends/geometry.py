@@ -43,8 +43,8 @@ from situ_gym.scene.model import (
     Store,
 )
 
-__all__ = ["SceneGeometry", "FaceTextures", "build_geometry", "face_entity_table", "product_base_color",
-           "yaw_axis", "CULL_KINDS", "FACE_SHADE"]
+__all__ = ["SceneGeometry", "FaceTextures", "build_geometry", "face_entity_table", "yaw_axis", "CULL_KINDS",
+           "FACE_SHADE"]
 
 # Box kinds: products (and their labels) may be distance-culled, the rest never is.
 KIND_STRUCTURE, KIND_PRODUCT = 0, 1
@@ -76,11 +76,6 @@ GLASS_TINT = np.array([190.0, 222.0, 240.0])
 def _hash01(text: str, salt: str = "") -> float:
     digest = hashlib.md5((salt + text).encode("utf-8")).digest()
     return int.from_bytes(digest[:4], "little") / 2**32
-
-
-def product_base_color(product: Product) -> tuple[int, int, int]:
-    """A product's display colour (see :func:`situ_gym.backends.appearance.product_color`)."""
-    return product_color(product)
 
 
 def yaw_axis(yaw: float) -> tuple[int, int]:
@@ -490,6 +485,21 @@ def _furniture_parts(category: str) -> list[tuple[tuple[float, ...], str]]:
     if c in _LAMPS:
         return [((0.25, 0.75, 0.25, 0.75, 0, 0.04), "dark"), ((0.45, 0.55, 0.45, 0.55, 0.04, 0.66), "dark"),
                 ((0, 1, 0, 1, 0.66, 1), "shade")]
+    if c == "planter":
+        return [((0.12, 0.88, 0.12, 0.88, 0, 0.85), "base"), ((0, 1, 0, 1, 0.85, 1), "base")]
+    if c in ("vase", "candle holder"):
+        return [((0.25, 0.75, 0.25, 0.75, 0, 0.1), "base"), ((0.1, 0.9, 0.1, 0.9, 0.1, 0.7), "base"),
+                ((0.3, 0.7, 0.3, 0.7, 0.7, 1), "base")]
+    if c == "plant stand":
+        legs = [((u, u + 0.1, d, d + 0.1, 0, 0.92), "base") for u in (0, 0.9) for d in (0, 0.9)]
+        return legs + [((0, 1, 0, 1, 0.92, 1), "base"), ((0.1, 0.9, 0.1, 0.9, 0.3, 0.36), "base")]
+    if c in ("footstool", "ottoman"):
+        legs = [((u, u + 0.1, d, d + 0.1, 0, 0.2), "dark") for u in (0.02, 0.88) for d in (0.02, 0.88)]
+        return legs + [((0, 1, 0, 1, 0.2, 1), "base")]
+    if c in ("nightstand", "tv stand", "filing cabinet"):
+        return [((0.04, 0.96, 0.04, 0.96, 0, 0.08), "dark"), ((0, 1, 0, 1, 0.08, 1), "base")]
+    if c == "pendant light":
+        return [((0.45, 0.55, 0.45, 0.55, 0.55, 1), "dark"), ((0, 1, 0, 1, 0, 0.55), "shade")]
     if c == "potted plant":
         return [((0.2, 0.8, 0.2, 0.8, 0, 0.3), "pot"), ((0, 1, 0, 1, 0.3, 1), "leaf")]
     if c in _SHELVES:

@@ -38,12 +38,12 @@ _REFERENCE = {
         "views": "a267fc77332d4926e6c6e903b52599ea",
     },
     "home_furnishings": {
-        "rgb": "886a02db59241a620c55f1d8ce7077ed",
-        "depth": "cac46c57d0aabd58ba2bf37227da180d",
-        "seg": "9599413cda8cd125ab766039f2e074d5",
-        "regions": "fc2940df770c6853c50415eab3a44e12",
-        "regions_25": "0009b74707ae98356ee80dda46a224ed",
-        "views": "3ebba561093e289923304fbdf80c62a2",
+        "rgb": "a408ab5e67c2f9e621d04c754051085c",
+        "depth": "e7f6bc74f2d3a3466d4c9e97038baecc",
+        "seg": "3488a0e66a3b1c9dbc8de4c65fad4746",
+        "regions": "391e9b46d3c6698faef176a4b4519e63",
+        "regions_25": "ec28fd05ad2a03e17c6f1dba1250b101",
+        "views": "a5f35dc16aa66c7b6954e67d9d2efdf1",
     },
 }
 
