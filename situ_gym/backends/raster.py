@@ -34,6 +34,7 @@ _EPS = 1e-6
 _SHIFT = 4  # fixed-point bits of polygon vertices
 _SCALE = float(1 << _SHIFT)
 _WORD = 62  # bits of one packed order key
+_SIGN_MIN_PX = 12  # a sign shorter than this is not painted: its first line would be under 7 px
 
 
 def camera_basis(yaw_deg: float, pitch_deg: float) -> np.ndarray:
@@ -194,6 +195,7 @@ class Renderer:
         self.signs = [(face + 1, corners, _text_texture(text, corners), np.array(ink, np.float32))
                       for face, corners, text, ink in geometry.signs]
         self.sign_faces = np.array([face for face, *_ in geometry.signs], np.int64)
+        self.sign_corners = np.array([corners for _, corners, *_ in geometry.signs], np.float64).reshape(-1, 4, 3)
 
     def _setup_textures(self, total: int) -> None:
         """Per-face texture tables and the shaded atlas (shared by renderers of one geometry)."""
@@ -412,8 +414,14 @@ class Renderer:
             pos[faces] = np.arange(1, len(faces) + 1)
             sign_vals = pos[self.sign_faces]
             pos[faces] = 0
-            for k in np.nonzero(sign_vals)[0]:
-                self._paint_sign(rgb, ids, int(sign_vals[k]), self.signs[k], eye, basis)
+            cand = np.nonzero(sign_vals)[0]
+            if len(cand):  # one projection for all: most signs are too far to read, skip them here
+                pc = (self.sign_corners[cand] - eye) @ basis.T
+                z = np.maximum(pc[..., 2], cam.near)
+                rows = cam.fy * pc[..., 1] / z
+                readable = (pc[..., 2] >= cam.near).all(axis=1) & (rows.max(axis=1) - rows.min(axis=1) >= _SIGN_MIN_PX)
+                for k in cand[readable]:
+                    self._paint_sign(rgb, ids, int(sign_vals[k]), self.signs[k], eye, basis)
         np.take(self.seg_table[drawn], idx, out=self._words, mode="clip")
         seg = cv2.cvtColor(words, cv2.COLOR_RGBA2RGB)
         t3 = time.perf_counter()
@@ -438,7 +446,7 @@ class Renderer:
         px = np.stack([cam.fx * pc[:, 0] / pc[:, 2] + cam.cx, cam.fy * pc[:, 1] / pc[:, 2] + cam.cy], axis=1)
         x0, y0 = np.floor(px.min(axis=0)).astype(int)
         x1, y1 = np.ceil(px.max(axis=0)).astype(int)
-        if y1 - y0 < 8:  # too small to read (its first line would be under 5 px)
+        if y1 - y0 < _SIGN_MIN_PX:
             return
         x0, y0 = max(x0, 0), max(y0, 0)
         x1, y1 = min(x1, cam.width - 1), min(y1, cam.height - 1)

@@ -384,7 +384,7 @@ def _regions(frame, index, table, slot, counts, present, boxes, close_px) -> lis
         kind = index.kind(eid)
         crop_bool = slot[y:y1, x:x1] == k  # a fresh array: the buffers are reused
         crop = crop_bool.view(np.uint8)
-        distance = float(depth[y:y1, x:x1][crop_bool].min())
+        distance = float(np.float32(cv2.minMaxLoc(depth[y:y1, x:x1], mask=crop)[0]))  # no masked copy
         ax, ay = _anchor(crop)
         contours: tuple[np.ndarray, ...] = ()
         if kind == "product":
