@@ -252,31 +252,31 @@ class Renderer:
         base = np.zeros(m, np.int32)
         base[1:] = np.maximum(self.tex_base[faces], 0)
         buf = self._tex_buffers
-        f = np.take(idx.reshape(-1), pix, out=buf["f"][:n])
-        d = np.take(depth.reshape(-1), pix, out=buf["d"][:n])
-        uc = np.take(self.U.reshape(-1), pix, out=buf["uc"][:n])
-        vc = np.take(self.V.reshape(-1), pix, out=buf["vc"][:n])
+        f = np.take(idx.reshape(-1), pix, out=buf["f"][:n], mode="clip")
+        d = np.take(depth.reshape(-1), pix, out=buf["d"][:n], mode="clip")
+        uc = np.take(self.U.reshape(-1), pix, out=buf["uc"][:n], mode="clip")
+        vc = np.take(self.V.reshape(-1), pix, out=buf["vc"][:n], mode="clip")
         acc, tmp = buf["acc"][:n], buf["tmp"][:n]
-        np.multiply(uc, np.take(table[0], f, out=tmp), out=acc)
-        acc += np.multiply(vc, np.take(table[1], f, out=tmp), out=tmp)
-        acc += np.take(table[2], f, out=tmp)
+        np.multiply(uc, np.take(table[0], f, out=tmp, mode="clip"), out=acc)
+        acc += np.multiply(vc, np.take(table[1], f, out=tmp, mode="clip"), out=tmp)
+        acc += np.take(table[2], f, out=tmp, mode="clip")
         acc *= d
-        acc += np.take(table[3], f, out=tmp)
+        acc += np.take(table[3], f, out=tmp, mode="clip")
         ui = buf["ui"][:n]
         np.copyto(ui, acc, casting="unsafe")  # truncation toward zero; the mask wraps
         np.bitwise_and(ui, TILE - 1, out=ui)
         np.multiply(vc, np.float32(down[2]), out=acc)
         acc += np.float32(fwd[2])
         acc *= d
-        acc *= np.take(table[4], f, out=tmp)
-        acc += np.take(table[5], f, out=tmp)
+        acc *= np.take(table[4], f, out=tmp, mode="clip")
+        acc += np.take(table[5], f, out=tmp, mode="clip")
         vi = buf["vi"][:n]
         np.copyto(vi, acc, casting="unsafe")
         np.bitwise_and(vi, TILE - 1, out=vi)
         vi *= TILE
         vi += ui
-        vi += np.take(base, f, out=ui)
-        flat[pix] = np.take(self.atlas, vi, out=buf["texel"][:n])
+        vi += np.take(base, f, out=ui, mode="clip")
+        flat[pix] = np.take(self.atlas, vi, out=buf["texel"][:n], mode="clip")
 
     def _texture_flags(self, drawn_rgb: np.ndarray, faces: np.ndarray, pts_cam: np.ndarray) -> None:
         """Clear the texture flag of faces too small on screen to show their texture."""

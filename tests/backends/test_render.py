@@ -195,3 +195,20 @@ def test_is_a_backend_and_closes_twice():
 def test_bad_arguments_raise_valueerror_naming_the_value(kwargs):
     with pytest.raises(ValueError, match=repr(next(iter(kwargs.values())))):
         EmbeddedBackend(tiny_supermarket(), **kwargs)
+
+
+def test_unchanged_pose_reuses_the_read_only_frame():
+    b = EmbeddedBackend(tiny_supermarket(), width=160, height=120)
+    first = b.capture()
+    assert not first.rgb.flags.writeable and not first.seg.flags.writeable
+    with pytest.raises(ValueError):
+        first.rgb[0, 0] = 0  # a snapshot: copy it to edit
+    b.execute(Primitive("idle", {}))
+    again = b.capture()
+    assert again.rgb is first.rgb and again.entity_index is first.entity_index  # no re-render
+    b.execute(Primitive("turn", {"direction": "left", "angle": 30}))
+    moved = b.capture()
+    assert moved.rgb is not first.rgb and moved.seg.tobytes() != first.seg.tobytes()
+    b.reset(Pose(*[getattr(first.pose, k) for k in ("x", "y", "yaw", "pitch")]))
+    back = b.capture()  # the same pose again, after another view: rendered anew, same bytes
+    assert back.rgb is not first.rgb and back.rgb.tobytes() == first.rgb.tobytes()
