@@ -6,9 +6,9 @@ sign bands and lintels, the products, and flat quads on the floor (store floors,
 display-area rugs, soft contact shadows under furniture) and the ceiling (light panels).
 
 Shelf products are drawn as stocked rows: a run of evenly spaced facings of one
-product on one board becomes one box reaching back to the fixture's panel, its front
-textured with the product's package art repeated once per facing
-(:mod:`situ_gym.backends.appearance`). Furniture and other floor-standing products
+product on one board becomes one box reaching back to the fixture's panel and widened
+by whole facings into half of the free board space beside it, its front textured with
+the product's package art repeated once per facing (:mod:`situ_gym.backends.appearance`). Furniture and other floor-standing products
 take their colour from their colour label and a pattern from their material label.
 
 Faces are numbered ``box * 6 + d`` with ``d`` in ``(-x, +x, -y, +y, -z, +z)``; quads
