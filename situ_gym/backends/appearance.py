@@ -30,15 +30,18 @@ __all__ = [
     "MATERIAL_PATTERNS",
     "SHAPES",
     "TILE",
+    "TOP_DEPTH",
     "attribute_color",
     "material_pattern",
     "package_shape",
     "product_color",
     "package_texture",
+    "package_top_texture",
     "pattern_texture",
     "short_name",
 ]
 
+TOP_DEPTH = 4  # packages one top tile shows front to back
 TILE = 64  # texels per side of every texture tile (a power of two: the renderer wraps with a mask)
 
 # Colour words (lower case) -> RGB. Multi-word entries are matched before single words.
@@ -338,6 +341,56 @@ def package_texture(product: Product, width_m: float, height_m: float, pitch_m: 
 
 
 _PACKAGES: dict[tuple, np.ndarray] = {}
+
+
+def package_top_texture(product: Product, width_m: float, depth_m: float, pitch_m: float | None = None) -> np.ndarray:
+    """A ``TILE x TILE`` RGB tile of one facing's top, :data:`TOP_DEPTH` packages deep: lids,
+    caps, box tops, fruit. Rows of facings seen from above repeat it along the row and
+    towards the back.
+    """
+    pitch = max(float(pitch_m if pitch_m is not None else width_m), float(width_m))
+    key = ("top", product.id, product.name, product.brand, product.category, tuple(product.tags),
+           round(float(width_m), 4), round(float(depth_m), 4), round(pitch, 4))
+    tile = _PACKAGES.get(key)
+    if tile is None:
+        tile = _PACKAGES[key] = _top_art(product, *key[-3:])
+        tile.flags.writeable = False
+    return tile
+
+
+def _top_art(product: Product, width_m: float, depth_m: float, pitch_m: float) -> np.ndarray:
+    n, k = TILE, TOP_DEPTH
+    shape = package_shape(product)
+    body = product_color(product)
+    accent = _hsv_rgb(_hash01(product.brand, "accent"), 0.7, 0.9)
+    img = np.full((n, n, 3), _SHELF_DARK, np.uint8)
+    pw = max(2, int(round(n * min(width_m / max(pitch_m, 1e-6), 1.0))) - 2)  # the package across u
+    x0 = (n - pw) // 2
+    row = n // k  # texels per package along v
+    if shape == "produce":
+        fruit = _PRODUCE_COLORS.get(product.category.lower(), body)
+        rng = np.random.default_rng(int(_hash01(product.id, "top") * 2**31))
+        img[:] = _mix(fruit, (20, 20, 20), 0.5)
+        for _ in range(48):
+            c = (int(rng.integers(0, n)), int(rng.integers(0, n)))
+            tone = _mix(fruit, (255, 255, 255), 0.25 * rng.random())
+            cv2.circle(img, c, n // 9, tone, -1, cv2.LINE_AA)
+        return img
+    for j in range(k):
+        y0, cy = j * row, j * row + row // 2
+        if shape in ("can", "jar", "tub", "bottle", "roll"):
+            r = max(2, min(pw, row) // 2 - 1)
+            cap = {"can": _mix(body, (205, 205, 210), 0.7), "roll": _mix(body, (120, 120, 120), 0.4)}.get(
+                shape, _mix(accent, (30, 30, 30), 0.3))
+            if shape == "bottle":
+                cv2.circle(img, (n // 2, cy), r, _mix(body, (0, 0, 0), 0.25), -1, cv2.LINE_AA)
+                r = max(1, r // 3)
+            cv2.circle(img, (n // 2, cy), r, cap, -1, cv2.LINE_AA)
+        else:
+            top = _mix(body, (255, 255, 255), 0.12) if shape != "bag" else _mix(body, (0, 0, 0), 0.15)
+            cv2.rectangle(img, (x0, y0 + 1), (x0 + pw - 1, y0 + row - 2), top, -1)
+            cv2.rectangle(img, (x0, y0 + 1), (x0 + pw - 1, y0 + max(2, row // 6)), accent, -1)
+    return img
 
 
 @cache

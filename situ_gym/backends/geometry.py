@@ -28,8 +28,10 @@ import numpy as np
 
 from situ_gym.backends.appearance import (
     TILE,
+    TOP_DEPTH,
     material_pattern,
     package_texture,
+    package_top_texture,
     pattern_texture,
     product_color,
 )
@@ -92,19 +94,22 @@ def _mix(a, b, t: float) -> tuple[int, int, int]:
 
 @dataclass
 class FaceTextures:
-    """Textured faces: texel ``u = (W[u_axis] - u_origin) * u_scale``, ``v = (v_top - z) * v_scale``.
+    """Textured faces: texel ``u = (W[u_axis] - u_origin) * u_scale``, ``v = (W[v_axis] - v_origin) * v_scale``.
 
-    Only vertical faces are textured; ``u`` wraps every :data:`TILE` texels (a row of
-    facings repeats its package), ``v`` too (patterns repeat up a tall face).
+    ``W`` is the world point; scales are signed texels per metre. Vertical faces run ``u``
+    along their horizontal edge as seen from the front and ``v`` down from the top; the
+    top of a stocked row runs ``u`` along the row and ``v`` from the front backwards.
+    Both wrap every :data:`TILE` texels (a row of facings repeats its package).
     """
 
     face: np.ndarray  # (T,) face index
     tile: np.ndarray  # (T,) index into ``tiles``
-    u_axis: np.ndarray  # (T,) world axis 0/1 that u runs along
+    u_axis: np.ndarray  # (T,) world axis of u
     u_origin: np.ndarray  # (T,)
-    u_scale: np.ndarray  # (T,) texels per metre, signed (u grows to the right seen from the front)
-    v_top: np.ndarray  # (T,)
-    v_scale: np.ndarray  # (T,) texels per metre
+    u_scale: np.ndarray  # (T,)
+    v_axis: np.ndarray  # (T,) world axis of v
+    v_origin: np.ndarray  # (T,)
+    v_scale: np.ndarray  # (T,)
     tiles: list[np.ndarray]  # (TILE, TILE, 3) uint8 unshaded RGB
 
 
@@ -149,9 +154,21 @@ class _Builder:
         self.labels: list[str] = []
         self.quads: list[tuple[tuple[float, float, float, float], float, tuple, tuple, bool, bool, bool]] = []
         self.signs: list[tuple[int, np.ndarray, str, tuple[int, int, int]]] = []
-        self.tex: list[tuple[int, int, int, float, float, float, float]] = []
+        self.tex: list[tuple[int, int, int, float, float, int, float, float]] = []
         self.tiles: list[np.ndarray] = []
         self._tile_ids: dict[int, int] = {}
+
+    def _tile_id(self, tile: np.ndarray) -> int:
+        key = id(tile)
+        if key not in self._tile_ids:
+            self._tile_ids[key] = len(self.tiles)
+            self.tiles.append(tile)
+        return self._tile_ids[key]
+
+    def _textured(self, box: int, d: int, tile: np.ndarray, u: tuple, v: tuple) -> None:
+        self.tex.append((box * 6 + d, self._tile_id(tile), *u, *v))
+        mean = tile.reshape(-1, 3).mean(axis=0)  # the flat colour a far face shows
+        self.rgb[box][d] = np.clip(np.round(mean * FACE_SHADE[d]), 0, 255)
 
     def texture(self, d: int, tile: np.ndarray, u_period: float, v_period: float, v_top: float | None = None,
                 u_start: float | None = None) -> None:
@@ -165,16 +182,24 @@ class _Builder:
         sign = (1.0 if upper else -1.0) * (1.0 if axis == 0 else -1.0)
         if u_start is None:
             u_start = lo[u_axis] if sign > 0 else hi[u_axis]
-        key = id(tile)
-        if key not in self._tile_ids:
-            self._tile_ids[key] = len(self.tiles)
-            self.tiles.append(tile)
         top = hi[2] if v_top is None else v_top
         # v_scale a hair under TILE / period: a face's top and bottom rows stay in one tile
-        self.tex.append((box * 6 + d, self._tile_ids[key], u_axis, float(u_start), sign * TILE / u_period,
-                         float(top), (TILE - 0.01) / v_period))
-        mean = tile.reshape(-1, 3).mean(axis=0)  # the flat colour a far face shows
-        self.rgb[box][d] = np.clip(np.round(mean * FACE_SHADE[d]), 0, 255)
+        self._textured(box, d, tile, (u_axis, float(u_start), sign * TILE / u_period),
+                       (2, float(top), -(TILE - 0.01) / v_period))
+
+    def texture_top(self, tile: np.ndarray, front: int, u_start: float, u_period: float, v_period: float) -> None:
+        """Map ``tile`` onto the top of the box added last: u along the row as seen from the
+        front face ``front``, v from that face backwards, repeating every period (metres)."""
+        box = len(self.lo) - 1
+        if not self.valid[box][5]:
+            return
+        lo, hi = self.lo[box], self.hi[box]
+        axis, upper = front // 2, front % 2
+        u_sign = (1.0 if upper else -1.0) * (1.0 if axis == 0 else -1.0)
+        v_origin = hi[axis] if upper else lo[axis]
+        v_sign = -1.0 if upper else 1.0  # growing away from the front
+        self._textured(box, 5, tile, (1 - axis, float(u_start), u_sign * TILE / u_period),
+                       (axis, float(v_origin), v_sign * TILE / v_period))
 
     def sign(self, d: int, text: str, ink=(255, 255, 255)) -> None:
         """Paint ``text`` on face ``d`` of the box added last (read from outside the box)."""
@@ -302,8 +327,8 @@ class _Builder:
         cols = list(zip(*self.tex, strict=True))
         return FaceTextures(
             face=np.array(cols[0], np.int64), tile=np.array(cols[1], np.int64), u_axis=np.array(cols[2], np.int64),
-            u_origin=np.array(cols[3]), u_scale=np.array(cols[4]), v_top=np.array(cols[5]),
-            v_scale=np.array(cols[6]), tiles=self.tiles,
+            u_origin=np.array(cols[3]), u_scale=np.array(cols[4]), v_axis=np.array(cols[5], np.int64),
+            v_origin=np.array(cols[6]), v_scale=np.array(cols[7]), tiles=self.tiles,
         )
 
 
@@ -418,6 +443,7 @@ def _tinted(tile: np.ndarray, tint: np.ndarray | None, cache: dict) -> np.ndarra
 def _add_shelf_row(b: _Builder, product: Product, row, tint, panel, tint_cache: dict) -> None:
     """A stocked row: one box from the front facings back to the panel, package art once per facing."""
     lo, hi, facing, pitch, width = row
+    depth = hi[yaw_axis(facing)[0]] - lo[yaw_axis(facing)[0]]  # one package deep, before stocking
     lo, hi = _stock_depth(lo, hi, facing, panel)
     hide = _hide_plane(lo, hi, facing, panel)
     d = _front_face(facing)
@@ -431,6 +457,8 @@ def _add_shelf_row(b: _Builder, product: Product, row, tint, panel, tint_cache: 
     gap = 0.5 * (pitch - width)  # the art centres each package in its pitch
     start = lo[u_axis] - gap if sign > 0 else hi[u_axis] + gap
     b.texture(d, tile, pitch, hi[2] - lo[2], u_start=start)
+    top = _tinted(package_top_texture(product, width, depth, pitch), tint, tint_cache)
+    b.texture_top(top, d, start, pitch, depth * TOP_DEPTH)
 
 
 _PATTERN_SIZE = 0.5  # metres of surface one pattern tile covers

@@ -201,7 +201,7 @@ class Renderer:
         """Per-face texture tables and the shaded atlas (shared by renderers of one geometry)."""
         tex = self.geo.textures
         self.tex_base = np.full(total, -1, np.int64)  # first atlas texel of the face's tile, -1: none
-        self.tex_params = np.zeros((total, 5))  # u_axis, u_origin, u_scale, v_top, v_scale
+        self.tex_params = np.zeros((total, 6))  # u_axis, u_origin, u_scale, v_axis, v_origin, v_scale
         self.atlas = np.zeros(1, np.uint32)
         if tex is None:
             return
@@ -217,19 +217,20 @@ class Renderer:
             cached = self.geo.atlas_cache["atlas"] = (tiles.view(np.uint32).reshape(-1), base * TILE * TILE)
         self.atlas, bases = cached
         self.tex_base[tex.face] = bases
-        self.tex_params[tex.face] = np.stack([tex.u_axis, tex.u_origin, tex.u_scale, tex.v_top, tex.v_scale], 1)
+        self.tex_params[tex.face] = np.stack(
+            [tex.u_axis, tex.u_origin, tex.u_scale, tex.v_axis, tex.v_origin, tex.v_scale], 1)
         # flag the textured faces in the colour table's alpha byte: 1 + the axis u runs along
         rgb = self.rgb_table.view(np.uint8).reshape(-1, 4)
-        rgb[tex.face + 1, 3] = 1 + tex.u_axis
+        rgb[tex.face + 1, 3] = 1
 
     def _texture(self, words: np.ndarray, depth: np.ndarray, idx: np.ndarray, faces: np.ndarray,
                  eye: np.ndarray, basis: np.ndarray) -> None:
         """Replace the flat colour of textured pixels (flagged in the alpha byte) with their texels.
 
-        Per pixel: ``u = depth * (U * a + V * b + c) + k`` and ``v = depth * (V * p + q) + r``
-        with ``a, b, c, k, r`` per face and ``p, q`` per frame (u runs along x or y, v up z).
-        Column-wise ``np.take`` into reused buffers: a 2-D row gather or fresh temporaries
-        cost several times more.
+        Per pixel and for each of u and v: ``depth * (U * a + V * b + c) + k``, with ``a, b,
+        c, k`` per face (the ray's component along the texture axis, scaled, and the eye's
+        offset). Column-wise ``np.take`` into reused buffers: a 2-D row gather or fresh
+        temporaries cost several times more.
         """
         flat = words.reshape(-1)
         flagged = np.greater_equal(flat, np.uint32(1 << 24), out=self._mask.reshape(-1))
@@ -238,17 +239,13 @@ class Renderer:
         if not n:
             return
         prm = self.tex_params[faces]
-        u_axis = prm[:, 0].astype(np.int64)
-        su, sv = prm[:, 2], prm[:, 4]
-        right, down, fwd = basis
         m = len(faces) + 1
-        table = np.zeros((6, m), np.float32)  # a, b, c, k (u) and s, r (v) per drawn face, 0: none
-        table[0, 1:] = right[u_axis] * su
-        table[1, 1:] = down[u_axis] * su
-        table[2, 1:] = fwd[u_axis] * su
-        table[3, 1:] = (eye[u_axis] - prm[:, 1]) * su
-        table[4, 1:] = -sv
-        table[5, 1:] = (prm[:, 3] - eye[2]) * sv
+        table = np.zeros((8, m), np.float32)  # a, b, c, k for u then v, per drawn face (0: none)
+        for j, (ax, origin, scale) in enumerate(((0, 1, 2), (3, 4, 5))):
+            axis = prm[:, ax].astype(np.int64)
+            for r in range(3):  # the ray's world component along the axis, per camera basis row
+                table[4 * j + r, 1:] = basis[r, axis] * prm[:, scale]
+            table[4 * j + 3, 1:] = (eye[axis] - prm[:, origin]) * prm[:, scale]
         base = np.zeros(m, np.int32)
         base[1:] = np.maximum(self.tex_base[faces], 0)
         buf = self._tex_buffers
@@ -257,22 +254,18 @@ class Renderer:
         uc = np.take(self.U.reshape(-1), pix, out=buf["uc"][:n], mode="clip")
         vc = np.take(self.V.reshape(-1), pix, out=buf["vc"][:n], mode="clip")
         acc, tmp = buf["acc"][:n], buf["tmp"][:n]
-        np.multiply(uc, np.take(table[0], f, out=tmp, mode="clip"), out=acc)
-        acc += np.multiply(vc, np.take(table[1], f, out=tmp, mode="clip"), out=tmp)
-        acc += np.take(table[2], f, out=tmp, mode="clip")
-        acc *= d
-        acc += np.take(table[3], f, out=tmp, mode="clip")
-        ui = buf["ui"][:n]
-        np.copyto(ui, acc, casting="unsafe")  # truncation toward zero; the mask wraps
-        np.bitwise_and(ui, TILE - 1, out=ui)
-        np.multiply(vc, np.float32(down[2]), out=acc)
-        acc += np.float32(fwd[2])
-        acc *= d
-        acc *= np.take(table[4], f, out=tmp, mode="clip")
-        acc += np.take(table[5], f, out=tmp, mode="clip")
-        vi = buf["vi"][:n]
-        np.copyto(vi, acc, casting="unsafe")
-        np.bitwise_and(vi, TILE - 1, out=vi)
+        out = []
+        for j, name in ((0, "ui"), (4, "vi")):
+            np.multiply(uc, np.take(table[j], f, out=tmp, mode="clip"), out=acc)
+            acc += np.multiply(vc, np.take(table[j + 1], f, out=tmp, mode="clip"), out=tmp)
+            acc += np.take(table[j + 2], f, out=tmp, mode="clip")
+            acc *= d
+            acc += np.take(table[j + 3], f, out=tmp, mode="clip")
+            texel = buf[name][:n]
+            np.copyto(texel, acc, casting="unsafe")  # truncation toward zero; the mask wraps
+            np.bitwise_and(texel, TILE - 1, out=texel)
+            out.append(texel)
+        ui, vi = out
         vi *= TILE
         vi += ui
         vi += np.take(base, f, out=ui, mode="clip")
@@ -288,7 +281,7 @@ class Renderer:
         # pixels per tile along u and v at the face's nearest corner (a long row seen
         # obliquely keeps its texture where it is near)
         px_u = self.camera.fx * TILE / np.maximum(np.abs(prm[:, 2]), 1e-6) / z
-        px_v = self.camera.fy * TILE / np.maximum(prm[:, 4], 1e-6) / z
+        px_v = self.camera.fy * TILE / np.maximum(np.abs(prm[:, 5]), 1e-6) / z
         small = np.minimum(px_u, px_v) < self.texture_min_px
         drawn_rgb[textured[small] + 1] &= np.uint32(0x00FFFFFF)
 

@@ -12,6 +12,7 @@ from situ_gym.backends.appearance import (
     material_pattern,
     package_shape,
     package_texture,
+    package_top_texture,
     pattern_texture,
     product_color,
     short_name,
@@ -155,3 +156,19 @@ def test_product_names_never_repeat_a_word(home, mart):
     for p in [*home.products, *mart.products]:
         words = p.name.replace(",", "").lower().split()
         assert all(a != b for a, b in zip(words, words[1:], strict=False)), p.name
+
+
+def test_stocked_rows_show_package_fronts_and_tops(mart):
+    """Every shelf row is textured on its front (package art) and its top (lids, caps, box tops)."""
+    geo = build_geometry(mart)
+    tex = geo.textures
+    d = tex.face % 6
+    shelf_rows = sum(1 for label in geo.labels if label in {p.id for p in mart.products})
+    assert (d == 5).sum() == shelf_rows and (d < 4).sum() == shelf_rows
+    can = next(p for p in mart.products if package_shape(p) == "can")
+    box = next(p for p in mart.products if package_shape(p) == "box")
+    can_top = package_top_texture(can, 0.08, 0.08).astype(int)
+    box_top = package_top_texture(box, 0.2, 0.07).astype(int)
+    # a lid in the middle of each package row vs the dark gap at the tile's edge; a box top fills its row
+    assert np.abs(can_top[TILE // 8, TILE // 2] - can_top[TILE // 8, 0]).sum() > 60
+    assert len(np.unique(box_top.reshape(-1, 3), axis=0)) >= 3
