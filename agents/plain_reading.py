@@ -25,7 +25,7 @@ NEGATORS = frozenset(
 # Words near an amount that make it a spending limit.
 BUDGET_WORDS = frozenset(
     "budget spend spending most under below max maximum limit cap afford less up within "
-    "tops around about pay paying than".split()
+    "tops around about pay paying than over exceed beyond more".split()
 )
 # Everyday ways of turning an offer down (lower-case phrases, matched on word boundaries).
 REJECTIONS = (
