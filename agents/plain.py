@@ -100,7 +100,7 @@ class PlainAssistant(Assistant):
         self.by_id = {p.id: p for p in self.products}
         self.by_name = {p.name: p for p in self.products}
         self.targets = parse_nav_targets(catalog)
-        self.vocab = CatalogVocabulary.from_catalog(self.products)
+        self.vocab = CatalogVocabulary.from_catalog(self.products, [t.name for t in self.targets])
         self.prices = {p.name: p.price for p in self.products}
         self.category: str | None = None
         self.category_options: list[str] = []
@@ -177,9 +177,9 @@ class PlainAssistant(Assistant):
             self._reject(self.focus, reading.rejection_labels, reading.price_complaint)
         if reading.accepts and self.focus is not None and not reading.rejects:
             self.accepted = True
-        for name in reading.named:
+        for name in reading.named:  # the product they talk about (and did not turn down) is in focus
             pid = self.by_name[name].id
-            if pid not in self.rejected and name not in reading.rejected_names and self.focus is None:
+            if pid not in self.rejected and name not in reading.rejected_names:
                 self.focus = pid
         self.questions = reading.questions
 
@@ -224,7 +224,8 @@ class PlainAssistant(Assistant):
         liked = [t for t in p.tags if t in self.wanted]
         others = [t for t in p.tags if t not in self.wanted and (all_labels or not t.startswith("allergen:"))]
         labels = [describe_label(t) for t in liked + others[: (len(others) if all_labels else max(0, 3 - len(liked)))]]
-        return f"a {p.category} ({_join(labels)})" if labels else f"a {p.category}"
+        article = "an" if p.category[:1].lower() in "aeiou" else "a"
+        return f"{article} {p.category} ({_join(labels)})" if labels else f"{article} {p.category}"
 
     def _reason(self, p: CatalogEntry) -> str:
         liked = [describe_label(t) for t in p.tags if t in self.wanted]
@@ -320,10 +321,11 @@ class PlainAssistant(Assistant):
                 ), {"name": "add_to_cart", "arguments": {"item": handle}}
 
         if not candidates:
-            self.category, self.asked = None, self.asked + ["category"]
-            return {"type": "HandleRejection"}, (
-                "I'm sorry, nothing else in that range matches what you told me. "
-                "Is there another kind of product that would do?"
+            return {"type": "HandleRejection"}, self._say(
+                f"I'm sorry, I've run out of {self.category} that match everything you told me. "
+                "Would you bend on one of your wishes, or would another kind of product do?",
+                f"Nothing else among the {self.category} fits all of that, I'm afraid. "
+                "Is there something you could do without, or a different product I can find?",
             ), idle
 
         top = candidates[0]
@@ -380,21 +382,35 @@ class PlainAssistant(Assistant):
         if kind == "others" and len(candidates) > 1:
             other = next((p for p in candidates if p.id != focus.id), None)
             if other is not None:
-                return {"type": "Compare"}, (
-                    f"Side by side: the {focus.name} costs {_money(focus.price)} and is {self._facts(focus)}, "
-                    f"while the {other.name} costs {_money(other.price)} and is {self._facts(other)}."
+                a, b = f"the {focus.name}", f"the {other.name}"
+                return {"type": "Compare"}, self._say(
+                    f"Side by side: {a} costs {_money(focus.price)} and is {self._facts(focus)}, "
+                    f"while {b} costs {_money(other.price)} and is {self._facts(other)}.",
+                    f"Compared with {b} ({_money(other.price)}), {a} is {self._facts(focus)} at "
+                    f"{_money(focus.price)}, and {self._reason(focus)}.",
+                    f"{a[0].upper() + a[1:]} gives you {self._facts(focus)} for {_money(focus.price)}; "
+                    f"{b} is {self._facts(other)} for {_money(other.price)}.",
                 ), expected
         if kind == "where":
             return self._navigate(focus, caption, pose, "")
         if kind == "price":
-            return {"type": "AnswerQuestion"}, f"The {focus.name} costs {_money(focus.price)}.", expected
+            return {"type": "AnswerQuestion"}, self._say(
+                f"The {focus.name} costs {_money(focus.price)}.",
+                f"It's {_money(focus.price)} for the {focus.name}.",
+            ), expected
         if kind == "details":
-            return {"type": "AnswerQuestion"}, (
-                f"The {focus.name} is {self._facts(focus, all_labels=True)}, priced at {_money(focus.price)}."
+            return {"type": "AnswerQuestion"}, self._say(
+                f"The {focus.name} is {self._facts(focus, all_labels=True)}, priced at {_money(focus.price)}.",
+                f"Here are the details: the {focus.name} is {self._facts(focus, all_labels=True)} "
+                f"and sells for {_money(focus.price)}.",
             ), expected
         if kind in ("why", "others"):
-            return {"type": "Explain"}, (
-                f"The {focus.name} is a good match: {self._reason(focus)}. It's {self._facts(focus)}."
+            facts, reason = self._facts(focus), self._reason(focus)
+            return {"type": "Explain"}, self._say(
+                f"The {focus.name} is a good match: {reason}. It's {facts}.",
+                f"I think the {focus.name} is right for you because {reason}.",
+                f"Here's why the {focus.name} works: it's {facts}, and {reason}.",
+                f"In short, the {focus.name} is {facts}, and {reason}. That's what you were after.",
             ), expected
         return None
 

@@ -22,6 +22,9 @@ NEGATORS = frozenset(
     "no not without avoid avoiding nothing never don't dont doesn't isn't aren't won't "
     "allergic allergy skip except hate dislike free minus".split()
 )
+# Negations that describe a product rather than a wish, unless a wish verb is near.
+LACKS = frozenset("isn't aren't lack lacks lacking missing doesn't".split())
+PREFERENCE_VERBS = frozenset("want like need love prefer avoid mind".split())
 # Words near an amount that make it a spending limit.
 BUDGET_WORDS = frozenset(
     "budget spend spending most under below max maximum limit cap afford less up within "
@@ -34,8 +37,7 @@ REJECTIONS = (
     "too expensive", "too pricey", "too much", "too costly", "over my", "above my", "over budget",
     "out of my", "more than i", "can't afford", "cannot afford", "i'll pass", "i will pass",
     "pass on", "skip it", "skip that", "skip this", "not interested", "don't like", "do not like",
-    "don't want", "do not want", "rather not", "something else", "another one", "other options",
-    "different one", "not a fit", "doesn't fit", "does not fit", "doesn't suit", "not suit",
+    "don't want", "do not want", "rather not", "not a fit", "doesn't fit", "does not fit", "doesn't suit", "not suit",
     "won't do", "not that one", "not this one", "no good", "don't need", "isn't for me",
     "not keen", "decided against", "put it back",
 )
@@ -91,9 +93,10 @@ class CatalogVocabulary:
     categories: dict[tuple[str, ...], str]  # word sequence -> category
     labels: dict[tuple[str, ...], tuple[str, ...]]  # value words -> full tags ("flavour:vanilla")
     names: tuple[str, ...]  # product display names, longest first
+    places: tuple[str, ...] = ()  # fixture, store and area names (heard as places, not wishes)
 
     @classmethod
-    def from_catalog(cls, products: list[CatalogEntry]) -> CatalogVocabulary:
+    def from_catalog(cls, products: list[CatalogEntry], places: list[str] = ()) -> CatalogVocabulary:
         categories = {tuple(words(p.category)): p.category for p in products}
         labels: dict[tuple[str, ...], set[str]] = {}
         for p in products:
@@ -103,7 +106,8 @@ class CatalogVocabulary:
                 if key:
                     labels.setdefault(key, set()).add(tag)
         names = tuple(sorted({p.name for p in products}, key=lambda n: (-len(n), n)))
-        return cls(categories, {k: tuple(sorted(v)) for k, v in labels.items()}, names)
+        spots = tuple(sorted({p.lower() for p in places}, key=lambda n: (-len(n), n)))
+        return cls(categories, {k: tuple(sorted(v)) for k, v in labels.items()}, names, spots)
 
 
 @dataclass
@@ -127,6 +131,12 @@ class Reading:
 def _negated(seq: list[str], start: int) -> bool:
     window = seq[max(0, start - 4) : start]
     return any(w in NEGATORS for w in window)
+
+
+def _lacking(seq: list[str], start: int) -> bool:
+    """"it isn't vegan", "doesn't have a lid": a product lacks it (so it is wanted)."""
+    window = seq[max(0, start - 4) : start]
+    return any(w in LACKS for w in window) and not any(w in PREFERENCE_VERBS for w in window)
 
 
 def _amounts(sentence: str, asked_budget: bool, product_prices: set[float]) -> list[float]:
@@ -164,6 +174,8 @@ def read_utterance(
         stripped = low
         for n in named:
             stripped = stripped.replace(n.lower(), " ")
+        for place in vocab.places:  # "the Office Chairs area" names a place, not a wish
+            stripped = stripped.replace(place, " ")
         seq = words(stripped)
         rejecting = _has_phrase(low, REJECTIONS) or re.match(r"^\s*(no|nope|nah)\b", low) is not None
         quoted = {round(prices[n], 2) for n in named if n in prices}
@@ -186,7 +198,9 @@ def read_utterance(
                 continue
             for i in _find(seq, list(phrase)):
                 allergen = any(t.startswith("allergen:") for t in tags)
-                if _negated(seq, i) or (allergen and "allergic" in seq):
+                if _lacking(seq, i) and not allergen:
+                    reading.wanted.update(tags)
+                elif _negated(seq, i) or (allergen and "allergic" in seq):
                     reading.avoided.update(tags)
                 elif rejecting:
                     reading.rejection_labels.update(tags)

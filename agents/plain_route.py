@@ -18,7 +18,8 @@ __all__ = ["Step", "product_distances", "split_location", "supermarket_step", "h
 
 _DISTANCE = re.compile(r"^\[([^\]]+)\] .* \(([0-9.]+) m\)$")
 LANDMARK_GAIN = 2.0  # metres a waypoint must bring the shopper closer to be worth it
-STORE_HALF_WIDTH = 6.0  # metres either side of a store's doorway axis that count as "inside"
+STORE_HALF_WIDTH = 6.0
+AT_FIXTURE = 1.0  # metres from a fixture's front approach point that count as standing there  # metres either side of a store's doorway axis that count as "inside"
 
 
 @dataclass(frozen=True)
@@ -92,11 +93,27 @@ def _landmark(pose, marks: list[Marked], targets: list[NavTarget], goal: NavTarg
     return (best[1], best[2]) if best else None
 
 
+def _far_face(pose, caption: Caption, targets: list[NavTarget]) -> Marked | None:
+    """The fixture whose front the shopper stands at, when its back face can be reached:
+    a goal out of sight from here is often just behind it."""
+    by_name = {t.name: t for t in targets}
+    for m in caption.fixtures:
+        t = by_name.get(m.name)
+        if t is not None and "back" in m.approaches and math.hypot(t.x - pose[0], t.y - pose[1]) < AT_FIXTURE:
+            return m
+    return None
+
+
 def supermarket_step(pose, caption: Caption, targets: list[NavTarget], fixture: NavTarget, side: str | None) -> Step:
     """Walk to the product's fixture (its side when the caption offers it), else toward it."""
     short = short_place(fixture.name)
     seen = _visible(caption.fixtures, fixture.name)
     if seen is None:
+        other_side = _far_face(pose, caption, targets)
+        if other_side is not None:
+            call = {"name": "move_to_fixture", "arguments": {"fixture": other_side.handle, "approach": "back"}}
+            return Step(call, None, "", f"go round to the back of {short_place(other_side.name)}; "
+                                        f"{short} should be in sight from that side")
         hop = _landmark(pose, caption.fixtures, targets, fixture)
         if hop is not None:
             call = {"name": "move_to_fixture", "arguments": {"fixture": hop[0].handle, "approach": "nearest"}}
@@ -129,9 +146,8 @@ def home_step(pose, caption: Caption, targets: list[NavTarget], store_name: str,
     if area_name is not None:
         area = _visible(caption.areas, area_name)
         if area is not None:
-            section = area_name.split(" - ", 1)[-1]
             return Step({"name": "move_to_area", "arguments": {"area": area.handle}}, area.handle, "area",
-                        f"go over to the {section} section")
+                        f"go over to the {area_name} display")
     if store is None:
         raise ValueError(f"unknown store {store_name!r}")
     if _inside(pose, store, areas_of[store_name]):
