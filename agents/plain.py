@@ -178,9 +178,9 @@ class PlainAssistant(Assistant):
         if reading.accepts and self.focus is not None and not reading.rejects:
             self.accepted = True
         for name in reading.named:  # the product they talk about (and did not turn down) is in focus
-            pid = self.by_name[name].id
-            if pid not in self.rejected and name not in reading.rejected_names:
-                self.focus = pid
+            p = self.by_name[name]
+            if p.id not in self.rejected and name not in reading.rejected_names and self.category in (None, p.category):
+                self.focus = p.id
         self.questions = reading.questions
 
     def _read_action(self, text: str) -> None:
@@ -391,8 +391,8 @@ class PlainAssistant(Assistant):
                     f"{a[0].upper() + a[1:]} gives you {self._facts(focus)} for {_money(focus.price)}; "
                     f"{b} is {self._facts(other)} for {_money(other.price)}.",
                 ), expected
-        if kind == "where":
-            return self._navigate(focus, caption, pose, "")
+        if kind == "where":  # "I don't see it": the way to our best match
+            return self._navigate(candidates[0] if candidates else focus, caption, pose, "")
         if kind == "price":
             return {"type": "AnswerQuestion"}, self._say(
                 f"The {focus.name} costs {_money(focus.price)}.",

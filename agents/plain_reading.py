@@ -43,7 +43,8 @@ REJECTIONS = (
 )
 PRICE_COMPLAINTS = ("expensive", "pricey", "costly", "budget", "afford", "cheaper", "over my", "above my", "too much")
 ACCEPTANCES = (
-    "i'll take", "i will take", "i'll buy", "i will buy", "sounds good", "sounds great", "perfect",
+    "i'll take it", "i'll take this", "i'll take that", "i'll take the", "i will take it", "i'll buy",
+    "i will buy", "sounds good", "sounds great", "perfect",
     "that works", "looks good", "looks great", "let's get", "add it", "i'll get", "i want it",
     "i'd like it", "i like it", "i love it", "great choice",
 )

@@ -19,6 +19,7 @@ __all__ = ["Step", "product_distances", "split_location", "supermarket_step", "h
 _DISTANCE = re.compile(r"^\[([^\]]+)\] .* \(([0-9.]+) m\)$")
 LANDMARK_GAIN = 2.0  # metres a waypoint must bring the shopper closer to be worth it
 STORE_HALF_WIDTH = 6.0
+AHEAD = 60  # degrees either side of the facing direction that count as "ahead"
 AT_FIXTURE = 1.0  # metres from a fixture's front approach point that count as standing there  # metres either side of a store's doorway axis that count as "inside"
 
 
@@ -93,10 +94,12 @@ def _landmark(pose, marks: list[Marked], targets: list[NavTarget], goal: NavTarg
     return (best[1], best[2]) if best else None
 
 
-def _far_face(pose, caption: Caption, targets: list[NavTarget]) -> Marked | None:
-    """The fixture whose front the shopper stands at, when its back face can be reached:
-    a goal out of sight from here is often just behind it."""
+def _far_face(pose, caption: Caption, targets: list[NavTarget], goal: NavTarget) -> Marked | None:
+    """The fixture whose front the shopper stands at, when the goal lies beyond it (ahead,
+    out of sight) and its back face can be reached."""
     by_name = {t.name: t for t in targets}
+    if turn_toward(pose, goal.x, goal.y)[1] > AHEAD:
+        return None
     for m in caption.fixtures:
         t = by_name.get(m.name)
         if t is not None and "back" in m.approaches and math.hypot(t.x - pose[0], t.y - pose[1]) < AT_FIXTURE:
@@ -109,7 +112,7 @@ def supermarket_step(pose, caption: Caption, targets: list[NavTarget], fixture: 
     short = short_place(fixture.name)
     seen = _visible(caption.fixtures, fixture.name)
     if seen is None:
-        other_side = _far_face(pose, caption, targets)
+        other_side = _far_face(pose, caption, targets, fixture)
         if other_side is not None:
             call = {"name": "move_to_fixture", "arguments": {"fixture": other_side.handle, "approach": "back"}}
             return Step(call, None, "", f"go round to the back of {short_place(other_side.name)}; "
