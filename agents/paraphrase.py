@@ -90,12 +90,24 @@ class ParaphrasingAssistant(Assistant):
         self._last: str | None = None
         self._last_original: str | None = None
         self.last_heuristic: dict[str, Any] = {}
+        self._originals: dict[str, str] = {}  # our response -> the heuristic's
+
+    def _as_heard_by_inner(self, observation: dict[str, Any]) -> dict[str, Any]:
+        """The observation with our past lines put back into the heuristic's own words, so
+        that only the shopper hears the rewording (the heuristic's state is its own)."""
+        lines = []
+        for line in observation.get("history", "").split("\n"):
+            if line.startswith("Assistant: ") and line[len("Assistant: "):] in self._originals:
+                line = "Assistant: " + self._originals[line[len("Assistant: "):]]
+            lines.append(line)
+        return {**observation, "history": "\n".join(lines)}
 
     def act(self, observation: dict[str, Any]) -> str:
-        out = json.loads(self.inner.act(observation))
+        out = json.loads(self.inner.act(self._as_heard_by_inner(observation)))
         self.last_heuristic = dict(out)  # what the heuristic said, for inspection and tests
         original = out.get("response", "")
         out["response"] = self.rephrase(out, original, parse_caption(observation.get("visible", "")))
+        self._originals[out["response"]] = original
         return json.dumps(out)
 
     # ------------------------------------------------------------------ rewriting

@@ -83,3 +83,21 @@ def test_shared_runs_count_names_as_one_word():
 
 def test_registered_by_name():
     assert isinstance(make_agent("paraphrase"), ParaphrasingAssistant)
+
+
+def test_heuristic_keeps_hearing_its_own_words(env):
+    """Only the shopper hears the rewording: the wrapped heuristic's history shows its own lines."""
+    agent = ParaphrasingAssistant()
+    obs, info = env.reset(seed=0, options={"task_id": env.unwrapped.task_ids[0]})
+    agent.reset(obs, {k: v for k, v in info.items() if k != "task"}, seed=0)
+    heard, inner_act = [], agent.inner.act
+    agent.inner.act = lambda o: heard.append(o["history"]) or inner_act(o)
+    said = []
+    for _ in range(3):
+        text = agent.act(obs)
+        said.append((json.loads(text)["response"], agent.last_heuristic["response"]))
+        obs, *_ = env.step(text)
+    agent.act(obs)
+    for ours, theirs in said:
+        assert f"Assistant: {ours}" in obs["history"]
+        assert f"Assistant: {theirs}" in heard[-1] and f"Assistant: {ours}" not in heard[-1]
