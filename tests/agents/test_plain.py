@@ -55,8 +55,10 @@ def test_same_seed_same_turns_and_seed_only_changes_wording(env):
     assert a == b
 
 
+@pytest.mark.slow  # 40 whole episodes
 def test_plain_clearly_beats_random():
-    """Ten tasks per store; random finishes about 5% of tasks, the plain assistant far more."""
+    """Ten tasks per store; random finishes about 5% of tasks, the plain assistant far more
+    (10 of 20 against 1 of 20 with today's shopper)."""
     wins = {"plain": 0, "random": 0}
     for env_id in situ_gym.ENV_IDS:
         env = gym.make(env_id, image_size=SMALL)
@@ -64,7 +66,7 @@ def test_plain_clearly_beats_random():
             for name, agent in (("plain", PlainAssistant()), ("random", RandomAssistant())):
                 _, info = play(env, agent, task_id)
                 wins[name] += bool(info["turn"].cart)
-    assert wins["plain"] >= wins["random"] + 4, wins
+    assert wins["plain"] >= wins["random"] + 5, wins
 
 
 # ---------------------------------------------------------------- reading, written for this test
