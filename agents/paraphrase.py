@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import zlib
 from typing import Any
 
 import numpy as np
@@ -80,7 +81,8 @@ class ParaphrasingAssistant(Assistant):
 
     def reset(self, observation: dict[str, Any], info: dict[str, Any], *, seed: int | None = None) -> None:
         self.inner.reset(observation, info, seed=seed)
-        self._rng = np.random.default_rng(seed)
+        # seed and task both pick the wording, so that one run shows every phrasing
+        self._rng = np.random.default_rng([seed or 0, zlib.crc32(str(info.get("task_id", "")).encode())])
         catalog = observation.get("catalog", "")
         self.products = {p.name: p for p in parse_catalog(catalog)}
         targets = parse_nav_targets(catalog)
@@ -240,7 +242,7 @@ class ParaphrasingAssistant(Assistant):
                     f"{focus_name}: {desc}, {cheaper}.",
                     f"Put the {focus_name} next to the {o.name}: the first gives you {desc} at {price}, {cheaper}.",
                     f"The {focus_name} beats the {o.name} for you. It has {desc}, {cheaper}."]
-        return [f"The {focus_name} is a {p.category} with {desc}, at {price}{within}.{clean}",
+        return [f"The {focus_name} is a {p.category}: {desc}, at {price}{within}.{clean}",
                 f"Here's what the {focus_name} offers: {desc}, for {price}{within}.{clean}",
                 f"On the {focus_name}: it's a {p.category}, {desc}, and it costs {price}{within}.{clean}"]
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+import zlib
 from typing import Any
 
 import numpy as np
@@ -95,7 +96,8 @@ class PlainAssistant(Assistant):
         if store not in LEGAL_TOOLS:
             store = "home_furnishings" if "outside_doorway" in catalog else "supermarket"
         self.store = store
-        self._rng = np.random.default_rng(seed)
+        # seed and task both pick the wording, so that one run shows every phrasing
+        self._rng = np.random.default_rng([seed or 0, zlib.crc32(str(info.get("task_id", "")).encode())])
         self.products = parse_catalog(catalog)
         self.by_id = {p.id: p for p in self.products}
         self.by_name = {p.name: p for p in self.products}
@@ -202,6 +204,11 @@ class PlainAssistant(Assistant):
     # ------------------------------------------------------------------ ranking
     def _fits(self, p: CatalogEntry) -> bool:
         return p.id not in self.rejected and not (self.avoided & set(p.tags))
+
+    def _suits(self, p: CatalogEntry) -> bool:
+        """Worth buying by everything we heard: category, budget, wishes to avoid, no rejection."""
+        affordable = self.budget is None or p.price <= self.budget
+        return self._fits(p) and p.category == self.category and affordable
 
     def _candidates(self) -> list[CatalogEntry]:
         if self.category is None:
@@ -312,7 +319,7 @@ class PlainAssistant(Assistant):
                 return question
 
         # a fitting product in the shopper's hands or being looked at: invite the purchase
-        if focus is not None and self._fits(focus) and (self.accepted or focus.id in self.inspected):
+        if focus is not None and self._suits(focus) and (self.accepted or focus.id in self.inspected):
             handle, _ = self._handle_of(caption, focus.id)
             if handle is not None:
                 return {"type": "ConfirmPurchase"}, self._say(
