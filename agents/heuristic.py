@@ -149,7 +149,14 @@ class HeuristicAssistant(Assistant):
             focus = self.focus or self.last_recommended
             u = analyze(text, self.lexicon, focus=focus)
             self.last_user = u
-            named = [m for m in u.mentions if m.kind == "category" and m.category in self.by_category]
+            # A kind of product named as something to avoid ("it can't contain any milk") is
+            # no request for it.
+            avoided_words = {w for t in u.avoids for w in t.partition(":")[2].lower().split()}
+            named = [
+                m for m in u.mentions
+                if m.kind == "category" and m.category in self.by_category
+                and not set(m.phrase.lower().split()) <= avoided_words
+            ]
             if named and (b.category is None or not u.products):
                 b.category = named[0].category
             elif b.category is None and u.categories:

@@ -276,7 +276,9 @@ class ParaphrasingAssistant(Assistant):
         for n in names:
             p = self.products.get(n)
             if p is not None:
-                parts.append(f"The {n} sells for {_money(p.price)}.")
+                labels = [t for t in facts["labels"] if t in p.tags]
+                said = f" and is {self._describe(p, labels)}" if labels else ""
+                parts.append(f"The {n} sells for {_money(p.price)}{said}.")
         if places:
             parts.append(f"Look for it around {_join(places)}.")
         return " ".join(parts) or "Let me know how I can help next."

@@ -40,7 +40,10 @@ _PRONOUN = re.compile(r"\b(?:it|its|it's|this one|that one|this|that|the one|the
 # Clause breaks: commas (not before a size or price: "Cereal, 12 oz"), semicolons, dashes, "but".
 _CLAUSE_BREAK = re.compile(r",(?!\s*[\d$])\s*|;|\s-\s|\bbut\b|\binstead\b")
 _TURNS = frozenset("turn look glance tilt face pivot rotate spin swing".split())
-_TRANSLATE = frozenset("go head walk move step come enter leave exit continue proceed cross pass stroll wander return get make keep pop duck hop".split())
+_TRANSLATE = frozenset(
+    "go head walk move step come enter leave exit continue proceed cross pass stroll wander return get make keep pop duck hop "
+    "slide shuffle scoot sidestep edge inch shift".split()
+)
 
 
 @dataclass(frozen=True)
@@ -483,7 +486,7 @@ def _navigation(sent: str, toks, s: int, e: int, places: list[PlaceMention]) -> 
     elif direction in ("up", "down"):
         angle = 20.0
     approach = None
-    if relation == "behind" or re.search(r"\bback (?:side|of)\b", sent):
+    if relation == "behind" or re.search(r"\b(?:back|rear|far) (?:side|face|of)\b|\bother side\b", sent):
         approach = "back"
     elif re.search(r"\bfront\b", sent):
         approach = "front"

@@ -164,13 +164,15 @@ ANSWER_CUE = _words(
 # Navigation.
 MOTION = frozenset(
     "go head walk move step turn come enter leave exit continue proceed follow cross pass look glance tilt "
-    "face stroll wander swing pivot rotate return back get make keep spin hop pop duck swing".split()
+    "face stroll wander swing pivot rotate return back get make keep spin hop pop duck swing slide shuffle scoot "
+    "sidestep edge inch shift".split()
 )
 RELATION: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("out_of", _words(r"out of", r"leave", r"leaving", r"exit", r"exiting", r"step out", r"back out", r"get out", r"outside of", r"head out")),
     ("into", _words(r"into", r"inside", r"enter", r"entering", r"go in", r"walk in", r"step in", r"head in", r"in through", r"pop in", r"duck in")),
     ("past", _words(r"past", r"beyond", r"go by", r"walk by", r"pass")),
-    ("along", _words(r"along", r"down the length", r"further down", r"further along", r"down the aisle", r"down the shelf", r"sideways", r"side-?step", r"shuffle")),
+    ("along", _words(r"along", r"down the length", r"further down", r"further along", r"down the aisle", r"down the shelf", r"sideways",
+                     r"side-?step", r"shuffle", r"slide", r"scoot", r"inch", r"edge (?:over|along|left|right)", r"that stretch")),
     ("behind", _words(r"behind", r"back side", r"other side", r"rear", r"around the back", r"far side of the")),
     ("toward", _words(r"toward", r"towards", r"in the direction of", r"facing")),
 )

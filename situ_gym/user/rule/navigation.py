@@ -9,6 +9,7 @@ stands on nor walk into the obstacle that just blocked it (both feed the motion-
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -131,7 +132,12 @@ class Navigator:
             key = "follow_area" if intent == "follow" else "explore_target"
         place = (v.entity_id, call["arguments"].get("approach"))
         if place == state.at:
-            return self.scan(v)  # already standing there: look around instead of walking 0 m
+            # Already standing there: a direction given with it ("stay by Shelf 2 and slide to
+            # your left") is followed along the fixture; otherwise look around, never walk 0 m.
+            along = call_for_direction(replace(nav, target=None, relation="along")) if nav and nav.direction in ("left", "right") else None
+            if along is not None and intent == "follow":
+                return along, "follow", say(self.rng, "follow_direction", direction=describe_call(along))
+            return self.scan(v)
         state.at = place
         state.scans = 0
         state.visited.append(v.entity_id)
