@@ -11,6 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from situ_gym.user.base import INTENTS, Moderator, UserObservation, UserSimulator, UserTurn
+from situ_gym.user.llm_moderator import LLMModerator
+from situ_gym.user.llm_user import LLMUser
 from situ_gym.user.moderator import RuleModerator
 from situ_gym.user.rule_based import RuleBasedUser
 
@@ -22,14 +24,17 @@ __all__ = [
     "Moderator",
     "RuleBasedUser",
     "RuleModerator",
+    "LLMUser",
+    "LLMModerator",
     "USERS",
     "MODERATORS",
     "make_user",
     "make_moderator",
 ]
 
-USERS: dict[str, type[UserSimulator]] = {"rule": RuleBasedUser}
-MODERATORS: dict[str, type[Moderator]] = {"rule": RuleModerator}
+# "llm" needs a chat model: make_user("llm", model="hf:gguf:smollm2" or "openai:NAME", base_url=...).
+USERS: dict[str, type[UserSimulator]] = {"rule": RuleBasedUser, "llm": LLMUser}
+MODERATORS: dict[str, type[Moderator]] = {"rule": RuleModerator, "llm": LLMModerator}
 
 
 def _reserved_llm(kind: str, name: str) -> ValueError:
