@@ -1,4 +1,4 @@
-"""Agents by name ("random", "heuristic", "hf") or by import path "pkg.module:Class"."""
+"""Agents by name ("random", "heuristic", "hf", "openai") or by import path "pkg.module:Class"."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ AGENTS: dict[str, str] = {
     "random": "agents.random_agent:RandomAssistant",
     "heuristic": "agents.heuristic:HeuristicAssistant",
     "hf": "agents.hf_policy:HFPolicyAssistant",
+    "openai": "agents.chat_agent:OpenAIAssistant",  # --model NAME [--base-url URL]
 }
 
 
@@ -35,8 +36,8 @@ def resolve_agent(name: str) -> type[Assistant]:
 
 def make_agent(name: str, *, model: str | None = None, **kwargs: Any) -> Assistant:
     """Build an agent; ``model`` (a path or hub id) is passed first for model-backed agents."""
-    if name == "hf" and model is None:
-        raise ValueError("agent 'hf' needs a model: pass --model PATH")
+    if name in ("hf", "openai") and model is None:
+        raise ValueError(f"agent {name!r} needs a model: pass --model {'PATH' if name == 'hf' else 'NAME'}")
     cls = resolve_agent(name)
     agent = cls(model, **kwargs) if model is not None else cls(**kwargs)
     return agent

@@ -9,7 +9,13 @@ that kind is built.
 """
 
 from situ_gym.llm.cache import CachedBackend, ResponseCache, request_key
-from situ_gym.llm.factory import BACKEND_KINDS, clear_backends, default_cache_path, make_backend
+from situ_gym.llm.factory import (
+    BACKEND_KINDS,
+    check_backend,
+    clear_backends,
+    default_cache_path,
+    make_backend,
+)
 from situ_gym.llm.lockstep import GATE, LockstepGate, chat_lockstep
 from situ_gym.llm.replies import extract_json
 from situ_gym.llm.types import ROLES, BackendUnavailable, ChatBackend, ChatRequest, ChatResult
@@ -26,6 +32,7 @@ __all__ = [
     "ResponseCache",
     "request_key",
     "make_backend",
+    "check_backend",
     "clear_backends",
     "default_cache_path",
     "GATE",

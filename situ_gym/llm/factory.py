@@ -17,7 +17,7 @@ from typing import Any
 from situ_gym.llm.cache import CachedBackend, ResponseCache
 from situ_gym.llm.types import ChatBackend
 
-__all__ = ["BACKEND_KINDS", "default_cache_path", "make_backend", "clear_backends"]
+__all__ = ["BACKEND_KINDS", "default_cache_path", "make_backend", "check_backend", "clear_backends"]
 
 logger = logging.getLogger(__name__)
 
@@ -74,3 +74,28 @@ def clear_backends() -> None:
     for backend in _BUILT.values():
         backend.close()
     _BUILT.clear()
+
+
+def check_backend(spec: str | ChatBackend, *, base_url: str | None = None, **kwargs: Any) -> None:
+    """Fail fast, before any episode, with one line (BackendUnavailable or ValueError):
+    an ``openai:`` endpoint must answer ``GET /models``; an ``hf:`` GGUF file or local
+    folder must exist (loading itself happens where the episodes run)."""
+    from situ_gym.llm.gguf import parse_gguf_spec
+    from situ_gym.llm.types import BackendUnavailable
+
+    if isinstance(spec, ChatBackend):
+        spec.check()
+        return
+    if not isinstance(spec, str) or spec.partition(":")[0] not in BACKEND_KINDS or not spec.partition(":")[2]:
+        raise ValueError(f"model spec must be 'hf:MODEL' or 'openai:MODEL', got {spec!r}")
+    kind, _, name = spec.partition(":")
+    if kind == "openai":
+        make_backend(spec, base_url=base_url, **kwargs).check()
+        return
+    try:
+        gguf = parse_gguf_spec(name)
+    except FileNotFoundError as exc:
+        raise BackendUnavailable(str(exc)) from exc
+    looks_local = name.startswith((".", "/", "~")) or name.count("/") > 1
+    if gguf is None and looks_local and not Path(name).expanduser().exists():
+        raise BackendUnavailable(f"model folder not found: {name!r}")
