@@ -612,8 +612,11 @@ def _check_llm(config: RolloutConfig) -> None:
     """Every LLM role's endpoint answers / model file exists, before the first episode."""
     from situ_gym.llm import check_backend
 
-    for spec, base_url in _llm_roles(config).values():
-        check_backend(spec, base_url=base_url)
+    for role, (spec, base_url) in _llm_roles(config).items():
+        try:
+            check_backend(spec, base_url=base_url)
+        except BackendUnavailable as exc:
+            raise ValueError(f"{role} model {spec}: {exc}") from exc
 
 
 def finalize(run_dir: str | Path, judge: str = "rule", judge_kwargs: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -641,6 +644,11 @@ def finalize(run_dir: str | Path, judge: str = "rule", judge_kwargs: dict[str, A
     llm = _llm_usage(run_dir)
     write_report(run_dir, groups, extra={"judge": None if ratings is None else ratings[0]["judge"],
                                          **({"llm": llm} if llm else {})})
+    if llm:
+        from situ_gym.llm import format_usage
+
+        with open(run_dir / "report.md", "a", encoding="utf-8") as fh:
+            fh.write("\n## LLM roles: tokens, latency, cache\n\n" + format_usage(llm) + "\n")
     if episodes:
         write_plots(run_dir, groups)
     write_viewer(run_dir, episodes, indexes, ratings)
@@ -648,14 +656,12 @@ def finalize(run_dir: str | Path, judge: str = "rule", judge_kwargs: dict[str, A
 
 
 def _llm_usage(run_dir: Path) -> dict[str, Any]:
-    """LLM usage per role from llm_usage.jsonl; also appended to report.md and config.json."""
-    from situ_gym.llm import format_usage, read_usage, summarize_usage
+    """LLM usage per role from llm_usage.jsonl (also recorded in config.json)."""
+    from situ_gym.llm import read_usage, summarize_usage
 
     summary = summarize_usage(read_usage(run_dir / "llm_usage.jsonl"))
     if not summary:
         return {}
-    with open(run_dir / "report.md", "a", encoding="utf-8") as fh:
-        fh.write("\n## LLM roles: tokens, latency, cache\n\n" + format_usage(summary) + "\n")
     config_path = run_dir / "config.json"
     if config_path.exists():
         payload = json.loads(config_path.read_text(encoding="utf-8"))

@@ -101,7 +101,7 @@ class LLMUser(UserSimulator):
         cache: Any = None,
         images: bool | None = None,
         temperature: float = 0.7,
-        max_tokens: int = 160,
+        max_tokens: int = 96,
     ):
         if temperature < 0:
             raise ValueError(f"temperature must be >= 0, got {temperature!r}")
