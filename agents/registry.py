@@ -14,6 +14,7 @@ AGENTS: dict[str, str] = {
     "heuristic": "agents.heuristic:HeuristicAssistant",
     "hf": "agents.hf_policy:HFPolicyAssistant",
     "openai": "agents.chat_agent:OpenAIAssistant",  # --model NAME [--base-url URL]
+    "chat": "agents.chat_agent:ChatAssistant",  # --model hf:... | openai:NAME (any chat backend)
 }
 
 
@@ -36,7 +37,7 @@ def resolve_agent(name: str) -> type[Assistant]:
 
 def make_agent(name: str, *, model: str | None = None, **kwargs: Any) -> Assistant:
     """Build an agent; ``model`` (a path or hub id) is passed first for model-backed agents."""
-    if name in ("hf", "openai") and model is None:
+    if name in ("hf", "openai", "chat") and model is None:
         raise ValueError(f"agent {name!r} needs a model: pass --model {'PATH' if name == 'hf' else 'NAME'}")
     cls = resolve_agent(name)
     agent = cls(model, **kwargs) if model is not None else cls(**kwargs)

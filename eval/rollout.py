@@ -15,7 +15,7 @@ LLM roles (model SPEC: ``hf:gguf:smollm2`` | ``hf:PATH_OR_HUB_ID`` | ``hf:gguf:F
 ``openai:NAME``, see ``situ_gym.llm.factory``): ``--user llm --user-model SPEC
 [--user-base-url URL]``, ``--moderator llm [--moderator-model SPEC]`` (default: the
 user's), ``--judge llm --judge-model SPEC [--judge-base-url URL]``, ``--agent openai
---model NAME --base-url URL``; ``--images`` sends Set-of-Mark images to chat backends.
+--model NAME --base-url URL`` or ``--agent chat --model SPEC``; ``--images`` sends Set-of-Mark images to chat backends.
 Responses are cached in ``--llm-cache`` (default ``~/.cache/situ_gym/llm_responses.sqlite``;
 ``none`` disables), keyed by the whole request, so a rerun replays them; tokens, seconds,
 cache hits/misses, re-asks and fallbacks per role go to ``llm_usage.jsonl`` and from there
@@ -62,7 +62,7 @@ _IDENTITY = ("env", "agent", "user", "seed", "max_turns", "reward", "model", "en
 @dataclass
 class RolloutConfig:
     env: str = field(default="SituRec-Supermarket-v0", metadata={"help": "registered env id"})
-    agent: str = field(default="heuristic", metadata={"help": "random | heuristic | hf | pkg.module:Class"})
+    agent: str = field(default="heuristic", metadata={"help": "random | heuristic | hf | openai | chat | pkg.module:Class"})
     user: str = field(default="rule", metadata={"help": "user simulator name"})
     tasks: str = field(default="all", metadata={"help": "all | A-B (bank positions, inclusive) | id,id,... | "
                                                        "per-profile (one task per profile, seed 42; Table 7)"})
@@ -112,7 +112,7 @@ class RolloutConfig:
             raise ValueError(f"max_episodes must be >= 0, got {self.max_episodes!r}")
         if self.agent == "hf" and not self.model:
             raise ValueError("--agent hf needs --model PATH")
-        if self.agent == "openai" and not self.model:
+        if self.agent in ("openai", "chat") and not self.model:
             raise ValueError("--agent openai needs --model NAME (and --base-url URL for a local server)")
         if self.judge not in ("rule", "llm", "none"):
             raise ValueError(f"judge must be 'rule', 'llm' or 'none', got {self.judge!r}")
@@ -198,6 +198,8 @@ def _llm_roles(config: RolloutConfig) -> dict[str, tuple[str, str | None]]:
         roles["judge"] = (config.judge_model, config.judge_base_url)
     if config.agent == "openai":
         roles["assistant"] = (f"openai:{config.model}", config.base_url)
+    if config.agent == "chat":
+        roles["assistant"] = (config.model, config.base_url)
     return roles
 
 
@@ -245,7 +247,7 @@ def _state(config: RolloutConfig, n_envs: int = 1, n_agents: int = 1) -> tuple[l
     for i in range(n_agents):
         if agents[i] is None:
             extra = {}
-            if config.agent == "openai":
+            if config.agent in ("openai", "chat"):
                 extra = {"base_url": config.base_url, "images": config.images, "cache": _llm_cache(config)}
             agents[i] = make_agent(config.agent, model=config.model, **extra)
     return envs[:n_envs], agents[:n_agents]
