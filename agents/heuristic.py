@@ -11,6 +11,7 @@ import json
 import math
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from agents.base import Assistant
@@ -23,37 +24,23 @@ from agents.obs_text import (
     parse_history,
     parse_nav_targets,
 )
+from situ_gym.language import SceneLexicon, analyze, lexicon_for
+from situ_gym.scene import SceneIndex
+from situ_gym.scene.loader import load_scene
 
 __all__ = ["HeuristicAssistant"]
 
-_WORD = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
-_NEGATIONS = {"no", "not", "without", "avoid", "avoiding", "don't", "dont", "never", "nothing", "hate", "allergic"}
-_REJECTION = re.compile(
-    r"more than i want|over my (?:limit|budget)|above my budget|can't take|isn't really|not the kind|"
-    r"doesn't quite|don't think the .+ is right|not quite|prefer something else|pass on|rather not|"
-    r"doesn't work|isn't [\w -]+, and i need|doesn't have the|want to avoid|put .+ back|too expensive"
-)
-# A price right after a budget phrase: "spend up to $25", "budget of $9", "go over $40".
-_BUDGET = re.compile(
-    r"(?:budget|spend|under|at most|up to|more than|go over|over|limit|around|about|max(?:imum)?)"
-    r"(?:\s+(?:is|of|about|around|at|most|than|up|to|more|go|over|spend|keep|it|my))*\s*\$([0-9][0-9,]*(?:\.[0-9]+)?)"
-)
-_NEED_CUES = re.compile(r"need that|i'm after|prefer|matters|ideally|important|i want it|i'd like")
-_AVOID_CUES = re.compile(r"avoid|\bnothing\b|don't want|stay away|it has|can't take|\bno\b|\bwithout\b")
-_QUESTION = re.compile(r"\?|\b(why|how|what about|compare|difference|tell me more|explain)\b")
-# Label values that are everyday words in a shopper's sentence ("I can spend", "some
-# yogurt", "light it up") and say nothing about a preference when heard alone.
-_AMBIGUOUS_VALUES = {"can", "some", "none", "light", "medium", "large", "original", "plain", "box", "bag", "lid"}
-_STOP = {"a", "an", "the", "and", "or", "for", "of", "with", "to", "in", "on", "my", "i", "me", "some", "something", "any", "is", "it", "that", "this", "we", "our"}
-
-
-def _words(text: str) -> list[str]:
-    return _WORD.findall(text.lower())
 
 
 def _short(name: str) -> str:
     """"Shelf 3: jam, coffee, tea" -> "Shelf 3" (fixture names carry their contents)."""
     return name.split(":", 1)[0].strip()
+
+
+@lru_cache(maxsize=4)
+def _lexicon(store: str) -> SceneLexicon:
+    """The store's catalog as the language layer reads it (the same catalog the observation lists)."""
+    return lexicon_for(SceneIndex(load_scene(store)))
 
 
 @dataclass
@@ -83,21 +70,11 @@ class HeuristicAssistant(Assistant):
         self.place_names = sorted(
             {n for t in self.targets.values() for n in (t.name.lower(), _short(t.name).lower())}, key=len, reverse=True
         )
-        self.categories = sorted({e.category for e in self.catalog.values()}, key=len, reverse=True)
-        self.tag_values: dict[str, list[str]] = {}
+        self.lexicon = _lexicon(self.store)
+        self.by_category: dict[str, list[str]] = {}
         for e in self.catalog.values():
-            for tag in e.tags:
-                value = tag.split(":", 1)[-1].lower()
-                self.tag_values.setdefault(value, [])
-                if tag not in self.tag_values[value]:
-                    self.tag_values[value].append(tag)
-        # Compiled once per episode: the belief update runs every turn.
-        self.category_patterns = [(c, re.compile(rf"\b{re.escape(c.lower())}s?\b")) for c in self.categories]
-        self.tag_patterns = [
-            (v, re.compile(rf"(?<![a-z0-9-]){re.escape(v)}(?![a-z0-9-])"))
-            for v in self.tag_values
-            if v not in _AMBIGUOUS_VALUES
-        ]
+            self.by_category.setdefault(e.category, []).append(e.id)
+        self.last_user = None
         self.belief = _Belief()
         self.turn = 0
         self.seen_events = 0
@@ -159,7 +136,6 @@ class HeuristicAssistant(Assistant):
     def _update_belief(self, events: list[tuple[str, str]]) -> None:
         b = self.belief
         for speaker, text in events:
-            low = text.lower()
             if speaker == "action":
                 m = re.match(r"(do_not_add_to_cart|pick_up_item|check_item)\(item=(.+?)\)", text)
                 pid = self._product_by_name(m.group(2)) if m else None
@@ -170,29 +146,24 @@ class HeuristicAssistant(Assistant):
                 continue
             if speaker != "user":
                 continue
-            # Which product the shopper talks about, then strip names: place and product
-            # names ("Victorian Curio Collection", "... Vanilla Yogurt") are not preferences.
-            named = [pid for pid, e in self.catalog.items() if e.name.lower() in low]
-            for name in self.place_names + [self.catalog[p].name.lower() for p in named]:
-                low = low.replace(name, " ")
-            for category, pattern in self.category_patterns:
-                if pattern.search(low):
-                    b.category = category
-                    break
-            if b.category:
-                low = low.replace(b.category.lower(), " ")  # "peanut butter" is not a flavour wish
-            budget = _BUDGET.search(low)
-            if budget:
-                b.budget = float(budget.group(1).replace(",", ""))
-            for sentence in re.split(r"(?<=[.!?])\s+", low):
-                avoid = bool(_AVOID_CUES.search(sentence)) and not _NEED_CUES.search(sentence)
-                for value, pattern in self.tag_patterns:
-                    if value in sentence and pattern.search(sentence):
-                        (b.avoided if avoid else b.required).update(self.tag_values[value])
+            focus = self.focus or self.last_recommended
+            u = analyze(text, self.lexicon, focus=focus)
+            self.last_user = u
+            named = [m for m in u.mentions if m.kind == "category" and m.category in self.by_category]
+            if named and (b.category is None or not u.products):
+                b.category = named[0].category
+            elif b.category is None and u.categories:
+                b.category = next((c for c in u.categories if c in self.by_category), None)
+            if u.budget is not None:
+                b.budget = u.budget.amount
+            # Labels count as wishes only when the believed category carries them at all.
+            carried = {t for pid in self.by_category.get(b.category, self.catalog) for t in self.catalog[pid].tags}
+            b.avoided.update(t for t in u.avoids if t in carried)
+            b.required.update(t for t in u.wants if t in carried and t not in b.avoided)
             b.required -= b.avoided
-            b.context_words.update(w for w in _words(low) if w not in _STOP and len(w) > 2)
-            if _REJECTION.search(text.lower()):
-                target = named[0] if named else (self.focus or self.last_recommended)
+            b.context_words.update(t.lemma for t in u.tokens if t.text[:1].isalpha() and len(t.lemma) > 2)
+            if u.rejects and not u.accepts:
+                target = (u.products[:1] or [focus])[0]
                 if target:
                     b.rejected.add(target)
                     if self.focus == target:
@@ -215,8 +186,7 @@ class HeuristicAssistant(Assistant):
         score -= 20.0 * len(tags & b.avoided)
         if b.budget is not None:
             score += 2.0 if e.price <= b.budget else -8.0
-        text_words = set(_words(f"{e.name} {e.category} {' '.join(e.tags)}"))
-        score += 0.5 * len(text_words & b.context_words)
+        score += 0.5 * len(self.lexicon.all_words.get(e.id, frozenset()) & b.context_words)
         if e.id in b.rejected:
             score -= 50.0
         return score
@@ -239,8 +209,7 @@ class HeuristicAssistant(Assistant):
     # ------------------------------------------------------------------ policy
     def _decide(self, caption, ranking, pose, events):
         b = self.belief
-        user_said = [t for s, t in events if s == "user"]
-        last_user = user_said[-1].lower() if user_said else ""
+        last = self.last_user
         idle = {"name": "idle", "arguments": {}}
 
         if self.turn == 1:
@@ -271,13 +240,14 @@ class HeuristicAssistant(Assistant):
             rec = self.catalog[focus]
             held = holding is not None and holding[1].lower() == rec.name.lower()
             handle = holding[0] if held else visible.get(rec.name.lower())
-            asked_about = rec.name.lower() in last_user or _QUESTION.search(last_user)
+            asking = last is not None and bool(last.questions or last.requests)
+            asked_about = (last is not None and rec.id in last.products) or asking
             if handle is not None and (self._confident(rec) or asked_about):
                 inspected = held or any(
                     s == "action" and t.startswith(inspect_tool) and rec.name in t for s, t in events
                 )
-                if _QUESTION.search(last_user):
-                    kind = "Compare" if "compare" in last_user or "other" in last_user else "Explain"
+                if asking:
+                    kind = "Compare" if {"compare", "alternatives"} & set(last.requests) else "Explain"
                     return (
                         {"type": kind},
                         {"name": "add_to_cart", "arguments": {"item": handle}},
@@ -331,7 +301,9 @@ class HeuristicAssistant(Assistant):
             return (
                 {"type": "HandleRejection"},
                 idle,
-                f"Understood, I'll skip that one. The {best.name} could suit you better; let me guide you to it.",
+                # No product named: naming one the shopper cannot see yet would spend a
+                # recommendation (the shopper counts what is proposed, whatever the label).
+                f"Understood, I'll skip that one. There's a better match for your {best.category}; let me guide you to it.",
             )
         return self._navigate(best, caption, pose, events)
 

@@ -12,6 +12,7 @@ from gymnasium import spaces
 from situ_gym.actions import parse_assistant_output, validate_user_call
 from situ_gym.actions.tools import TRANSLATIONAL_TOOLS
 from situ_gym.backends.base import ActionResult, Backend, Pose
+from situ_gym.language import analyze, lexicon_for
 from situ_gym.records import ExecutionResult, ToolCall, TurnRecord
 from situ_gym.scene import SceneIndex
 from situ_gym.scene.loader import load_scene, load_task_bank
@@ -26,7 +27,7 @@ __all__ = ["SituRecEnv", "ABLATIONS", "STALL_DISPLACEMENT", "RECOMMENDATION_LIMI
 logger = logging.getLogger(__name__)
 
 ABLATIONS = (None, "no_ego_view", "no_ego_view_no_caption")
-RECOMMENDATION_LIMIT = 3  # Recommend annotations without a purchase (App. B.3)
+RECOMMENDATION_LIMIT = 3  # turns proposing a new product, without a purchase (App. B.3)
 STALL_LIMIT = 3  # consecutive translational actions that barely move (App. B.3)
 STALL_DISPLACEMENT = 0.05  # metres; below this a translational action "did not move"
 MAP_SIZE = (320, 240)  # width, height of the layout minimap
@@ -73,7 +74,8 @@ class SituRecEnv(gym.Env[dict, str]):
 
     ## Episode end
     Checked in this order after each user action: ``success_cart_added`` (terminated),
-    ``recommendation_exhausted`` (3 Recommend annotations), ``moderator_end``,
+    ``recommendation_exhausted`` (3 turns whose words propose a product not proposed
+    before, whatever their annotation), ``moderator_end``,
     ``motion_stall`` (3 consecutive translational actions moving < 5 cm, other actions
     in between neither count nor reset); ``turn_limit`` truncates after ``max_turns``.
     The reason is ``info["termination"]``.
@@ -134,6 +136,7 @@ class SituRecEnv(gym.Env[dict, str]):
         self.scene = load_scene(store)
         self.task_bank = load_task_bank(store)
         self.index = SceneIndex(self.scene)
+        self._lexicon = lexicon_for(self.index)
         self.store = self.scene.store
         self._profiles = {p.id: p for p in self.task_bank.profiles}
         tasks = {t.id: t for t in self.task_bank.tasks}
@@ -206,6 +209,7 @@ class SituRecEnv(gym.Env[dict, str]):
         self._dialogue: list[tuple[str, str]] = []
         self._inspected: dict[str, dict] = {}
         self._recommendations = 0
+        self._proposed: set[str] = set()
         self._stalls = 0
         self._last_result: str | None = None
         self._done = False
@@ -228,6 +232,11 @@ class SituRecEnv(gym.Env[dict, str]):
             out.errors.insert(0, f"action must be a str, got {type(action).__name__}")
         response = sanitize_text(out.response, 4_000, keep="head")
         visible_before = self.assistant_view.visible_ids()
+        # What the response proposes, judged from its words (never from its annotation):
+        # a turn proposing a product not proposed before is one recommendation attempt.
+        said = analyze(response, self._lexicon, visible=frozenset(visible_before))
+        new_proposals = [p for p in said.proposed if p not in self._proposed]
+        self._proposed.update(said.proposed)
         if response:
             self._history.append(f"Assistant: {response}")
             self._dialogue.append(("assistant", response))
@@ -266,7 +275,7 @@ class SituRecEnv(gym.Env[dict, str]):
         self._history.append(sanitize_text(f"User action: {self._describe_call(call)} -> {result.message}", 4_000))
 
         self._observe()
-        termination = self._check_termination(out, call, result, user_turn)
+        termination = self._check_termination(bool(new_proposals), call, result, user_turn)
         record = TurnRecord(
             turn=turn,
             assistant_raw=sanitize_text(raw, MAX_ACTION_TEXT, keep="head"),
@@ -377,9 +386,9 @@ class SituRecEnv(gym.Env[dict, str]):
         yaw = (pose.yaw + 180.0) % 360.0 - 180.0
         return (float(pose.x), float(pose.y), float(yaw))
 
-    def _check_termination(self, out, call: ToolCall, result: ActionResult, user_turn) -> str | None:
+    def _check_termination(self, recommended: bool, call: ToolCall, result: ActionResult, user_turn) -> str | None:
         """Paper App. B.3, in order: purchase, recommendation exhaustion, moderator, stall."""
-        if out.action_type == "Recommend":
+        if recommended:
             self._recommendations += 1
         if call.valid and call.name in TRANSLATIONAL_TOOLS:
             self._stalls = self._stalls + 1 if result.displacement < STALL_DISPLACEMENT else 0

@@ -38,6 +38,7 @@ from situ_gym.scene.model import (
     Task,
     TaskBank,
 )
+from situ_gym.scene.wording import AVOIDABLE_KEYS, avoid_phrasings, need_phrasings
 
 __all__ = ["build_tasks", "assign_subsets", "tag_phrase", "SUBSET_SEED"]
 
@@ -122,8 +123,7 @@ def _candidate_tags(target: Product, peers: list[Product], keys: tuple[str, ...]
             and not all(t in p.tags for p in peers)]
 
 
-_AVOID_KEYS = ("allergen", "flavour", "scent", "caffeine", "roast", "form", "texture", "fat",
-               "preparation", "material", "color", "style", "size", "plant", "feature", "care")
+_AVOID_KEYS = AVOIDABLE_KEYS  # never sizes, features or care labels: people don't "avoid 12 oz"
 
 
 def _choose_tags(rng, target: Product, products: list[Product], keys, tier: str):
@@ -159,9 +159,8 @@ def _disclosure(rng, store: str, category: str, theme: str, budget: float, requi
     use_item = DisclosureItem(kind="use", text=THEME_USE[theme], value=theme)
     opening = rng.choice(([cat_item], [use_item], [cat_item, use_item], [use_item, cat_item]))
     rest = [DisclosureItem(kind="budget", text=f"I can spend ${budget:,.0f} at most.", value=budget)]
-    rest += [DisclosureItem(kind="avoid", text=f"Please nothing {tag_phrase(t)}.", value=t)
-             for t in avoided]
-    rest += [DisclosureItem(kind="need", text=f"Important to me: {tag_phrase(t)}.", value=t) for t in required]
+    rest += [DisclosureItem(kind="avoid", text=rng.choice(avoid_phrasings(t)), value=t) for t in avoided]
+    rest += [DisclosureItem(kind="need", text=rng.choice(need_phrasings(t)), value=t) for t in required]
     rng.shuffle(rest)
     return opening + rest
 

@@ -14,7 +14,7 @@ from situ_gym.user.base import INTENTS, Moderator, UserObservation, UserSimulato
 from situ_gym.user.llm_moderator import LLMModerator
 from situ_gym.user.llm_user import LLMUser
 from situ_gym.user.moderator import RuleModerator
-from situ_gym.user.rule_based import RuleBasedUser
+from situ_gym.user.rule import RuleBasedUser
 
 __all__ = [
     "INTENTS",

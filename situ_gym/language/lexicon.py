@@ -1,0 +1,410 @@
+"""Entity linking over one scene: products, categories, places, attribute labels, typos.
+
+A ``SceneLexicon`` is built once per ``SceneIndex`` (``lexicon_for``) and links spans of a
+tokenised text to catalog entities:
+
+* products by full name, partial name, brand (plus product words), category noun, attribute
+  plus category ("the vanilla yogurt"), singular or plural, with small typos corrected
+  against the catalog vocabulary (rapidfuzz);
+* fixtures, stores and areas by name, by the label before a colon ("Shelf 3"), by the area's
+  own part of its name ("Floor Lamps"), by number or ordinal ("the third shelf", "aisle 3");
+* attribute labels ("gluten-free" -> ``diet:gluten-free``).
+
+Everything is keyed on lemmas, so "lamps" finds "Lamp" and "gluten free" finds "gluten-free".
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import weakref
+from dataclasses import dataclass
+from functools import lru_cache
+
+from lemminflect import getAllLemmas
+from rapidfuzz import fuzz, process
+
+from situ_gym.language.tokens import STOPWORDS, Token, normalize, tokenize
+from situ_gym.scene.index import SceneIndex
+
+__all__ = ["SceneLexicon", "Mention", "PlaceMention", "TagMention", "lexicon_for", "lemmas_of"]
+
+_UNITS = frozenset("oz lb lbs fl ct pk pack g kg ml l qt gal count in cm pint".split())
+# Words that join the parts of one product name ("Sour Cream and Onion", "Plant in Pike Pot").
+_JOINERS = frozenset({"and", "in", "with", "of", "&"})
+_ORDINALS = {
+    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
+    "eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12,
+}
+_NUMBER_WORDS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
+}
+# Everyday words that are also catalog words; alone they never make a product mention.
+_WEAK = frozenset(
+    "white black red green blue gold silver brown grey clear natural light dark medium large "
+    "small compact standard original plain fresh whole mixed can box bag jar tub pouch carton "
+    "bottle everyday party holiday sweet soft classic modern new one set pack size family "
+    "pet cat dog kids baby mini big extra super value real free".split()
+)
+
+
+def lemmas_of(text: str) -> tuple[str, ...]:
+    """Content lemmas of a name or phrase (numbers kept, stopwords dropped)."""
+    return tuple(t.lemma for t in tokenize(normalize(text)) if t.lemma not in STOPWORDS and t.text[0].isalnum())
+
+
+@dataclass(frozen=True)
+class Mention:
+    """A span that refers to catalog products.
+
+    ``candidates`` are the products it may denote, best first. ``kind`` is "product" when
+    the span carries a brand or words of a product's own name, "category" when it only
+    names a kind of product (possibly narrowed by attributes: "the vanilla yogurt"), and
+    "unknown" when it reads like a product the catalog lacks.
+    """
+
+    start: int  # token indices [start, end)
+    end: int
+    char_start: int
+    char_end: int
+    phrase: str
+    candidates: tuple[str, ...]
+    kind: str  # "product" | "category" | "unknown"
+    category: str | None = None
+
+    @property
+    def unique(self) -> str | None:
+        return self.candidates[0] if len(self.candidates) == 1 else None
+
+
+@dataclass(frozen=True)
+class PlaceMention:
+    start: int
+    end: int
+    char_start: int
+    char_end: int
+    phrase: str
+    entity_id: str
+
+
+@dataclass(frozen=True)
+class TagMention:
+    start: int
+    end: int
+    phrase: str
+    tags: frozenset[str]  # "key:value" labels the phrase names
+    in_name: bool = False  # part of a product's name ("Vanilla" in "... Vanilla Greek Yogurt")
+
+
+class SceneLexicon:
+    """The catalog and places of one scene as lemma tables (build through ``lexicon_for``)."""
+
+    def __init__(self, index: SceneIndex):
+        self.index = index
+        products = index.products
+        self.name_words: dict[str, frozenset[str]] = {}
+        self.brand_words: dict[str, frozenset[str]] = {}
+        self.all_words: dict[str, frozenset[str]] = {}  # everything true of the product
+        self.category_of = {pid: p.category for pid, p in products.items()}
+        self.categories: dict[tuple[str, ...], str] = {}
+        df: dict[str, int] = {}
+        for pid, p in products.items():
+            base, sep, size = p.name.rpartition(", ")
+            size_words = lemmas_of(size) if sep and any(c.isdigit() for c in size) else ()
+            name = lemmas_of(base if size_words else p.name)
+            brand = lemmas_of(p.brand)
+            cat = lemmas_of(p.category)
+            self.categories[cat] = p.category
+            tag_words = {w for t in p.tags for w in lemmas_of(t.partition(":")[2])}
+            attr_words: set[str] = set()
+            for v in p.attributes.values():
+                for s in v if isinstance(v, list) else [v]:
+                    attr_words.update(lemmas_of(str(s)))
+            self.name_words[pid] = frozenset(name) | frozenset(size_words)
+            self.brand_words[pid] = frozenset(brand)
+            self.all_words[pid] = (
+                self.name_words[pid] | frozenset(cat) | frozenset(tag_words) | frozenset(attr_words)
+            )
+            for w in set(name) | set(cat):
+                df[w] = df.get(w, 0) + 1
+        n = len(products)
+        self.idf = {w: math.log((n + 1) / (c + 0.5)) for w, c in df.items()}
+        self.category_words = {w for key in self.categories for w in key}
+        self.category_heads = {key[-1] for key in self.categories}
+        self.by_category: dict[str, list[str]] = {}
+        for pid, c in self.category_of.items():
+            self.by_category.setdefault(c, []).append(pid)
+        self.brands: dict[tuple[str, ...], list[str]] = {}
+        for pid, p in products.items():
+            self.brands.setdefault(lemmas_of(p.brand), []).append(pid)
+        self.brand_vocab = {w for key in self.brands for w in key}
+        self.product_vocab = set().union(*self.all_words.values()) | self.brand_vocab
+        # Head nouns: the category's last word and the last word of each name's core.
+        self.heads = set(self.category_heads)
+        for pid in products:
+            core = [w for w in lemmas_of(products[pid].name.rpartition(", ")[0] or products[pid].name)
+                    if not w[0].isdigit() and w not in _UNITS and w not in self.brand_words[pid]]
+            if core:
+                self.heads.add(core[-1])
+        # Attribute labels, keyed by the lemmas of their value ("gluten free" -> diet:gluten-free).
+        self.tag_phrases: dict[tuple[str, ...], set[str]] = {}
+        for p in products.values():
+            for tag in p.tags:
+                key = lemmas_of(tag.partition(":")[2])
+                if key:
+                    self.tag_phrases.setdefault(key, set()).add(tag)
+        self.tag_first: dict[str, int] = {}
+        for key in self.tag_phrases:
+            self.tag_first[key[0]] = max(self.tag_first.get(key[0], 0), len(key))
+        self.places: dict[tuple[str, ...], str] = {}
+        self._add_places()
+        self.place_first: dict[str, int] = {}
+        for key in self.places:
+            self.place_first[key[0]] = max(self.place_first.get(key[0], 0), len(key))
+        self.place_vocab = {w for key in self.places for w in key}
+        self.vocab = sorted(self.product_vocab | self.place_vocab)
+        self._fuzzy_pool = [w for w in self.vocab if w.isalpha() and len(w) >= 4]
+
+    # ------------------------------------------------------------------ places
+    def _add_places(self) -> None:
+        index = self.index
+        seen: dict[tuple[str, ...], str] = {}
+
+        def add(alias: str | tuple[str, ...], eid: str) -> None:
+            key = alias if isinstance(alias, tuple) else lemmas_of(alias)
+            if not key:
+                return
+            # an alias two places share names neither of them
+            seen[key] = eid if seen.get(key, eid) == eid else ""
+
+        for eid in index.nav_targets:
+            name = index.name(eid)
+            add(name, eid)
+            head, colon, _ = name.partition(":")
+            if colon:
+                add(head, eid)
+            _, dash, tail = name.partition(" - ")
+            if dash:
+                add(tail, eid)
+                add(tail + " area", eid)
+                add(tail + " section", eid)
+            if name.lower().startswith("the "):
+                add(name[4:], eid)
+            m = re.fullmatch(r"(.*?)\s*(\d+)", head.strip())
+            if m:  # "Shelf 3", "Upright Freezer 2": ordinals, numbers, the kind's last word
+                kind, num = m.group(1), int(m.group(2))
+                kind_l = lemmas_of(kind)
+                words = [k for k, v in _ORDINALS.items() if v == num]
+                for w in words:
+                    add((w, *kind_l), eid)
+                    if len(kind_l) > 1:
+                        add((w, kind_l[-1]), eid)
+                add((*kind_l, "number", str(num)), eid)
+                add((kind_l[-1], str(num)), eid)
+                if kind_l == ("shelf",):
+                    add(("aisle", str(num)), eid)
+                    for w in words:
+                        add((w, "aisle"), eid)
+        self.places = {k: v for k, v in seen.items() if v}
+
+    # ------------------------------------------------------------------ typos
+    @lru_cache(maxsize=16_384)  # noqa: B019 - one lexicon per scene, kept for the process
+    def correct(self, word: str) -> str:
+        """``word`` or the catalog word it is a small typo of ("vanila" -> "vanilla")."""
+        if len(word) < 5 or not word.isalpha() or word in self.product_vocab or word in self.place_vocab:
+            return word
+        # A real English word is a spelling variant only when very close ("yoghurt").
+        cutoff = 90 if getAllLemmas(word) else 84
+        if cutoff == 90 and len(word) < 6:
+            return word
+        hit = process.extractOne(word, self._fuzzy_pool, scorer=fuzz.ratio, score_cutoff=cutoff)
+        return hit[0] if hit else word
+
+    # ------------------------------------------------------------------ linking
+    def link(self, toks: tuple[Token, ...]) -> tuple[list[Mention], list[PlaceMention], list[TagMention]]:
+        lem = [self.correct(t.lemma) if t.text[0].isalpha() else t.lemma for t in toks]
+        places = self._places(toks, lem)
+        taken = {i for p in places for i in range(p.start, p.end)}
+        mentions = self._products(toks, lem, taken)
+        named = {i for m in mentions if m.kind != "category" for i in range(m.start, m.end)}
+        tags = [
+            t if not named.intersection(range(t.start, t.end)) else TagMention(t.start, t.end, t.phrase, t.tags, True)
+            for t in self._tags(lem, taken)
+        ]
+        return mentions, places, tags
+
+    def _places(self, toks, lem) -> list[PlaceMention]:
+        out, i = [], 0
+        while i < len(lem):
+            longest = self.place_first.get(lem[i])
+            hit = None
+            if longest:
+                for n in range(min(longest, len(lem) - i), 0, -1):
+                    key = tuple(w for w in lem[i : i + n] if w not in STOPWORDS)
+                    if key in self.places and lem[i + n - 1] not in STOPWORDS:
+                        hit = (n, self.places[key])
+                        break
+            if hit and self._place_conflicts(toks, lem, i, hit[0]):
+                hit = None
+            if hit:
+                n, eid = hit
+                out.append(PlaceMention(i, i + n, toks[i].start, toks[i + n - 1].end,
+                                        " ".join(t.text for t in toks[i : i + n]), eid))
+                i += n
+            else:
+                i += 1
+        return out
+
+    def _place_conflicts(self, toks, lem, i: int, n: int) -> bool:
+        """A place alias made of product words ("Desks", "Plant") names the place only when
+        written as a name (capitalised) and not inside a product's name ("Snake Plant")."""
+        key = [w for w in lem[i : i + n] if w not in STOPWORDS]
+        if not set(key) <= self.product_vocab:
+            return False
+        if not toks[i].text[0].isupper() and toks[i].low not in ("the",):
+            return True
+        before = lem[i - 1] if i > 0 else ""
+        after = lem[i + n] if i + n < len(lem) else ""
+        return (before in self.product_vocab and before not in STOPWORDS) or (
+            after in self.heads and after not in ("area", "section")
+        )
+
+    def _tags(self, lem, taken) -> list[TagMention]:
+        out, i = [], 0
+        while i < len(lem):
+            longest = self.tag_first.get(lem[i]) if i not in taken else None
+            hit = 0
+            if longest:
+                for n in range(min(longest, len(lem) - i), 0, -1):
+                    key = tuple(lem[i : i + n])
+                    if key in self.tag_phrases and not (n == 1 and key[0] in STOPWORDS):
+                        hit = n
+                        break
+            if hit:
+                key = tuple(lem[i : i + hit])
+                out.append(TagMention(i, i + hit, " ".join(key), frozenset(self.tag_phrases[key])))
+                i += hit
+            else:
+                i += 1
+        return out
+
+    def _is_product_word(self, w: str, tok: Token) -> bool:
+        if w in STOPWORDS or not tok.text[0].isalnum():
+            return False
+        return w in self.product_vocab or (w[0].isdigit() and True) or w in _UNITS
+
+    def _products(self, toks, lem, taken) -> list[Mention]:
+        out: list[Mention] = []
+        i, n = 0, len(lem)
+        while i < n:
+            if i in taken or not self._is_product_word(lem[i], toks[i]) or lem[i][0].isdigit():
+                i += 1
+                continue
+            j = i
+            while j < n and j not in taken:
+                if self._is_product_word(lem[j], toks[j]):
+                    j += 1
+                elif lem[j] in _JOINERS and j + 1 < n:
+                    k = j + 1 + (lem[j + 1] in ("a", "an", "the") and j + 2 < n)
+                    if (
+                        k not in taken
+                        and self._is_product_word(lem[k], toks[k])
+                        and self._joins_a_name(lem[i:j], lem[k])
+                    ):
+                        j = k
+                    else:
+                        break
+                else:
+                    break
+            # "Sunny Fields ... , 12 oz": a size after a comma belongs to the name
+            m = self._resolve(toks, lem, i, j)
+            if m is not None:
+                m, j = self._with_size(toks, lem, m, j)
+                out.append(m)
+                i = j
+            else:
+                i += 1
+        return out
+
+    def _with_size(self, toks, lem, m: Mention, j: int) -> tuple[Mention, int]:
+        """Extend a product mention over a size written after a comma ("Cereal, 12 oz")."""
+        if not m.candidates or j >= len(toks) or toks[j].text != ",":
+            return m, j
+        k = j + 1
+        while k < len(toks) and (lem[k][0].isdigit() or lem[k] in _UNITS or lem[k] in self.name_words[m.candidates[0]]):
+            k += 1
+        size = [w for w in lem[j + 1 : k]]
+        if k == j + 1 or not any(w[0].isdigit() for w in size):
+            return m, j
+        keep = tuple(p for p in m.candidates if set(size) <= self.name_words[p]) or m.candidates
+        phrase = m.phrase + ", " + " ".join(t.text for t in toks[j + 1 : k])
+        return Mention(m.start, k, m.char_start, toks[k - 1].end, phrase, keep, m.kind, m.category), k
+
+    def _joins_a_name(self, before: list[str], after: str) -> bool:
+        """Whether some product's name holds words of both sides of "and"/"in"/"with"."""
+        left = {w for w in before if w not in STOPWORDS}
+        return any(after in ws and left & ws for ws in self.name_words.values())
+
+    def _resolve(self, toks, lem, i: int, j: int) -> Mention | None:
+        words = [w for w in lem[i:j] if w not in _JOINERS and w not in STOPWORDS]
+        content = {w for w in words if not w[0].isdigit() and w not in _UNITS}
+        if not content:
+            return None
+        has_head = bool(content & self.heads)
+        brand_hit = [key for key in self.brands if key and set(key) <= content]
+        if not has_head and not brand_hit:
+            return None
+        if content <= _WEAK:
+            return None
+        numbers = {w for w in words if w[0].isdigit()}
+        cands = [
+            pid for pid, ws in self.all_words.items()
+            if content <= (ws | self.brand_words[pid]) and numbers <= ws
+        ]
+        phrase = " ".join(t.text for t in toks[i:j])
+        cs, ce = toks[i].start, toks[j - 1].end
+        if not cands:
+            caps = [t for t in toks[i:j] if t.text[0].isupper()]
+            if has_head and caps:
+                return Mention(i, j, cs, ce, phrase, (), "unknown")
+            # drop leading words no product explains ("great vanilla yogurt")
+            if j - i > 1:
+                return self._resolve(toks, lem, i + 1, j)
+            return None
+        specific = bool(brand_hit) or any(
+            w not in self.category_words and w not in self._tag_words_of(pid)
+            for pid in cands[:1] for w in content
+        )
+
+        def coverage(pid: str) -> float:
+            name = self.name_words[pid] | self.brand_words[pid]
+            total = sum(self.idf.get(w, 1.0) for w in name) or 1.0
+            return sum(self.idf.get(w, 1.0) for w in content & name) / total
+
+        cands.sort(key=lambda pid: (-coverage(pid), pid))
+        if specific:
+            best = coverage(cands[0])
+            cands = [pid for pid in cands if coverage(pid) >= best - 1e-9]
+        exact = self.categories.get(tuple(w for w in words if w in self.category_words))
+        if not specific and exact is not None and any(self.category_of[p] == exact for p in cands):
+            cands = [p for p in cands if self.category_of[p] == exact]  # "oatmeal", not "Oatmeal Cookies"
+        cats = {self.category_of[pid] for pid in cands}
+        category = cats.pop() if len(cats) == 1 else None
+        return Mention(i, j, cs, ce, phrase, tuple(cands), "product" if specific else "category", category)
+
+    @lru_cache(maxsize=4096)  # noqa: B019
+    def _tag_words_of(self, pid: str) -> frozenset[str]:
+        p = self.index.products[pid]
+        return frozenset(w for t in p.tags for w in lemmas_of(t.partition(":")[2]))
+
+
+_CACHE: weakref.WeakKeyDictionary[SceneIndex, SceneLexicon] = weakref.WeakKeyDictionary()
+
+
+def lexicon_for(index: SceneIndex) -> SceneLexicon:
+    """The (cached) lexicon of ``index``."""
+    lex = _CACHE.get(index)
+    if lex is None:
+        lex = _CACHE[index] = SceneLexicon(index)
+    return lex

@@ -1,0 +1,207 @@
+"""Cue phrases of the utterance analysis, kept as data apart from the code that applies them.
+
+Each table maps a reading (a slot asked, a relation, a stance ...) to regular expressions over
+the normalised, lower-cased sentence. Every pattern is covered by an example in the corpus
+under tests/language/.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = [
+    "ACCEPT", "ACK_REJECTION", "THANKS", "INFO_REQUEST", "BUDGET_BOUND", "CLAIMS", "CLARIFY", "CLOSING", "COMPARE",
+    "DIRECTION", "DISTANCE", "EXPLAIN_CUE", "GREETING", "MOTION", "NEGATION", "NOT_PROPOSED",
+    "PROPOSE", "PURCHASE", "QUESTION_START", "REJECT", "RELATION", "REQUESTS", "SLOTS", "ANSWER_CUE",
+]
+
+
+def _re(*parts: str) -> re.Pattern[str]:
+    return re.compile(r"(?:" + "|".join(parts) + r")")
+
+
+def _words(*phrases: str) -> re.Pattern[str]:
+    return re.compile(r"\b(?:" + "|".join(phrases) + r")\b")
+
+
+THANKS = _words(r"thanks?", r"thank you", r"cheers", r"great", r"perfect", r"appreciate\w*", r"wonderful", r"lovely")
+GREETING = _re(r"^(?:hi|hello|hey|hiya|howdy|greetings|good (?:morning|afternoon|evening)|welcome)\b", r"\bwelcome to\b")
+CLOSING = _words(
+    r"good ?bye", r"bye", r"that'?s (?:all|it for (?:today|now))", r"that is all", r"i'?ll leave it", r"i will leave it",
+    r"i'?m done", r"i am done", r"i'?m going to stop", r"never mind", r"not interested", r"i give up", r"no,? thanks?,? (?:i'?m|that'?s)", r"have a (?:great|nice|good|lovely|wonderful) (?:day|one|time|evening|weekend)",
+    r"enjoy (?:your|the)", r"thanks? (?:you )?for (?:shopping|coming|visiting|stopping)", r"happy shopping",
+    r"take care", r"see you",
+)
+QUESTION_START = re.compile(
+    r"^(?:(?:and|so|also|ok|okay|great|alright|sure|perfect|got it|thanks)[,!.]?\s+)?"
+    r"(?:what|which|how|where|when|who|why|do|does|did|are|is|would|could|can|will|shall|should|have|has|any|may)\b"
+)
+INFO_REQUEST = _words(r"tell me", r"let me know", r"could you share", r"can you share", r"i'd love to know", r"i'm curious")
+
+# Slots a question asks about (checked in this order; several may hold).
+SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("category", _words(
+        r"looking for", r"shopping for", r"searching for", r"hunting for", r"here for", r"in the market for",
+        r"help you find", r"can i help", r"how can i help", r"what brings you", r"need today", r"want today",
+        r"what (?:do|would) you (?:need|want|like) to (?:buy|get|pick up|find)",
+        r"what (?:do|would) you (?:need|want)(?: to get)?(?: today)?\??$",
+        r"what can i (?:help|get|find)", r"what kind of (?:product|item|thing)s?", r"what type of (?:product|item)s?",
+        r"what are you (?:after|buying|getting|picking up)", r"on your (?:list|shopping list|mind)",
+        r"what (?:would you like|are you hoping) to (?:buy|get|find)", r"what did you come in for",
+        r"what (?:sort|kind|type) of (?:thing|things|items?|products?)")),
+    ("use", _words(
+        r"what(?:'s| is| will)? (?:it|that|this|they) (?:be )?for", r"what (?:do|will|would) you (?:need|want|use) (?:it|them|that) for",
+        r"use (?:it|them|this|that) for", r"using (?:it|them)", r"used for", r"occasion", r"purpose", r"who is it for",
+        r"who's it for", r"for whom", r"who (?:is|are) (?:it|they|this) for", r"intend\w*", r"what are you (?:making|cooking|planning)",
+        r"planning (?:on|to) (?:use|make|cook|serve)", r"what (?:room|space)", r"which room", r"where will (?:it|you)",
+        r"what.{0,30} for\?")),
+    ("budget", _words(
+        r"budget", r"spend", r"spending", r"pay", r"price", r"prices", r"priced", r"cost", r"costs", r"afford",
+        r"how much (?:do|would|are|can|could|were|did)", r"how much money", r"cheap", r"expensive", r"pricey",
+        r"dollars?", r"price range", r"price point", r"upper limit", r"most you'?d", r"ceiling")),
+    ("avoid", _words(
+        r"avoid", r"allerg\w*", r"stay away", r"dislike", r"don'?t (?:want|like|eat|need)", r"can'?t (?:have|eat|use)",
+        r"do not want", r"intoleran\w*", r"deal ?-?breakers?", r"rule out", r"rather not", r"off limits",
+        r"sensitive to", r"no-?go", r"things? to (?:avoid|skip)", r"anything you (?:won'?t|can'?t|don'?t)", r"steer clear")),
+    ("size", _words(
+        r"size", r"sizes", r"how many", r"how big", r"how large", r"how small", r"quantity", r"dimensions?",
+        r"how much (?:space|room)", r"room for", r"fit in", r"servings?", r"how many people", r"family[- ]size",
+        r"ounces?", r"pack size", r"single or", r"bulk", r"large or small", r"small or large", r"big or small")),
+    ("location", _words(r"where", r"which (?:aisle|shelf|section|store|part|area|side)", r"whereabouts")),
+    ("preference", _words(
+        r"prefer\w*", r"flavou?rs?", r"colou?rs?", r"materials?", r"styles?", r"scents?", r"brands?", r"kind of",
+        r"type of", r"sort of", r"features?", r"must[- ]haves?", r"important", r"particular", r"specific",
+        r"requirements?", r"textures?", r"finish", r"roast", r"diet\w*", r"needs?", r"like it", r"matter",
+        r"taste", r"look for", r"looking for in", r"any (?:wishes|preferences|ideas)", r"leaning")),
+)
+CLARIFY = _words(
+    r"just to (?:confirm|check|be sure|clarify|make sure)", r"to confirm", r"did you (?:mean|say)", r"do you mean",
+    r"you mean", r"you said", r"you mentioned", r"so you(?:'re| are| want| need)", r"correct\?", r"right\?",
+    r"is that right", r"is that correct", r"or would you", r"or do you", r"or (?:rather|instead)", r"rather have",
+    r"clarify", r"when you say", r"am i right", r"does that mean", r"should i (?:assume|take it)",
+)
+
+PROPOSE = _words(
+    r"recommend\w*", r"suggest\w*", r"how about", r"what about", r"try", r"trying", r"go with", r"go for",
+    r"consider", r"check out", r"take a (?:look|peek) at", r"have a look at", r"look at", r"grab", r"pick up",
+    r"my (?:pick|choice|suggestion|recommendation)", r"top pick", r"best bet", r"winner",
+    r"(?:best|good|great|solid|perfect|ideal|nice|excellent|smart|safe|strong|top|wise) (?:choice|option|match|fit|pick|candidate|bet)",
+    r"would (?:suit|work|fit|be (?:great|perfect|ideal|good|nice))", r"you(?:'d| would)? (?:might |may )?(?:like|love|enjoy|appreciate)",
+    r"worth (?:a look|a try|trying|considering|checking)", r"i'?d (?:go|pick|choose|take|opt)", r"i would (?:go|pick|choose|take|opt)",
+    r"(?:fits?|matches|suits?|meets?) (?:what you|your|you|all)", r"ticks? (?:all )?(?:the|your) boxes",
+    r"(?:is|are) (?:exactly )?what you(?:'re| are) (?:looking|after)", r"you (?:could|can|should|might want to) (?:get|take|buy|pick|grab|choose|go)",
+    r"(?:is|are) (?:a |an )?(?:great|good|perfect|ideal|solid|excellent) (?:one|pick|choice|option|fit|match|for you)",
+    r"might (?:suit|work|be (?:right|perfect|ideal|a good))", r"could be (?:just )?(?:right|perfect|ideal|the one|a good)",
+    r"would do (?:nicely|the trick|well)", r"fits the bill", r"is the one", r"is your best", r"option for you", r"pick for you",
+)
+# Contexts in which a named product is NOT proposed (a past rejection, a contrast, a warning).
+NOT_PROPOSED = _words(
+    r"already (?:turned|ruled|said|rejected|passed|looked|declined|saw|seen|checked)", r"turned (?:it |that |this )?down",
+    r"ruled (?:it |that )?out", r"rejected", r"declined", r"did(?:n'?t| not) (?:like|want|work|suit|fit)",
+    r"instead of", r"rather than", r"unlike", r"skip", r"(?:over|above|beyond|exceeds?) your (?:budget|limit)",
+    r"too (?:expensive|pricey|costly)", r"does(?:n'?t| not) (?:have|fit|suit|match|meet|come)", r"out of (?:stock|range)",
+    r"no longer", r"won'?t (?:work|fit|suit)", r"sold out", r"not (?:the|that|a good|right|suitable|ideal)", r"set aside",
+    r"put (?:it|that|the \w+) back", r"you (?:passed|said no)", r"steer clear", r"avoid", r"contains?",
+)
+COMPARE = _words(
+    r"than", r"compared?", r"comparison", r"versus", r"vs", r"whereas", r"while the", r"both", r"difference",
+    r"differ", r"on the other hand", r"cheaper", r"pricier", r"more expensive", r"less expensive", r"same price",
+    r"either", r"between the", r"by contrast", r"in contrast", r"side by side",
+)
+EXPLAIN_CUE = _words(
+    r"because", r"since", r"as it", r"as they", r"so it", r"so you", r"which means", r"thanks to", r"given",
+    r"that'?s why", r"that means", r"meaning", r"due to", r"ideal for", r"great for", r"good for", r"perfect for",
+    r"made (?:for|with|of|from)", r"fits?", r"matches", r"suits?", r"meets?", r"within your", r"under your",
+    r"in your budget", r"on budget", r"keeps? you", r"which is", r"it(?:'s| is) (?:a|an|made|very|quite|really|also|fully|certified|100)",
+    r"comes? (?:in|with)", r"has (?:a|an|no)", r"contains? no", r"free of", r"offers?", r"features?", r"so that",
+)
+PURCHASE = _words(
+    r"add (?:it|this|that|them|one|the [\w' -]{1,60}?)? ?(?:to|into) (?:your|the) (?:cart|basket|trolley)",
+    r"put (?:it|this|that|one|them|the [\w' -]{1,60}?) (?:in|into) (?:your|the) (?:cart|basket|trolley)",
+    r"(?:in|into) (?:your|the) (?:cart|basket|trolley)", r"ready to (?:buy|check ?out|take|purchase|grab|get)",
+    r"want to (?:buy|take|get|purchase) (?:it|this|that|one|them)", r"shall (?:we|i) (?:add|ring|put|get)",
+    r"go ahead and (?:add|take|grab|buy|get)", r"would you like to (?:buy|take|get|purchase|add) (?:it|this|that|one|them|the)\b",
+    r"take it home", r"ring (?:it|that|this) up", r"(?:buy|purchase) (?:it|this|that|them)\b", r"is it a yes",
+    r"shall we go with", r"want (?:it|this one|that one)\?", r"(?:taking|take) (?:it|this one|that one)\?",
+    r"ready to (?:add|go)", r"check ?out",
+)
+ACK_REJECTION = _words(
+    r"no problem", r"no worries", r"understood", r"fair enough", r"i understand", r"(?:that's|that is) (?:fine|okay|ok|alright|totally fine)",
+    r"sorry (?:that|it|to hear|about)", r"noted", r"totally understand", r"makes sense", r"not a (?:fit|match)",
+    r"let'?s (?:skip|try|look at|find|move on)", r"something else", r"another option", r"a different (?:one|option)",
+    r"other options?", r"moving on", r"not (?:for|right for) you", r"won'?t push", r"i hear you", r"my (?:apologies|bad)",
+    r"shame", r"fair point", r"good to know", r"(?:didn'?t|doesn'?t) (?:work|suit) (?:for )?you", r"alternative",
+)
+ANSWER_CUE = _words(
+    r"yes", r"yeah", r"no", r"it(?:'s| is) (?:located|on|in|at|priced)", r"you(?:'ll| will| can) find", r"it costs",
+    r"the price is", r"it contains", r"it comes", r"they(?:'re| are)", r"we (?:have|carry|stock)", r"there (?:is|are)",
+    r"it has", r"it does", r"it doesn'?t", r"it isn'?t", r"sits?", r"located",
+)
+
+# Navigation.
+MOTION = frozenset(
+    "go head walk move step turn come enter leave exit continue proceed follow cross pass look glance tilt "
+    "face stroll wander swing pivot rotate return back get make keep spin hop pop duck swing".split()
+)
+RELATION: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("out_of", _words(r"out of", r"leave", r"leaving", r"exit", r"exiting", r"step out", r"back out", r"get out", r"outside of", r"head out")),
+    ("into", _words(r"into", r"inside", r"enter", r"entering", r"go in", r"walk in", r"step in", r"head in", r"in through", r"pop in", r"duck in")),
+    ("past", _words(r"past", r"beyond", r"go by", r"walk by", r"pass")),
+    ("along", _words(r"along", r"down the length", r"further down", r"further along", r"down the aisle", r"down the shelf", r"sideways", r"side-?step", r"shuffle")),
+    ("behind", _words(r"behind", r"back side", r"other side", r"rear", r"around the back", r"far side of the")),
+    ("toward", _words(r"toward", r"towards", r"in the direction of", r"facing")),
+)
+DIRECTION: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("around", _words(r"turn (?:all the way )?(?:a)?round", r"about[- ]face", r"behind you", r"spin (?:a)?round", r"turn back", r"180")),
+    ("up", _words(r"look up", r"glance up", r"tilt (?:your (?:head|view) )?up", r"upward", r"top shelf", r"upper shel\w*", r"higher shel\w*", r"up high")),
+    ("down", _words(r"look down", r"glance down", r"tilt (?:your (?:head|view) )?down", r"downward", r"bottom shel\w*", r"lower shel\w*", r"down low")),
+    ("left", _words(r"left")),
+    ("right", _words(r"right(?!\s+(?:now|there|here|away|choice|one|fit|for))")),
+    ("back", _words(r"back up", r"step back", r"backwards?", r"go back", r"reverse", r"walk back", r"move back", r"take a step back")),
+    ("ahead", _words(r"straight", r"ahead", r"forwards?", r"keep going", r"carry on", r"onward")),
+)
+DISTANCE: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("short", _words(r"an? (?:step|pace|few steps|couple of steps|little|bit)", r"one step", r"two steps", r"few steps",
+                     r"couple (?:of )?steps", r"slightly", r"short", r"just a (?:bit|little|touch)", r"a (?:metre|meter|yard) or two",
+                     r"(?:few|couple of|one|two) (?:metres|meters|feet|yards)", r"nudge", r"tiny bit", r"a touch")),
+    ("long", _words(r"all the way", r"far end", r"far side", r"the end of", r"long way", r"far", r"back of the store",
+                    r"across the (?:store|floor|hall)", r"to the end")),
+)
+NEGATION = _words(
+    r"no", r"not", r"without", r"avoid\w*", r"don'?t", r"doesn'?t", r"never", r"nothing", r"hate", r"allergic",
+    r"can'?t", r"cannot", r"free of", r"stay away", r"rather not", r"dislike", r"skip", r"none", r"anything but",
+    r"no more", r"steer clear", r"isn'?t", r"aren'?t", r"won'?t",
+)
+BUDGET_BOUND = (
+    ("max", _words(r"under", r"below", r"at most", r"up to", r"max\w*", r"no more than", r"less than", r"not more than",
+                   r"or less", r"tops", r"limit", r"ceiling", r"cap", r"within", r"over", r"more than", r"exceed", r"budget",
+                   r"spend", r"afford", r"go above", r"go over")),
+    ("about", _words(r"around", r"about", r"roughly", r"approximately", r"ish", r"somewhere")),
+)
+REJECT = _words(
+    r"no thanks", r"no thank you", r"not for me", r"i'?ll pass", r"pass on", r"don'?t (?:like|want|love|think)",
+    r"does(?:n'?t| not) (?:work|fit|suit|have|appeal|do it)", r"isn'?t (?:what|right|quite|really|for)", r"not (?:quite|really|what|right|sure about|for)",
+    r"too (?:expensive|pricey|much|costly|sweet|big|small|bright|dark|plain)", r"over my (?:budget|limit)", r"above my (?:budget|limit)",
+    r"more than i (?:want|wanted|can|'?d like)", r"can'?t (?:take|have|use|do)", r"rather not", r"not interested", r"^no\b", r"nope",
+    r"something else", r"won'?t work", r"not a fit", r"put (?:it|that|this|the [\w' -]{1,60}?) back", r"want to avoid",
+    r"i want to stay away", r"not (?:the|that) one", r"not keen", r"no good", r"i'?d rather", r"missing", r"lacks?",
+)
+ACCEPT = _words(
+    r"i'?ll take", r"i'?ll get", r"i'?ll buy", r"i'?ll have", r"sounds (?:good|great|perfect|right)", r"that works",
+    r"works for me", r"i'?ll add", r"adding", r"let'?s go with", r"great choice", r"love it", r"i like (?:it|this|that)",
+    r"that'?s (?:the one|perfect|great|it)", r"yes,? please", r"it'?s what i need", r"that'?s what i need",
+)
+REQUESTS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("explain", _words(r"why", r"what makes", r"how come", r"reasons?", r"tell me more", r"explain", r"convince", r"good fit for me", r"suit me")),
+    ("compare", _words(r"compare", r"comparison", r"difference", r"versus", r"vs", r"better than", r"which (?:one )?is better", r"how do(?:es)? .{0,40} compare")),
+    ("alternatives", _words(r"anything else", r"something else", r"other options?", r"another", r"alternatives?", r"what else", r"else (?:would|could)", r"instead\?")),
+    ("location", _words(r"where", r"can'?t see", r"cannot see", r"don'?t see", r"can'?t find", r"lost", r"which way", r"how do i get")),
+    ("directions", _words(r"which way", r"where should i go", r"where to", r"blocked", r"in my way", r"can'?t get through")),
+)
+CLAIMS = _words(
+    r"on sale", r"sale price", r"discount\w*", r"\d+\s?% off", r"half[- ]price", r"promo\w*", r"deal of", r"special offer",
+    r"best[- ]?sell\w*", r"most popular", r"popular", r"award[- ]?\w*", r"top[- ]rated", r"highly rated", r"\d(?:\.\d)? stars?",
+    r"five[- ]star", r"reviews?", r"in stock", r"limited (?:stock|time|edition)", r"selling fast", r"customers? (?:love|rave|swear)",
+    r"fan favou?rite", r"clearance", r"bogo", r"buy one,? get", r"best price", r"lowest price", r"price match", r"bargain",
+    r"flying off", r"everyone loves", r"people love", r"number one", r"#1", r"gold medal", r"certified best", r"guarantee\w*",
+)
