@@ -1,10 +1,13 @@
 """Cost and latency per turn per role of LLM-backed roles: a short uncached rollout, then its usage table.
 
-    python -m eval.llm_bench [--model hf:gguf:smollm2] [--base-url URL] [--tasks 0-1] [--max-turns 3]
-                             [--batch-size 2] [--out runs/llm_bench]
+    python -m eval.llm_bench [--model hf:gguf:smollm2] [--base-url URL] [--agent heuristic|chat]
+                             [--tasks 0-1] [--max-turns 3] [--batch-size 2] [--out runs/llm_bench]
 
-Plays the given tasks with the chat assistant, the LLM shopper, the LLM moderator and the
-LLM judge all on ``--model`` (no response cache), then prints per role: calls (shopper
+Plays the given tasks with the LLM shopper, the LLM moderator and the LLM judge on
+``--model`` (no response cache), with the heuristic assistant or (``--agent chat``) the
+chat assistant on the same model. The assistant's prompt holds the whole catalog (about
+19,500 SmolLM2 tokens in the Supermarket), beyond SmolLM2's 8,192-token context, so
+``--agent chat`` is for larger models. Then prints per role: calls (shopper
 and moderator: one per turn, plus re-asks; judge: one per episode), prompt and completion
 tokens, seconds per call (the batch's wall time shared over its requests) and completion
 tokens per second, and re-asks and fallbacks.
@@ -25,6 +28,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m eval.llm_bench", description=__doc__.split("\n")[0])
     parser.add_argument("--model", default="hf:gguf:smollm2", help="chat model SPEC for every role")
     parser.add_argument("--base-url", default=None, help="OpenAI-compatible URL (for openai:NAME specs)")
+    parser.add_argument("--agent", default="heuristic", choices=["heuristic", "chat"])
     parser.add_argument("--env", default="SituRec-Supermarket-v0")
     parser.add_argument("--tasks", default="0-1")
     parser.add_argument("--max-turns", type=int, default=3)
@@ -39,7 +43,8 @@ def main(argv: list[str] | None = None) -> int:
     if out.exists():
         shutil.rmtree(out)
     config = RolloutConfig(
-        env=args.env, agent="chat", model=args.model, base_url=args.base_url, user="llm", user_model=args.model,
+        env=args.env, agent=args.agent, model=args.model if args.agent == "chat" else None,
+        base_url=args.base_url, user="llm", user_model=args.model,
         user_base_url=args.base_url, moderator="llm", judge="llm", judge_model=args.model,
         judge_base_url=args.base_url, tasks=args.tasks, max_turns=args.max_turns, batch_size=args.batch_size,
         llm_cache="none", out=str(out),

@@ -45,9 +45,13 @@ def test_prompt_holds_profile_goal_policies_and_only_the_shoppers_own_handles():
     req = backend.batches[0][0]
     system, message = req.messages[0]["content"], req.messages[1]["content"]
     u = env.unwrapped
-    for needed in ("Sofia Moreau", "Budget-minded student", "conscientiousness 0.79", "vanilla", "$6.00",
-                   "I can spend $6 at most.", "explanations before deciding", "give up"):
-        assert needed in system, needed
+    task, profile = u.task, u.profile
+    needed = [profile.name, profile.persona, f"conscientiousness {profile.big_five['conscientiousness']:.2f}",
+              profile.demographics["occupation"], profile.interaction.behavior_style, task.request,
+              f"${task.budget:.2f}", *task.required_tags, *(d.text for d in task.disclosure),
+              f"about {task.acceptance.explanations_needed} explanations", "give up"]
+    for text in needed:
+        assert text in system, text
     assert "Hi! What are you shopping for?" in message
     assert "add_to_cart" in message
     handles = set(re.findall(r"\[([0-9A-Za-z]{1,3})\]", message))
