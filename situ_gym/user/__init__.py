@@ -37,26 +37,15 @@ USERS: dict[str, type[UserSimulator]] = {"rule": RuleBasedUser, "llm": LLMUser}
 MODERATORS: dict[str, type[Moderator]] = {"rule": RuleModerator, "llm": LLMModerator}
 
 
-def _reserved_llm(kind: str, name: str) -> ValueError:
-    return ValueError(
-        f"{kind} {name!r} is LLM-backed and needs a chat model, which is not available yet; "
-        f"use one of {sorted(USERS if kind == 'user' else MODERATORS)}"
-    )
-
-
 def make_user(name: str, **kwargs: Any) -> UserSimulator:
-    """Build a user simulator by name ("rule"); "llm..." names are reserved for chat models."""
+    """Build a user simulator by name: "rule", or "llm" with ``model="hf:..." | "openai:NAME"``."""
     if name in USERS:
         return USERS[name](**kwargs)
-    if isinstance(name, str) and name.lower().startswith("llm"):
-        raise _reserved_llm("user", name)
     raise ValueError(f"unknown user simulator {name!r}; valid names: {sorted(USERS)}")
 
 
 def make_moderator(name: str, **kwargs: Any) -> Moderator:
-    """Build a moderator by name ("rule"); "llm..." names are reserved for chat models."""
+    """Build a moderator by name: "rule", or "llm" with ``model="hf:..." | "openai:NAME"``."""
     if name in MODERATORS:
         return MODERATORS[name](**kwargs)
-    if isinstance(name, str) and name.lower().startswith("llm"):
-        raise _reserved_llm("moderator", name)
     raise ValueError(f"unknown moderator {name!r}; valid names: {sorted(MODERATORS)}")
