@@ -65,6 +65,7 @@ class HFChatBackend(ChatBackend):
             self.tokenizer.pad_token = self.tokenizer.eos_token
         self.tokenizer.padding_side = "left"
         self.net.to(device).eval()
+        self.supports_images = self.processor is not None
 
     @staticmethod
     def _seed(requests: list[ChatRequest]) -> int:

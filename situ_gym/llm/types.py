@@ -108,6 +108,7 @@ class ChatBackend(ABC):
     """Answers batches of chat requests. ``model`` names what answers (for the report)."""
 
     model: str = "backend"
+    supports_images: bool = False  # True: image parts reach the model (else they are dropped)
 
     @abstractmethod
     def chat_batch(self, requests: list[ChatRequest]) -> list[ChatResult]:
