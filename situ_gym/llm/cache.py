@@ -87,6 +87,7 @@ class CachedBackend(ChatBackend):
         self.cache = cache
         self.meter = meter or METER
         self.model = inner.model
+        self.supports_images = inner.supports_images
 
     def chat_batch(self, requests: list[ChatRequest]) -> list[ChatResult]:
         results: list[ChatResult | None] = [None] * len(requests)
