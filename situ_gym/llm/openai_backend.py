@@ -36,7 +36,8 @@ class OpenAIChatBackend(ChatBackend):
     """``model`` at ``base_url`` (None: the client's default, api.openai.com).
 
     ``timeout`` seconds per request, ``max_retries`` retries with backoff (the client's),
-    ``concurrency`` requests in flight per batch. Images go as PNG data URLs.
+    ``concurrency`` requests in flight per batch, ``http_client`` an HTTP client of the kind the openai package takes (proxies,
+    custom transports). Images go as PNG data URLs.
     """
 
     def __init__(
@@ -48,6 +49,7 @@ class OpenAIChatBackend(ChatBackend):
         timeout: float = 60.0,
         max_retries: int = 4,
         concurrency: int = 8,
+        http_client: Any = None,
     ):
         try:
             import openai
@@ -69,7 +71,8 @@ class OpenAIChatBackend(ChatBackend):
         self.model = model
         self.base_url = base_url
         self._openai = openai
-        self.client = openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=max_retries)
+        self.client = openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=max_retries,
+                                    http_client=http_client)
         self._pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="openai-chat")
 
     def _where(self) -> str:
