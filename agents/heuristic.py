@@ -242,7 +242,18 @@ class HeuristicAssistant(Assistant):
             handle = holding[0] if held else visible.get(rec.name.lower())
             asking = last is not None and bool(last.questions or last.requests)
             asked_about = (last is not None and rec.id in last.products) or asking
-            if handle is not None and (self._confident(rec) or asked_about):
+            # Only a product believed to fit is named with a purchase prompt or a reason: the
+            # shopper counts every product proposed (whatever the label), and a doubtful one
+            # would spend one of its three recommendations.
+            if handle is not None and not self._confident(rec) and asked_about:
+                # Doubtful: state the facts and let the shopper judge (no proposal, no prompt).
+                facts = ", ".join(t.split(":", 1)[-1] for t in rec.tags[:4])
+                return (
+                    {"type": "AnswerQuestion"},
+                    {"name": inspect_tool if not held else "idle", "arguments": {"item": handle} if not held else {}},
+                    f"The {rec.name} costs ${rec.price:.2f}; its labels say {facts}.",
+                )
+            if handle is not None and self._confident(rec):
                 inspected = held or any(
                     s == "action" and t.startswith(inspect_tool) and rec.name in t for s, t in events
                 )

@@ -32,7 +32,6 @@ import argparse
 import json
 import logging
 import math
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -244,8 +243,7 @@ def main(argv: list[str] | None = None) -> int:
         users = [u.strip() for u in args.users.split(",")] if args.users else None
         result = compare(runs, judge, users)
     except (ValueError, FileNotFoundError, RuntimeError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        parser.error(str(exc).splitlines()[0])
     print(format_table(result))
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2, sort_keys=True), encoding="utf-8")

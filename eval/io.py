@@ -18,6 +18,8 @@ __all__ = [
     "episode_id_for",
     "repeat_of",
     "done_keys",
+    "task_order",
+    "move_error_episodes",
 ]
 
 logger = logging.getLogger(__name__)
@@ -39,6 +41,50 @@ def repeat_of(episode: EpisodeRecord) -> int:
 def done_keys(episodes: Iterable[EpisodeRecord]) -> set[tuple[str, int]]:
     """The ``(task_id, repeat)`` pairs already present (what ``--resume`` skips)."""
     return {(ep.task_id, repeat_of(ep)) for ep in episodes}
+
+
+def _natural(text: str) -> tuple:
+    """Sort key that orders digit runs by value ("t2" before "t10")."""
+    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", text))
+
+
+def task_order(episodes: Iterable[EpisodeRecord]) -> list[EpisodeRecord]:
+    """Episodes in (env, task, repeat) order: the order metrics, reports and the viewer use,
+    so that they do not depend on worker count, batch size or resume history."""
+    return sorted(episodes, key=lambda ep: (ep.env_id, ep.agent, _natural(ep.task_id), repeat_of(ep), ep.episode_id))
+
+
+def move_error_episodes(path: str | os.PathLike, errors_path: str | os.PathLike) -> int:
+    """Move the crashed episodes (termination "error") of a trajectory file to ``errors_path``
+    (appended, kept for diagnosis) so that ``--resume`` plays them again; returns how many.
+
+    The errors file is written first and the trajectory file replaced atomically after, so
+    a kill in between leaves every record in at least one of the two files."""
+    p = Path(path)
+    if not p.exists():
+        return 0
+    keep, moved = [], []
+    for line in p.read_text(encoding="utf-8").splitlines(keepends=True):
+        if not line.strip():
+            continue
+        try:
+            failed = json.loads(line).get("termination") == "error"
+        except (json.JSONDecodeError, AttributeError):
+            failed = False  # a truncated tail is drop_truncated_tail's business
+        (moved if failed else keep).append(line if line.endswith("\n") else line + "\n")
+    if not moved:
+        return 0
+    with open(errors_path, "a", encoding="utf-8") as fh:
+        fh.writelines(moved)
+        fh.flush()
+        os.fsync(fh.fileno())
+    tmp = p.with_name(p.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.writelines(keep)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, p)
+    return len(moved)
 
 
 def append_episode(path: str | os.PathLike, episode: EpisodeRecord) -> None:
@@ -80,7 +126,11 @@ def read_episodes(path: str | os.PathLike) -> list[EpisodeRecord]:
     p = Path(path)
     if not p.exists():
         raise ValueError(f"trajectory file does not exist: {str(p)!r}")
-    episodes, _ = _parse_lines(p.read_text(encoding="utf-8"), str(p))
+    try:
+        text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{p}: not a trajectory file (not UTF-8 text at byte {exc.start})") from None
+    episodes, _ = _parse_lines(text, str(p))
     return episodes
 
 

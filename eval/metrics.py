@@ -395,7 +395,7 @@ def _main(argv: list[str] | None = None) -> int:
     from pathlib import Path
 
     from eval.aggregate import load_indexes, load_tasks, summarize_groups
-    from eval.io import read_episodes
+    from eval.io import read_episodes, task_order
     from eval.judge import make_judge
     from eval.report import format_console
 
@@ -410,12 +410,17 @@ def _main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     path = Path(args.file)
-    episodes = read_episodes(path / "trajectories.jsonl" if path.is_dir() else path)
+    try:
+        episodes = task_order(read_episodes(path / "trajectories.jsonl" if path.is_dir() else path))
+        judge = None if args.judge == "none" else make_judge(args.judge)
+    except (ValueError, OSError) as exc:  # missing, unreadable or garbage file; unknown judge
+        parser.error(str(exc).splitlines()[0])
+    if not episodes:
+        parser.error(f"no episodes in {str(path)!r}")
     stores = {ep.store for ep in episodes}
     indexes = {} if args.no_scene else load_indexes(stores)
     ratings = None
-    if args.judge != "none":
-        judge = make_judge(args.judge)
+    if judge is not None:
         tasks = {} if args.no_scene else load_tasks(stores)
         ratings = [judge.rate(ep, tasks.get(ep.task_id), indexes.get(ep.store)) for ep in episodes]
     groups = summarize_groups(episodes, indexes=indexes, ratings=ratings)

@@ -31,9 +31,9 @@ def plot_sr_by_turn(groups: dict[str, dict[str, Any]], path: str | os.PathLike) 
     ax.set_ylim(0, 100)
     ax.set_title("Success rate by turn")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=9)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    fig.savefig(path, dpi=100)
     plt.close(fig)
     return Path(path)
 
@@ -42,23 +42,30 @@ def plot_cgv_gain(groups: dict[str, dict[str, Any]], path: str | os.PathLike) ->
     plt = _plt()
     horizons = ["1", "2", "3", "4", "5", "End"]
     fig, ax = plt.subplots(figsize=(6, 4))
-    for key, s in groups.items():
-        c = s["cgv"]
-        ys = [c.get(f"delta_{h}") for h in horizons]
-        if all(y is None for y in ys):
-            continue
-        ax.plot(horizons, [0.0 if y is None else y for y in ys], marker="o",
-                label=f"{key} (n={int(c['events'])})")
+    lowest = 0.0
+    curves = {key: [s["cgv"].get(f"delta_{h}") for h in horizons] for key, s in groups.items()}
+    curves = {k: [0.0 if y is None else y for y in ys] for k, ys in curves.items() if any(y is not None for y in ys)}
+    for k, (key, ys) in enumerate(curves.items()):
+        lowest = min(lowest, *ys)
+        (line,) = ax.plot(horizons, ys, marker="o", label=f"{key} (n={int(groups[key]['cgv']['events'])})")
+        # One curve: every value; several: only the End value of each, staggered, so none collide.
+        points = list(zip(horizons, ys, strict=True)) if len(curves) == 1 else [(horizons[-1], ys[-1])]
+        for x, y in points:
+            ax.annotate(f"{y:.1f}", (x, y), textcoords="offset points", xytext=(0, 6 + 11 * k * (len(curves) > 1)),
+                        ha="center", fontsize=9, color=line.get_color())
+    ax.set_ylim(bottom=lowest)  # gains start at 0: an axis from the smallest gain exaggerates them
+    highest = max((max(ys) for ys in curves.values()), default=0.0)
+    ax.set_ylim(top=max(highest, 1.0) * 1.12 + 5 * len(curves))  # room for the value labels
     ax.set_xlabel("horizon h (turns)")
     ax.set_ylabel("ΔCGV = CGV(h) - CGV(0) (pp)")
     ax.set_title("Goal visibility gain")
     ax.grid(alpha=0.3)
     if ax.get_lines():
-        ax.legend(fontsize=7)
+        ax.legend(fontsize=9, loc="lower right")
     else:
         ax.text(0.5, 0.5, "no navigation-goal events", ha="center", transform=ax.transAxes)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    fig.savefig(path, dpi=100)
     plt.close(fig)
     return Path(path)
 
@@ -70,19 +77,24 @@ def plot_action_shares(groups: dict[str, dict[str, Any]], path: str | os.PathLik
 
     plt = _plt()
     keys = list(groups)
-    fig, ax = plt.subplots(figsize=(8, 0.6 * max(2, len(keys)) + 1.5))
+    labels = [k.replace(" / ", "\n") for k in keys]  # env over agent: short enough to read
+    fig, ax = plt.subplots(figsize=(6, 0.7 * max(2, len(keys)) + 2.2))
     left = np.zeros(len(keys))
     cmap = plt.get_cmap("tab10")
     for i, action in enumerate(ACTION_TYPES):
         vals = np.array([groups[k]["action_shares"]["shares"][action] for k in keys])
-        ax.barh(keys, vals, left=left, color=cmap(i), label=action)
+        bars = ax.barh(labels, vals, left=left, color=cmap(i), label=action)
+        # Values on segments wide enough to hold them; the legend names the rest.
+        ax.bar_label(bars, labels=[f"{v:.0f}" if v >= 4 else "" for v in vals], label_type="center",
+                     fontsize=9, color="white" if i in (0, 3, 5, 9) else "black")
         left += vals
     ax.set_xlim(0, 100)
+    ax.invert_yaxis()  # first cohort on top, as in the report tables
     ax.set_xlabel("share of turns (%)", labelpad=2)
     ax.set_title("Dialogue action shares")
-    ax.legend(fontsize=7, ncol=5, loc="upper center", bbox_to_anchor=(0.5, -0.35))
+    ax.legend(fontsize=9, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.18), frameon=False)
     fig.tight_layout()
-    fig.savefig(path, dpi=120, bbox_inches="tight")
+    fig.savefig(path, dpi=100, bbox_inches="tight")
     plt.close(fig)
     return Path(path)
 

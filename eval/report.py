@@ -11,10 +11,10 @@ from typing import Any
 from eval.aggregate import TABLE3, TABLE8
 from eval.judge import DIMENSIONS
 
-__all__ = ["fmt_stat", "format_markdown", "format_console", "write_report", "write_metrics_json"]
+__all__ = ["GLOSSARY", "fmt_stat", "format_markdown", "format_console", "write_report", "write_metrics_json"]
 
 _UNITS = {"SR": "SR (%)", "Turn": "Turn", "AFR": "AFR (%)", "LNSR": "LNSR (%)", "R@5": "R@5 (%)",
-          "NDCG@10": "NDCG@10 (%)", "RPR": "RPR (%)", "RPR|Cart": "RPR\\|Cart (%)",
+          "NDCG@10": "NDCG@10 (%)", "RPR": "RPR (%)", "RPR|Cart": "RPR|Cart (%)",
           "R-MRR@10": "R-MRR@10 (%)", "Catalog %": "Catalog (%)"}
 _SHORT = {"Informativeness": "Inform.", "Naturalness": "Natur.", "Groundedness": "Ground.",
           "Preference Alignment": "Prefer.", "Proactiveness": "Proact.", "Non-repetition": "Nonrep.",
@@ -37,9 +37,37 @@ def fmt_stat(stat: dict[str, Any] | None, digits: int = 1, sd: bool = True) -> s
     return text
 
 
+# What each abbreviation means (SituRecBench App. C.1), printed under the tables.
+GLOSSARY = (
+    ("SR", "success rate: episodes that end with an item added to the cart"),
+    ("Turn", "assistant turns per episode"),
+    ("SR(t)", "share of episodes that succeeded by turn t"),
+    ("AFR", "action following rate: the shopper's action type matches the assistant's expected user action"),
+    ("LNSR", "local navigation alignment: the action type and its local parameters (direction or "
+             "destination) both match"),
+    ("R@5", "recall at 5: a purchased item is among the first 5 entries of the saved ranking"),
+    ("NDCG@10", "normalised discounted cumulative gain of the purchased item in the saved top-10 ranking"),
+    ("RPR", "reference purchase rate: the purchased item is in the task's reference set (items that meet "
+            "its requirements and budget)"),
+    ("RPR|Cart", "RPR among episodes with a purchase"),
+    ("R-MRR@10", "reciprocal rank of the first reference item in each saved top-10 list, averaged per "
+                 "episode, then over episodes"),
+    ("Catalog %", "ranking entries that are real catalog product ids"),
+    ("CGV / ΔCGV h", "cumulative goal visibility: share of the assistant's navigation goals seen in "
+                     "the current or the next h views; ΔCGV is the gain over h = 0, in percentage points"),
+    ("pass^k", "share of tasks solved in all k repeats"),
+    ("mean ± SD", "mean of the four profile-stratified subset means ± their sample SD"),
+)
+
+
+def _cell(text: str) -> str:
+    """A table cell: a literal '|' would end the cell in Markdown and in a terminal."""
+    return str(text).replace("|", "\\|")
+
+
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    lines = ["| " + " | ".join(map(_cell, header)) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(map(_cell, r)) + " |" for r in rows]
     return lines
 
 
@@ -127,13 +155,16 @@ def format_markdown(groups: dict[str, dict[str, Any]], title: str = "SituRec eva
             out.append("")
     errors = sum(s.get("errors", 0) for s in groups.values())
     if errors:
-        out += [f"**{errors} episode(s) crashed** (termination `error`; tracebacks in trajectories.jsonl).", ""]
+        out += [f"**{errors} episode(s) crashed** (termination `error`; tracebacks in trajectories.jsonl; "
+                "`--resume` retries them).", ""]
+    out += ["## Glossary", "", *(f"- **{_cell(k)}**: {v}" for k, v in GLOSSARY), ""]
     return "\n".join(out)
 
 
 def format_console(groups: dict[str, dict[str, Any]]) -> str:
-    """The same tables for a terminal (Markdown reads fine as plain text)."""
-    return format_markdown(groups).replace("\\|", "|")
+    """The same tables for a terminal (Markdown reads fine as plain text; a '|' inside a
+    cell stays escaped so that columns line up)."""
+    return format_markdown(groups)
 
 
 def write_metrics_json(path: str | os.PathLike, groups: dict[str, dict[str, Any]], extra: dict[str, Any] | None = None) -> None:

@@ -2,26 +2,32 @@
 
     python -m eval.rollout --env SituRec-Supermarket-v0 --agent heuristic --user rule \\
         --tasks all --workers 2 --seed 0 --repeats 1 --out runs/sm_heuristic [--resume] \\
-        [--save-frames] [--max-turns 20] [--reward recrm|none] [--model PATH] [--batch-size B]
+        [--save-frames] [--max-turns 20] [--reward recrm|none] [--model PATH] [--batch-size B] \\
+        [--max-consecutive-errors 5]
 
 Episodes run in worker processes (each builds its own env and agent); the parent alone
 appends each finished episode as one JSON line (flush + fsync). Task order is fixed and
 episode (task, repeat) uses seed ``seed + repeat`` with the env re-seeded at every reset,
-so results do not depend on the worker count. A crashed episode is saved with termination
-"error" and its traceback. ``--resume`` skips (task, repeat) pairs already in the file.
-At the end: metrics.json, report.md, plots and the HTML viewer in the run directory.
+so results do not depend on the worker count. The env and agent are built and reset once
+before the first episode: a setup fault stops the command (exit 2, one line) and leaves
+the run directory untouched. A crashed episode is saved with termination "error" and its
+traceback; ``--max-consecutive-errors`` crashes in a row stop the run (exit 1).
+``--resume`` skips (task, repeat) pairs already in the file and retries crashed ones
+(their records move to errors.jsonl). At the end: metrics.json, report.md, plots and the
+HTML viewer in the run directory, all in (task, repeat) order.
 
 LLM roles (model SPEC: ``hf:gguf:smollm2`` | ``hf:PATH_OR_HUB_ID`` | ``hf:gguf:FILE`` |
 ``openai:NAME``, see ``situ_gym.llm.factory``): ``--user llm --user-model SPEC
 [--user-base-url URL]``, ``--moderator llm [--moderator-model SPEC]`` (default: the
 user's), ``--judge llm --judge-model SPEC [--judge-base-url URL]``, ``--agent openai
---model NAME --base-url URL`` or ``--agent chat --model SPEC``; ``--images`` sends Set-of-Mark images to chat backends.
-Responses are cached in ``--llm-cache`` (default ``~/.cache/situ_gym/llm_responses.sqlite``;
-``none`` disables), keyed by the whole request, so a rerun replays them; tokens, seconds,
-cache hits/misses, re-asks and fallbacks per role go to ``llm_usage.jsonl`` and from there
-into metrics.json, report.md and config.json. An unreachable endpoint stops the command
-before the first episode; one that dies mid-run stops it with exit status 3 after the
-finished episodes are saved (episodes in flight are not; ``--resume`` runs them).
+--model NAME --base-url URL`` or ``--agent chat --model SPEC``; ``--images`` sends
+Set-of-Mark images to chat backends. Responses are cached in ``--llm-cache`` (default
+``~/.cache/situ_gym/llm_responses.sqlite``; ``none`` disables), keyed by the whole request,
+so a rerun replays them; tokens, seconds, cache hits/misses, re-asks and fallbacks per role
+go to ``llm_usage.jsonl`` and from there into metrics.json, report.md and config.json. An
+unreachable endpoint is a setup fault (exit 2 before the first episode); one that dies
+mid-run stops the run (exit 1) once the episodes in flight are saved as crashed, and
+``--resume`` retries them.
 
 ``--batch-size B`` plays B episodes in lock-step per process with one ``act_batch`` per
 turn (one batched ``generate`` for ``--agent hf``). Rule-based agents give the same
@@ -35,6 +41,7 @@ import dataclasses
 import json
 import logging
 import multiprocessing as mp
+import os
 import platform
 import sys
 import traceback
@@ -45,12 +52,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from eval.io import append_episode, done_keys, drop_truncated_tail, episode_id_for, read_episodes
-from eval.viewer import frame_name
-from situ_gym.llm.types import BackendUnavailable
+from agents.base import agent_info
+from eval.io import (
+    append_episode,
+    done_keys,
+    drop_truncated_tail,
+    episode_id_for,
+    move_error_episodes,
+    read_episodes,
+    task_order,
+)
+from eval.viewer import frame_name, marks_name
 from situ_gym.records import EpisodeRecord
 
-__all__ = ["RolloutConfig", "EpisodeJob", "select_tasks", "run_episode", "run_batch", "run", "finalize", "main"]
+__all__ = ["RolloutConfig", "EpisodeJob", "ConfigError", "RunStopped", "select_tasks", "run_episode", "run_batch",
+           "run", "finalize", "main"]
 
 logger = logging.getLogger(__name__)
 
@@ -94,6 +110,9 @@ class RolloutConfig:
     max_episodes: int | None = field(
         default=None, metadata={"help": "run at most this many new episodes (smoke runs, interrupts)"}
     )
+    max_consecutive_errors: int = field(
+        default=5, metadata={"help": "stop (exit 1) after this many crashed episodes in a row; 0 never stops"}
+    )
     no_report: bool = field(default=False, metadata={"help": "skip metrics/report/plots/viewer"})
     env_kwargs: dict[str, Any] = field(default_factory=dict, metadata={"help": "extra gym.make kwargs (JSON)"})
 
@@ -113,7 +132,7 @@ class RolloutConfig:
         if self.agent == "hf" and not self.model:
             raise ValueError("--agent hf needs --model PATH")
         if self.agent in ("openai", "chat") and not self.model:
-            raise ValueError("--agent openai needs --model NAME (and --base-url URL for a local server)")
+            raise ValueError(f"--agent {self.agent} needs --model NAME (and --base-url URL for a local server)")
         if self.judge not in ("rule", "llm", "none"):
             raise ValueError(f"judge must be 'rule', 'llm' or 'none', got {self.judge!r}")
         if self.user == "llm" and not self.user_model:
@@ -122,6 +141,13 @@ class RolloutConfig:
             raise ValueError("--moderator llm needs --moderator-model SPEC (or --user-model)")
         if self.judge == "llm" and not self.judge_model:
             raise ValueError("--judge llm needs --judge-model SPEC")
+        if self.seed < 0:
+            raise ValueError(f"seed must be >= 0, got {self.seed!r}")
+        if self.max_consecutive_errors < 0:
+            raise ValueError(f"max_consecutive_errors must be >= 0, got {self.max_consecutive_errors!r}")
+        if not isinstance(self.env_kwargs, dict):
+            raise ValueError(f"env_kwargs must be a JSON object, got {self.env_kwargs!r}")
+        _store_of(self.env)
 
 
 @dataclass(frozen=True)
@@ -164,8 +190,10 @@ def select_tasks(spec: str, task_ids: list[str]) -> list[str]:
     if all(part.strip().isdigit() for part in spec.split("-")) and spec.count("-") <= 1:
         lo, _, hi = spec.partition("-")
         a, b = int(lo), int(hi or lo)
-        if not 0 <= a <= b < len(task_ids):
-            raise ValueError(f"task range {spec!r} outside 0-{len(task_ids) - 1}")
+        if a > b:
+            raise ValueError(f"task range {spec!r} is empty: its start {a} is after its end {b}")
+        if b >= len(task_ids):
+            raise ValueError(f"task range {spec!r} is outside 0-{len(task_ids) - 1} (the bank has {len(task_ids)} tasks)")
         return task_ids[a : b + 1]
     wanted = [s.strip() for s in spec.split(",") if s.strip()]
     unknown = [t for t in wanted if t not in set(task_ids)]
@@ -203,6 +231,12 @@ def _llm_roles(config: RolloutConfig) -> dict[str, tuple[str, str | None]]:
     return roles
 
 
+def _judge_kwargs(config: RolloutConfig) -> dict[str, Any]:
+    if config.judge != "llm":
+        return {}
+    return {"model": config.judge_model, "base_url": config.judge_base_url, "cache": _llm_cache(config)}
+
+
 def _make_env(config: RolloutConfig):
     import gymnasium as gym
 
@@ -210,8 +244,9 @@ def _make_env(config: RolloutConfig):
     from situ_gym.llm import METER
     from situ_gym.user import make_moderator, make_user
 
-    METER.log_path = Path(config.out) / "llm_usage.jsonl"
     user, moderator = config.user, config.moderator
+    if user == "llm" or moderator == "llm":
+        METER.log_path = Path(config.out) / "llm_usage.jsonl"
     if user == "llm":
         user = make_user("llm", model=config.user_model, base_url=config.user_base_url,
                          cache=_llm_cache(config), images=config.images or None)
@@ -248,6 +283,9 @@ def _state(config: RolloutConfig, n_envs: int = 1, n_agents: int = 1) -> tuple[l
         if agents[i] is None:
             extra = {}
             if config.agent in ("openai", "chat"):
+                from situ_gym.llm import METER
+
+                METER.log_path = Path(config.out) / "llm_usage.jsonl"
                 extra = {"base_url": config.base_url, "images": config.images, "cache": _llm_cache(config)}
             agents[i] = make_agent(config.agent, model=config.model, **extra)
     return envs[:n_envs], agents[:n_agents]
@@ -270,10 +308,12 @@ def _save_frames(out: Path, episode_id: str, turn: int, obs: dict[str, Any], env
     import numpy as np
 
     saved = []
-    images = {"assistant": obs.get("som_rgb")}
+    images = {"assistant": obs.get("som_rgb"), "map": obs.get("map")}
+    views = {"assistant": getattr(env.unwrapped, "assistant_view", None)}
     user_view = getattr(env.unwrapped, "user_view", None)
     if user_view is not None and getattr(user_view, "image", None) is not None:
         images["user"] = user_view.image
+        views["user"] = user_view
     for role, image in images.items():
         if image is None:
             continue
@@ -282,6 +322,11 @@ def _save_frames(out: Path, episode_id: str, turn: int, obs: dict[str, Any], env
         path.parent.mkdir(parents=True, exist_ok=True)
         cv2.imwrite(str(path), cv2.cvtColor(np.ascontiguousarray(image, dtype=np.uint8), cv2.COLOR_RGB2BGR))
         saved.append(rel)
+        view = views.get(role)
+        if view is not None and getattr(view, "visible", None) is not None:
+            # The legend: which entity each mark in this frame stands for (the viewer names them).
+            marks = [[v.handle, v.entity_id] for v in view.visible]
+            (out / marks_name(rel)).write_text(json.dumps(marks), encoding="utf-8")
     return saved
 
 
@@ -307,7 +352,13 @@ def _record(job: EpisodeJob, turns: list[Any], frames: list[str], termination: s
         error=error,
         frames=frames,
     )
-    return record.model_dump_json()
+    try:
+        return record.model_dump_json()
+    except ValueError:  # PydanticSerializationError: text no parser cleaned (e.g. a plug-in shopper's)
+        from situ_gym.actions.parse import scrub_surrogates
+
+        logger.warning("episode %s: replaced unencodable characters in its record", job.episode_id)
+        return EpisodeRecord.model_validate(scrub_surrogates(record.model_dump())).model_dump_json()
 
 
 def run_episode(job: EpisodeJob) -> str:
@@ -320,7 +371,7 @@ def run_episode(job: EpisodeJob) -> str:
     try:
         (env,), (agent,) = _state(config)
         obs, info = env.reset(seed=job.seed, options={"task_id": job.task_id})
-        public = {k: v for k, v in info.items() if k != "task"}
+        public = agent_info(info)  # the trajectory keeps the task id, the agent does not see it
         agent.reset(obs, public, seed=job.seed)
         if config.save_frames:
             frames += _save_frames(out, job.episode_id, 1, obs, env)
@@ -335,8 +386,6 @@ def run_episode(job: EpisodeJob) -> str:
                 break
         else:
             termination = "turn_limit"
-    except BackendUnavailable:
-        raise  # a dead endpoint is not the assistant's failure: stop the run, resume later
     except Exception:  # noqa: BLE001 - a crashed episode is data, not a crashed run
         error = traceback.format_exc()
         termination = "error"
@@ -376,7 +425,7 @@ def run_batch(jobs: list[EpisodeJob], on_done: Callable[[str], None] | None = No
     for i, job in enumerate(jobs):
         try:
             obs[i], info = envs[i].reset(seed=job.seed, options={"task_id": job.task_id})
-            public = {k: v for k, v in info.items() if k != "task"}
+            public = agent_info(info)  # the trajectory keeps the task id, the agent does not see it
             if batched:
                 slot_of[i] = len(publics)
                 publics.append(public)
@@ -404,8 +453,6 @@ def run_batch(jobs: list[EpisodeJob], on_done: Callable[[str], None] | None = No
             try:
                 outs = agents[0].act_batch([obs[i] for i in open_], episodes=[slot_of[i] for i in open_])
                 texts = dict(zip(open_, outs, strict=True))
-            except BackendUnavailable:
-                raise
             except Exception:  # noqa: BLE001 - the whole batch failed
                 tb = traceback.format_exc()
                 for i in open_:
@@ -416,8 +463,6 @@ def run_batch(jobs: list[EpisodeJob], on_done: Callable[[str], None] | None = No
             for i in open_:
                 try:
                     texts[i] = agents[i].act(obs[i])
-                except BackendUnavailable:
-                    raise
                 except Exception:  # noqa: BLE001
                     finish(i, "error", traceback.format_exc())
                     _drop("agents", i)
@@ -446,7 +491,7 @@ def _step_envs(envs: list[Any], texts: dict[int, str], *, lockstep: bool) -> dic
 
     With LLM roles each episode steps in its own thread inside one lock-step session, so
     the shopper's (then the moderator's) calls of all episodes reach the backend as one
-    batch (``situ_gym.llm.lockstep``). BackendUnavailable propagates.
+    batch (``situ_gym.llm.lockstep``).
     """
     from situ_gym.llm import GATE
 
@@ -456,8 +501,6 @@ def _step_envs(envs: list[Any], texts: dict[int, str], *, lockstep: bool) -> dic
                 return envs[i].step(text)
             with GATE.participant(i):
                 return envs[i].step(text)
-        except BackendUnavailable:
-            raise
         except Exception:  # noqa: BLE001 - recorded as the episode's error
             return traceback.format_exc()
 
@@ -481,18 +524,6 @@ def _versions() -> dict[str, str]:
 
     return {"situ_gym": getattr(situ_gym, "__version__", "?"), "gymnasium": gymnasium.__version__,
             "numpy": numpy.__version__, "python": sys.version.split()[0], "platform": platform.platform()}
-
-
-def _write_config(config: RolloutConfig, out: Path, argv: list[str] | None) -> None:
-    path = out / "config.json"
-    current = dataclasses.asdict(config)
-    if config.resume and path.exists():
-        previous = json.loads(path.read_text(encoding="utf-8")).get("config", {})
-        changed = {k: (previous.get(k), current[k]) for k in _IDENTITY if previous.get(k, current[k]) != current[k]}
-        if changed:
-            raise ValueError(f"--resume with a different setup than {path}: {changed}")
-    payload = {"config": current, "versions": _versions(), "argv": argv if argv is not None else sys.argv}
-    path.write_text(json.dumps(payload, indent=2, sort_keys=True, default=str), encoding="utf-8")
 
 
 def _jobs(config: RolloutConfig) -> list[EpisodeJob]:
@@ -523,102 +554,218 @@ def _check_reward(config: RolloutConfig) -> None:
         raise ValueError(f"--reward recrm needs recrm.RecRMReward, which is not importable ({exc})") from exc
 
 
+class ConfigError(ValueError):
+    """A setup fault (unknown agent, bad path, dead engine, bad option): the command stops
+    before the first episode and the run directory is left as it was."""
+
+
+class RunStopped(RuntimeError):
+    """Too many episodes crashed in a row (an infrastructure fault, not agent behaviour)."""
+
+
+def _check_config(config: RolloutConfig, out: Path) -> None:
+    """Refuse a resume whose setup differs from the run directory's (reads, never writes)."""
+    path = out / "config.json"
+    if not (config.resume and path.exists()):
+        return
+    try:
+        previous = json.loads(path.read_text(encoding="utf-8")).get("config", {})
+    except (OSError, ValueError, AttributeError) as exc:
+        raise ConfigError(f"cannot read {path}: {exc}") from exc
+    current = dataclasses.asdict(config)
+    changed = {k: (previous.get(k), current[k]) for k in _IDENTITY if previous.get(k, current[k]) != current[k]}
+    if changed:
+        raise ConfigError(f"--resume with a different setup than {path}: {changed}")
+
+
+def _write_config(config: RolloutConfig, out: Path, argv: list[str] | None) -> None:
+    payload = {"config": dataclasses.asdict(config), "versions": _versions(),
+               "argv": argv if argv is not None else sys.argv}
+    (out / "config.json").write_text(json.dumps(payload, indent=2, sort_keys=True, default=str), encoding="utf-8")
+
+
+def _check_out(out: Path) -> None:
+    """The run directory can be created and written (checked before anything is written)."""
+    if out.exists():
+        if not out.is_dir():
+            raise ConfigError(f"--out {str(out)!r} exists and is not a directory")
+        if not os.access(out, os.W_OK | os.X_OK):
+            raise ConfigError(f"--out {str(out)!r} is not writable")
+        return
+    parent = out.absolute().parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+        raise ConfigError(f"--out {str(out)!r} cannot be created: {str(parent)!r} is not a writable directory")
+
+
+def _check_setup(config: RolloutConfig, job: EpisodeJob) -> None:
+    """Build the env and the agent once and reset both on the first pending task, so that a
+    configuration fault stops the command before any episode is recorded."""
+    try:
+        (env,), (agent,) = _state(config)
+        obs, info = env.reset(seed=job.seed, options={"task_id": job.task_id})
+        agent.reset(obs, agent_info(info), seed=job.seed)
+    except Exception as exc:  # noqa: BLE001 - any failure here is a setup fault
+        _drop("envs", 0)
+        _drop("agents", 0)
+        detail = str(exc).strip().splitlines()
+        raise ConfigError(
+            f"cannot start {config.agent!r} on {config.env!r}: {type(exc).__name__}: {detail[0] if detail else ''}"
+        ) from exc
+    if config.workers > 1:  # workers build their own; free the parent's copy
+        _drop("envs", 0)
+        _drop("agents", 0)
+
+
+def _check_llm(config: RolloutConfig) -> None:
+    """Every LLM role's endpoint answers / model file exists, before the first episode."""
+    from situ_gym.llm import BackendUnavailable, check_backend
+
+    for role, (spec, base_url) in _llm_roles(config).items():
+        try:
+            check_backend(spec, base_url=base_url)
+        except BackendUnavailable as exc:
+            raise ConfigError(f"{role} model {spec}: {exc}") from exc
+
+
+def _backend_died(error: str | None) -> str | None:
+    """The message when a crashed episode's traceback ends in BackendUnavailable."""
+    last = (error or "").strip().splitlines()
+    if last and "BackendUnavailable:" in last[-1]:
+        return last[-1].split("BackendUnavailable:", 1)[1].strip()
+    return None
+
+
+def _plan(config: RolloutConfig) -> tuple[Path, list[EpisodeJob], int, int]:
+    """Everything checked before the run directory is touched: (out, pending jobs, episodes
+    already saved, error episodes that will be retried). Raises ConfigError."""
+    try:
+        _check_reward(config)
+        if config.judge != "none" and not config.no_report:
+            from eval.judge import make_judge
+
+            make_judge(config.judge, **_judge_kwargs(config))  # else a bad judge fails after every episode ran
+        _check_llm(config)
+        out = Path(config.out)
+        _check_out(out)
+        traj = out / "trajectories.jsonl"
+        if traj.exists() and not config.resume:
+            raise ConfigError(f"{traj} exists; pass --resume to continue it or choose another --out")
+        _check_config(config, out)
+        jobs = _jobs(config)
+        saved = read_episodes(traj) if config.resume and traj.exists() else []
+    except ConfigError:
+        raise
+    except (ValueError, OSError) as exc:
+        raise ConfigError(str(exc).splitlines()[0]) from exc
+    done = done_keys(ep for ep in saved if ep.termination != "error")
+    retry = sum(1 for ep in saved if ep.termination == "error")
+    pending = [j for j in jobs if (j.task_id, j.repeat) not in done]
+    if config.max_episodes is not None:
+        pending = pending[: config.max_episodes]
+    if pending:
+        _check_setup(config, pending[0])
+    return out, pending, len(done), retry
+
+
 def run(config: RolloutConfig, argv: list[str] | None = None) -> dict[str, Any] | None:
     """Run every pending episode, then write the report. Returns the metric groups (None
-    with ``no_report``)."""
+    with ``no_report``). Raises ConfigError before touching the run directory when the
+    setup is wrong, and RunStopped after ``max_consecutive_errors`` crashes in a row."""
     from tqdm import tqdm
 
-    _check_reward(config)
-    _check_llm(config)
-    out = Path(config.out)
+    out, pending, n_done, n_retry = _plan(config)
     out.mkdir(parents=True, exist_ok=True)
     traj = out / "trajectories.jsonl"
-    if traj.exists() and not config.resume:
-        raise ValueError(f"{traj} exists; pass --resume to continue it or choose another --out")
     _write_config(config, out, argv)
     if config.resume and drop_truncated_tail(traj):
         logger.warning("%s: dropped a truncated last line left by an interrupted run", traj)
-    done = done_keys(read_episodes(traj)) if traj.exists() else set()
-    pending = [j for j in _jobs(config) if (j.task_id, j.repeat) not in done]
-    if config.max_episodes is not None:
-        pending = pending[: config.max_episodes]
-    logger.info("%d episodes to run (%d already saved)", len(pending), len(done))
+    if config.resume and n_retry:
+        moved = move_error_episodes(traj, out / "errors.jsonl")
+        logger.info("retrying %d crashed episode(s); their records moved to %s", moved, out / "errors.jsonl")
+    logger.info("%d episodes to run (%d already saved)", len(pending), n_done)
 
-    successes = finished = errors = 0
+    successes = finished = errors = consecutive = 0
     bar = tqdm(total=len(pending), desc=f"{config.agent} on {config.env}", unit="ep", file=sys.stderr)
 
     def _save(text: str) -> None:
-        nonlocal successes, finished, errors
+        nonlocal successes, finished, errors, consecutive
         record = EpisodeRecord.model_validate_json(text)
         append_episode(traj, record)
         finished += 1
         successes += bool(record.cart)
         bar.update(1)
         errors += record.error is not None
+        consecutive = consecutive + 1 if record.error is not None else 0
         bar.set_postfix(success=f"{successes}/{finished}", **({"errors": errors} if errors else {}))
+        died = _backend_died(record.error)
+        if died:  # a dead endpoint is not the assistant's failure: stop, resume retries the episode
+            raise RunStopped(f"a chat model endpoint failed: {died}; {finished} episodes saved in {traj} "
+                             f"({errors} crashed, retried by --resume)")
+        if config.max_consecutive_errors and consecutive >= config.max_consecutive_errors:
+            last = (record.error or "").strip().splitlines()
+            raise RunStopped(
+                f"stopped after {consecutive} crashed episodes in a row (last: {last[-1] if last else '?'}); "
+                f"{finished} of {len(pending)} episodes saved, {errors} crashed, in {traj}. "
+                f"Fix the cause and rerun with --resume: crashed episodes are retried"
+            )
+
+    def _pool():
+        methods = mp.get_all_start_methods()
+        ctx = mp.get_context("forkserver" if "forkserver" in methods else "spawn")
+        return ProcessPoolExecutor(max_workers=config.workers, mp_context=ctx)
+
+    def _died(exc: BaseException) -> RuntimeError:
+        return RuntimeError(f"a worker process died ({exc}); {finished} episodes were saved, "
+                            f"rerun with --resume to finish the remaining ones")
 
     try:
         if config.batch_size > 1 and config.workers == 1:
             for k in range(0, len(pending), config.batch_size):
                 run_batch(pending[k : k + config.batch_size], on_done=_save)
         elif config.batch_size > 1:
-            methods = mp.get_all_start_methods()
-            ctx = mp.get_context("forkserver" if "forkserver" in methods else "spawn")
             chunks = [pending[k : k + config.batch_size] for k in range(0, len(pending), config.batch_size)]
-            with ProcessPoolExecutor(max_workers=config.workers, mp_context=ctx) as pool:
-                for fut in as_completed([pool.submit(run_batch, chunk) for chunk in chunks]):
-                    try:
-                        texts = fut.result()
-                    except BrokenProcessPool as exc:
-                        raise RuntimeError(
-                            f"a worker process died ({exc}); {finished} episodes were saved, "
-                            f"rerun with --resume to finish the remaining ones"
-                        ) from exc
-                    for text in texts:
-                        _save(text)
-                    # (a BackendUnavailable from fut.result() propagates and stops the run)
+            with _pool() as pool:
+                try:
+                    for fut in as_completed([pool.submit(run_batch, chunk) for chunk in chunks]):
+                        try:
+                            texts = fut.result()
+                        except BrokenProcessPool as exc:
+                            raise _died(exc) from exc
+                        for text in texts:
+                            _save(text)
+                except RunStopped:
+                    pool.shutdown(wait=True, cancel_futures=True)
+                    raise
         elif config.workers == 1 or len(pending) <= 1:
             for job in pending:
                 _save(run_episode(job))
         else:
-            methods = mp.get_all_start_methods()
-            ctx = mp.get_context("forkserver" if "forkserver" in methods else "spawn")
-            with ProcessPoolExecutor(max_workers=config.workers, mp_context=ctx) as pool:
+            with _pool() as pool:
                 futures = {pool.submit(run_episode, job): job for job in pending}
-                for fut in as_completed(futures):
-                    try:
-                        _save(fut.result())
-                    except BackendUnavailable:
-                        pool.shutdown(wait=False, cancel_futures=True)
-                        raise
-                    except BrokenProcessPool as exc:
-                        # A worker died (killed, out of memory): which episode did it is
-                        # unknown, so none is recorded; unsaved episodes rerun on --resume.
-                        raise RuntimeError(
-                            f"a worker process died ({exc}); {finished} episodes were saved, "
-                            f"rerun with --resume to finish the remaining ones"
-                        ) from exc
-                    except Exception:  # noqa: BLE001 - e.g. an unpicklable result
-                        _save(_record(futures[fut], [], [], "error", traceback.format_exc()))
+                try:
+                    for fut in as_completed(futures):
+                        try:
+                            text = fut.result()
+                        except BrokenProcessPool as exc:
+                            # A worker died (killed, out of memory): which episode did it is
+                            # unknown, so none is recorded; unsaved episodes rerun on --resume.
+                            raise _died(exc) from exc
+                        except Exception:  # noqa: BLE001 - e.g. an unpicklable result
+                            text = _record(futures[fut], [], [], "error", traceback.format_exc())
+                        _save(text)
+                except RunStopped:
+                    pool.shutdown(wait=True, cancel_futures=True)
+                    raise
     finally:
         bar.close()
+    if errors:
+        logger.warning("%d of %d episodes crashed (termination 'error'); rerun with --resume to retry them",
+                       errors, finished)
     if config.no_report:
         return None
-    judge_kwargs = {}
-    if config.judge == "llm":
-        judge_kwargs = {"model": config.judge_model, "base_url": config.judge_base_url, "cache": _llm_cache(config)}
-    return finalize(out, judge=config.judge, judge_kwargs=judge_kwargs)
-
-
-def _check_llm(config: RolloutConfig) -> None:
-    """Every LLM role's endpoint answers / model file exists, before the first episode."""
-    from situ_gym.llm import check_backend
-
-    for role, (spec, base_url) in _llm_roles(config).items():
-        try:
-            check_backend(spec, base_url=base_url)
-        except BackendUnavailable as exc:
-            raise ValueError(f"{role} model {spec}: {exc}") from exc
+    return finalize(out, judge=config.judge, judge_kwargs=_judge_kwargs(config))
 
 
 def finalize(run_dir: str | Path, judge: str = "rule", judge_kwargs: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -630,7 +777,7 @@ def finalize(run_dir: str | Path, judge: str = "rule", judge_kwargs: dict[str, A
     from eval.viewer import write_viewer
 
     run_dir = Path(run_dir)
-    episodes = read_episodes(run_dir / "trajectories.jsonl")
+    episodes = task_order(read_episodes(run_dir / "trajectories.jsonl"))
     stores = {ep.store for ep in episodes}
     indexes = load_indexes(stores)
     ratings = None
@@ -681,7 +828,7 @@ def _parser() -> argparse.ArgumentParser:
         if type_name == "bool":
             parser.add_argument(flag, action="store_true", help=help_)
         elif f.name == "env_kwargs":
-            parser.add_argument(flag, type=json.loads, default={}, help=help_)
+            parser.add_argument(flag, type=_json_object, default={}, help=help_)
         else:
             kind = int if type_name in ("int", "int | None") else str
             default = f.default if f.default is not dataclasses.MISSING else None
@@ -689,18 +836,32 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _json_object(text: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise argparse.ArgumentTypeError(f"not JSON ({exc.msg} at column {exc.colno}): {text!r}") from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError(f"must be a JSON object like '{{\"image_size\": [320, 240]}}', got {text!r}")
+    return value
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:
         config = RolloutConfig(**vars(args))
         groups = run(config, argv=sys.argv if argv is None else argv)
-    except BackendUnavailable as exc:
-        print(f"error: {exc}; finished episodes are saved, rerun with --resume", file=sys.stderr)
-        return 3
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    except ValueError as exc:  # ConfigError and the config's own checks: nothing was run
+        parser.error(str(exc).splitlines()[0])
+    except (RunStopped, RuntimeError) as exc:
+        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"{parser.prog}: interrupted; every finished episode is saved in {args.out}, "
+              "rerun the same command with --resume to finish", file=sys.stderr)
+        return 130
     if groups is not None:
         from eval.report import format_console
 

@@ -1,26 +1,42 @@
-"""Self-contained HTML trajectory viewer: ``index.html`` plus one page per episode, showing
-both roles' SoM frames (files beside the pages), the dialogue, expected vs taken actions,
-the ranking by name and the reward components. All text is escaped."""
+"""Self-contained HTML trajectory viewer: ``index.html`` (run summary, plots, episodes in task
+order) plus one page per episode, showing the shopper's path on the store map, both roles'
+SoM frames with a legend of their marks (when the run saved frames), the dialogue, expected
+vs taken actions, the ranking by name and the reward components. All text is escaped."""
 
 from __future__ import annotations
 
 import json
 import os
 import re
+from collections import Counter
 from html import escape
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from situ_gym.records import EpisodeRecord, ToolCall, TurnRecord
 from situ_gym.scene.index import SceneIndex
 
-__all__ = ["safe_name", "frame_name", "episode_page", "write_viewer"]
+__all__ = ["safe_name", "frame_name", "marks_name", "map_name", "episode_page", "write_episode_map", "write_viewer"]
+
+MAP_WIDTH = 480  # pixels; the episode map is shown at this width
 
 _CSS = """body{font-family:system-ui,sans-serif;margin:1.5em;max-width:1300px}
 table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;vertical-align:top}
 .turn{border:1px solid #bbb;border-radius:6px;padding:8px;margin:10px 0}
-.frames img{max-width:420px;margin-right:8px;border:1px solid #999}
+.frames img{width:240px;margin-right:8px;border:1px solid #999}
+.frames figure{display:inline-block;margin:0 8px 0 0;vertical-align:top}
+.frames figcaption{font-size:85%;color:#444;max-width:240px}
+.legend{font-size:88%;margin:4px 0}.plots img{width:49%;max-width:640px}
+.summary td:last-child,.summary th:last-child{text-align:left}
+.note{background:#fff6d8;border:1px solid #e0c060;padding:6px 10px;border-radius:4px}
+.summary td,.summary th{text-align:right}.summary td:first-child,.summary th:first-child{text-align:left}
 .ok{color:#060}.bad{color:#a00}.muted{color:#666;font-size:90%}pre{white-space:pre-wrap;margin:0}"""
+_NO_FRAMES = ("Frames were not saved in this run: rerun with <code>--save-frames</code> to see what both "
+              "roles saw at every turn.")
+_NO_REWARD = ("No reward components were recorded: rerun with <code>--reward recrm</code> to see RecRM's "
+              "per-turn reward here.")
 
 
 def safe_name(episode_id: str) -> str:
@@ -32,6 +48,16 @@ def frame_name(episode_id: str, turn: int, role: str) -> str:
     """Relative path (from the run dir) of the frame a role saw when turn ``turn`` began
     (``turn = T + 1`` is the view after the last action)."""
     return f"frames/{safe_name(episode_id)}/t{turn:02d}_{role}.png"
+
+
+def marks_name(frame: str) -> str:
+    """The legend file saved beside a frame: its marks as ``[[handle, entity id], ...]``."""
+    return frame.rsplit(".", 1)[0] + ".json"
+
+
+def map_name(episode_id: str) -> str:
+    """Relative path (from the run dir) of an episode's map with the shopper's path."""
+    return f"maps/{safe_name(episode_id)}.png"
 
 
 def _name(eid: str | None, index: SceneIndex | None) -> str:
@@ -52,13 +78,36 @@ def _call(call: ToolCall | None, index: SceneIndex | None) -> str:
     return f"<b>{escape(call.name)}</b> {args}{target}{flags}{err}"
 
 
-def _turn_html(ep: EpisodeRecord, t: TurnRecord, index: SceneIndex | None, frames: set[str]) -> str:
-    imgs = []
-    for role in ("assistant", "user"):
-        rel = frame_name(ep.episode_id, t.turn, role)
-        if rel in frames:
-            imgs.append(f'<figure style="display:inline-block"><img src="../{escape(rel)}" alt="{role} view">'
-                        f"<figcaption>{role} view</figcaption></figure>")
+def _figure(rel: str, caption: str) -> str:
+    """A frame thumbnail that opens full size."""
+    src = escape("../" + rel)
+    return (f'<figure><a href="{src}" target="_blank"><img src="{src}" alt="{escape(caption)}"></a>'
+            f"<figcaption>{escape(caption)}</figcaption></figure>")
+
+
+def _frames_html(ep: EpisodeRecord, turn: int, index: SceneIndex | None, frames: set[str],
+                 marks: dict[str, list[list[str]]], when: str) -> str:
+    """The frames a turn began with (thumbnails, click for full size) and, under them, the
+    legend of each view's marks: handle -> product or place name."""
+    figs, legends = [], []
+    for role in ("assistant", "user", "map"):
+        rel = frame_name(ep.episode_id, turn, role)
+        if rel not in frames:
+            continue
+        what = "assistant's map" if role == "map" else f"{role}'s view"
+        figs.append(_figure(rel, f"{what} {when}"))
+        if marks.get(rel):
+            names = "; ".join(f"<b>{escape(h)}</b> {escape(_name(e, index))}" for h, e in marks[rel])
+            legends.append(f"<p class=legend><b>Marks in the {role}'s view:</b> {names}</p>")
+    if not figs:
+        return ""
+    return f'<div class=frames>{"".join(figs)}</div>{"".join(legends)}'
+
+
+def _turn_html(ep: EpisodeRecord, t: TurnRecord, index: SceneIndex | None, frames: set[str],
+               marks: dict[str, list[list[str]]] | None = None) -> str:
+    when = f"as turn {t.turn} began (before the shopper acts)"
+    imgs = _frames_html(ep, t.turn, index, frames, marks or {}, when)
     exp, act = t.expected_user_action, t.user_action
     follow = ""
     if exp is not None:
@@ -84,14 +133,15 @@ def _turn_html(ep: EpisodeRecord, t: TurnRecord, index: SceneIndex | None, frame
         ("Visible after", escape(", ".join(_name(e, index) for e in t.visible_after)) or "-"),
         ("Cart / held", escape(", ".join(_name(e, index) for e in t.cart) or "empty")
          + " / " + escape(_name(t.held_item, index))),
+        ("Pose after", f"x {t.pose_after[0]:.2f} m, y {t.pose_after[1]:.2f} m, yaw {t.pose_after[2]:.0f}° "
+                       f"<span class=muted>(point {t.turn} on the map)</span>"),
     ]
     if reward:
         rows.append(("Reward", reward))
     if errors:
         rows.append(("Output errors", f"<ul>{errors}</ul>"))
     body = "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in rows)
-    return (f'<div class=turn id="t{t.turn}"><h3>Turn {t.turn}</h3>'
-            f'<div class=frames>{"".join(imgs)}</div><table>{body}</table></div>')
+    return f'<div class=turn id="t{t.turn}"><h3>Turn {t.turn}</h3>{imgs}<table>{body}</table></div>'
 
 
 def episode_page(
@@ -99,9 +149,13 @@ def episode_page(
     index: SceneIndex | None = None,
     rating: dict[str, Any] | None = None,
     neighbours: tuple[str | None, str | None] = (None, None),
+    marks: dict[str, list[list[str]]] | None = None,
+    map_rel: str | None = None,
 ) -> str:
     """One episode as a standalone HTML page (frames referenced relative to ``episodes/``);
-    ``neighbours`` are the previous / next episode ids for the page's links."""
+    ``neighbours`` are the previous / next episode ids for the page's links, ``marks`` the
+    legends of saved frames (frame path -> [[handle, entity id], ...]) and ``map_rel`` the
+    episode's map with the shopper's path."""
     frames = set(ep.frames)
     links = ['<a href="../index.html">all episodes</a>']
     for label, other in zip(("previous", "next"), neighbours, strict=True):
@@ -122,20 +176,98 @@ def episode_page(
             ("termination", ep.termination)]
     parts += [f"<tr><th>{escape(k)}</th><td>{escape(v)}</td></tr>" for k, v in meta]
     if rating:
-        parts.append("<tr><th>dialogue ratings</th><td>" + escape(
-            ", ".join(f"{k}: {v}" for k, v in rating.items())) + "</td></tr>")
+        judge = rating.get("judge", "unknown")
+        scores = ", ".join(f"{k}: {v}" for k, v in rating.items() if k != "judge")
+        parts.append(f"<tr><th>dialogue ratings ({escape(str(judge))} judge, 1-5)</th><td>{escape(scores)}</td></tr>")
     parts.append("</table>")
+    notes = []
+    if not frames:
+        notes.append(_NO_FRAMES)
+    if ep.turns and not any(t.reward for t in ep.turns):
+        notes.append(_NO_REWARD)
+    parts += [f"<p class=note>{n}</p>" for n in notes]
+    if map_rel:
+        parts.append(f'<figure><a href="../{escape(map_rel)}" target="_blank"><img src="../{escape(map_rel)}" '
+                     f'width={MAP_WIDTH} alt="store map"></a><figcaption class=muted>Store map (assistant\'s '
+                     "handles): the shopper's start (S) and pose after each turn (numbered; lines join consecutive "
+                     "poses, not the walked route), last pose with its heading.</figcaption></figure>")
     if ep.error:
         parts.append(f"<h2 class=bad>Error</h2><pre>{escape(ep.error)}</pre>")
     for t in sorted(ep.turns, key=lambda t: t.turn):
-        parts.append(_turn_html(ep, t, index, frames))
-    final = [r for r in ("assistant", "user") if frame_name(ep.episode_id, len(ep.turns) + 1, r) in frames]
+        parts.append(_turn_html(ep, t, index, frames, marks))
+    final = _frames_html(ep, len(ep.turns) + 1, index, frames, marks or {}, "after the last action")
     if final:
-        parts.append("<div class=turn><h3>Final view</h3><div class=frames>" + "".join(
-            f'<img src="../{escape(frame_name(ep.episode_id, len(ep.turns) + 1, r))}" alt="{r} view">' for r in final
-        ) + "</div></div>")
+        parts.append(f"<div class=turn><h3>Final view</h3>{final}</div>")
     parts.append("</body></html>")
     return "\n".join(parts)
+
+
+def write_episode_map(path: str | os.PathLike, ep: EpisodeRecord, index: SceneIndex) -> Path:
+    """The store map (assistant's handles) with the shopper's path: start, the pose after
+    each turn (numbered) and the final heading."""
+    import cv2
+
+    from situ_gym.backends.base import Pose
+    from situ_gym.som.minimap import map_transform, render_minimap
+
+    scene = index.scene
+    start = scene.layout.start
+    poses = [(start.x, start.y, start.yaw)] + [tuple(t.pose_after) for t in sorted(ep.turns, key=lambda t: t.turn)]
+    x, y, yaw = poses[-1]
+    image = render_minimap(scene, index, Pose(x, y, yaw, 0.0), "assistant", (MAP_WIDTH, None))
+    tf = map_transform(scene, (image.shape[1], image.shape[0]))
+    points = [tf.to_px(px, py) for px, py, _ in poses]
+    bgr = cv2.cvtColor(np.ascontiguousarray(image), cv2.COLOR_RGB2BGR)
+    for a, b in zip(points, points[1:], strict=False):
+        cv2.line(bgr, a, b, (40, 40, 200), 1, cv2.LINE_AA)
+    labels = ["S"] + [str(i) for i in range(1, len(points))]
+    drawn: dict[tuple[int, int], int] = {}
+    for (u, v), label in zip(points, labels, strict=True):
+        k = drawn.get((u, v), 0)  # turns that did not move stack their numbers
+        drawn[(u, v)] = k + 1
+        cv2.circle(bgr, (u, v), 3, (40, 40, 200), -1, cv2.LINE_AA)
+        cv2.putText(bgr, label, (u + 4, v - 4 - 10 * k), cv2.FONT_HERSHEY_SIMPLEX, 0.35, (20, 20, 120), 1, cv2.LINE_AA)
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    cv2.imwrite(str(out), bgr)
+    return out
+
+
+def _read_marks(run: Path, frames: list[str]) -> dict[str, list[list[str]]]:
+    out = {}
+    for rel in frames:
+        legend = run / marks_name(rel)
+        if legend.exists():
+            try:
+                out[rel] = [list(map(str, pair)) for pair in json.loads(legend.read_text(encoding="utf-8"))]
+            except (ValueError, TypeError):
+                continue  # a damaged legend only loses the names under that frame
+    return out
+
+
+def _summary_html(episodes: list[EpisodeRecord], ratings: list[dict[str, Any]] | None) -> str:
+    """Per env/agent cohort: episodes, purchases, mean turns, crashes and terminations."""
+    groups: dict[tuple[str, str], list[EpisodeRecord]] = {}
+    for ep in episodes:
+        groups.setdefault((ep.env_id, ep.agent), []).append(ep)
+    rows = []
+    for (env, agent), eps in groups.items():
+        n = len(eps)
+        bought = sum(bool(ep.cart) for ep in eps)
+        turns = sum(len(ep.turns) for ep in eps) / n
+        ends = ", ".join(f"{k} {v}" for k, v in sorted(Counter(ep.termination for ep in eps).items()))
+        crashed = sum(ep.termination == "error" for ep in eps)
+        rows.append(f"<tr><td>{escape(env)} / {escape(agent)}</td><td>{n}</td><td>{bought} ({100 * bought / n:.1f}%)</td>"
+                    f"<td>{turns:.1f}</td><td class={'bad' if crashed else 'ok'}>{crashed}</td>"
+                    f"<td>{escape(ends)}</td></tr>")
+    judge = ratings[0].get("judge") if ratings else None
+    judged = (f"Dialogue ratings come from the <b>{escape(str(judge))}</b> judge (not an LLM), 1-5."
+              if judge else "No dialogue judge was run.")
+    users = ", ".join(sorted({ep.user for ep in episodes})) or "-"
+    return ("<h2>Summary</h2><table class=summary><tr><th>env / agent</th><th>episodes</th><th>purchases (SR)</th>"
+            "<th>mean turns</th><th>crashed</th><th>terminations</th></tr>" + "".join(rows) + "</table>"
+            f"<p class=muted>Shopper: {escape(users)}. {judged} SR here is the plain share of episodes; report.md "
+            "gives the paper's subset mean ± SD.</p>")
 
 
 def write_viewer(
@@ -144,17 +276,31 @@ def write_viewer(
     indexes: dict[str, SceneIndex] | None = None,
     ratings: list[dict[str, Any]] | None = None,
 ) -> Path:
-    """Write ``index.html`` and ``episodes/<id>.html`` into the run dir; returns index.html."""
+    """Write ``index.html``, ``episodes/<id>.html`` and ``maps/<id>.png`` into the run dir
+    (episodes in task order); returns index.html."""
+    from eval.io import task_order
+
     run = Path(run_dir)
     (run / "episodes").mkdir(parents=True, exist_ok=True)
     indexes = indexes or {}
+    if ratings is not None and len(ratings) != len(episodes):
+        raise ValueError(f"need one rating per episode, got {len(ratings)} for {len(episodes)}")
+    rated = {id(ep): r for ep, r in zip(episodes, ratings or [], strict=False)}
+    episodes = task_order(episodes)
+    ratings = [rated[id(ep)] for ep in episodes] if ratings is not None else None
     rows = []
     for i, ep in enumerate(episodes):
         page = f"episodes/{safe_name(ep.episode_id)}.html"
         rating = ratings[i] if ratings else None
         neighbours = (episodes[i - 1].episode_id if i > 0 else None,
                       episodes[i + 1].episode_id if i + 1 < len(episodes) else None)
-        (run / page).write_text(episode_page(ep, indexes.get(ep.store), rating, neighbours), encoding="utf-8")
+        index = indexes.get(ep.store)
+        map_rel = None
+        if index is not None:
+            map_rel = map_name(ep.episode_id)
+            write_episode_map(run / map_rel, ep, index)
+        html_page = episode_page(ep, index, rating, neighbours, _read_marks(run, ep.frames), map_rel)
+        (run / page).write_text(html_page, encoding="utf-8")
         ok = bool(ep.cart)
         rows.append(
             f"<tr><td><a href=\"{escape(page)}\">{escape(ep.episode_id)}</a></td><td>{escape(ep.env_id)}</td>"
@@ -162,14 +308,23 @@ def write_viewer(
             f"<td class={'ok' if ok else 'bad'}>{'yes' if ok else 'no'}</td><td>{escape(ep.termination)}</td>"
             f"<td>{'' if rating is None else escape(str(rating.get('Overall', '')))}</td></tr>"
         )
-    imgs = "".join(f'<img src="{n}" alt="{n}" style="max-width:32%">' for n in
+    imgs = "".join(f'<a href="{n}" target="_blank"><img src="{n}" alt="{n}"></a>' for n in
                    ("sr_by_turn.png", "cgv_gain.png", "action_shares.png") if (run / n).exists())
     report = '<p><a href="report.md">report.md</a> · <a href="metrics.json">metrics.json</a></p>'
+    notes = []
+    if episodes and not any(ep.frames for ep in episodes):
+        notes.append(_NO_FRAMES)
+    if any(ep.turns for ep in episodes) and not any(t.reward for ep in episodes for t in ep.turns):
+        notes.append(_NO_REWARD)
+    judge = ratings[0].get("judge") if ratings else None
+    overall = f"overall ({escape(str(judge))} judge)" if judge else "overall"
     html = (
         f"<!doctype html><html><head><meta charset=utf-8><title>{escape(run.name)}</title>"
-        f"<style>{_CSS}</style></head><body><h1>Run {escape(run.name)}</h1>{report}<div>{imgs}</div>"
+        f"<style>{_CSS}</style></head><body><h1>Run {escape(run.name)}</h1>{report}"
+        + _summary_html(episodes, ratings) + "".join(f"<p class=note>{n}</p>" for n in notes)
+        + f"<div class=plots>{imgs}</div><h2>Episodes (task order)</h2>"
         "<table><tr><th>episode</th><th>env</th><th>agent</th><th>subset</th><th>turns</th>"
-        "<th>purchase</th><th>termination</th><th>overall</th></tr>" + "".join(rows) + "</table></body></html>"
+        f"<th>purchase</th><th>termination</th><th>{overall}</th></tr>" + "".join(rows) + "</table></body></html>"
     )
     index_path = run / "index.html"
     index_path.write_text(html, encoding="utf-8")

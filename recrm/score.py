@@ -43,7 +43,10 @@ def load_world(store: str) -> tuple[dict[str, Task], SceneIndex]:
 
 def read_trajectories(path: str | Path) -> list[EpisodeRecord]:
     """Episodes of a JSON-lines trajectory file; a truncated last line is dropped with a warning."""
-    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not a trajectory file (not UTF-8 text at byte {exc.start})") from None
     episodes = []
     for i, line in enumerate(lines):
         if not line.strip():
@@ -279,9 +282,11 @@ def main(argv: list[str] | None = None) -> int:
         )
     except ValueError as exc:
         parser.error(str(exc))
-    result = score_episodes(
-        read_trajectories(args.file), composite=composite, outcome_bonus=args.outcome_bonus
-    )
+    try:
+        episodes = read_trajectories(args.file)
+    except (ValueError, OSError) as exc:  # garbage, binary or unreadable file
+        parser.error(str(exc).splitlines()[0])
+    result = score_episodes(episodes, composite=composite, outcome_bonus=args.outcome_bonus)
     if args.json:
         json.dump(result, sys.stdout, indent=2)
         print()

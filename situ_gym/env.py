@@ -22,7 +22,7 @@ from situ_gym.spaces import MAX_ACTION_TEXT, MAX_OBS_TEXT, clip_text, sanitize_t
 from situ_gym.text import catalog_text, nav_targets_text
 from situ_gym.user import UserObservation, make_moderator, make_user
 
-__all__ = ["SituRecEnv", "ABLATIONS", "STALL_DISPLACEMENT", "RECOMMENDATION_LIMIT"]
+__all__ = ["SituRecEnv", "ABLATIONS", "STALL_DISPLACEMENT", "RECOMMENDATION_LIMIT", "RESET_OPTIONS"]
 
 logger = logging.getLogger(__name__)
 
@@ -31,6 +31,39 @@ RECOMMENDATION_LIMIT = 3  # turns proposing a new product, without a purchase (A
 STALL_LIMIT = 3  # consecutive translational actions that barely move (App. B.3)
 STALL_DISPLACEMENT = 0.05  # metres; below this a translational action "did not move"
 MAP_SIZE = (320, 240)  # width, height of the layout minimap
+MAX_IMAGE_SIDE = 4096  # pixels; beyond this one frame costs seconds and hundreds of MB
+MAX_SOM_DEPTH = 1000.0  # metres; far larger than any store
+RESET_OPTIONS = ("task_id",)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+def _is_real(value: Any) -> bool:
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool) \
+        and bool(np.isfinite(value))
+
+
+def _check_image_size(image_size: Any) -> tuple[int, int]:
+    """(width, height) as ints, or a ValueError that prints the bad value."""
+    try:
+        width, height = image_size
+    except (TypeError, ValueError):
+        raise ValueError(f"image_size must be a (width, height) pair, got {image_size!r}") from None
+    if not (_is_int(width) and _is_int(height)) or not (
+        16 <= width <= MAX_IMAGE_SIDE and 16 <= height <= MAX_IMAGE_SIDE
+    ):
+        raise ValueError(
+            f"image_size must be two integers between 16 and {MAX_IMAGE_SIDE}, got {image_size!r}"
+        )
+    return int(width), int(height)
+
+
+def _quote_lines(text: str) -> str:
+    """Indent every continuation line, so that no text a role wrote can start a history line
+    of its own (a forged "User action: ..." line stays visibly inside the message)."""
+    return text.replace("\n", "\n  ")
 
 
 class SituRecEnv(gym.Env[dict, str]):
@@ -78,7 +111,8 @@ class SituRecEnv(gym.Env[dict, str]):
     before, whatever their annotation), ``moderator_end``,
     ``motion_stall`` (3 consecutive translational actions moving < 5 cm, other actions
     in between neither count nor reset); ``turn_limit`` truncates after ``max_turns``.
-    The reason is ``info["termination"]``.
+    The reason is ``info["termination"]``. A step that raises (e.g. ``BackendError`` from
+    an engine) is undone (no dialogue line, no turn) and the episode needs a ``reset``.
 
     ## Arguments
     * ``store``: "supermarket" or "home_furnishings" (set by the registered id).
@@ -93,20 +127,26 @@ class SituRecEnv(gym.Env[dict, str]):
     * ``som_max_depth`` / ``som_building_depth``: annotation ranges in metres for
       products (8) and for fixtures, stores and areas (25, so that navigation targets
       across the hall get marks while product labels stay legible).
-    * ``render_mode``: "rgb_array" returns the assistant's SoM frame; "human" (through
-      ``gym.make``) shows it in a window via Gymnasium's ``HumanRendering``.
+    * ``render_mode``: "rgb_array" returns the assistant's SoM frame; "human" shows it in a
+      pygame window after every reset and step (``pip install "situ-gym[window]"``; without
+      a display it warns once and draws off screen).
+
+    ## Reset options
+    ``reset(seed=..., options={"task_id": id})``: ``task_id`` is the only key; without it
+    a task is drawn with the seed. Any other key or a non-dict raises ``ValueError``.
 
     ## Info
     ``reset``: ``task_id``, ``profile_id``, ``store`` and the hidden ``task`` (for
     rewards and evaluation only). ``step`` adds ``turn`` (a ``TurnRecord``) and
-    ``termination``.
+    ``termination``. Assistants get only ``agents.base.agent_info(info)`` (the store): the
+    packaged task bank maps the task and profile ids to the answer.
 
     ## Version history
     * v0: initial release.
     """
 
-    # "human" works through gym.make, which adds gymnasium's HumanRendering window (pygame).
-    metadata = {"render_modes": ["rgb_array"], "render_fps": 1}
+    # "human" shows the assistant's frame in a pygame window (pip install "situ-gym[window]").
+    metadata = {"render_modes": ["rgb_array", "human"], "render_fps": 1}
 
     def __init__(
         self,
@@ -125,13 +165,16 @@ class SituRecEnv(gym.Env[dict, str]):
     ):
         if ablation not in ABLATIONS:
             raise ValueError(f"ablation must be one of {ABLATIONS}, got {ablation!r}")
-        if max_turns < 1:
-            raise ValueError(f"max_turns must be positive, got {max_turns!r}")
+        if not _is_int(max_turns) or max_turns < 1:
+            raise ValueError(f"max_turns must be a positive integer, got {max_turns!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
-        width, height = image_size
-        if width < 16 or height < 16:
-            raise ValueError(f"image_size must be at least 16x16, got {image_size!r}")
+        width, height = _check_image_size(image_size)
+        for name, depth in (("som_max_depth", som_max_depth), ("som_building_depth", som_building_depth)):
+            if not _is_real(depth) or not 0.0 < depth <= MAX_SOM_DEPTH:
+                raise ValueError(f"{name} must be a number of metres in (0, {MAX_SOM_DEPTH:g}], got {depth!r}")
+        if render_mode == "human":
+            self._window = _HumanWindow()  # fails now, with the extra to install, if pygame is missing
 
         self.scene = load_scene(store)
         self.task_bank = load_task_bank(store)
@@ -184,18 +227,25 @@ class SituRecEnv(gym.Env[dict, str]):
         self.profile = None
         self.turns: list[TurnRecord] = []
         self._done = True
+        self._failed = None
 
     # ------------------------------------------------------------------ gym API
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict, dict]:
+        if options is not None and not isinstance(options, dict):
+            raise ValueError(f"options must be a dict with keys {RESET_OPTIONS} or None, got {type(options).__name__}")
+        unknown = sorted(set(options or {}) - set(RESET_OPTIONS), key=str)
+        if unknown:
+            raise ValueError(f"unknown reset option(s) {unknown}; allowed keys: {list(RESET_OPTIONS)}")
+        task_id = (options or {}).get("task_id")
+        if task_id is not None and (not isinstance(task_id, str) or task_id not in self._tasks):
+            raise ValueError(
+                f"unknown task_id {task_id!r} for {self.store}; expected one of the bank's ids, e.g. {self.task_ids[:3]}"
+            )
         super().reset(seed=seed)
-        options = options or {}
-        task_id = options.get("task_id")
         if task_id is None:
             task_id = self.task_ids[int(self.np_random.integers(len(self.task_ids)))]
-        if task_id not in self._tasks:
-            raise ValueError(f"unknown task_id {task_id!r} for {self.store}")
         self.task = self._tasks[task_id]
         self.profile = self._profiles[self.task.profile_id]
 
@@ -213,12 +263,35 @@ class SituRecEnv(gym.Env[dict, str]):
         self._stalls = 0
         self._last_result: str | None = None
         self._done = False
+        self._failed: str | None = None
         self._observe()
+        if self.render_mode == "human":
+            self._window.show(self.assistant_view.image)
         return self._observation(), self._public_info()
 
     def step(self, action: str) -> tuple[dict, SupportsFloat, bool, bool, dict[str, Any]]:
+        if self._failed is not None:
+            raise RuntimeError(f"the previous step failed ({self._failed}): call reset() before step()")
         if self._done:
             raise RuntimeError("episode is over: call reset() before step()")
+        # A step that raises (e.g. BackendError from the engine) is undone here, so the env
+        # never shows half a turn; the episode is over because the world may have moved.
+        saved = (len(self._history), len(self._dialogue), dict(self._inspected), self._last_result,
+                 self._recommendations, self._stalls, len(self.turns),
+                 self.frame, self.user_view, self.assistant_view)
+        try:
+            out = self._play_turn(action)
+        except Exception as exc:
+            (n_history, n_dialogue, self._inspected, self._last_result, self._recommendations,
+             self._stalls, n_turns, self.frame, self.user_view, self.assistant_view) = saved
+            del self._history[n_history:], self._dialogue[n_dialogue:], self.turns[n_turns:]
+            self._done, self._failed = True, f"{type(exc).__name__}: {exc}"
+            raise
+        if self.render_mode == "human":
+            self._window.show(self.assistant_view.image)
+        return out
+
+    def _play_turn(self, action: str) -> tuple[dict, SupportsFloat, bool, bool, dict[str, Any]]:
         turn = len(self.turns) + 1
         raw = action if isinstance(action, str) else repr(action)
         out = parse_assistant_output(
@@ -238,7 +311,7 @@ class SituRecEnv(gym.Env[dict, str]):
         new_proposals = [p for p in said.proposed if p not in self._proposed]
         self._proposed.update(said.proposed)
         if response:
-            self._history.append(f"Assistant: {response}")
+            self._history.append(f"Assistant: {_quote_lines(response)}")
             self._dialogue.append(("assistant", response))
 
         # The shopper answers from what it can know, then acts once.
@@ -255,7 +328,7 @@ class SituRecEnv(gym.Env[dict, str]):
             )
         )
         utterance = sanitize_text(user_turn.utterance, 4_000, keep="head")
-        self._history.append(f"User: {utterance}")
+        self._history.append(f"User: {_quote_lines(utterance)}")
         self._dialogue.append(("user", utterance))
         primitive, call = validate_user_call(
             user_turn.tool_call,
@@ -272,7 +345,9 @@ class SituRecEnv(gym.Env[dict, str]):
             self._inspected[result.revealed_product] = self._details(result.revealed_product)
         self._last_result = result.message
         # Every history line is sanitized once here, so observations only need clipping.
-        self._history.append(sanitize_text(f"User action: {self._describe_call(call)} -> {result.message}", 4_000))
+        self._history.append(
+            _quote_lines(sanitize_text(f"User action: {self._describe_call(call)} -> {result.message}", 4_000))
+        )
 
         self._observe()
         termination = self._check_termination(bool(new_proposals), call, result, user_turn)
@@ -319,9 +394,15 @@ class SituRecEnv(gym.Env[dict, str]):
         if self.render_mode is None:
             gym.logger.warn("render() called without a render_mode; pass render_mode='rgb_array'")
             return None
+        if self.render_mode == "human":
+            self._window.show(self.assistant_view.image)
+            return None
         return self.assistant_view.image.copy()
 
     def close(self):
+        window = getattr(self, "_window", None)
+        if window is not None:
+            window.close()
         backend = getattr(self, "backend", None)
         if backend is not None:
             backend.close()
@@ -433,3 +514,45 @@ class SituRecEnv(gym.Env[dict, str]):
         held_text = self.index.name(held) if held else "nothing"
         cart_text = "; ".join(self.index.name(p) for p in cart) or "empty"
         return f"{self._nav_text}\nHolding: {held_text}\nCart: {cart_text}"
+
+
+class _HumanWindow:
+    """A pygame window for ``render_mode="human"``, opened on the first frame."""
+
+    def __init__(self):
+        import os
+        import sys
+
+        try:
+            import pygame
+        except ImportError as exc:
+            raise gym.error.DependencyNotInstalled(
+                'render_mode="human" needs pygame, which is not installed: pip install "situ-gym[window]"'
+            ) from exc
+        self._pygame = pygame
+        self._screen = None
+        headless = sys.platform.startswith("linux") and not (
+            os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+        )
+        if headless or os.environ.get("SDL_VIDEODRIVER") in ("dummy", "offscreen"):
+            gym.logger.warn(
+                'render_mode="human" found no display (DISPLAY/WAYLAND_DISPLAY unset or SDL_VIDEODRIVER '
+                'is a dummy): nothing will be shown; use render_mode="rgb_array" to get the frames'
+            )
+            os.environ.setdefault("SDL_VIDEODRIVER", "dummy")  # draw off screen instead of failing
+
+    def show(self, image: np.ndarray) -> None:
+        pygame = self._pygame
+        if self._screen is None:
+            pygame.init()
+            pygame.display.set_caption("SituRec: assistant view")
+            self._screen = pygame.display.set_mode((image.shape[1], image.shape[0]))
+        pygame.event.pump()
+        surface = pygame.surfarray.make_surface(np.ascontiguousarray(image.swapaxes(0, 1)))
+        self._screen.blit(surface, (0, 0))
+        pygame.display.flip()
+
+    def close(self) -> None:
+        if self._screen is not None:
+            self._pygame.display.quit()
+            self._screen = None

@@ -156,13 +156,20 @@ def test_purchase_takes_precedence_over_recommendation_limit():
     assert terminated and info["termination"] == "success_cart_added"
 
 
-def test_recommendation_exhaustion_after_three():
+def test_recommendation_exhaustion_counts_products_proposed_whatever_the_label():
     env = SituRecEnv("supermarket", user=ScriptedUser([idle]), image_size=SMALL)
     env.reset(seed=0)
-    name = env.scene.products[0].name
-    rec = {"type": "Recommend", "display_name": name, "visible_now": False, "reason": "It fits."}
-    reasons = [env.step(_say(f"How about the {name}?", rec))[4]["termination"] for _ in range(3)]
-    assert reasons == [None, None, "recommendation_exhausted"]
+    a, b, c = (p.name for p in env.scene.products[:3])
+    turns = [
+        (f"How about the {a}?", {"type": "Recommend", "display_name": a, "visible_now": False, "reason": "It fits."}),
+        (f"The {a} is still my pick.", {"type": "Explain"}),  # the same product again: no new attempt
+        ("Let me think about what else could work.", {"type": "Recommend", "display_name": b,
+                                                      "visible_now": False, "reason": "x"}),  # names nothing
+        (f"You could also try the {b}.", {"type": "Explain"}),  # a proposal labelled Explain counts
+        (f"Or grab the {c} instead.", {"type": "AnswerQuestion"}),
+    ]
+    reasons = [env.step(_say(text, action))[4]["termination"] for text, action in turns]
+    assert reasons == [None, None, None, None, "recommendation_exhausted"]
 
 
 def test_moderator_ends_when_user_gives_up():
@@ -345,9 +352,9 @@ def test_termination_order_exhaustion_then_moderator_then_stall():
     # Third recommendation on the turn the shopper gives up: exhaustion is checked first.
     env = SituRecEnv("supermarket", user=ScriptedUser([idle, idle, give_up]), image_size=SMALL)
     env.reset(seed=0)
-    name = env.scene.products[0].name
-    rec = {"type": "Recommend", "display_name": name, "visible_now": False, "reason": "It fits."}
-    reasons = [env.step(_say(f"How about the {name}?", rec))[4]["termination"] for _ in range(3)]
+    names = [p.name for p in env.scene.products[:3]]
+    recs = [{"type": "Recommend", "display_name": n, "visible_now": False, "reason": "It fits."} for n in names]
+    reasons = [env.step(_say(f"How about the {n}?", r))[4]["termination"] for n, r in zip(names, recs, strict=True)]
     assert reasons == [None, None, "recommendation_exhausted"]
 
     # Third blocked move on the turn the shopper gives up: the moderator comes before the stall.

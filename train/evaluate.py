@@ -11,6 +11,8 @@ import logging
 import time
 from typing import Any
 
+from agents.base import agent_info
+
 __all__ = ["evaluate_policy"]
 
 logger = logging.getLogger(__name__)
@@ -53,7 +55,7 @@ def evaluate_policy(
     for env, task_id in zip(envs, task_ids, strict=True):
         obs, info = env.reset(seed=seed, options={"task_id": task_id})
         observations.append(obs)
-        infos.append({k: v for k, v in info.items() if k != "task"})  # the hidden task stays hidden
+        infos.append(agent_info(info))  # no hidden task, no task id that leads to it
     env_s = time.perf_counter() - t_env
     tokens0, gen0 = agent.generated_tokens, agent.generate_seconds
     agent.reset_batch(observations, infos, seeds=[seed] * len(task_ids))

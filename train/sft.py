@@ -33,6 +33,7 @@ from typing import Any
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from agents.base import agent_info  # noqa: E402
 from train.config import SFTScriptConfig, parse_config  # noqa: E402
 
 __all__ = ["ReplayMismatchError", "replay_episode", "teacher_episode", "keep_episode", "build_dataset", "main"]
@@ -102,7 +103,7 @@ def teacher_episode(agent: Any, env: Any, tokenizer: Any, store: str, task_id: s
 
     end = set(turn_end_ids(tokenizer))
     obs, info = env.reset(seed=seed, options={"task_id": task_id})
-    agent.reset(obs, {k: v for k, v in info.items() if k != "task"}, seed=seed)
+    agent.reset(obs, agent_info(info), seed=seed)
     conv = Conversation(tokenizer, store, obs)
     totals, termination = [], None
     while True:

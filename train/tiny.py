@@ -10,6 +10,8 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+from agents.base import agent_info
+
 __all__ = [
     "CHATML_TEMPLATE",
     "SPECIAL_TOKENS",
@@ -83,7 +85,7 @@ def store_texts(
             for task_id in split_tasks(store, 0.2, 0)[0][:teacher_tasks]:
                 for seed in (0, 1):
                     obs, info = env.reset(seed=seed, options={"task_id": task_id})
-                    teacher.reset(obs, {k: v for k, v in info.items() if k != "task"}, seed=seed)
+                    teacher.reset(obs, agent_info(info), seed=seed)
                     done = False
                     while not done:
                         text = teacher.act(obs)

@@ -63,6 +63,7 @@ from situ_gym.scene.index import SceneIndex
 from situ_gym.som.types import RoleView
 
 __all__ = [
+    "scrub_surrogates",
     "parse_assistant_output",
     "extract_json_object",
     "recover_response",
@@ -135,6 +136,22 @@ def _balanced_end(text: str, start: int) -> int | None:
             if depth == 0:
                 return pos + 1
     return None
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def scrub_surrogates(value: Any) -> Any:
+    """``value`` with every lone UTF-16 surrogate (e.g. from a ``"\\ud800"`` escape) in its
+    strings, keys included, replaced by U+FFFD: such text cannot be encoded as UTF-8, so a
+    record holding it could not be saved."""
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {scrub_surrogates(k): scrub_surrogates(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [scrub_surrogates(v) for v in value]
+    return value
 
 
 def _loads(candidate: str) -> tuple[Any, bool]:
@@ -688,12 +705,14 @@ def parse_assistant_output(
         return AssistantOutput(
             raw="", errors=[f"assistant output must be text, got {_type_name(text)}"]
         )
+    text = scrub_surrogates(text)
     out = AssistantOutput(raw=text)
     try:
         obj, error = extract_json_object(text)
     except RecursionError:  # pragma: no cover - bounded above; kept as a last guard
         obj, error = None, "no JSON object found in the output"
-    out.response = recover_response(text, obj)
+    obj = scrub_surrogates(obj)  # JSON escapes can still decode to lone surrogates
+    out.response = scrub_surrogates(recover_response(text, obj))
     if obj is None:
         out.errors.append(error or "no JSON object found in the output")
         _check_disclosure(out, index=index, view=view)

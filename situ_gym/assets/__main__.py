@@ -11,6 +11,7 @@ import argparse
 import logging
 import sys
 from collections import Counter
+from pathlib import Path
 
 from situ_gym.assets import DEFAULT_SEED
 
@@ -49,9 +50,13 @@ def cmd_validate(args) -> int:
 
 
 def cmd_stats(args) -> int:
-    from situ_gym.scene.validate import scene_stats
+    from situ_gym.scene.validate import AssetError, scene_stats
 
-    data = _load(args.root)
+    try:
+        data = _load(args.root)
+    except AssetError as e:
+        print(f"INVALID: {e}", file=sys.stderr)
+        return 1
     stats = {s: scene_stats(scene, bank) for s, (scene, bank) in data.items()}
     sm, hf = stats["supermarket"], stats["home_furnishings"]
     print(f"{'Environment':<16}{'Supermarket':>13}{'Home Furnishings':>18}{'Total':>8}")
@@ -83,6 +88,16 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--root", default=None, help="data root (default: the packaged data)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
+    root = getattr(args, "root", None)
+    if root is not None and not Path(root).is_dir():
+        parser.error(f"--root {root!r} is not a directory (expected <root>/<store>/scene.json)")
+    out = getattr(args, "out", None)
+    if out is not None:
+        parent = Path(out).absolute()
+        while not parent.exists():
+            parent = parent.parent
+        if not parent.is_dir():
+            parser.error(f"--out {out!r} cannot be created: {str(parent)!r} is not a directory")
     return {"generate": cmd_generate, "validate": cmd_validate, "stats": cmd_stats}[args.command](args)
 
 

@@ -119,7 +119,12 @@ def _as_bytes(reply: str | bytes, what: str) -> bytes:
 
 def decode_image(data: bytes) -> np.ndarray:
     """PNG or BMP (3- or 4-channel BGR[A], either row order) bytes -> uint8 RGB (H, W, 3)."""
-    img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_UNCHANGED)
+    if not data:
+        raise BackendError("UnrealCV sent an empty image reply")
+    try:
+        img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_UNCHANGED)
+    except cv2.error as exc:  # OpenCV asserts on some malformed headers instead of returning None
+        raise BackendError(f"cannot decode an image from {len(data)} bytes: {str(exc).strip()[-120:]}") from exc
     if img is None:
         raise BackendError(f"cannot decode an image from {len(data)} bytes starting {data[:8]!r}")
     if img.dtype != np.uint8:
@@ -582,6 +587,8 @@ class UnrealCVBackend(EmbeddedBackend):
             (x, y, _), _ = from_ue(loc, flip_y=self.flip_y)
         except ValueError as exc:
             raise BackendError(f"cannot parse the camera location {text[:80]!r}") from exc
+        if len(loc) < 3 or not all(math.isfinite(v) for v in loc):
+            raise BackendError(f"UnrealCV reported a camera location that is not three finite numbers: {text[:80]!r}")
         return x, y
 
     def _resync(self) -> None:

@@ -15,7 +15,7 @@ empty or hostile, gets an analysis. Results are cached per (text, context).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from situ_gym.language import patterns as P
@@ -36,9 +36,10 @@ DISTANCES = ("short", "medium", "long")
 
 _PRICE = re.compile(r"\$\s?(\d{1,7}(?:,\d{3})*(?:\.\d{1,2})?)|(\d{1,7}(?:\.\d{1,2})?)\s?(?:dollars|bucks|usd)\b")
 _ANGLE = re.compile(r"(\d{1,3})\s?(?:°|deg\b|degrees?)")
-_PRONOUN = re.compile(r"\b(?:it|its|it's|this one|that one|this|that|the one|them|they|these|those)\b")
+_PRONOUN = re.compile(r"\b(?:it|its|it's|this one|that one|this|that|the one|them|they|these|those|this [a-z]+|that [a-z]+|these [a-z]+|those [a-z]+)\b")
 # Clause breaks: commas (not before a size or price: "Cereal, 12 oz"), semicolons, dashes, "but".
 _CLAUSE_BREAK = re.compile(r",(?!\s*[\d$])\s*|;|\s-\s|\bbut\b|\binstead\b")
+_TURNS = frozenset("turn look glance tilt face pivot rotate spin swing".split())
 _TRANSLATE = frozenset("go head walk move step come enter leave exit continue proceed cross pass stroll wander return get make keep pop duck hop".split())
 
 
@@ -90,6 +91,7 @@ class Utterance:
     compared: tuple[str, ...] = ()
     explanation: Explanation | None = None
     navigation: NavInstruction | None = None
+    location: NavInstruction | None = None  # where something is, said without telling to go
     purchase_prompt: bool = False
     acknowledges_rejection: bool = False
     budget: Budget | None = None
@@ -146,123 +148,124 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
     sentences = sentence_spans(text)
     prices = tuple(float((m.group(1) or m.group(2)).replace(",", "")) for m in _PRICE.finditer(text))
 
+    earlier: list[str] = []  # products already referred to, in order
+
     def resolve(m: Mention) -> str | None:
+        """A product for a mention: the only or best-named candidate, preferring one already
+        referred to, then one in view; a bare kind of product ("the oat milk") only through
+        what is in view or under discussion."""
         c = m.candidates
         if not c:
             return None
+        if focus in c and (m.kind == "category" or len(c) > 1):
+            return focus
+        again = [pid for pid in earlier if pid in c]
+        if again and len(c) > 1:
+            return again[-1]
+        seen = [pid for pid in c if pid in visible]
+        if m.kind == "category":
+            return seen[0] if len(seen) == 1 or (seen and len(c) <= 2) else None
         if len(c) == 1:
             return c[0]
-        if focus in c:
-            return focus
-        seen = [pid for pid in c if pid in visible]
-        if seen:
-            return seen[0]
-        return c[0] if m.kind == "product" else None
+        return seen[0] if seen else c[0]
+
+    refs: list[tuple[int, int, int, str]] = []  # (sentence index, char start, char end, product)
+    for m in mentions:
+        pid = resolve(m)
+        if pid is not None:
+            earlier.append(pid)
+            si = next((i for i, (s, e) in enumerate(sentences) if s <= m.char_start < e), 0)
+            refs.append((si, m.char_start, m.char_end, pid))
+    # "it", "this one", "these" stand for the product under discussion in sentences naming none
+    if focus is not None:
+        for si, (s, e) in enumerate(sentences):
+            if not any(r[0] == si for r in refs):
+                pm = _PRONOUN.search(low, s, e)
+                if pm and not _NON_REFERRING.match(low, pm.start()):
+                    refs.append((si, pm.start(), pm.end(), focus))
+    if focus is not None and not refs and (tags or prices) and not P.GREETING.search(low):
+        refs.append((0, 0, 0, focus))  # a statement of the product's facts is about the one under discussion
+    refs.sort(key=lambda r: r[1])
+    ref_pids = _unique(r[3] for r in refs)
+
+    # ---- comparison: two products set against each other
+    compared: list[str] = []
+    if len(ref_pids) >= 2:
+        for si, (s, e) in enumerate(sentences):
+            sent = low[s:e]
+            if P.COMPARE.search(sent) or P.COMPARATIVE.search(sent) or ";" in sent:
+                compared += [r[3] for r in refs if r[0] == si]
+        compared = _unique(compared) if len(set(compared)) >= 2 else []
+    purchase = bool(P.PURCHASE.search(low))
 
     proposed: list[str] = []
     mentioned: list[str] = []
-    compared: list[str] = []
     questions: list[Question] = []
-    explanation: Explanation | None = None
     navigation: NavInstruction | None = None
-    purchase = False
     refers_focus = False
     wants: list[str] = []
     avoids: list[str] = []
-
-    for s, e in sentences:
+    for si, (s, e) in enumerate(sentences):
         sent = low[s:e]
-        sm = [m for m in mentions if s <= m.char_start < e]
-        resolved = [(m, resolve(m)) for m in sm]
-        pids = [pid for _, pid in resolved if pid]
-        is_question = sent.rstrip().endswith("?") or bool(P.QUESTION_START.search(sent)) and "?" in sent
-        sent_purchase = bool(P.PURCHASE.search(sent))
-        purchase |= sent_purchase
-        # ---- comparison: two products set against each other
-        sent_compared = len(set(pids)) >= 2 and bool(P.COMPARE.search(sent))
-        if not sent_compared and pids and focus and focus not in pids and re.search(r"\b(?:than|compared|versus|vs|unlike)\b", sent):
-            if _PRONOUN.search(sent):
-                pids_all = pids + [focus]
-                compared.extend(pids_all)
-                sent_compared = True
-        if sent_compared:
-            compared.extend(pids)
-        # ---- proposals, clause by clause (a rejection and a new suggestion share sentences)
-        spans = {id(m): _clause_span(low, s, e, m.char_start, m.char_end) for m, _ in resolved}
+        here = [r for r in refs if r[0] == si]
+        is_question = sent.rstrip().endswith("?")
+        clauses = _clause_spans(low, s, e)
         # A proposal cue in a clause naming no product ("..., would suit you") carries over to
         # the sentence's products whose own clause says nothing either way.
         floating = any(
-            P.PROPOSE.search(low[a:b]) and not any(a <= m.char_start < b for m in sm)
-            for a, b in _clause_spans(low, s, e)
+            P.PROPOSE.search(low[a:b]) and not any(a <= r[1] < b for r in here) for a, b in clauses
         )
-        for m, pid in resolved:
-            if pid is None:
-                continue
-            a, b = spans[id(m)]
+        for _, cs, ce, pid in here:
+            a, b = _clause_span(low, s, e, cs, ce)
             clause = low[a:b]
             neg = P.NOT_PROPOSED.search(clause)
             pro = P.PROPOSE.search(clause) or (is_question and re.search(r"\b(?:how|what) about\b", clause))
             if not pro and not neg and floating and not P.COMPARE.search(clause):
                 pro = True
-            favoured = pro and not neg
-            if sent_compared and not favoured:
-                continue
-            if favoured:
+            if (pro or purchase) and not neg:
                 proposed.append(pid)
-            elif sent_purchase and not neg:
-                proposed.append(pid)
-            else:
+                if pid == focus and not any(m.char_start == cs for m in mentions):
+                    refers_focus = True
+            elif pid not in compared:
                 mentioned.append(pid)
-        if not pids and focus and _PRONOUN.search(sent) and (P.PROPOSE.search(sent) or sent_purchase) and not P.NOT_PROPOSED.search(sent):
-            refers_focus = True
         # ---- questions and their slots
         if is_question or P.INFO_REQUEST.search(sent):
-            nav_like = _motion(toks, s, e) and (any(s <= p.char_start < e for p in places) or _direction(sent))
-            if not (sent_purchase or nav_like or (pids and P.PROPOSE.search(sent) and not _slot_words(sent))):
-                slots = tuple(name for name, pat in P.SLOTS if pat.search(sent))
-                if "budget" in slots and re.search(r"how much (?:of|space|room)", sent):
-                    slots = tuple(x for x in slots if x != "budget")
-                if "category" in slots and "preference" in slots and re.search(r"looking for in\b", sent):
-                    slots = tuple(x for x in slots if x != "category")
-                if "use" in slots and "category" in slots and not re.search(r"\buse\b|occasion|purpose|who", sent):
-                    slots = tuple(x for x in slots if x != "use")
-                if not slots and any(s <= t.char_start < e for t in _tag_spans(tags, toks)):
-                    slots = ("preference",)
-                clarifies = bool(P.CLARIFY.search(sent)) or _either_or(sent, tags, toks, s, e)
-                questions.append(Question(slots or ("other",), text[s:e], clarifies))
+            q = _question(sent, text[s:e], toks, s, e, mentions, places, tags, bool(here), purchase)
+            if q is not None:
+                questions.append(q)
         # ---- navigation
         nav = _navigation(sent, toks, s, e, places)
         if nav is not None and navigation is None:
             navigation = nav
         # ---- shopper-side stance on attribute labels
         for t in tags:
-            if t.in_name or not (s <= toks[t.start].start < e):
+            start = toks[t.start].start
+            if t.in_name or not (s <= start < e):
                 continue
-            clause = _clause_at(low, s, e, toks[t.start].start)
-            before = clause[: max(0, toks[t.start].start - s - (len(low[s:e]) - len(clause)))] if False else clause
-            head = low[max(s, toks[t.start].start - 40) : toks[t.start].start]
-            negated = bool(P.NEGATION.search(head)) or re.search(r"\b" + re.escape(t.phrase.split()[-1]) + r"\w*[- ]free\b", low[toks[t.start].start : toks[t.start].start + 40] or "")
-            (avoids if negated and not before.startswith("free") else wants).extend(sorted(t.tags))
+            head = low[max(s, start - 40) : start]
+            tail = low[start : start + 40]
+            negated = bool(P.NEGATION.search(head)) or re.search(r"^[a-z ]*?[- ]free\b", tail) is not None and "free" not in t.phrase
+            (avoids if negated else wants).extend(sorted(t.tags))
 
+    if purchase or proposed or P.HANDLE_REJECTION.search(low):
+        # "So the X it is?", "Worth a try?", "Happy with it?": confirmations, not questions for information
+        questions = [q for q in questions if q.slots != ("other",)]
+    if len(questions) > 1:
+        slotted = [q for q in questions if q.slots != ("other",)]
+        questions = slotted or questions
     proposed = _unique(proposed)
-    compared = _unique(compared)
+    # a product both favoured and set against another stays in the comparison too
     mentioned = [p for p in _unique(mentioned) if p not in proposed and p not in compared]
     # ---- explanation: reasons given for the product in play
-    subject = (proposed or compared or [None])[0]
-    if subject is None and focus and (_PRONOUN.search(low) or not mentions):
-        subject = focus
-    if subject is None and mentioned:
-        subject = mentioned[0]
-    if subject is not None:
-        explanation = _explanation(subject, low, toks, mentions, tags, prices, lex)
+    subject = next((r[3] for r in refs if r[3] in proposed), None) or (ref_pids[0] if ref_pids else None)
+    if subject is not None and subject not in proposed and P.HANDLE_REJECTION.search(low):
+        subject = None  # reasons against a product turned down are no explanation for it
+    explanation = _explanation(subject, low, toks, mentions, tags, prices, lex) if subject else None
     budget = _budget(low, prices)
     categories = _unique(
         [m.category for m in mentions if m.category]
         + [lex.category_of[c] for m in mentions if m.kind == "product" for c in m.candidates[:1]]
     )
-    greeting = bool(P.GREETING.search(low))
-    closing = bool(P.CLOSING.search(low))
-    ack = bool(P.ACK_REJECTION.search(low))
     utt = Utterance(
         text=text,
         tokens=toks,
@@ -270,8 +273,8 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
         places=tuple(places),
         tags=tuple(tags),
         prices=prices,
-        greeting=greeting,
-        closing=closing,
+        greeting=bool(P.GREETING.search(low)),
+        closing=bool(P.CLOSING.search(low)),
         thanks=bool(P.THANKS.search(low)),
         questions=tuple(questions),
         proposed=tuple(proposed),
@@ -279,8 +282,9 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
         compared=tuple(compared),
         explanation=explanation,
         navigation=navigation,
+        location=_location(low, places) if navigation is None else None,
         purchase_prompt=purchase,
-        acknowledges_rejection=ack,
+        acknowledges_rejection=bool(P.ACK_REJECTION.search(low)),
         budget=budget,
         wants=tuple(_unique(w for w in wants if w not in avoids)),
         avoids=tuple(_unique(avoids)),
@@ -292,7 +296,53 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
         refers_to_focus=refers_focus,
         unknown_products=tuple(m.phrase for m in mentions if m.kind == "unknown"),
     )
-    return _with_act(utt, focus)
+    return replace(utt, act=_act(utt, focus, low))
+
+
+_NON_REFERRING = re.compile(r"(?:it'?s (?:time|okay|ok|fine|no problem|a good idea|up to you)|that'?s (?:okay|ok|fine|alright|all)|that way|this way|it is time)")
+_SHORT_Q = re.compile(r"^(?:shall we|ready|okay|ok|sound good|sounds good|right|deal|alright|all set|good)\??$")
+
+
+def _question(sent, original, toks, s, e, mentions, places, tags, names_product, purchase) -> Question | None:
+    """The question asked in sentence ``sent`` (None when it is no question for information)."""
+    stripped = sent.strip().rstrip("?!. ")
+    if _SHORT_Q.match(stripped) or len(stripped.split()) <= 1:
+        return None
+    nav_like = _motion(toks, s, e) and (any(s <= p.char_start < e for p in places) or _direction(sent)) and not re.search(r"\bwhere\b", sent)
+    proposing = names_product and P.PROPOSE.search(sent) and not _slot_words(sent)
+    if P.PURCHASE.search(sent) or nav_like or proposing:
+        return None
+    slots = [name for name, pat in P.SLOTS if pat.search(sent)]
+    if "budget" not in slots and _PRICE.search(original):
+        slots.append("budget")
+    cats = {m.category for m in mentions if s <= m.char_start < e and m.kind == "category" and m.category}
+    if len(cats) >= 2 or re.search(r"\bwhat (?:kind|sort|type) of (?!product|item|thing)", sent) and not tags_in(tags, toks, s, e):
+        slots = ["category"] + [x for x in slots if x not in ("category", "preference")]
+    free_tags = tags_in(tags, toks, s, e)
+    if free_tags and not slots:
+        head = sent[: max(0, toks[free_tags[0].start].start - s)]
+        slots = ["avoid" if P.NEGATION.search(head) else "preference"]
+    if "budget" in slots and re.search(r"how much (?:of|space|room)", sent):
+        slots.remove("budget")
+    if "category" in slots and "preference" in slots:
+        slots.remove("preference" if not re.search(r"\bprefer|flavou?r|colou?r|brand|style|scent|material\b", sent) else "category")
+    if "use" in slots and "category" in slots and not re.search(r"\buse\b|occasion|purpose|who|for (?:you|the kids|a party|dinner)", sent):
+        slots.remove("use")
+    if "avoid" in slots and "preference" in slots and not re.search(r"\bprefer|brands? you like|flavou?r|style\b", sent):
+        slots.remove("preference")
+    if "size" in slots and "preference" in slots:
+        slots.remove("preference")
+    clarifies = bool(P.CLARIFY.search(sent))
+    return Question(tuple(dict.fromkeys(slots)) or ("other",), original, clarifies)
+
+
+def _focus_named(u: Utterance, focus: str | None) -> bool:
+    """Whether the text talks about the product under discussion (by name or "it"/"this one")."""
+    return focus is not None and u.explanation is not None and u.explanation.product == focus
+
+
+def tags_in(tags, toks, s: int, e: int) -> list:
+    return [t for t in tags if not t.in_name and s <= toks[t.start].start < e]
 
 
 # ---------------------------------------------------------------------- pieces
@@ -371,7 +421,7 @@ def _navigation(sent: str, toks, s: int, e: int, places: list[PlaceMention]) -> 
     relation_here = next((name for name, pat in P.RELATION if pat.search(sent)), None)
     direction = _direction(sent)
     if not verbs and not (here and relation_here) and direction not in ("around", "up", "down"):
-        if not (here and re.search(r"\b(?:over to|up to|head|way to|to the|to)\b", sent) and re.search(r"\b(?:let'?s|you'?ll|next|now|first|then)\b", sent)):
+        if not (here and re.search(r"\b(?:over to|up to|way to|next stop|first stop)\b", sent)):
             return None
     if not here and direction is None and relation_here is None and earlier is None:
         return None
@@ -393,9 +443,9 @@ def _navigation(sent: str, toks, s: int, e: int, places: list[PlaceMention]) -> 
             if to and to[-1] > at:
                 rel = None
             scored.append((p, rel, before))
-        mains = [x for x in scored if x[1] != "past"] or scored
-        main = next((x for x in mains if re.search(r"\b(?:to|into|toward|towards|for|inside|enter|reach)\b\W*(?:the\W*)?$", x[2])), None)
-        main = main or mains[-1]
+        explicit = [x for x in scored if x[1] in ("into", "out_of", "toward") or re.search(r"\b(?:to|into|toward|towards|for|inside|enter|reach|at)\b\W*(?:the\W*)?$", x[2])]
+        relational = [x for x in scored if x[1] in ("past", "along", "behind")]
+        main = explicit[-1] if explicit else (relational[0] if relational else scored[0])
         target, relation = main[0].entity_id, main[1] or ("to" if relation_here in (None, "past") else relation_here)
         passed = [x for x in scored if x[1] == "past" and x[0] is not main[0]]
         if passed:
@@ -411,11 +461,12 @@ def _navigation(sent: str, toks, s: int, e: int, places: list[PlaceMention]) -> 
         if pat.search(sent):
             distance = name
             break
-    translational = any(t.lemma in _TRANSLATE for t in verbs) or relation in ("along", "past")
-    if distance is None and (translational or target) and direction not in ("up", "down", "around"):
-        distance = "medium" if not target else None
-    if distance is None and translational and not target and direction in ("left", "right", "ahead", "back"):
-        distance = "medium"
+    turning_only = bool(verbs) and all(t.lemma in _TURNS for t in verbs)
+    translational = any(t.lemma in _TRANSLATE for t in verbs) or relation in ("along", "past") or (
+        target is not None and not turning_only
+    )
+    if distance is None and translational:
+        distance = "medium"  # a walk of unstated length
     if verbs and all(t.lemma in ("turn", "look", "glance", "tilt", "face", "pivot", "rotate", "spin", "swing") for t in verbs) and not target:
         if relation != "along":
             distance = distance if re.search(r"\b(?:walk|go|head|move|step)\b", sent) else None
@@ -443,28 +494,50 @@ def _navigation(sent: str, toks, s: int, e: int, places: list[PlaceMention]) -> 
     return NavInstruction(target, relation, direction, distance, angle, approach, landmark)
 
 
+_CONTAINERS = frozenset("can bag box jar tub pouch carton bottle canister wrapper".split())
+
+
+def _location(low: str, places) -> NavInstruction | None:
+    """"The cereal is at the front of Shelf 1": the place named, and the side when given."""
+    if not places:
+        return None
+    p = places[0]
+    before = low[max(0, p.char_start - 30) : p.char_start]
+    approach = "back" if re.search(r"\b(?:back|rear|behind|other side)\b", before) else (
+        "front" if re.search(r"\bfront\b", before) else None
+    )
+    return NavInstruction(target=p.entity_id, relation="to", approach=approach)
+
+
 def _explanation(pid, low, toks, mentions, tags, prices, lex) -> Explanation | None:
     product = lex.index.products.get(pid) if lex is not None else None
     if product is None:
         return None
-    own = [m for m in mentions if pid in m.candidates]
-    own_spans = [(m.start, m.end) for m in own]
+    spans = [(m.start, m.end) for m in mentions if pid in m.candidates]
+    name_words = lex.name_words.get(pid, frozenset()) | lex.brand_words.get(pid, frozenset())
     cites: list[str] = []
     for t in tags:
-        if any(a <= t.start < b for a, b in own_spans):
-            continue
-        hit = sorted(t.tags & set(product.tags))
-        cites.extend(hit)
-    if any(abs(p - product.price) <= max(0.011, 0.005 * product.price) for p in prices) or re.search(r"\b(?:priced|price|costs?|cheap\w*|affordable|inexpensive|value|bargain|economical)\b", low):
+        if any(a <= t.start < b for a, b in spans):
+            continue  # part of the product's name, not a reason
+        for tag in sorted(t.tags & set(product.tags)):
+            value = tuple(w for w in t.phrase.split())
+            nxt = toks[t.end].lemma if t.end < len(toks) else ""
+            if set(value) <= name_words and (nxt in name_words or nxt in lex.heads or t.end >= len(toks) or toks[t.end].text in ",."):
+                if not tag.startswith(("diet:", "feature:", "care:")) and nxt not in ("flavour", "flavor", "flavoured", "flavored", "scent", "scented"):
+                    continue  # "wild salmon" names the product; it is no reason
+            if tag.startswith("packaging:") and set(value) <= _CONTAINERS:
+                continue  # "$2.39 a can" says how it is sold, not why it suits
+            cites.append(tag)
+    if any(abs(p - product.price) <= max(0.011, 0.005 * product.price) for p in prices) or re.search(
+        r"\b(?:priced|price|costs?|cheap\w*|affordable|inexpensive|bargain|economical|only \$|just \$)\b", low
+    ):
         cites.append("price")
-    if re.search(r"\b(?:budget|within|under your|below your|your limit|afford)\b", low):
+    if re.search(r"\b(?:budget|your limit|afford|under (?:the|your) \$|(?:the|that) \$[\d.,]+ you)\b", low):
         cites.append("budget")
-    if re.search(r"\b(?:ideal for|great for|good for|perfect for|for your|suits your|for the (?:kids|family|party|guests|dinner|breakfast))\b", low):
-        cites.append("use")
     cites = _unique(cites)
-    if not cites and not P.EXPLAIN_CUE.search(low):
+    if not cites and not P.REASON.search(low):
         return None
-    if not cites and not (own or _PRONOUN.search(low)):
+    if not cites and not (spans or _PRONOUN.search(low)):
         return None
     return Explanation(pid, tuple(cites))
 
@@ -482,36 +555,39 @@ def _budget(low: str, prices) -> Budget | None:
     return None
 
 
-def _with_act(u: Utterance, focus: str | None) -> Utterance:
+def _act(u: Utterance, focus: str | None, low: str) -> str:
+    """The primary dialogue action the content amounts to (one of ``ACTS``)."""
     new_proposal = [p for p in u.proposed if p != focus]
-    if len(set(u.compared)) >= 2:
-        act = "Compare"
-    elif new_proposal and not (u.purchase_prompt and not u.proposed[0:1] == new_proposal[0:1]):
-        act = "Recommend"
-    elif u.purchase_prompt:
-        act = "ConfirmPurchase"
-    elif u.navigation is not None:
-        act = "Navigate"
-    elif u.acknowledges_rejection and not u.questions:
-        act = "HandleRejection"
-    elif u.greeting and not u.explanation:
-        act = "Greet"
-    elif u.proposed or u.refers_to_focus:
-        act = "Recommend" if not u.explanation else "Explain"
-    elif u.explanation is not None and (u.explanation.cites or not u.questions):
-        act = "Explain"
-    elif u.questions and any(q.clarifies for q in u.questions):
-        act = "ClarifyNeed"
-    elif u.questions and u.acknowledges_rejection:
-        act = "HandleRejection"
-    elif u.questions:
-        act = "AskPreference"
-    else:
-        act = "AnswerQuestion"
-    return _replace_act(u, act)
+    opens_with_ack = bool(_ACK_OPENING.match(low))
+    handles = bool(P.HANDLE_REJECTION.search(low)) and not u.purchase_prompt and not u.greeting
+    if handles and (opens_with_ack or u.navigation is None):
+        return "HandleRejection"
+    several = len({m.phrase.lower() for m in u.mentions if m.kind in ("product", "category", "unknown")}) >= 2
+    contrast = bool(P.COMPARE.search(low) or P.COMPARATIVE.search(low) or ";" in low)
+    if (len(set(u.compared)) >= 2 or (several and contrast and not u.purchase_prompt)) and not (
+        len(new_proposal) >= 2 and set(u.compared) <= set(new_proposal)
+    ):
+        return "Compare"
+    if u.purchase_prompt and not (new_proposal and P.PROPOSE.search(low)):
+        return "ConfirmPurchase"
+    if new_proposal:
+        return "Recommend"
+    if u.navigation is not None:
+        return "Navigate"
+    if u.greeting and not u.proposed:
+        return "Greet"
+    if u.proposed and not u.explanation:
+        return "Recommend"
+    if u.questions:
+        return "ClarifyNeed" if any(q.clarifies for q in u.questions) else "AskPreference"
+    answers = re.match(r"^\W*(?:yes|yeah|yep|no|nope|sorry|unfortunately|we (?:only )?(?:have|carry|stock|do)|there (?:is|are)|you asked)\b", low)
+    about_focus = focus is not None and focus in u.mentioned
+    if not answers and (u.explanation is not None or about_focus) and (P.REASON.search(low) or about_focus):
+        return "Explain"
+    return "AnswerQuestion"
 
 
-def _replace_act(u: Utterance, act: str) -> Utterance:
-    from dataclasses import replace
-
-    return replace(u, act=act)
+_ACK_OPENING = re.compile(
+    r"^\W*(?:no problem|no worries|understood|fair enough|i understand|that'?s (?:fine|okay|ok|alright)|sorry|i'?m sorry|noted|"
+    r"totally|makes sense|okay|ok|alright|got it|fine|i see|i get it|ah|oh|fair point|you'?re right|good to know|i hear you|thanks for telling)"
+)

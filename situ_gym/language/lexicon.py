@@ -24,7 +24,7 @@ from functools import lru_cache
 from lemminflect import getAllLemmas
 from rapidfuzz import fuzz, process
 
-from situ_gym.language.tokens import STOPWORDS, Token, normalize, tokenize
+from situ_gym.language.tokens import FUNCTION_WORDS, STOPWORDS, Token, lemma, normalize, tokenize
 from situ_gym.scene.index import SceneIndex
 
 __all__ = ["SceneLexicon", "Mention", "PlaceMention", "TagMention", "lexicon_for", "lemmas_of"]
@@ -52,6 +52,26 @@ _WEAK = frozenset(
 def lemmas_of(text: str) -> tuple[str, ...]:
     """Content lemmas of a name or phrase (numbers kept, stopwords dropped)."""
     return tuple(t.lemma for t in tokenize(normalize(text)) if t.lemma not in STOPWORDS and t.text[0].isalnum())
+
+
+_DIGIT_WORDS = {str(v): k for k, v in _NUMBER_WORDS.items()}
+
+
+def _label_aliases(value: str) -> list[tuple[str, ...]]:
+    """Ways to say a label value: "fragrance-free" also as "no fragrance" / "without
+    fragrance", "non-shedding" as "doesn't shed", "3-ply" as "three-ply"."""
+    key = lemmas_of(value)
+    if not key:
+        return []
+    out = [key]
+    if len(key) >= 2 and key[-1] == "free":
+        stem = key[:-1]
+        out += [("no", *stem), ("without", *stem), ("zero", *stem)]
+    if key[0] == "non" and len(key) >= 2:
+        out += [("doesn't", *key[1:]), ("not", *key[1:]), ("doesn't", lemma(key[1].removesuffix("ding").removesuffix("ing")))]
+    if any(w in _DIGIT_WORDS for w in key):
+        out.append(tuple(_DIGIT_WORDS.get(w, w) for w in key))
+    return out
 
 
 @dataclass(frozen=True)
@@ -131,6 +151,10 @@ class SceneLexicon:
         n = len(products)
         self.idf = {w: math.log((n + 1) / (c + 0.5)) for w, c in df.items()}
         self.category_words = {w for key in self.categories for w in key}
+        self.name_index: dict[str, list[str]] = {}  # name word -> products whose name has it
+        for pid, ws in self.name_words.items():
+            for w in ws | self.brand_words[pid]:
+                self.name_index.setdefault(w, []).append(pid)
         self.category_heads = {key[-1] for key in self.categories}
         self.by_category: dict[str, list[str]] = {}
         for pid, c in self.category_of.items():
@@ -139,7 +163,11 @@ class SceneLexicon:
         for pid, p in products.items():
             self.brands.setdefault(lemmas_of(p.brand), []).append(pid)
         self.brand_vocab = {w for key in self.brands for w in key}
-        self.product_vocab = set().union(*self.all_words.values()) | self.brand_vocab
+        # Words that can make up a reference to a product (attribute prose is left out: it
+        # holds everyday words such as "could" or "fits").
+        self.product_vocab = (
+            set().union(*self.name_words.values()) | self.brand_vocab | self.category_words
+        )
         # Head nouns: the category's last word and the last word of each name's core.
         self.heads = set(self.category_heads)
         for pid in products:
@@ -151,12 +179,12 @@ class SceneLexicon:
         self.tag_phrases: dict[tuple[str, ...], set[str]] = {}
         for p in products.values():
             for tag in p.tags:
-                key = lemmas_of(tag.partition(":")[2])
-                if key:
+                for key in _label_aliases(tag.partition(":")[2]):
                     self.tag_phrases.setdefault(key, set()).add(tag)
         self.tag_first: dict[str, int] = {}
         for key in self.tag_phrases:
             self.tag_first[key[0]] = max(self.tag_first.get(key[0], 0), len(key))
+        self.product_vocab |= {w for key in self.tag_phrases for w in key}
         self.places: dict[tuple[str, ...], str] = {}
         self._add_places()
         self.place_first: dict[str, int] = {}
@@ -164,7 +192,17 @@ class SceneLexicon:
             self.place_first[key[0]] = max(self.place_first.get(key[0], 0), len(key))
         self.place_vocab = {w for key in self.places for w in key}
         self.vocab = sorted(self.product_vocab | self.place_vocab)
-        self._fuzzy_pool = [w for w in self.vocab if w.isalpha() and len(w) >= 4]
+        # Typos are matched on written words ("Gamming" -> "gaming") and read as their lemma ("game").
+        surface: dict[str, str] = {}
+        names = [p.name for p in products.values()] + [p.brand for p in products.values()]
+        names += [p.category for p in products.values()] + [index.name(e) for e in index.nav_targets]
+        names += [t.partition(":")[2] for p in products.values() for t in p.tags]
+        for name in names:
+            for tok in tokenize(normalize(name)):
+                if tok.low.isalpha() and len(tok.low) >= 4:
+                    surface.setdefault(tok.low, tok.lemma)
+        self._surface = surface
+        self._fuzzy_pool = sorted(surface)
 
     # ------------------------------------------------------------------ places
     def _add_places(self) -> None:
@@ -214,19 +252,29 @@ class SceneLexicon:
         """``word`` or the catalog word it is a small typo of ("vanila" -> "vanilla")."""
         if len(word) < 5 or not word.isalpha() or word in self.product_vocab or word in self.place_vocab:
             return word
+        if word in FUNCTION_WORDS:
+            return word
         # A real English word is a spelling variant only when very close ("yoghurt").
         cutoff = 90 if getAllLemmas(word) else 84
         if cutoff == 90 and len(word) < 6:
             return word
         hit = process.extractOne(word, self._fuzzy_pool, scorer=fuzz.ratio, score_cutoff=cutoff)
-        return hit[0] if hit else word
+        return self._surface[hit[0]] if hit else word
+
+    def _read(self, t: Token) -> str:
+        """A token's lemma, or the catalog word it misspells."""
+        if not t.text[0].isalpha() or t.lemma in self.product_vocab or t.lemma in self.place_vocab:
+            return t.lemma
+        fixed = self.correct(t.low)
+        return t.lemma if fixed == t.low else fixed
 
     # ------------------------------------------------------------------ linking
     def link(self, toks: tuple[Token, ...]) -> tuple[list[Mention], list[PlaceMention], list[TagMention]]:
-        lem = [self.correct(t.lemma) if t.text[0].isalpha() else t.lemma for t in toks]
+        lem = [self._read(t) for t in toks]
         places = self._places(toks, lem)
         taken = {i for p in places for i in range(p.start, p.end)}
         mentions = self._products(toks, lem, taken)
+        mentions = self._narrow_by_neighbours(mentions)
         named = {i for m in mentions if m.kind != "category" for i in range(m.start, m.end)}
         tags = [
             t if not named.intersection(range(t.start, t.end)) else TagMention(t.start, t.end, t.phrase, t.tags, True)
@@ -240,7 +288,8 @@ class SceneLexicon:
             longest = self.place_first.get(lem[i])
             hit = None
             if longest:
-                for n in range(min(longest, len(lem) - i), 0, -1):
+                # the window may hold stopwords the key leaves out ("Night and Accent Lights")
+                for n in range(min(longest + 3, len(lem) - i), 0, -1):
                     key = tuple(w for w in lem[i : i + n] if w not in STOPWORDS)
                     if key in self.places and lem[i + n - 1] not in STOPWORDS:
                         hit = (n, self.places[key])
@@ -254,6 +303,22 @@ class SceneLexicon:
                 i += n
             else:
                 i += 1
+        return out
+
+    def _narrow_by_neighbours(self, mentions: list[Mention]) -> list[Mention]:
+        """"the Corsa and the Elio exercise bikes", "For a bookcase, the Hollis": an ambiguous
+        model name takes the kind of product named next to it."""
+        out = []
+        for k, m in enumerate(mentions):
+            cats = {self.category_of[p] for p in m.candidates}
+            if len(m.candidates) > 1 and len(cats) > 1:
+                near = [o for o in mentions if o is not m and abs(o.start - m.start) <= 12 and o.category]
+                for o in near:
+                    keep = tuple(p for p in m.candidates if self.category_of[p] == o.category)
+                    if keep:
+                        m = Mention(m.start, m.end, m.char_start, m.char_end, m.phrase, keep, m.kind, o.category if len(keep) else None)
+                        break
+            out.append(m)
         return out
 
     def _place_conflicts(self, toks, lem, i: int, n: int) -> bool:
@@ -271,19 +336,22 @@ class SceneLexicon:
         )
 
     def _tags(self, lem, taken) -> list[TagMention]:
+        """Label phrases, matched on content lemmas ("ready to eat" = ready, eat)."""
+        idx = [k for k, w in enumerate(lem) if w not in STOPWORDS or w in ("no", "not", "without")]
+        words = [lem[k] for k in idx]
         out, i = [], 0
-        while i < len(lem):
-            longest = self.tag_first.get(lem[i]) if i not in taken else None
+        while i < len(words):
+            longest = self.tag_first.get(words[i]) if idx[i] not in taken else None
             hit = 0
             if longest:
-                for n in range(min(longest, len(lem) - i), 0, -1):
-                    key = tuple(lem[i : i + n])
-                    if key in self.tag_phrases and not (n == 1 and key[0] in STOPWORDS):
+                for n in range(min(longest, len(words) - i), 0, -1):
+                    key = tuple(words[i : i + n])
+                    if key in self.tag_phrases:
                         hit = n
                         break
             if hit:
-                key = tuple(lem[i : i + hit])
-                out.append(TagMention(i, i + hit, " ".join(key), frozenset(self.tag_phrases[key])))
+                key = tuple(words[i : i + hit])
+                out.append(TagMention(idx[i], idx[i + hit - 1] + 1, " ".join(key), frozenset(self.tag_phrases[key])))
                 i += hit
             else:
                 i += 1
@@ -353,7 +421,17 @@ class SceneLexicon:
             return None
         has_head = bool(content & self.heads)
         brand_hit = [key for key in self.brands if key and set(key) <= content]
-        if not has_head and not brand_hit:
+        # A model name said alone ("the Hollis", "the Ridgeline") names a product too: a
+        # capitalised word that only a few products' names carry.
+        sentence_start = i == 0 or toks[i - 1].text in (".", "!", "?", ":")
+        model = toks[i].text[:1].isupper() and any(
+            len(self.name_index.get(w, ())) <= 8
+            and w not in self.category_words
+            and w not in FUNCTION_WORDS
+            and not (sentence_start and getAllLemmas(w))
+            for w in content
+        )
+        if not has_head and not brand_hit and not model:
             return None
         if content <= _WEAK:
             return None

@@ -12,7 +12,7 @@ import re
 __all__ = [
     "ACCEPT", "ACK_REJECTION", "THANKS", "INFO_REQUEST", "BUDGET_BOUND", "CLAIMS", "CLARIFY", "CLOSING", "COMPARE",
     "DIRECTION", "DISTANCE", "EXPLAIN_CUE", "GREETING", "MOTION", "NEGATION", "NOT_PROPOSED",
-    "PROPOSE", "PURCHASE", "QUESTION_START", "REJECT", "RELATION", "REQUESTS", "SLOTS", "ANSWER_CUE",
+    "PROPOSE", "PURCHASE", "QUESTION_START", "REASON", "HANDLE_REJECTION", "COMPARATIVE", "POLAR_CLARIFY", "OPEN_ASK", "REJECT", "RELATION", "REQUESTS", "SLOTS", "ANSWER_CUE",
 ]
 
 
@@ -36,7 +36,7 @@ QUESTION_START = re.compile(
     r"^(?:(?:and|so|also|ok|okay|great|alright|sure|perfect|got it|thanks)[,!.]?\s+)?"
     r"(?:what|which|how|where|when|who|why|do|does|did|are|is|would|could|can|will|shall|should|have|has|any|may)\b"
 )
-INFO_REQUEST = _words(r"tell me", r"let me know", r"could you share", r"can you share", r"i'd love to know", r"i'm curious")
+INFO_REQUEST = _words(r"tell me (?:what|which|how|about|a bit|more about)", r"let me know (?:what|which|how|if)", r"could you share", r"can you share", r"i'd love to know", r"i'm curious", r"just say what")
 
 # Slots a question asks about (checked in this order; several may hold).
 SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -44,37 +44,54 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"looking for", r"shopping for", r"searching for", r"hunting for", r"here for", r"in the market for",
         r"help you find", r"can i help", r"how can i help", r"what brings you", r"need today", r"want today",
         r"what (?:do|would) you (?:need|want|like) to (?:buy|get|pick up|find)",
-        r"what (?:do|would) you (?:need|want)(?: to get)?(?: today)?\??$",
-        r"what can i (?:help|get|find)", r"what kind of (?:product|item|thing)s?", r"what type of (?:product|item)s?",
-        r"what are you (?:after|buying|getting|picking up)", r"on your (?:list|shopping list|mind)",
-        r"what (?:would you like|are you hoping) to (?:buy|get|find)", r"what did you come in for",
-        r"what (?:sort|kind|type) of (?:thing|things|items?|products?)")),
+        r"what (?:do|would) you (?:need|want)(?: to get)?(?: today)?\??$", r"what you(?:'re| are)? (?:need|after|looking)",
+        r"what you need", r"what can i (?:help|get|find)", r"what kind of (?:product|item|thing)s?", r"what type of (?:product|item)s?",
+        r"what are (?:you|we) (?:after|buying|getting|picking up)", r"on your (?:list|shopping list|mind)",
+        r"what (?:would you like|are you hoping) to (?:buy|get|find)", r"what did you come in for", r"picking up",
+        r"what (?:sort|kind|type) of (?:thing|things|items?|products?)", r"anything in particular", r"something specific",
+        r"particular (?:product|item|thing)", r"just browsing", r"item on your mind", r"what you(?:'re| are) after",
+        r"what we(?:'re| are) (?:looking|after)", r"what (?:do|can) (?:i|we) get you", r"hoping to find", r"track down", r"still want",
+        r"do you mean (?:a |an |the |real )?[a-z ]+,? or (?:a |an |the )?[a-z ]+", r"what you(?:'re| are) hoping")),
     ("use", _words(
-        r"what(?:'s| is| will)? (?:it|that|this|they) (?:be )?for", r"what (?:do|will|would) you (?:need|want|use) (?:it|them|that) for",
-        r"use (?:it|them|this|that) for", r"using (?:it|them)", r"used for", r"occasion", r"purpose", r"who is it for",
+        r"what(?:'s| is| will)? (?:it|that|this|they) (?:be )?for", r"what (?:do|will|would) you (?:need|want|use) (?:it|them|that|the [a-z ]+) for",
+        r"use (?:it|them|this|that|the [a-z ]+) for", r"using (?:it|them)", r"used for", r"occasion", r"purpose", r"who is it for",
         r"who's it for", r"for whom", r"who (?:is|are) (?:it|they|this) for", r"intend\w*", r"what are you (?:making|cooking|planning)",
         r"planning (?:on|to) (?:use|make|cook|serve)", r"what (?:room|space)", r"which room", r"where will (?:it|you)",
-        r"what.{0,30} for\?")),
+        r"(?:is|are) (?:it|this|that|they|these|the [a-z' ]+) for", r"for yourself", r"or (?:for|to keep)\b",
+        r"need it for", r"want it for", r"for a party", r"gift", r"which room", r"particular room", r"what room")),
     ("budget", _words(
         r"budget", r"spend", r"spending", r"pay", r"price", r"prices", r"priced", r"cost", r"costs", r"afford",
         r"how much (?:do|would|are|can|could|were|did)", r"how much money", r"cheap", r"expensive", r"pricey",
-        r"dollars?", r"price range", r"price point", r"upper limit", r"most you'?d", r"ceiling")),
+        r"dollars?", r"price range", r"price point", r"upper limit", r"most you'?d", r"ceiling", r"hard limit", r"wiggle room",
+        r"stretch")),
     ("avoid", _words(
-        r"avoid", r"allerg\w*", r"stay away", r"dislike", r"don'?t (?:want|like|eat|need)", r"can'?t (?:have|eat|use)",
+        r"avoid\w*", r"allerg\w*", r"stay away", r"dislike", r"don'?t (?:want|like|eat|need)", r"can'?t (?:have|eat|use|stand)",
         r"do not want", r"intoleran\w*", r"deal ?-?breakers?", r"rule out", r"rather not", r"off limits",
-        r"sensitive to", r"no-?go", r"things? to (?:avoid|skip)", r"anything you (?:won'?t|can'?t|don'?t)", r"steer clear")),
+        r"sensitive to", r"no-?go", r"things? to (?:avoid|skip)", r"anything you (?:won'?t|can'?t|don'?t)", r"steer clear",
+        r"restrictions?", r"no [a-z]+ at all", r"definitely don'?t", r"count too", r"you said no")),
     ("size", _words(
         r"size", r"sizes", r"how many", r"how big", r"how large", r"how small", r"quantity", r"dimensions?",
         r"how much (?:space|room)", r"room for", r"fit in", r"servings?", r"how many people", r"family[- ]size",
-        r"ounces?", r"pack size", r"single or", r"bulk", r"large or small", r"small or large", r"big or small")),
-    ("location", _words(r"where", r"which (?:aisle|shelf|section|store|part|area|side)", r"whereabouts")),
+        r"family pack", r"ounces?", r"oz", r"lb", r"pack size", r"single (?:bag|box|pack|one)", r"bulk", r"large or small", r"small or large",
+        r"big or small", r"bigger pack", r"(?:big|small|smaller|bigger|large|larger) (?:\d+ )?(?:bag|box|pack|jar|one|size)",
+        r"one box", r"how long", r"wide", r"tall", r"metres?", r"seats?", r"seating for", r"how high", r"ceilings?",
+        r"single piece", r"or a set", r"footprint", r"height", r"compact", r"bulky", r"too big", r"smaller", r"bigger", r"larger")),
+    ("location", _words(r"where", r"which (?:aisle|shelf|section|store|part|area|side|shop)", r"whereabouts", r"part of the store",
+                         r"(?:different|another|other) (?:shop|store|section)", r"(?:was|is) it in", r"where you saw")),
     ("preference", _words(
-        r"prefer\w*", r"flavou?rs?", r"colou?rs?", r"materials?", r"styles?", r"scents?", r"brands?", r"kind of",
-        r"type of", r"sort of", r"features?", r"must[- ]haves?", r"important", r"particular", r"specific",
-        r"requirements?", r"textures?", r"finish", r"roast", r"diet\w*", r"needs?", r"like it", r"matter",
-        r"taste", r"look for", r"looking for in", r"any (?:wishes|preferences|ideas)", r"leaning")),
+        r"prefer\w*", r"flavou?rs?", r"colou?rs?", r"materials?", r"styles?", r"scents?", r"brands?",
+        r"features?", r"must[- ]haves?", r"important to you", r"requirements?", r"textures?", r"finish", r"roast",
+        r"dietary preferences?", r"better fit", r"work better", r"didn'?t you like", r"like about", r"looking for in",
+        r"any (?:wishes|preferences|ideas)", r"leaning", r"mood for", r"nice-to-have", r"a must", r"the regular",
+        r"go for\?", r"usually (?:go|get|buy)", r"what put you off", r"you'?d change", r"ideal [a-z]+", r"look like",
+        r"assembl\w*", r"do you want (?:it|the [a-z ]+) to", r"or the colou?r")),
 )
 CLARIFY = _words(
+    r"right\?", r"you said", r"would around", r"^(?:is|are|was|were|did|do you (?:need|mean|want (?:the|it|one))|is it|is the|is this)\b[^?]*,? or\b",
+    r"just so", r"not sure i follow",
+    r"should (?:it|the|this|that)", r"would an? [a-z ]{1,30} (?:work|do)", r"sorry", r"remember", r"say that again",
+    r"^so\b", r"wiggle room", r"hard limit", r"a must,? or", r"count too", r"including", r"or (?:is|are) (?:a|an|the)? ?[a-z ]{1,25} (?:fine|okay|ok)",
+    r"or for (?:the|a)", r"or was it", r"chocolate bars",
     r"just to (?:confirm|check|be sure|clarify|make sure)", r"to confirm", r"did you (?:mean|say)", r"do you mean",
     r"you mean", r"you said", r"you mentioned", r"so you(?:'re| are| want| need)", r"correct\?", r"right\?",
     r"is that right", r"is that correct", r"or would you", r"or do you", r"or (?:rather|instead)", r"rather have",
@@ -82,11 +99,15 @@ CLARIFY = _words(
 )
 
 PROPOSE = _words(
+    r"^or (?:the|a|maybe|perhaps)", r"have you (?:considered|tried|thought about|seen|looked at)", r"could (?:be|work|do)", r"would (?:go|look|fit|work|do)",
+    r"might be (?:perfect|right|ideal|great|good|just|a good|the)", r"take (?:the|this|that|these|those)", r"point you (?:to|towards)",
+    r"i'?d consider", r"good options?", r"just (?:right|what you)", r"nice fit", r"go nicely", r"worth (?:a|considering|trying)", r"why not", r"maybe (?:the|a|this|that|these|go)",
+    r"here'?s (?:one|a|an|the)", r"one that fits", r"perhaps (?:the|a|this)", r"what do you think of", r"how does .{1,60} sound",
     r"recommend\w*", r"suggest\w*", r"how about", r"what about", r"try", r"trying", r"go with", r"go for",
     r"consider", r"check out", r"take a (?:look|peek) at", r"have a look at", r"look at", r"grab", r"pick up",
     r"my (?:pick|choice|suggestion|recommendation)", r"top pick", r"best bet", r"winner",
     r"(?:best|good|great|solid|perfect|ideal|nice|excellent|smart|safe|strong|top|wise) (?:choice|option|match|fit|pick|candidate|bet)",
-    r"would (?:suit|work|fit|be (?:great|perfect|ideal|good|nice))", r"you(?:'d| would)? (?:might |may )?(?:like|love|enjoy|appreciate)",
+    r"would (?:suit|work|fit|be (?:great|perfect|ideal|good|nice))", r"you(?:'d| would| might| may|'ll| will) (?:really )?(?:like|love|enjoy|appreciate)",
     r"worth (?:a look|a try|trying|considering|checking)", r"i'?d (?:go|pick|choose|take|opt)", r"i would (?:go|pick|choose|take|opt)",
     r"(?:fits?|matches|suits?|meets?) (?:what you|your|you|all)", r"ticks? (?:all )?(?:the|your) boxes",
     r"(?:is|are) (?:exactly )?what you(?:'re| are) (?:looking|after)", r"you (?:could|can|should|might want to) (?:get|take|buy|pick|grab|choose|go)",
@@ -100,7 +121,8 @@ NOT_PROPOSED = _words(
     r"ruled (?:it |that )?out", r"rejected", r"declined", r"did(?:n'?t| not) (?:like|want|work|suit|fit)",
     r"instead of", r"rather than", r"unlike", r"skip", r"(?:over|above|beyond|exceeds?) your (?:budget|limit)",
     r"too (?:expensive|pricey|costly)", r"does(?:n'?t| not) (?:have|fit|suit|match|meet|come)", r"out of (?:stock|range)",
-    r"no longer", r"won'?t (?:work|fit|suit)", r"sold out", r"not (?:the|that|a good|right|suitable|ideal)", r"set aside",
+    r"no longer", r"won'?t (?:work|fit|suit)", r"sold out", r"(?<!why )not (?:the|that|a good|right|suitable|ideal)", r"set aside",
+    r"already in your (?:cart|basket)", r"off the list", r"it'?s out", r"wouldn'?t (?:go|pick|choose|recommend|suggest)", r"well over",
     r"put (?:it|that|the \w+) back", r"you (?:passed|said no)", r"steer clear", r"avoid", r"contains?",
 )
 COMPARE = _words(
@@ -123,7 +145,8 @@ PURCHASE = _words(
     r"go ahead and (?:add|take|grab|buy|get)", r"would you like to (?:buy|take|get|purchase|add) (?:it|this|that|one|them|the)\b",
     r"take it home", r"ring (?:it|that|this) up", r"(?:buy|purchase) (?:it|this|that|them)\b", r"is it a yes",
     r"shall we go with", r"want (?:it|this one|that one)\?", r"(?:taking|take) (?:it|this one|that one)\?",
-    r"ready to (?:add|go)", r"check ?out",
+    r"ready to (?:add|go)", r"check ?out", r"\badd (?:it|them|these|this|that|those)\b", r"your purchase", r"go ahead with",
+    r"go on and add", r"(?:^|, |\. )buy (?:the|it|this|that|these)",
 )
 ACK_REJECTION = _words(
     r"no problem", r"no worries", r"understood", r"fair enough", r"i understand", r"(?:that's|that is) (?:fine|okay|ok|alright|totally fine)",
@@ -156,9 +179,9 @@ DIRECTION: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("up", _words(r"look up", r"glance up", r"tilt (?:your (?:head|view) )?up", r"upward", r"top shelf", r"upper shel\w*", r"higher shel\w*", r"up high")),
     ("down", _words(r"look down", r"glance down", r"tilt (?:your (?:head|view) )?down", r"downward", r"bottom shel\w*", r"lower shel\w*", r"down low")),
     ("left", _words(r"left")),
-    ("right", _words(r"right(?!\s+(?:now|there|here|away|choice|one|fit|for))")),
+    ("right", _words(r"right(?!\s+(?:now|there|here|away|choice|one|fit|for|after|next|by|beside|behind|in|at|on|up|outside|inside|across|before|where|beyond))(?!,? i)")),
     ("back", _words(r"back up", r"step back", r"backwards?", r"go back", r"reverse", r"walk back", r"move back", r"take a step back")),
-    ("ahead", _words(r"straight", r"ahead", r"forwards?", r"keep going", r"carry on", r"onward")),
+    ("ahead", _words(r"straight", r"ahead", r"forwards?", r"keep going", r"keep walking", r"carry on", r"onward")),
 )
 DISTANCE: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("short", _words(r"an? (?:step|pace|few steps|couple of steps|little|bit)", r"one step", r"two steps", r"few steps",
@@ -204,4 +227,36 @@ CLAIMS = _words(
     r"five[- ]star", r"reviews?", r"in stock", r"limited (?:stock|time|edition)", r"selling fast", r"customers? (?:love|rave|swear)",
     r"fan favou?rite", r"clearance", r"bogo", r"buy one,? get", r"best price", r"lowest price", r"price match", r"bargain",
     r"flying off", r"everyone loves", r"people love", r"number one", r"#1", r"gold medal", r"certified best", r"guarantee\w*",
+)
+
+# A reason tied to the shopper (Explain), as opposed to a bare fact (AnswerQuestion).
+REASON = _words(
+    r"because", r"since", r"so (?:it|you|they|it'?s|that|your|there|no|not|doors|it'll)", r", so", r"which means", r"thanks to",
+    r"that'?s why", r"that means", r"meaning", r"due to", r"reason", r"(?:picked|chose|showed|suggested|recommended|pointed) (?:you |it |this |these |that |them )?(?:for|because|as|out)",
+    r"i (?:picked|chose)", r"(?:ideal|great|good|perfect|nice|handy|fine|safe|best) (?:for|with) (?:you|your)", r"for your", r"fits? your",
+    r"suits? your", r"matches your", r"meets? your", r"budget", r"your limit", r"under the \$", r"you'?ll", r"you won'?t", r"you can",
+    r"easy to", r"as it", r"as they", r"which matters", r"you (?:asked|mentioned|wanted|said|like|need)", r"isn'?t a problem",
+    r"no problem for", r"won'?t (?:bother|be a problem)", r"worth it", r"keeps? you", r"so not", r"good fit", r"help",
+)
+COMPARATIVE = re.compile(
+    r"\b(?:[a-z]+er than|cheaper|pricier|sweeter|healthier|bigger|smaller|larger|lighter|heavier|softer|firmer|better|worse|"
+    r"quieter|sturdier|longer|shorter|taller|wider|narrower|stronger|milder|darker|richer|creamier|crunchier|tarter|"
+    r"more expensive|less expensive|more|less|both|two|per bar|per roll|the same|whereas|while the|of the two|between)\b"
+)
+POLAR_CLARIFY = re.compile(
+    r"^(?:(?:so|sorry|and|ok|okay|hmm|alright|right|just checking|just to check)[,:]?\s+)*"
+    r"(?:is|are|was|were|did|does|so|you|your|would around|is that|do you (?:need|want|mean)|should it|should i|just|when you say)\b"
+)
+OPEN_ASK = re.compile(r"^(?:(?:and|so|also|great|okay|ok|sure|alright|got it|perfect)[,!.]?\s+)?(?:what|which|how|any|do you (?:prefer|like|have|usually)|would you like|tell me)\b")
+
+# A turn that takes a rejection on board ("you already turned that down", "let's skip it").
+HANDLE_REJECTION = _words(
+    r"no problem", r"no worries", r"understood", r"fair enough", r"i understand", r"(?:that'?s|that is) (?:fine|okay|ok|alright|totally fine)",
+    r"sorry (?:that|it|to hear|about|the|i)", r"i'?m sorry", r"noted", r"totally (?:fair|understand)", r"makes sense",
+    r"already (?:turned|ruled|said no|rejected|passed)", r"turned (?:it |that |this )?down", r"passed on", r"won'?t (?:suggest|bring|push|show|mention)",
+    r"let'?s (?:skip|leave|forget|drop|move on|look elsewhere|try (?:something|another|a different))", r"we'?ll (?:skip|leave|forget|drop)",
+    r"skip (?:it|that|this|those|them)", r"leave (?:it|that|the [\w' -]{1,40}?) (?:on the shelf|there|then|behind)", r"not what you had in mind",
+    r"i get it", r"^you'?re right", r"stop pushing", r"too high", r"fine,? we'?ll", r"off the list", r"i hear you", r"my apologies",
+    r"good to know", r"fair point", r"shame", r"not (?:for|right for) you", r"(?:didn'?t|doesn'?t) (?:work|suit) (?:for )?you",
+    r"(?:alright|okay|ok|got it),? no [a-z]+", r"no [a-z ]{1,20} then", r"thanks for telling me",
 )

@@ -9,7 +9,7 @@ from typing import NamedTuple
 
 from lemminflect import getAllLemmas, getAllLemmasOOV
 
-__all__ = ["MAX_CHARS", "Token", "normalize", "tokenize", "lemma", "sentence_spans", "STOPWORDS"]
+__all__ = ["FUNCTION_WORDS", "MAX_CHARS", "Token", "normalize", "tokenize", "lemma", "sentence_spans", "STOPWORDS"]
 
 MAX_CHARS = 4_000  # longer input is cut here: analysis time stays bounded
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "-"})
@@ -23,6 +23,26 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\s*\n+\s*|(?<=[.!?])$")
 STOPWORDS = frozenset(
     "a an the of and or for with to in on at by from your you my our this that these those it its "
     "is are was be been being i me we us they them their there here some any just".split()
+)
+
+
+# Closed-class English words (modals, pronouns, prepositions, conjunctions). The lemma
+# dictionary does not list them, so they are named here to keep them from being read as
+# typos of catalog words ("could" is not "cloud").
+FUNCTION_WORDS = frozenset(
+    "a about above across after again against all almost along also although always am among an and another any "
+    "anybody anyone anything anywhere are around as at be because been before behind being below beneath beside "
+    "besides between beyond both but by can cannot could did do does doing done down during each either else "
+    "enough even ever every everybody everyone everything everywhere few for from further had has have having he "
+    "her here hers herself him himself his how however i if in inside instead into is it its itself just least "
+    "less lest many may me might mine more most much must my myself near neither never nevertheless next no nobody "
+    "none noone nor not nothing now nowhere of off often on once one only onto or other others otherwise ought our "
+    "ours ourselves out outside over own per perhaps quite rather really same shall she should since so some "
+    "somebody someone something sometimes somewhere still such than that the their theirs them themselves then "
+    "there therefore these they this those though through throughout thus till to too toward towards under "
+    "underneath unless unlike until up upon us very via was we well were what whatever when whenever where "
+    "whereas wherever whether which while who whoever whom whose why will with within without would yet you your "
+    "yours yourself yourselves okay ok yes yeah nope hello hi hey thanks please sorry".split()
 )
 
 

@@ -46,6 +46,11 @@ def _read_json(path) -> tuple[Any, str]:
     except FileNotFoundError:
         raise AssetError("file not found (run `python -m situ_gym.assets generate`)",
                          file=label) from None
+    except UnicodeDecodeError as e:
+        raise AssetError(f"not UTF-8 text (byte {e.start}: {e.object[e.start:e.start + 4]!r})",
+                         file=label) from None
+    except OSError as e:  # e.g. a --root that names a file, or no permission
+        raise AssetError(f"cannot read the file: {e.strerror or e}", file=label) from None
     try:
         return json.loads(text), label
     except json.JSONDecodeError as e:

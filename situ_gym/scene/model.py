@@ -14,7 +14,7 @@ Conventions used by every layer:
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -56,8 +56,13 @@ Color = tuple[int, int, int]
 Rect = tuple[float, float, float, float]  # xmin, ymin, xmax, ymax
 
 
+# A display name: something a shopper can read (not empty, not only spaces).
+Name = Annotated[str, Field(min_length=1, pattern=r"\S")]
+
+
 class _Record(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # No Infinity or NaN anywhere: an infinite price or position breaks budgets and geometry.
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
 
 class Pose2(_Record):
@@ -79,9 +84,9 @@ class Instance(_Record):
 
 class Product(_Record):
     id: str
-    name: str  # display name, e.g. "Harbor Catch Plain Frozen Cod Fillets, 1 lb"
-    brand: str
-    category: str  # specific type, e.g. "frozen fish", "table lamp"
+    name: Name  # display name, e.g. "Harbor Catch Plain Frozen Cod Fillets, 1 lb"
+    brand: Name
+    category: Name  # specific type, e.g. "frozen fish", "table lamp"
     group: str  # broad family, e.g. "frozen foods", "lighting"
     price: float = Field(gt=0)
     attributes: dict[str, str | list[str]]  # human-readable details revealed on inspection
@@ -97,7 +102,7 @@ class Fixture(_Record):
     """A Supermarket navigation target (shelf, freezer, cooler, produce stand)."""
 
     id: str
-    name: str
+    name: Name
     kind: Literal["shelf", "chest_freezer", "upright_freezer", "open_cooler", "produce_stand"]
     footprint: Rect
     height: float
@@ -113,7 +118,7 @@ class Area(_Record):
 
     id: str
     store_id: str
-    name: str
+    name: Name
     footprint: Rect
     color: Color
     approach: Pose2  # fixed point within the area, facing its products
@@ -124,7 +129,7 @@ class Store(_Record):
     """A Home Furnishings shop with a doorway in its front wall."""
 
     id: str
-    name: str
+    name: Name
     theme: str
     footprint: Rect
     wall_height: float
@@ -162,7 +167,7 @@ class Scene(_Record):
     """Everything physical about one store; loaded from ``scene.json``."""
 
     store: StoreKind
-    name: str
+    name: Name
     layout: Layout
     products: list[Product]
     fixtures: list[Fixture] = []  # Supermarket only
@@ -185,7 +190,7 @@ class Interaction(_Record):
 
 class Profile(_Record):
     id: str
-    name: str
+    name: Name
     persona: str
     gender: str
     demographics: dict[str, str]  # age_group, employment, occupation, household, housing, transport, storage
@@ -214,7 +219,7 @@ class Task(_Record):
     profile_id: str
     theme: str
     request: str  # the private goal in the shopper's words
-    category: str  # target's category (what the shopper opens with)
+    category: Name  # target's category (what the shopper opens with)
     required_tags: list[str]
     avoided_tags: list[str]
     target_product_id: str

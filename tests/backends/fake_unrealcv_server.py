@@ -89,6 +89,7 @@ class FakeUnrealCVServer:
         self.commands: list[str] = []  # every command received, in order
         self.accepted = 0  # connections served (greeted or not)
         self.delays: list[tuple[str, float]] = []  # (command prefix, seconds): delay the next match once
+        self.replies: dict[str, bytes] = {}  # command prefix -> reply sent instead of the world's (a broken engine)
         self.port: int | None = None
         self._sock: socket.socket | None = None
         self._conns: list[socket.socket] = []
@@ -203,6 +204,9 @@ class FakeUnrealCVServer:
 
     # -- the world -------------------------------------------------------------
     def _handle(self, cmd: str) -> bytes:
+        for prefix, reply in self.replies.items():
+            if cmd.startswith(prefix):
+                return reply
         parts = cmd.split()
         try:
             return self._dispatch(parts)

@@ -80,18 +80,23 @@ def test_rule_judge_rates_episodes_without_override(sim_runs, tmp_path):
     assert 1.0 <= means["human"]["heuristic"]["Naturalness"] <= 5.0  # rule judge filled it in
 
 
+def _fails(argv, capsys) -> str:
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "usage: python -m eval.agreement" in err
+    return err.strip().splitlines()[-1]
+
+
 def test_bad_inputs_give_one_line_errors(sim_runs, tmp_path, capsys):
     _, dirs = sim_runs
-    assert main([str(tmp_path)]) == 2
-    assert "no trajectories.jsonl" in capsys.readouterr().err
-    assert main([str(d) for d in dirs.values()]) == 2  # one user type only
-    assert "exactly two user types" in capsys.readouterr().err
+    assert "no trajectories.jsonl" in _fails([str(tmp_path)], capsys)
+    assert "exactly two user types" in _fails([str(d) for d in dirs.values()], capsys)
     bad = tmp_path / "bad"
     shutil.copytree(next(iter(dirs.values())), bad)
     (bad / "ratings.jsonl").write_text('{"episode_id": "x", "ratings": {"Overall": 9}}\n')
-    assert main([str(bad), str(bad), "--users", "rule,human"]) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "error:" in err
+    assert "must be a number from 1 to 5, got 9" in _fails([str(bad), str(bad), "--users", "rule,human"], capsys)
 
 
 def test_per_profile_cohort_is_one_task_per_profile_and_fixed():

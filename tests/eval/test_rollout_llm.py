@@ -75,30 +75,40 @@ def test_llm_user_and_moderator_batch_across_episodes_and_rerun_hits_the_cache(t
     assert usage["user"]["cache_hits"] == 6 and usage["user"]["cache_misses"] == 0
 
 
-def test_dead_endpoint_stops_the_run_and_resume_finishes_it(tmp_path, capsys):
+def test_dead_endpoint_stops_the_run_and_resume_retries_the_episode_in_flight(tmp_path, capsys):
     _Scripted.die_after = 3  # episode 1 takes 3 shopper calls, episode 2 dies in flight
     argv = ["--agent", "heuristic", "--user", "llm", "--user-model", "hf:scripted", "--tasks", "0-1",
             "--max-turns", "3", "--llm-cache", "none", "--out", str(tmp_path / "r")]
-    assert main(argv) == 3
+    assert main(argv) == 1
     err = capsys.readouterr().err
     assert "stopped answering" in err and "--resume" in err and "Traceback" not in err
     saved = read_episodes(tmp_path / "r" / "trajectories.jsonl")
-    assert len(saved) == 1 and saved[0].error is None and len(saved[0].turns) == 3
+    assert [ep.error is None for ep in saved] == [True, False]  # the in-flight episode is saved, crashed
+    assert len(saved[0].turns) == 3
     _Scripted.die_after = None
     clear_backends()
     assert main([*argv, "--resume"]) == 0
     done = read_episodes(tmp_path / "r" / "trajectories.jsonl")
     assert sorted(ep.task_id for ep in done) == sorted({ep.task_id for ep in done}) and len(done) == 2
+    assert all(ep.error is None and len(ep.turns) == 3 for ep in done)
+    assert len(read_episodes(tmp_path / "r" / "errors.jsonl")) == 1
+
+
+def _usage_error(argv, capsys) -> str:
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    return err.strip().splitlines()[-1]
 
 
 def test_unreachable_endpoint_fails_before_the_first_episode(tmp_path, capsys):
     argv = ["--agent", "heuristic", "--user", "llm", "--user-model", "openai:smol", "--user-base-url",
             "http://127.0.0.1:9/v1", "--tasks", "0-1", "--out", str(tmp_path / "u")]
-    assert main(argv) == 2
-    err = capsys.readouterr().err
-    assert err.startswith("error: user model openai:smol: endpoint http://127.0.0.1:9/v1 is not usable")
-    assert err.count("\n") == 1
-    assert not (tmp_path / "u" / "trajectories.jsonl").exists()
+    last = _usage_error(argv, capsys)
+    assert "user model openai:smol: endpoint http://127.0.0.1:9/v1 is not usable" in last
+    assert not (tmp_path / "u").exists()
 
 
 @pytest.mark.parametrize(
@@ -110,6 +120,4 @@ def test_unreachable_endpoint_fails_before_the_first_episode(tmp_path, capsys):
      (["--user", "llm", "--user-model", "hf:gguf:/nope/x.gguf"], "GGUF file not found")],
 )
 def test_llm_flag_mistakes_are_one_line_errors(tmp_path, capsys, argv, message):
-    assert main([*argv, "--out", str(tmp_path / "x")]) == 2
-    err = capsys.readouterr().err
-    assert message in err and err.count("\n") == 1
+    assert message in _usage_error([*argv, "--out", str(tmp_path / "x")], capsys)

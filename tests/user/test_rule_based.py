@@ -9,7 +9,8 @@ import pytest
 
 from situ_gym.actions.tools import LEGAL_TOOLS, TARGET_ARGUMENT
 from situ_gym.user import RuleBasedUser, RuleModerator, make_user
-from situ_gym.user.rule_based import parse_direction
+from situ_gym.language import analyze
+from situ_gym.user.rule.navigation import call_for_direction
 
 from .conftest import (
     MiniShop,
@@ -185,11 +186,11 @@ def test_waits_for_explanations_before_buying(sm_index):
 
 
 def test_rejects_unsuitable_item_with_reason_and_drops_it(sm_index):
-    user = _user(sm_index, make_sm_task(rejection_style="clarify"), seed=2)
+    # price sensitivity "high": no budget slack, so the price alone rules it out (see Persona)
+    user = _user(sm_index, make_sm_task(rejection_style="clarify"), seed=2, price_sensitivity="high")
     shop = MiniShop(sm_index, SM_PLACES, "sm_f01")
     script = [
         "Hi! What are you shopping for?",
-        "What's your budget?",
         "Try the Ocean Prime Wild Salmon Fillets.",
         "Try the Ocean Prime Wild Salmon Fillets.",
     ]
@@ -282,6 +283,10 @@ def test_follows_store_area_and_direction_wording(hf_index, sm_index):
     assert turn.tool_call["arguments"]["approach"] == "inside_doorway"
     turn = user.respond(_obs(hf_index, 4, "The lamps are in the reading nook area.", ids))
     assert turn.tool_call == {"name": "move_to_area", "arguments": {"area": "A1"}}
+    def parse_direction(text):
+        nav = analyze(text).navigation
+        return None if nav is None else call_for_direction(nav)
+
     assert parse_direction("Turn left and walk a few steps") == {
         "name": "turn_and_move",
         "arguments": {"direction": "left", "angle": 90.0, "distance": "short"},
@@ -469,8 +474,10 @@ def test_short_product_mention_and_already_rejected(sm_index):
     )
     assert turns[1].tool_call["name"] == "pick_up_item"
     assert turns[2].intent == "reject"
+    # pointed at the rejected salmon again: says so, and does not pick the salmon up again
     assert "Ocean Prime Wild Salmon Fillets" in turns[3].utterance
-    assert turns[3].tool_call["name"] not in ("pick_up_item", "add_to_cart")
+    salmon = shop.observe("").view.handle_of("sm_p03")
+    assert turns[3].tool_call.get("arguments", {}).get("item") != salmon
 
 
 def test_approach_wording_and_directions_follow_only_sides_that_exist(sm_index):
@@ -487,22 +494,6 @@ def test_approach_wording_and_directions_follow_only_sides_that_exist(sm_index):
         "arguments": {"direction": "right", "angle": 90.0, "distance": "short"},
     }
     assert turn.intent == "follow" and "turning right" in turn.utterance
-
-
-def test_name_mentions_use_whole_words_and_fixture_labels():
-    from situ_gym.user.rule_based import mentions
-
-    shelf12 = "Shelf 12: breakfast cereal, oatmeal, granola bars"
-    assert mentions(shelf12, "Head to Shelf 12 on your right.")[0]
-    assert not mentions(shelf12, "Head to Shelf 1 on your right.")[0]
-    assert not mentions("Shelf 1: rice, pasta", "Head to Shelf 12 now.")[0]
-    assert mentions("Upright Freezer 2", "It's in freezer 2.")[0]
-    cereal = "Sunny Fields Honey Oat Clusters Cereal, 12 oz"
-    assert mentions(
-        cereal, "Try the Sunny Fields Honey Oat Clusters Cereal, 12 oz.", keep_numbers=False
-    )[0]
-    assert mentions(cereal, "The honey oat clusters are great.", keep_numbers=False)[0]
-    assert not mentions(cereal, "Any cereal will do.", keep_numbers=False)[0]
 
 
 def test_does_not_walk_into_the_obstacle_that_just_blocked_it(sm_index):
@@ -523,15 +514,3 @@ def test_does_not_walk_into_the_obstacle_that_just_blocked_it(sm_index):
     assert not RuleModerator().should_end(
         [], obs.assistant_response, turn.utterance, turn.tool_call, turn
     )[0]
-
-
-def test_numbers_in_target_names_must_match_their_word():
-    from situ_gym.user.rule_based import mentions
-
-    shelf1 = "Shelf 1: breakfast cereal, oatmeal, granola bars"
-    assert not mentions(shelf1, "Walk to the nearest side of Shelf 2; Open Cooler 1 is beyond it.")[
-        0
-    ]
-    assert mentions("Upright Freezer 2", "Go to the upright freezer 2 please")[0]
-    assert mentions("Upright Freezer 2", "It's the freezer 2 on the left")[0]
-    assert not mentions("Upright Freezer 2", "Upright Freezer 3 has it, next to Shelf 2")[0]

@@ -99,7 +99,7 @@ class Navigator:
             return self.goto(target, nav, "follow")
         call = call_for_direction(nav)
         self.state.explore_moves = 0
-        if call["name"] in ("move_forward", "move_and_turn", "turn_and_move") and blocked:
+        if call["name"] not in _TURN_ONLY and blocked:
             side = "left" if self.rng.random() < 0.5 else "right"
             turn = {"name": "turn", "arguments": {"direction": side, "angle": 45.0}}
             return turn, "ask", say(self.rng, "blocked_ask")

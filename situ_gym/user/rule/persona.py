@@ -3,7 +3,7 @@
 The policy (every number below is derived here, once per episode, and nowhere else):
 
 * Patience: ``Interaction.patience`` unproductive turns, one more for an agreeable shopper
-  (agreeableness >= 0.6), one fewer for an anxious one (neuroticism >= 0.6), at least 2.
+  (agreeableness >= 0.6), one fewer for an anxious one (neuroticism >= 0.6), at least 1.
 * Disclosure: at most one new goal detail per turn (paper App. A.3). A question about a
   specific detail is always answered. A generic question ("anything else?") is answered with
   probability ``answer_p`` = mean of the talkativeness level (low .5, medium .75, high 1) and
@@ -65,7 +65,7 @@ class Persona:
         needs += [t for t in task.required_tags if t not in needs]
         soft = frozenset(needs[1:]) if openness >= 0.5 else frozenset()
         return cls(
-            patience=max(2, patience),
+            patience=max(1, min(patience, it.patience + 1)),
             answer_p=round((_LEVEL_TALK[it.talkativeness] + 0.4 + 0.6 * extra) / 2, 4),
             volunteer_p=round(_LEVEL_VOLUNTEER[it.talkativeness] + 0.15 * extra, 4),
             explanations_needed=needed,

@@ -181,25 +181,28 @@ class RuleBasedUser(UserSimulator):
     def _decide(self, obs, u: Utterance, visible, proposals: list[str], revealed: list[str]):
         state = self.state
         held = obs.held_item
-        guided = u.navigation is not None
-        candidate = self._candidate(obs, visible, proposals, self_directed=obs.turn > 1 and not guided)
+        guided = u.navigation is not None or u.location is not None
+        # Products pointed out ("the salmon fillets are right there") catch the eye when they
+        # are in view and of the wanted kind; only proposals count as recommendations.
+        pointed = [p for p in u.mentioned if p in visible and self._relevance(p) >= 2]
+        candidate = self._candidate(obs, visible, proposals + pointed, self_directed=obs.turn > 1 and not guided)
         if held and held in state.rejected and candidate != held and self.store == "supermarket":
             return {"name": "drop_item", "arguments": {}}, "reject", say(self.rng, "put_back", name=self._name(held, obs, visible))
         if candidate is not None:
-            return self._product_turn(obs, candidate, visible, revealed)
-        blocked = self._blocked(obs)
-        move = self.navigator.guided(self._visible_nav(u, visible), visible, blocked)
-        if move is None:
-            move = self.navigator.explore(visible, blocked)
-        call, intent, sentence = move
-        stale = [p for p in u.products if p in state.rejected]
-        if stale:
+            call, intent, sentence = self._product_turn(obs, candidate, visible, revealed)
+        else:
+            blocked = self._blocked(obs)
+            move = self.navigator.guided(self._visible_nav(u, visible), visible, blocked)
+            call, intent, sentence = move or self.navigator.explore(visible, blocked)
+        stale = [p for p in u.products if p in state.rejected and p != candidate]
+        if stale:  # the assistant brought up something already turned down
             sentence = say(self.rng, "already_rejected", name=self._name(stale[0], obs, visible)) + " " + sentence
         return call, intent, sentence
 
     def _visible_nav(self, u: Utterance, visible):
-        """The instruction, retargeted to a visible place it also names ("the Desks area in Leather and Ink")."""
-        nav = u.navigation
+        """The instruction (or where-statement: "it's at the front of Shelf 1"), retargeted to a
+        visible place it also names ("the Desks area in Leather and Ink")."""
+        nav = u.navigation or u.location
         if nav is None or nav.target is None or nav.target in visible:
             return nav
         for p in u.places:

@@ -1,0 +1,113 @@
+"""Serve the human evaluation: ``python -m eval.human serve --assistants heuristic,random --port 8000``.
+
+    python -m eval.human serve --assistants heuristic,random,hf:PATH,openai:MODEL \\
+        --out runs/human [--env SituRec-Supermarket-v0] [--seed 42] [--tasks-per-participant 5] \\
+        [--host 127.0.0.1] [--port 8000] [--max-turns 20] \\
+        [--assistant-options '{"openai:MODEL": {"base_url": "http://127.0.0.1:8001/v1"}}']
+    python -m eval.human report --out runs/human         # run reports + questionnaire vs judge
+    python -m eval.human screenshots --out docs/img     # one PNG per page, through Chromium
+
+Participants open http://HOST:PORT/ in a browser. Results go to ``OUT/runs/<assistant>/``
+(trajectories.jsonl, ratings.jsonl, config.json), ready for ``python -m eval.metrics`` and
+``python -m eval.agreement``. Restart the command with the same arguments to resume.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+
+__all__ = ["main"]
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m eval.human", description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    serve = sub.add_parser("serve", help="run the web app")
+    serve.add_argument("--assistants", required=True,
+                       help="comma list: heuristic, random, hf:PATH, KIND:MODEL or pkg.module:Class")
+    serve.add_argument("--out", default="runs/human", help="study directory (default: runs/human)")
+    serve.add_argument("--env", default="SituRec-Supermarket-v0", help="registered env id")
+    serve.add_argument("--seed", type=int, default=42, help="task sampling and episode seed (paper: 42)")
+    serve.add_argument("--tasks", type=int, default=5, help="tasks sampled from the bank (paper: 5)")
+    serve.add_argument("--tasks-per-participant", type=int, default=5,
+                       help="consecutive sampled tasks per participant, cyclically (paper's pairs: 2)")
+    serve.add_argument("--max-turns", type=int, default=20, help="turn limit")
+    serve.add_argument("--max-participants", type=int, default=None, help="refuse joining beyond this many")
+    serve.add_argument("--assistant-options", type=_json_object, default={},
+                       help='JSON: constructor arguments per assistant, e.g. \'{"openai:NAME": {"base_url": "URL"}}\'')
+    serve.add_argument("--host", default="127.0.0.1", help="interface to listen on")
+    serve.add_argument("--port", type=int, default=8000, help="port to listen on")
+    rep = sub.add_parser("report", help="each run's report, and the questionnaire beside the judge")
+    rep.add_argument("--out", default="runs/human", help="study directory (default: runs/human)")
+    rep.add_argument("--judge", default="rule", help="dialogue judge for the comparison (default: rule)")
+    shots = sub.add_parser("screenshots", help="save a PNG of each page (needs Chromium)")
+    shots.add_argument("--out", default="docs/img", help="folder for the PNGs")
+    shots.add_argument("--chromium", default="/usr/bin/chromium", help="Chromium executable")
+    return parser
+
+
+def _json_object(text: str) -> dict:
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not valid JSON ({exc})") from exc
+    if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
+        raise argparse.ArgumentTypeError('expected {"assistant name": {"argument": value}}')
+    return value
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        if args.command == "serve":
+            return _serve(args)
+        if args.command == "report":
+            from eval.human.report import report
+
+            print(report(args.out, judge=args.judge))
+            return 0
+        from eval.human.browser import save_screenshots
+
+        for path in save_screenshots(args.out, chromium_path=args.chromium):
+            print(path)
+        return 0
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _serve(args: argparse.Namespace) -> int:
+    try:
+        import uvicorn
+
+        from eval.human.app import create_app
+    except ImportError as exc:
+        raise ValueError(f"{exc.name} is missing: pip install \"situ-gym[human]\"") from exc
+    from eval.human.assistants import parse_assistant_list
+    from eval.human.study import Study, StudyConfig
+
+    config = StudyConfig(
+        assistants=tuple(parse_assistant_list(args.assistants)),
+        out=args.out,
+        env=args.env,
+        seed=args.seed,
+        task_count=args.tasks,
+        tasks_per_participant=args.tasks_per_participant,
+        max_turns=args.max_turns,
+        assistant_options=args.assistant_options,
+        max_participants=args.max_participants,
+    )
+    study = Study(config)
+    print(f"tasks: {', '.join(study.task_ids)}")
+    print(f"open http://{args.host}:{args.port}/ (results in {args.out}/runs/)")
+    uvicorn.run(create_app(study), host=args.host, port=args.port, log_level="warning")
+    study.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

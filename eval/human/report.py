@@ -1,0 +1,102 @@
+"""Human runs summarised: each run's usual report, and the questionnaire beside the judge (Fig. 5).
+
+``python -m eval.human report --out runs/human`` writes ``report.md``, ``metrics.json``,
+plots and the trajectory viewer into every assistant's run directory (as ``eval.rollout``
+does) and ``questionnaire.md`` into the study directory: per assistant, the mean
+participant rating of each App. C.1 dimension next to the judge's mean rating of the
+same trajectories.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+from eval.io import read_episodes
+from eval.judge import DIMENSIONS
+
+__all__ = ["read_ratings", "questionnaire_rows", "format_questionnaire", "report"]
+
+logger = logging.getLogger(__name__)
+
+
+def read_ratings(run_dir: str | Path) -> dict[str, dict[str, int]]:
+    """``episode_id -> {dimension: 1-5}`` from ``ratings.jsonl`` (a torn last line is skipped)."""
+    path = Path(run_dir) / "ratings.jsonl"
+    if not path.exists():
+        return {}
+    out = {}
+    lines = path.read_text(encoding="utf-8").splitlines()
+    for i, line in enumerate(lines):
+        try:
+            row = json.loads(line)
+            out[str(row["episode_id"])] = {d: int(row["ratings"][d]) for d in DIMENSIONS}
+        except (ValueError, KeyError, TypeError) as exc:
+            if i == len(lines) - 1:
+                logger.warning("%s: skipping a torn last line", path)
+                continue
+            raise ValueError(f"{path}: line {i + 1} is not a rating record ({exc})") from exc
+    return out
+
+
+def _mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def questionnaire_rows(run_dirs: list[Path], judge: str = "rule") -> list[dict[str, Any]]:
+    """Per run: agent, episode count, mean participant and judge rating per dimension."""
+    from eval.aggregate import load_indexes, load_tasks
+    from eval.judge import make_judge
+
+    rater = make_judge(judge)
+    rows = []
+    for run in run_dirs:
+        episodes = read_episodes(run / "trajectories.jsonl")
+        if not episodes:
+            continue
+        stores = {ep.store for ep in episodes}
+        indexes, tasks = load_indexes(stores), load_tasks(stores)
+        human = read_ratings(run)
+        judged = [rater.rate(ep, tasks.get(ep.task_id), indexes.get(ep.store)) for ep in episodes]
+        rated = [human[ep.episode_id] for ep in episodes if ep.episode_id in human]
+        config = run / "config.json"
+        name = json.loads(config.read_text(encoding="utf-8")).get("assistant") if config.exists() else None
+        rows.append({
+            "agent": name or episodes[0].agent,
+            "episodes": len(episodes),
+            "rated": len(rated),
+            "human": {d: _mean([r[d] for r in rated]) for d in DIMENSIONS},
+            "judge": {d: _mean([float(j[d]) for j in judged]) for d in DIMENSIONS},
+            "judge_name": judged[0]["judge"],
+        })
+    return rows
+
+
+def format_questionnaire(rows: list[dict[str, Any]]) -> str:
+    """A markdown table: one line per assistant and rater."""
+    head = ["Assistant", "Rater", "n", *DIMENSIONS]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for row in rows:
+        raters = [("participants", row["rated"], row["human"]),
+                  (f"judge ({row['judge_name']})", row["episodes"], row["judge"])]
+        for rater, n, means in raters:
+            cells = ["-" if means[d] is None else f"{means[d]:.2f}" for d in DIMENSIONS]
+            lines.append("| " + " | ".join([row["agent"], rater, str(n), *cells]) + " |")
+    return "\n".join(lines)
+
+
+def report(study_dir: str | Path, judge: str = "rule") -> str:
+    """Write every run's report and ``questionnaire.md``; returns the questionnaire table."""
+    from eval.rollout import finalize
+
+    root = Path(study_dir)
+    runs = sorted(p for p in (root / "runs").glob("*") if (p / "trajectories.jsonl").exists())
+    if not runs:
+        raise ValueError(f"no finished conversations under {root / 'runs'}")
+    for run in runs:
+        finalize(run, judge=judge)
+    table = format_questionnaire(questionnaire_rows(runs, judge))
+    (root / "questionnaire.md").write_text(table + "\n", encoding="utf-8")
+    return table

@@ -1,0 +1,60 @@
+"""Shared helpers of the human-evaluation tests."""
+
+import json
+
+import pytest
+
+from agents.base import Assistant
+
+ENV = "SituRec-Supermarket-v0"
+
+
+class ChattyAssistant(Assistant):
+    """Says something different in every instance: a stand-in for a sampled model."""
+
+    name = "chatty"
+    instances = 0
+
+    def __init__(self):
+        ChattyAssistant.instances += 1
+        self.tag = ChattyAssistant.instances
+
+    def reset(self, observation, info, *, seed=None):
+        self.turn = 0
+
+    def act(self, observation):
+        self.turn += 1
+        return json.dumps({
+            "response": f"Instance {self.tag} says hello for the {self.turn}. time. What do you need?",
+            "assistant_actions": [{"type": "AskPreference"}],
+            "expected_user_action": {"name": "idle", "arguments": {}},
+            "ranking": [],
+        })
+
+
+@pytest.fixture
+def turn_left():
+    return {"name": "turn", "arguments": {"direction": "left", "angle": 30}}
+
+
+class FlakyAssistant(ChattyAssistant):
+    """Fails on the first second-turn call of the process (an endpoint that drops once)."""
+
+    failed = False
+
+    def act(self, observation):
+        if self.turn == 1 and not FlakyAssistant.failed:
+            FlakyAssistant.failed = True
+            raise ConnectionError("endpoint went away\nsecond line")
+        return super().act(observation)
+
+
+class ModelAssistant(ChattyAssistant):
+    """A model-backed kind: built with the model after ``KIND:``."""
+
+    def __init__(self, model, base_url=None):
+        super().__init__()
+        self.model, self.base_url = model, base_url
+
+    def act(self, observation):
+        return super().act(observation).replace("hello", f"hello via {self.base_url}")

@@ -1,0 +1,115 @@
+"""Score the language layer on the labelled corpus (shared by the test and the benchmark)."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from situ_gym.language import Utterance, analyze, lexicon_for
+from situ_gym.scene import SceneIndex
+from situ_gym.scene.loader import load_scene
+
+CORPUS_DIR = Path(__file__).parent / "corpus"
+STORES = ("supermarket", "home_furnishings")
+
+
+def load_corpus() -> list[dict]:
+    rows = []
+    for store in STORES:
+        with open(CORPUS_DIR / f"{store}.jsonl", encoding="utf-8") as f:
+            rows += [json.loads(line) for line in f if line.strip()]
+    return rows
+
+
+def lexicons():
+    return {store: lexicon_for(SceneIndex(load_scene(store))) for store in STORES}
+
+
+def predicted(u: Utterance) -> dict:
+    """The analysis in the corpus's label schema."""
+    nav = u.navigation
+    return {
+        "act": u.act,
+        "asks": sorted(set(u.asks)),
+        "proposed": sorted(set(u.proposed)),
+        "mentioned": sorted(set(u.mentioned)),
+        "compared": sorted(set(u.compared)),
+        "nav": None if nav is None else {
+            "target": nav.target, "relation": nav.relation, "direction": nav.direction, "distance": nav.distance,
+        },
+        "purchase_prompt": u.purchase_prompt,
+        "explains": None if u.explanation is None else {
+            "product": u.explanation.product, "cites": sorted(set(u.explanation.cites)),
+        },
+    }
+
+
+def _labels(expect: dict, got: dict) -> list[tuple[str, bool]]:
+    """(label name, correct) for every label the row states."""
+    out = []
+    for key in ("act", "purchase_prompt"):
+        if key in expect:
+            out.append((key, expect[key] == got[key]))
+    for key in ("asks", "proposed", "mentioned", "compared"):
+        if key in expect:
+            out.append((key, sorted(set(expect[key])) == got[key]))
+    if "nav" in expect:
+        want, have = expect["nav"], got["nav"]
+        if want is None or have is None:
+            out.append(("nav", want is None and have is None))
+        else:
+            out.append(("nav", True))
+            for sub in ("target", "relation", "direction", "distance"):
+                out.append((f"nav.{sub}", want.get(sub) == have.get(sub)))
+    if "explains" in expect:
+        want, have = expect["explains"], got["explains"]
+        if want is None or have is None:
+            out.append(("explains", want is None and have is None))
+        else:
+            out.append(("explains", want["product"] == have["product"]))
+            out.append(("explains.cites", sorted(set(want.get("cites", []))) == have["cites"]))
+    return out
+
+
+@dataclass
+class Score:
+    per_label: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0]))
+    per_act: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0]))
+    misses: list[tuple[str, str, dict, dict]] = field(default_factory=list)
+
+    @property
+    def accuracy(self) -> float:
+        right = sum(v[0] for v in self.per_label.values())
+        total = sum(v[1] for v in self.per_label.values())
+        return right / max(1, total)
+
+    def table(self) -> str:
+        lines = [f"{'label':<16} {'right':>6} {'total':>6} {'acc %':>6}"]
+        for name, (r, t) in sorted(self.per_label.items()):
+            lines.append(f"{name:<16} {r:>6} {t:>6} {100 * r / t:>6.1f}")
+        lines.append(f"{'by act':<16}")
+        for name, (r, t) in sorted(self.per_act.items()):
+            lines.append(f"{name:<16} {r:>6} {t:>6} {100 * r / t:>6.1f}")
+        lines.append(f"{'ALL':<16} {'':>6} {'':>6} {100 * self.accuracy:>6.1f}")
+        return "\n".join(lines)
+
+
+def score(rows: list[dict] | None = None) -> Score:
+    rows = load_corpus() if rows is None else rows
+    lex = lexicons()
+    result = Score()
+    for row in rows:
+        ctx = row.get("context") or {}
+        u = analyze(row["text"], lex[row["store"]], visible=frozenset(ctx.get("visible") or ()), focus=ctx.get("focus"))
+        got = predicted(u)
+        act = row["expect"].get("act", "?")
+        for name, ok in _labels(row["expect"], got):
+            result.per_label[name][0] += ok
+            result.per_label[name][1] += 1
+            result.per_act[act][0] += ok
+            result.per_act[act][1] += 1
+            if not ok:
+                result.misses.append((row["id"], name, row, got))
+    return result
