@@ -43,8 +43,10 @@ def make_backend(
     **kwargs: Any,
 ) -> ChatBackend:
     """A (cached, when ``cache`` names a file) backend for ``spec``; see the module docstring."""
-    if isinstance(spec, ChatBackend):
-        return spec if cache is None else CachedBackend(spec, ResponseCache(cache))
+    if isinstance(spec, CachedBackend):
+        return spec
+    if isinstance(spec, ChatBackend):  # wrapped so that its usage is counted like any other
+        return CachedBackend(spec, ResponseCache(cache) if cache is not None else None)
     if not isinstance(spec, str) or ":" not in spec:
         raise ValueError(f"model spec must be 'hf:MODEL' or 'openai:MODEL', got {spec!r}")
     kind, _, name = spec.partition(":")
