@@ -133,8 +133,6 @@ class RolloutConfig:
             raise ValueError("--agent hf needs --model PATH")
         if self.agent in ("openai", "chat") and not self.model:
             raise ValueError(f"--agent {self.agent} needs --model NAME (and --base-url URL for a local server)")
-        if self.judge not in ("rule", "llm", "none"):
-            raise ValueError(f"judge must be 'rule', 'llm' or 'none', got {self.judge!r}")
         if self.user == "llm" and not self.user_model:
             raise ValueError("--user llm needs --user-model SPEC (hf:PATH_OR_ID_OR_GGUF | openai:NAME)")
         if self.moderator == "llm" and not (self.moderator_model or self.user_model):
