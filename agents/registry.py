@@ -1,4 +1,5 @@
-"""Agents by name ("random", "heuristic", "hf", "openai") or by import path "pkg.module:Class"."""
+"""Agents by name ("random", "heuristic", "plain", "paraphrase", "hf", "openai", "chat") or by
+import path "pkg.module:Class"."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ AGENTS: dict[str, str] = {
     "random": "agents.random_agent:RandomAssistant",
     "heuristic": "agents.heuristic:HeuristicAssistant",
     "hf": "agents.hf_policy:HFPolicyAssistant",
+    "plain": "agents.plain:PlainAssistant",
+    "paraphrase": "agents.paraphrase:ParaphrasingAssistant",
     "openai": "agents.chat_agent:OpenAIAssistant",  # --model NAME [--base-url URL]
     "chat": "agents.chat_agent:ChatAssistant",  # --model hf:... | openai:NAME (any chat backend)
 }
