@@ -1,4 +1,5 @@
-"""Agents by name ("random", "heuristic", "plain", "paraphrase", "hf") or by import path "pkg.module:Class"."""
+"""Agents by name ("random", "heuristic", "plain", "paraphrase", "hf", "openai", "chat") or by
+import path "pkg.module:Class"."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ AGENTS: dict[str, str] = {
     "hf": "agents.hf_policy:HFPolicyAssistant",
     "plain": "agents.plain:PlainAssistant",
     "paraphrase": "agents.paraphrase:ParaphrasingAssistant",
+    "openai": "agents.chat_agent:OpenAIAssistant",  # --model NAME [--base-url URL]
+    "chat": "agents.chat_agent:ChatAssistant",  # --model hf:... | openai:NAME (any chat backend)
 }
 
 
@@ -37,8 +40,8 @@ def resolve_agent(name: str) -> type[Assistant]:
 
 def make_agent(name: str, *, model: str | None = None, **kwargs: Any) -> Assistant:
     """Build an agent; ``model`` (a path or hub id) is passed first for model-backed agents."""
-    if name == "hf" and model is None:
-        raise ValueError("agent 'hf' needs a model: pass --model PATH")
+    if name in ("hf", "openai", "chat") and model is None:
+        raise ValueError(f"agent {name!r} needs a model: pass --model {'PATH' if name == 'hf' else 'NAME'}")
     cls = resolve_agent(name)
     agent = cls(model, **kwargs) if model is not None else cls(**kwargs)
     return agent

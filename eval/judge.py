@@ -1,8 +1,9 @@
 """Dialogue-quality judges: the seven 1-5 dimensions of App. C.1, rated from a trajectory.
 
 ``DialogueJudge.rate(episode, task, index)`` returns the seven dimensions plus ``"judge"``.
-``RuleBasedJudge`` derives each from the record (deterministic, no model); an LLM judge can
-sit behind the same interface. Every rule maps a fraction f in [0, 1] to ``1 + 4 f``:
+``RuleBasedJudge`` derives each from the record (deterministic, no model); the LLM judge
+(``eval.llm_judge.LLMJudge``, ``make_judge("llm", model=...)``) sits behind the same
+interface. Every rule maps a fraction f in [0, 1] to ``1 + 4 f``:
 
 * Informativeness: among turns answering a user question or request (read by
   ``situ_gym.language``; all turns when the user never asked), the share of responses
@@ -261,8 +262,13 @@ class RuleBasedJudge(DialogueJudge):
         return _scale(1.0 - repeats / len(turns))
 
 
-def make_judge(name: str = "rule") -> DialogueJudge:
-    """A judge by name: "rule" (``RuleBasedJudge``); LLM judges plug in here later."""
+def make_judge(name: str = "rule", **kwargs: Any) -> DialogueJudge:
+    """A judge by name: "rule" (``RuleBasedJudge``) or "llm" (``eval.llm_judge.LLMJudge``,
+    with ``model="hf:..." | "openai:..."``, ``base_url``, ``cache``)."""
     if name in ("rule", "rule-based"):
         return RuleBasedJudge()
-    raise ValueError(f"unknown judge {name!r}; choose one of ['rule']")
+    if name == "llm":
+        from eval.llm_judge import LLMJudge
+
+        return LLMJudge(**kwargs)
+    raise ValueError(f"unknown judge {name!r}; choose one of ['rule', 'llm']")

@@ -16,6 +16,19 @@ traceback; ``--max-consecutive-errors`` crashes in a row stop the run (exit 1).
 (their records move to errors.jsonl). At the end: metrics.json, report.md, plots and the
 HTML viewer in the run directory, all in (task, repeat) order.
 
+LLM roles (model SPEC: ``hf:gguf:smollm2`` | ``hf:PATH_OR_HUB_ID`` | ``hf:gguf:FILE`` |
+``openai:NAME``, see ``situ_gym.llm.factory``): ``--user llm --user-model SPEC
+[--user-base-url URL]``, ``--moderator llm [--moderator-model SPEC]`` (default: the
+user's), ``--judge llm --judge-model SPEC [--judge-base-url URL]``, ``--agent openai
+--model NAME --base-url URL`` or ``--agent chat --model SPEC``; ``--images`` sends
+Set-of-Mark images to chat backends. Responses are cached in ``--llm-cache`` (default
+``~/.cache/situ_gym/llm_responses.sqlite``; ``none`` disables), keyed by the whole request,
+so a rerun replays them; tokens, seconds, cache hits/misses, re-asks and fallbacks per role
+go to ``llm_usage.jsonl`` and from there into metrics.json, report.md and config.json. An
+unreachable endpoint is a setup fault (exit 2 before the first episode); one that dies
+mid-run stops the run (exit 1) once the episodes in flight are saved as crashed, and
+``--resume`` retries them.
+
 ``--batch-size B`` plays B episodes in lock-step per process with one ``act_batch`` per
 turn (one batched ``generate`` for ``--agent hf``). Rule-based agents give the same
 episodes as B = 1; sampled model outputs may depend on the batch composition.
@@ -58,15 +71,17 @@ __all__ = ["RolloutConfig", "EpisodeJob", "ConfigError", "RunStopped", "select_t
 logger = logging.getLogger(__name__)
 
 # Fields whose change makes an existing run directory a different experiment.
-_IDENTITY = ("env", "agent", "user", "seed", "max_turns", "reward", "model", "env_kwargs")
+_IDENTITY = ("env", "agent", "user", "seed", "max_turns", "reward", "model", "env_kwargs", "user_model",
+             "moderator", "moderator_model")
 
 
 @dataclass
 class RolloutConfig:
     env: str = field(default="SituRec-Supermarket-v0", metadata={"help": "registered env id"})
-    agent: str = field(default="heuristic", metadata={"help": "random | heuristic | hf | pkg.module:Class"})
+    agent: str = field(default="heuristic", metadata={"help": "random | heuristic | hf | openai | chat | pkg.module:Class"})
     user: str = field(default="rule", metadata={"help": "user simulator name"})
-    tasks: str = field(default="all", metadata={"help": "all | A-B (bank positions, inclusive) | id,id,..."})
+    tasks: str = field(default="all", metadata={"help": "all | A-B (bank positions, inclusive) | id,id,... | "
+                                                       "per-profile (one task per profile, seed 42; Table 7)"})
     workers: int = field(default=1, metadata={"help": "worker processes (1 runs in this process)"})
     seed: int = field(default=0, metadata={"help": "base seed; repeat r uses seed + r"})
     repeats: int = field(default=1, metadata={"help": "runs per task (pass^k uses k = repeats)"})
@@ -76,7 +91,17 @@ class RolloutConfig:
     max_turns: int = field(default=20, metadata={"help": "turn limit"})
     reward: str = field(default="none", metadata={"help": "none | recrm (wrap with recrm.RecRMReward)"})
     model: str | None = field(default=None, metadata={"help": "model path or id for --agent hf"})
-    judge: str = field(default="rule", metadata={"help": "dialogue judge: rule | none"})
+    judge: str = field(default="rule", metadata={"help": "dialogue judge: rule | llm | none"})
+    user_model: str | None = field(default=None, metadata={"help": "chat model SPEC for --user llm: hf:... | openai:NAME"})
+    user_base_url: str | None = field(default=None, metadata={"help": "OpenAI-compatible URL for the user model"})
+    moderator: str = field(default="rule", metadata={"help": "moderator: rule | llm"})
+    moderator_model: str | None = field(default=None, metadata={"help": "SPEC for --moderator llm (default: --user-model)"})
+    judge_model: str | None = field(default=None, metadata={"help": "chat model SPEC for --judge llm"})
+    judge_base_url: str | None = field(default=None, metadata={"help": "OpenAI-compatible URL for the judge model"})
+    base_url: str | None = field(default=None, metadata={"help": "OpenAI-compatible URL for --agent openai"})
+    images: bool = field(default=False, metadata={"help": "send Set-of-Mark images to chat-backend roles (vision models)"})
+    llm_cache: str | None = field(default=None, metadata={"help": "response cache file (default: ~/.cache/situ_gym/"
+                                                                    "llm_responses.sqlite; 'none' disables)"})
     batch_size: int = field(
         default=1,
         metadata={"help": "episodes played in lock-step per process with one act_batch per turn "
@@ -106,6 +131,14 @@ class RolloutConfig:
             raise ValueError(f"max_episodes must be >= 0, got {self.max_episodes!r}")
         if self.agent == "hf" and not self.model:
             raise ValueError("--agent hf needs --model PATH")
+        if self.agent in ("openai", "chat") and not self.model:
+            raise ValueError(f"--agent {self.agent} needs --model NAME (and --base-url URL for a local server)")
+        if self.user == "llm" and not self.user_model:
+            raise ValueError("--user llm needs --user-model SPEC (hf:PATH_OR_ID_OR_GGUF | openai:NAME)")
+        if self.moderator == "llm" and not (self.moderator_model or self.user_model):
+            raise ValueError("--moderator llm needs --moderator-model SPEC (or --user-model)")
+        if self.judge == "llm" and not self.judge_model:
+            raise ValueError("--judge llm needs --judge-model SPEC")
         if self.seed < 0:
             raise ValueError(f"seed must be >= 0, got {self.seed!r}")
         if self.max_consecutive_errors < 0:
@@ -172,12 +205,53 @@ def select_tasks(spec: str, task_ids: list[str]) -> list[str]:
 _WORKER: dict[str, Any] = {}  # per process: the env and agent, built once and reused
 
 
+def _llm_cache(config: RolloutConfig) -> str | None:
+    from situ_gym.llm import default_cache_path
+
+    if config.llm_cache in ("none", ""):
+        return None
+    return config.llm_cache or str(default_cache_path())
+
+
+def _llm_roles(config: RolloutConfig) -> dict[str, tuple[str, str | None]]:
+    """role -> (model SPEC, base URL) for every LLM-backed role of this run."""
+    roles = {}
+    if config.user == "llm":
+        roles["user"] = (config.user_model, config.user_base_url)
+    if config.moderator == "llm":
+        roles["moderator"] = (config.moderator_model or config.user_model, config.user_base_url)
+    if config.judge == "llm":
+        roles["judge"] = (config.judge_model, config.judge_base_url)
+    if config.agent == "openai":
+        roles["assistant"] = (f"openai:{config.model}", config.base_url)
+    if config.agent == "chat":
+        roles["assistant"] = (config.model, config.base_url)
+    return roles
+
+
+def _judge_kwargs(config: RolloutConfig) -> dict[str, Any]:
+    if config.judge != "llm":
+        return {}
+    return {"model": config.judge_model, "base_url": config.judge_base_url, "cache": _llm_cache(config)}
+
+
 def _make_env(config: RolloutConfig):
     import gymnasium as gym
 
     import situ_gym  # noqa: F401 - registers the envs
+    from situ_gym.llm import METER
+    from situ_gym.user import make_moderator, make_user
 
-    env = gym.make(config.env, user=config.user, max_turns=config.max_turns, **config.env_kwargs)
+    user, moderator = config.user, config.moderator
+    if user == "llm" or moderator == "llm":
+        METER.log_path = Path(config.out) / "llm_usage.jsonl"
+    if user == "llm":
+        user = make_user("llm", model=config.user_model, base_url=config.user_base_url,
+                         cache=_llm_cache(config), images=config.images or None)
+    if moderator == "llm":
+        moderator = make_moderator("llm", model=config.moderator_model or config.user_model,
+                                   base_url=config.user_base_url, cache=_llm_cache(config))
+    env = gym.make(config.env, user=user, moderator=moderator, max_turns=config.max_turns, **config.env_kwargs)
     if config.reward == "recrm":
         from recrm import RecRMReward
 
@@ -205,7 +279,13 @@ def _state(config: RolloutConfig, n_envs: int = 1, n_agents: int = 1) -> tuple[l
             envs[i] = _make_env(config)
     for i in range(n_agents):
         if agents[i] is None:
-            agents[i] = make_agent(config.agent, model=config.model)
+            extra = {}
+            if config.agent in ("openai", "chat"):
+                from situ_gym.llm import METER
+
+                METER.log_path = Path(config.out) / "llm_usage.jsonl"
+                extra = {"base_url": config.base_url, "images": config.images, "cache": _llm_cache(config)}
+            agents[i] = make_agent(config.agent, model=config.model, **extra)
     return envs[:n_envs], agents[:n_agents]
 
 
@@ -384,9 +464,13 @@ def run_batch(jobs: list[EpisodeJob], on_done: Callable[[str], None] | None = No
                 except Exception:  # noqa: BLE001
                     finish(i, "error", traceback.format_exc())
                     _drop("agents", i)
-        for i, text in texts.items():
+        stepped = _step_envs(envs, texts, lockstep=config.user == "llm" or config.moderator == "llm")
+        for i in texts:
+            if isinstance(stepped[i], str):  # the step raised: its traceback
+                finish(i, "error", stepped[i])
+                continue
             try:
-                obs[i], _r, terminated, truncated, info = envs[i].step(text)
+                obs[i], _r, terminated, truncated, info = stepped[i]
                 turns[i].append(info["turn"])
                 if config.save_frames:
                     frames[i] += _save_frames(out, jobs[i].episode_id, len(turns[i]) + 1, obs[i], envs[i])
@@ -398,6 +482,33 @@ def run_batch(jobs: list[EpisodeJob], on_done: Callable[[str], None] | None = No
         if result[i] is None:
             finish(i, "turn_limit")
     return [r for r in result if r is not None]
+
+
+def _step_envs(envs: list[Any], texts: dict[int, str], *, lockstep: bool) -> dict[int, Any]:
+    """``env.step`` for each open episode: the step's result, or its traceback text.
+
+    With LLM roles each episode steps in its own thread inside one lock-step session, so
+    the shopper's (then the moderator's) calls of all episodes reach the backend as one
+    batch (``situ_gym.llm.lockstep``).
+    """
+    from situ_gym.llm import GATE
+
+    def step(i: int, text: str) -> Any:
+        try:
+            if not lockstep:
+                return envs[i].step(text)
+            with GATE.participant(i):
+                return envs[i].step(text)
+        except Exception:  # noqa: BLE001 - recorded as the episode's error
+            return traceback.format_exc()
+
+    if not lockstep or len(texts) <= 1:
+        return {i: step(i, t) for i, t in texts.items()}
+    from concurrent.futures import ThreadPoolExecutor
+
+    with GATE.session(len(texts)), ThreadPoolExecutor(max_workers=len(texts)) as pool:
+        futures = {i: pool.submit(step, i, t) for i, t in texts.items()}
+        return {i: f.result() for i, f in futures.items()}
 
 
 # ------------------------------------------------------------------ parent side
@@ -418,7 +529,12 @@ def _jobs(config: RolloutConfig) -> list[EpisodeJob]:
 
     bank = load_task_bank(_store_of(config.env))
     tasks = {t.id: t for t in bank.tasks}
-    selected = select_tasks(config.tasks, [t.id for t in bank.tasks])
+    if config.tasks.strip() == "per-profile":
+        from eval.agreement import per_profile_tasks
+
+        selected = per_profile_tasks(bank.tasks)
+    else:
+        selected = select_tasks(config.tasks, [t.id for t in bank.tasks])
     return [
         EpisodeJob(config, tid, r, tasks[tid].profile_id, tasks[tid].subset, tasks[tid].target_product_id,
                    tuple(tasks[tid].reference_set), float(tasks[tid].budget))
@@ -500,6 +616,25 @@ def _check_setup(config: RolloutConfig, job: EpisodeJob) -> None:
         _drop("agents", 0)
 
 
+def _check_llm(config: RolloutConfig) -> None:
+    """Every LLM role's endpoint answers / model file exists, before the first episode."""
+    from situ_gym.llm import BackendUnavailable, check_backend
+
+    for role, (spec, base_url) in _llm_roles(config).items():
+        try:
+            check_backend(spec, base_url=base_url)
+        except BackendUnavailable as exc:
+            raise ConfigError(f"{role} model {spec}: {exc}") from exc
+
+
+def _backend_died(error: str | None) -> str | None:
+    """The message when a crashed episode's traceback ends in BackendUnavailable."""
+    last = (error or "").strip().splitlines()
+    if last and "BackendUnavailable:" in last[-1]:
+        return last[-1].split("BackendUnavailable:", 1)[1].strip()
+    return None
+
+
 def _plan(config: RolloutConfig) -> tuple[Path, list[EpisodeJob], int, int]:
     """Everything checked before the run directory is touched: (out, pending jobs, episodes
     already saved, error episodes that will be retried). Raises ConfigError."""
@@ -508,7 +643,8 @@ def _plan(config: RolloutConfig) -> tuple[Path, list[EpisodeJob], int, int]:
         if config.judge != "none" and not config.no_report:
             from eval.judge import make_judge
 
-            make_judge(config.judge)  # an unknown judge would otherwise fail after every episode ran
+            make_judge(config.judge, **_judge_kwargs(config))  # else a bad judge fails after every episode ran
+        _check_llm(config)
         out = Path(config.out)
         _check_out(out)
         traj = out / "trajectories.jsonl"
@@ -561,6 +697,10 @@ def run(config: RolloutConfig, argv: list[str] | None = None) -> dict[str, Any] 
         errors += record.error is not None
         consecutive = consecutive + 1 if record.error is not None else 0
         bar.set_postfix(success=f"{successes}/{finished}", **({"errors": errors} if errors else {}))
+        died = _backend_died(record.error)
+        if died:  # a dead endpoint is not the assistant's failure: stop, resume retries the episode
+            raise RunStopped(f"a chat model endpoint failed: {died}; {finished} episodes saved in {traj} "
+                             f"({errors} crashed, retried by --resume)")
         if config.max_consecutive_errors and consecutive >= config.max_consecutive_errors:
             last = (record.error or "").strip().splitlines()
             raise RunStopped(
@@ -623,10 +763,10 @@ def run(config: RolloutConfig, argv: list[str] | None = None) -> dict[str, Any] 
                        errors, finished)
     if config.no_report:
         return None
-    return finalize(out, judge=config.judge)
+    return finalize(out, judge=config.judge, judge_kwargs=_judge_kwargs(config))
 
 
-def finalize(run_dir: str | Path, judge: str = "rule") -> dict[str, Any]:
+def finalize(run_dir: str | Path, judge: str = "rule", judge_kwargs: dict[str, Any] | None = None) -> dict[str, Any]:
     """Score trajectories.jsonl of a run and write metrics.json, report.md, plots, viewer."""
     from eval.aggregate import load_indexes, load_tasks, summarize_groups
     from eval.judge import make_judge
@@ -640,15 +780,41 @@ def finalize(run_dir: str | Path, judge: str = "rule") -> dict[str, Any]:
     indexes = load_indexes(stores)
     ratings = None
     if judge != "none" and episodes:
-        j = make_judge(judge)
+        from situ_gym.llm import METER
+
+        METER.log_path = run_dir / "llm_usage.jsonl"
+        j = make_judge(judge, **(judge_kwargs or {}))
         tasks = load_tasks(stores)
-        ratings = [j.rate(ep, tasks.get(ep.task_id), indexes.get(ep.store)) for ep in episodes]
+        items = [(ep, tasks.get(ep.task_id), indexes.get(ep.store)) for ep in episodes]
+        ratings = j.rate_batch(items) if hasattr(j, "rate_batch") else [j.rate(*item) for item in items]
     groups = summarize_groups(episodes, indexes=indexes, ratings=ratings)
-    write_report(run_dir, groups, extra={"judge": None if ratings is None else ratings[0]["judge"]})
+    llm = _llm_usage(run_dir)
+    write_report(run_dir, groups, extra={"judge": None if ratings is None else ratings[0]["judge"],
+                                         **({"llm": llm} if llm else {})})
+    if llm:
+        from situ_gym.llm import format_usage
+
+        with open(run_dir / "report.md", "a", encoding="utf-8") as fh:
+            fh.write("\n## LLM roles: tokens, latency, cache\n\n" + format_usage(llm) + "\n")
     if episodes:
         write_plots(run_dir, groups)
     write_viewer(run_dir, episodes, indexes, ratings)
     return groups
+
+
+def _llm_usage(run_dir: Path) -> dict[str, Any]:
+    """LLM usage per role from llm_usage.jsonl (also recorded in config.json)."""
+    from situ_gym.llm import read_usage, summarize_usage
+
+    summary = summarize_usage(read_usage(run_dir / "llm_usage.jsonl"))
+    if not summary:
+        return {}
+    config_path = run_dir / "config.json"
+    if config_path.exists():
+        payload = json.loads(config_path.read_text(encoding="utf-8"))
+        payload["llm_usage"] = summary
+        config_path.write_text(json.dumps(payload, indent=2, sort_keys=True, default=str), encoding="utf-8")
+    return summary
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -41,4 +41,4 @@ def test_metrics_unknown_judge_is_one_line(tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:
         metrics_main([str(path), "--judge", "gpt"])
     assert exc.value.code == 2
-    assert capsys.readouterr().err.strip().splitlines()[-1].endswith("unknown judge 'gpt'; choose one of ['rule']")
+    assert capsys.readouterr().err.strip().splitlines()[-1].endswith("unknown judge 'gpt'; choose one of ['rule', 'llm']")

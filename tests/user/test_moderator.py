@@ -64,14 +64,14 @@ def test_yes_after_closing_exchange_and_on_gave_up_flag():
     assert moderator.should_end([], "", "...", IDLE, turn) == (True, "the user gave up")
 
 
-def test_factories_list_valid_names_and_reserve_llm():
+def test_factories_list_valid_names_and_llm_needs_a_model():
     assert make_user("rule").name == "rule"
     assert make_moderator("rule").name == "rule"
-    with pytest.raises(ValueError, match=r"valid names: \['rule'\]"):
+    with pytest.raises(ValueError, match=r"valid names: \['llm', 'rule'\]"):
         make_user("human")
-    with pytest.raises(ValueError, match=r"valid names: \['rule'\]"):
+    with pytest.raises(ValueError, match=r"valid names: \['llm', 'rule'\]"):
         make_moderator("oracle")
     with pytest.raises(ValueError, match="chat model"):
         make_user("llm")
     with pytest.raises(ValueError, match="chat model"):
-        make_moderator("llm-gpt")
+        make_moderator("llm")

@@ -1,0 +1,118 @@
+"""On-disk response cache keyed by the whole request, and a backend wrapper that uses it.
+
+The key is the sha256 of the canonical JSON of the model name, the messages (images as
+content hashes), the sampling parameters and the seed, so a rerun of the same episodes
+replays the same answers without calling the model. SQLite (stdlib) keeps the file safe
+for several worker processes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import sqlite3
+import threading
+from pathlib import Path
+
+from situ_gym.llm.types import ChatBackend, ChatRequest, ChatResult
+from situ_gym.llm.usage import METER, UsageMeter
+
+__all__ = ["ResponseCache", "CachedBackend", "request_key"]
+
+logger = logging.getLogger(__name__)
+
+
+def request_key(request: ChatRequest, model: str) -> str:
+    payload = json.dumps(request.key_payload(model), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+class ResponseCache:
+    """``get(key)`` / ``put(key, result)`` over one SQLite file."""
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = Path(path).expanduser()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        try:
+            self._db = sqlite3.connect(str(self.path), timeout=30, check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+            self._db.commit()
+        except sqlite3.DatabaseError as exc:
+            raise ValueError(f"cannot open the response cache {str(self.path)!r}: {exc}") from exc
+
+    def get(self, key: str) -> ChatResult | None:
+        with self._lock:
+            row = self._db.execute("SELECT value FROM responses WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            return None
+        data = json.loads(row[0])
+        return ChatResult(
+            text=data["text"],
+            prompt_tokens=data.get("prompt_tokens", 0),
+            completion_tokens=data.get("completion_tokens", 0),
+            model=data.get("model", ""),
+            cached=True,
+        )
+
+    def put(self, key: str, result: ChatResult) -> None:
+        value = json.dumps(
+            {"text": result.text, "prompt_tokens": result.prompt_tokens,
+             "completion_tokens": result.completion_tokens, "model": result.model}
+        )
+        with self._lock:
+            self._db.execute("INSERT OR REPLACE INTO responses (key, value) VALUES (?, ?)", (key, value))
+            self._db.commit()
+
+    def __len__(self) -> int:
+        with self._lock:
+            return int(self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+class CachedBackend(ChatBackend):
+    """Serves hits from ``cache`` and sends only the misses to ``inner``, as one batch.
+
+    Usage (tokens, seconds, hits, misses) is recorded on ``meter`` per request role.
+    """
+
+    def __init__(self, inner: ChatBackend, cache: ResponseCache | None, meter: UsageMeter | None = None):
+        self.inner = inner
+        self.cache = cache
+        self.meter = meter or METER
+        self.model = inner.model
+        self.supports_images = inner.supports_images
+
+    def chat_batch(self, requests: list[ChatRequest]) -> list[ChatResult]:
+        results: list[ChatResult | None] = [None] * len(requests)
+        keys = [request_key(r, self.model) for r in requests] if self.cache is not None else []
+        misses = []
+        for i in range(len(requests)):
+            hit = self.cache.get(keys[i]) if self.cache is not None else None
+            if hit is not None:
+                results[i] = hit
+            else:
+                misses.append(i)
+        if misses:
+            answered = self.inner.chat_batch([requests[i] for i in misses])
+            for i, res in zip(misses, answered, strict=True):
+                results[i] = res
+                if self.cache is not None:
+                    self.cache.put(keys[i], res)
+        final = [r for r in results if r is not None]
+        self.meter.record(self.model, requests, final)
+        return final
+
+    def check(self) -> None:
+        self.inner.check()
+
+    def close(self) -> None:
+        self.inner.close()
+        if self.cache is not None:
+            self.cache.close()
