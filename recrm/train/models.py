@@ -1,0 +1,69 @@
+"""Base-model loading for reward-model training: folders, hub ids and the team's GGUF loader."""
+
+from __future__ import annotations
+
+import json
+import logging
+import tempfile
+from pathlib import Path
+from typing import Any
+
+__all__ = ["load_causal", "load_sequence_classifier", "save_scorer"]
+
+logger = logging.getLogger(__name__)
+
+
+def _gguf():
+    try:
+        from situ_gym.llm import gguf
+    except ImportError as exc:
+        raise ValueError(
+            "a 'gguf:' model needs situ_gym.llm.gguf (the team's GGUF loader) and "
+            'pip install "situ-gym[train]" gguf'
+        ) from exc
+    return gguf
+
+
+def load_causal(spec: str):
+    """(model, tokenizer) of a causal LM from a folder, hub id or ``gguf:...`` spec."""
+    if spec.startswith("gguf:"):
+        return _gguf().load_causal_lm(spec)
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    return AutoModelForCausalLM.from_pretrained(spec), AutoTokenizer.from_pretrained(spec)
+
+
+def load_sequence_classifier(spec: str, num_labels: int):
+    """(model, tokenizer) of ``AutoModelForSequenceClassification`` on the base ``spec``.
+
+    A GGUF base is converted to a transformers folder first (the head starts fresh).
+    """
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    tmp = None
+    if spec.startswith("gguf:"):
+        model, tok = _gguf().load_causal_lm(spec)
+        tmp = tempfile.TemporaryDirectory(prefix="recrm-base-")
+        _gguf().save_as_model_folder(model, tok, tmp.name)
+        spec = tmp.name
+    tok = AutoTokenizer.from_pretrained(spec)
+    if tok.pad_token is None:
+        tok.pad_token = tok.eos_token
+    model = AutoModelForSequenceClassification.from_pretrained(spec, num_labels=num_labels)
+    model.config.pad_token_id = tok.pad_token_id
+    if tmp is not None:
+        tmp.cleanup()
+    return model, tok
+
+
+def save_scorer(model, tokenizer, out: str | Path, meta: dict[str, Any]) -> Path:
+    """Save a trained scorer folder: weights, tokenizer and ``recrm_scorer.json``."""
+    from recrm.scorers import SCORER_FILE
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(out)
+    tokenizer.save_pretrained(out)
+    (out / SCORER_FILE).write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    logger.info("saved %s scorer to %s", meta.get("dimension"), out)
+    return out
