@@ -1,0 +1,1 @@
+"""Chat backends for the LLM roles: OpenAI-compatible HTTP, local transformers (incl. GGUF), cache."""
