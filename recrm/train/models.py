@@ -24,35 +24,47 @@ def _gguf():
     return gguf
 
 
+def _plain(spec: str) -> tuple[str, tempfile.TemporaryDirectory | None]:
+    """A transformers folder for ``spec``: a GGUF is converted first (a model loaded straight
+    from GGUF is flagged as quantized and the Trainer refuses to fine-tune it)."""
+    if not (spec.startswith("gguf:") or spec.endswith(".gguf")):
+        return spec, None
+    gguf = _gguf()
+    model, tok = gguf.load_causal_lm(spec)
+    tmp = tempfile.TemporaryDirectory(prefix="recrm-base-")
+    gguf.save_as_model_folder(model, tok, tmp.name)
+    return tmp.name, tmp
+
+
 def load_causal(spec: str):
     """(model, tokenizer) of a causal LM from a folder, hub id or ``gguf:...`` spec."""
-    if spec.startswith("gguf:"):
-        return _gguf().load_causal_lm(spec)
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    return AutoModelForCausalLM.from_pretrained(spec), AutoTokenizer.from_pretrained(spec)
+    path, tmp = _plain(spec)
+    try:
+        tok = AutoTokenizer.from_pretrained(path)
+        if tok.pad_token is None:
+            tok.pad_token = tok.eos_token
+        return AutoModelForCausalLM.from_pretrained(path), tok
+    finally:
+        if tmp is not None:
+            tmp.cleanup()
 
 
 def load_sequence_classifier(spec: str, num_labels: int):
-    """(model, tokenizer) of ``AutoModelForSequenceClassification`` on the base ``spec``.
-
-    A GGUF base is converted to a transformers folder first (the head starts fresh).
-    """
+    """(model, tokenizer) of ``AutoModelForSequenceClassification`` on the base ``spec`` (fresh head)."""
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-    tmp = None
-    if spec.startswith("gguf:"):
-        model, tok = _gguf().load_causal_lm(spec)
-        tmp = tempfile.TemporaryDirectory(prefix="recrm-base-")
-        _gguf().save_as_model_folder(model, tok, tmp.name)
-        spec = tmp.name
-    tok = AutoTokenizer.from_pretrained(spec)
-    if tok.pad_token is None:
-        tok.pad_token = tok.eos_token
-    model = AutoModelForSequenceClassification.from_pretrained(spec, num_labels=num_labels)
+    path, tmp = _plain(spec)
+    try:
+        tok = AutoTokenizer.from_pretrained(path)
+        if tok.pad_token is None:
+            tok.pad_token = tok.eos_token
+        model = AutoModelForSequenceClassification.from_pretrained(path, num_labels=num_labels)
+    finally:
+        if tmp is not None:
+            tmp.cleanup()
     model.config.pad_token_id = tok.pad_token_id
-    if tmp is not None:
-        tmp.cleanup()
     return model, tok
 
 
