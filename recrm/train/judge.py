@@ -74,6 +74,7 @@ def train_judge(cfg: RMTrainConfig, training_overrides: dict | None = None) -> P
         seed=cfg.seed,
         bf16=cfg.bf16,
         completion_only_loss=True,
+        gradient_checkpointing=False,  # small judges: recomputation costs more than the memory it saves
         **(training_overrides or {}),
     )
     trainer = SFTTrainer(model=model, args=args, train_dataset=dataset, processing_class=tok, peft_config=peft_config)
