@@ -36,6 +36,7 @@ class Source(_Rec):
     episode_id: str = ""
     turn: int = 0
     agent: str = ""
+    seed: int = 0
 
 
 class InstructionRecord(_Rec):

@@ -141,7 +141,8 @@ def _revealed_items(task: Task, counts: Mapping[str, int]):
 
 
 def _source(ep: EpisodeRecord, turn: int = 0) -> Source:
-    return Source(store=ep.store, task_id=ep.task_id, episode_id=ep.episode_id, turn=turn, agent=ep.agent)
+    return Source(store=ep.store, task_id=ep.task_id, episode_id=ep.episode_id, turn=turn, agent=ep.agent,
+                  seed=ep.seed)
 
 
 def _budget(ctx: TurnContext) -> float | None:
@@ -171,7 +172,7 @@ def synthesize(
     held = split_profiles(profiles, config.eval_fraction, config.seed)
     dim_cycle = 0
     hall_cycle = 0
-    for ep in sorted(episodes, key=lambda e: (e.store, e.agent, e.episode_id)):
+    for ep in sorted(episodes, key=lambda e: (e.store, e.agent, e.seed, e.episode_id)):
         if ep.store not in worlds:
             raise ValueError(f"episode {ep.episode_id!r} is for store {ep.store!r}; no world given for it")
         world = worlds[ep.store]
@@ -182,7 +183,7 @@ def synthesize(
             continue
         index = world.index
         split = "test" if ep.profile_id in held else "train"
-        tag = f"{ep.agent}-{ep.episode_id}"
+        tag = f"{ep.agent}-s{ep.seed}-{ep.episode_id}"  # one task may be played at several seeds
         ctxs = [TurnContext.from_record(t, ep, task, index, ep.turns[:k]) for k, t in enumerate(ep.turns)]
 
         # ---- instruction + consistency, from a seeded sample of the episode's turns

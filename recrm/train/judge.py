@@ -78,6 +78,10 @@ def train_judge(cfg: RMTrainConfig, training_overrides: dict | None = None) -> P
         **(training_overrides or {}),
     )
     trainer = SFTTrainer(model=model, args=args, train_dataset=dataset, processing_class=tok, peft_config=peft_config)
+    if len(trainer.train_dataset) == 0:  # TRL drops examples whose answer was truncated away
+        raise ValueError(
+            f"all {len(records)} {cfg.task} examples lose their answer at max_length={cfg.max_length}; raise --max_length"
+        )
     result = trainer.train()
     model = trainer.model
     if cfg.lora:

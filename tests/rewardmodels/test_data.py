@@ -90,9 +90,9 @@ def test_relevance_labels_follow_category_group_and_needs(worlds):
 
 
 def test_ranking_and_behavior_records_name_the_purchase(data_dir, episodes):
-    bought = {(e.agent, e.episode_id): (e.cart[0] if e.cart else e.target_id) for e in episodes}
+    bought = {(e.agent, e.seed, e.episode_id): (e.cart[0] if e.cart else e.target_id) for e in episodes}
     for r in read_records(data_dir / "ranking.jsonl"):
-        assert r.candidate_ids[r.positive] == bought[r.source.agent, r.source.episode_id]
+        assert r.candidate_ids[r.positive] == bought[r.source.agent, r.source.seed, r.source.episode_id]
         assert len(set(r.candidate_ids)) == len(r.candidate_ids)
     labels = {r.label for r in read_records(data_dir / "behavior.jsonl")}
     assert labels == {0, 1}

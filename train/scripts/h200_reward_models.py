@@ -33,11 +33,11 @@ def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--model", help="base model: gguf:smollm2, a folder or a hub id")
-    src.add_argument("--tiny", action="store_true", help="tiny random model, 4 tasks, 2 steps (CPU check)")
+    src.add_argument("--tiny", action="store_true", help="tiny random model, 8 tasks, 2 steps (CPU check)")
     p.add_argument("--out", required=True)
     p.add_argument("--workers", type=int, default=8, help="rollout worker processes")
     p.add_argument("--epochs", type=float, default=2.0)
-    p.add_argument("--tasks", default=None, help="rollout task range (default: all; --tiny: 0-3)")
+    p.add_argument("--tasks", default=None, help="rollout task range (default: all; --tiny: 0-7)")
     p.add_argument("--only", nargs="*", default=None, help="train only these dimensions")
     p.add_argument("--seed", type=int, default=0)
     return p.parse_args(argv)
@@ -62,7 +62,7 @@ def main(argv=None) -> int:
 
     # ---- 1. rollouts
     t0 = time.perf_counter()
-    tasks = args.tasks or ("0-3" if args.tiny else "all")
+    tasks = args.tasks or ("0-7" if args.tiny else "all")  # --tiny: two shopper profiles, one held out
     run_dirs = []
     for env in ENVS[:1] if args.tiny else ENVS:
         for agent, seed in RUNS:
@@ -92,7 +92,7 @@ def main(argv=None) -> int:
         base = str(build_tiny_model(out / "tiny_base", texts, hidden_size=32, num_layers=1))
     # full fine-tuning in bf16 on the GPU; --tiny: 2 steps of 4 records (checks the plumbing)
     common = dict(data=str(data), model=base, seed=args.seed, bf16=gpu, logging_steps=20)
-    shrink = dict(max_steps=2, batch_size=4, limit=8, max_length=384) if args.tiny else {}
+    shrink = dict(max_steps=2, batch_size=4, limit=8, max_length=2048) if args.tiny else {}
     plan = {
         "relevance": dict(learning_rate=1e-4, batch_size=32, max_length=512, epochs=args.epochs),
         "instruction": dict(learning_rate=1e-4, batch_size=16, max_length=1024, epochs=args.epochs),
