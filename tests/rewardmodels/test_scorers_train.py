@@ -49,6 +49,7 @@ def relevance_judge(data_dir, tiny_base, tmp_path_factory):
     return _train("relevance", data_dir, tiny_base, tmp_path_factory.mktemp("rm") / "relevance")
 
 
+@pytest.mark.slow
 def test_judge_sft_updates_weights_and_saves_a_scorer(relevance_judge, tiny_base):
     from transformers import AutoModelForCausalLM
 
@@ -57,6 +58,7 @@ def test_judge_sft_updates_weights_and_saves_a_scorer(relevance_judge, tiny_base
     assert changed == total
 
 
+@pytest.mark.slow
 def test_lora_judge_is_merged_on_save(data_dir, tiny_base, tmp_path):
     from transformers import AutoModelForCausalLM
 
@@ -79,6 +81,7 @@ def test_listwise_loss_by_hand():
     assert padded.item() == pytest.approx(bce + 0.5 * ce, rel=1e-5)
 
 
+@pytest.mark.slow
 def test_ranker_and_behavior_train_and_evaluate(data_dir, tiny_base, tmp_path):
     from transformers import AutoModelForSequenceClassification
 
@@ -104,6 +107,7 @@ def test_registry_resolves_and_rejects():
         build_components({"fun": "rule"})
 
 
+@pytest.mark.slow
 def test_model_scorer_in_the_composite_batches_like_single_turns(relevance_judge, episodes, worlds):
     world = worlds["supermarket"]
     ctxs = []
@@ -126,6 +130,7 @@ def test_model_scorer_in_the_composite_batches_like_single_turns(relevance_judge
     assert [rule.score(c).total for c in ctxs] == [RecRMComposite().score(c).total for c in ctxs]
 
 
+@pytest.mark.slow
 def test_wrapper_takes_scorers(relevance_judge):
     gym = pytest.importorskip("gymnasium")
     import situ_gym  # noqa: F401
