@@ -36,7 +36,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     src.add_argument("--tiny", action="store_true", help="tiny random model, 8 tasks, 2 steps (CPU check)")
     p.add_argument("--out", required=True)
     p.add_argument("--workers", type=int, default=8, help="rollout worker processes")
-    p.add_argument("--epochs", type=float, default=2.0)
+    p.add_argument("--epochs", type=float, default=1.0, help="judge epochs (ranker and classifier: at least 2)")
     p.add_argument("--tasks", default=None, help="rollout task range (default: all; --tiny: 0-7)")
     p.add_argument("--only", nargs="*", default=None, help="train only these dimensions")
     p.add_argument("--seed", type=int, default=0)
@@ -97,9 +97,9 @@ def main(argv=None) -> int:
         "relevance": dict(learning_rate=1e-4, batch_size=32, max_length=512, epochs=args.epochs),
         "instruction": dict(learning_rate=1e-4, batch_size=16, max_length=1024, epochs=args.epochs),
         "consistency": dict(learning_rate=1e-4, batch_size=16, max_length=768, epochs=args.epochs),
-        "ranking": dict(learning_rate=3e-5, batch_size=8, max_length=256, epochs=max(args.epochs, 3.0),
+        "ranking": dict(learning_rate=3e-5, batch_size=8, max_length=256, epochs=max(args.epochs, 2.0),
                         listwise_lambda=1.0),
-        "behavior": dict(learning_rate=3e-5, batch_size=16, max_length=768, epochs=max(args.epochs, 3.0)),
+        "behavior": dict(learning_rate=3e-5, batch_size=16, max_length=768, epochs=max(args.epochs, 2.0)),
     }
     scorers: dict[str, str] = {}
     for task in TASKS:
