@@ -128,8 +128,11 @@ def rule_predictions(kind: str, records: Sequence[Any], worlds: Mapping[str, Any
         elif kind == "consistency":
             out.append(int(FactualConsistency().score(_turn_ctx(rec, world)).value))
         elif kind == "relevance":
+            # the judge reads what a turn says: a Recommend that names the record's item
+            name = world.index.products[rec.product_id].name
             ctx = TurnContext(task=task, index=world.index, action_type="Recommend",
-                              recommended_id=rec.product_id, revealed=dict(rec.revealed))
+                              recommended_id=rec.product_id, revealed=dict(rec.revealed),
+                              response=f"I recommend the {name}.", action={"type": "Recommend", "display_name": name})
             value = QueryItemRelevance().score(ctx).value
             out.append(None if value is None else round(value * 2))
         elif kind == "ranking":

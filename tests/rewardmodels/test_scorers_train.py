@@ -25,6 +25,8 @@ def tiny_base(data_dir, tmp_path_factory):
         texts += [r.query, r.item, r.reason]
     for r in read_records(data_dir / "ranking.jsonl"):
         texts += [r.profile, *r.candidates]
+    for r in read_records(data_dir / "consistency.jsonl"):
+        texts += [r.facts, r.response, r.reason]
     # hidden 32, one layer: a few CPU seconds per training run; the tokenizer learns our
     # record text so prompts stay a few hundred tokens
     return str(build_tiny_model(tmp_path_factory.mktemp("rm_base"), texts, hidden_size=32, num_layers=1))
@@ -32,8 +34,9 @@ def tiny_base(data_dir, tmp_path_factory):
 
 def _train(task, data_dir, base, out, **kw):
     # 3 steps of 4 records: enough to move every weight, cheap on CPU
+    kw = {"max_length": 1024, **kw}
     cfg = RMTrainConfig(task=task, data=str(data_dir), model=base, out=str(out), max_steps=3, batch_size=4,
-                        limit=12, max_length=384, learning_rate=1e-3, **kw)
+                        limit=12, learning_rate=1e-3, **kw)
     return train(cfg)
 
 
