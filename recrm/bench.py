@@ -228,6 +228,14 @@ def main(argv: list[str] | None = None) -> int:
         default=150,
         help="synthetic catalog size when the assets do not load",
     )
+    parser.add_argument(
+        "--scorer",
+        action="append",
+        default=[],
+        metavar="DIM=model:PATH",
+        help="also time a learned scorer, per turn alone and in batches of --batch turns",
+    )
+    parser.add_argument("--batch", type=int, default=16, help="turns per batched call of a learned scorer")
     args = parser.parse_args(argv)
     try:
         from recrm.score import load_world
@@ -282,7 +290,30 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"  {'from_record':<12} {us:8.1f} us/turn cold, context built from a TurnRecord + composite"
     )
+    for spec in args.scorer:
+        _time_learned(spec, contexts, args.batch)
     return 0
+
+
+def _time_learned(spec: str, contexts: list[TurnContext], batch: int) -> None:
+    """Wall-clock ms per turn of a learned scorer: one turn per call, then batched calls."""
+    from recrm.scorers import resolve_scorer
+
+    name, _, model = spec.partition("=")
+    scorer = resolve_scorer(name, model)
+    turns = (contexts * (batch // len(contexts) + 1))[:batch]
+    scorer.score_batch(turns[:2])  # warm-up: first-call allocations
+    t0 = time.perf_counter()
+    for c in turns:
+        scorer.score(c)
+    single = (time.perf_counter() - t0) / len(turns) * 1e3
+    t0 = time.perf_counter()
+    scorer.score_batch(turns)
+    batched = (time.perf_counter() - t0) / len(turns) * 1e3
+    print(
+        f"  {name:<12} {single:8.1f} ms/turn one at a time, {batched:8.1f} ms/turn in batches of "
+        f"{len(turns)} ({model}, {getattr(scorer, 'device', 'cpu')})"
+    )
 
 
 if __name__ == "__main__":

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from recrm.components import RewardComponent, default_components
 from recrm.context import TurnContext, judged_item
+from recrm.scorers import build_components, score_batch
 
 __all__ = [
     "COMPONENT_NAMES",
@@ -179,6 +180,7 @@ class RecRMComposite:
         neutral: float = 0.2,
         decay: float = 0.5,
         score_inactive: bool = True,
+        scorers: Mapping[str, Any] | None = None,
     ):
         if alpha < 0 or beta < 0 or alpha + beta <= 0:
             raise ValueError(
@@ -195,6 +197,10 @@ class RecRMComposite:
         self.neutral, self.decay = float(neutral), float(decay)
         self.variant = resolve_variant(variant)
         self.score_inactive = score_inactive
+        if scorers is not None and components is not None:
+            raise ValueError("give components or scorers, not both")
+        if scorers is not None:
+            components = build_components(scorers)
         comps = list(components) if components is not None else default_components()
         self.components: dict[str, RewardComponent] = {}
         for comp in comps:
@@ -234,16 +240,25 @@ class RecRMComposite:
         return total / self.scale if self.normalize else total
 
     def score(self, ctx: TurnContext) -> RecRMResult:
-        v = self.variant
-        active = set(v.active)
-        values: dict[str, float | None] = {}
-        details: dict[str, dict[str, Any]] = {}
+        return self.score_batch([ctx])[0]
+
+    def score_batch(self, ctxs: Sequence[TurnContext]) -> list[RecRMResult]:
+        """Score many turns (e.g. one per env of a vector env): one batched call per component."""
+        active = set(self.variant.active)
+        values: list[dict[str, float | None]] = [{} for _ in ctxs]
+        details: list[dict[str, dict[str, Any]]] = [{} for _ in ctxs]
         for name, comp in self.components.items():
             if name not in active and not self.score_inactive:
                 continue
-            s = comp.score(ctx)
-            values[name] = s.value
-            details[name] = s.details
+            for k, s in enumerate(score_batch(comp, ctxs)):
+                values[k][name] = s.value
+                details[k][name] = s.details
+        return [self._result(c, v, d) for c, v, d in zip(ctxs, values, details, strict=True)]
+
+    def _result(
+        self, ctx: TurnContext, values: dict[str, float | None], details: dict[str, dict[str, Any]]
+    ) -> RecRMResult:
+        v = self.variant
         c_inst = (values.get("instruction") or 0.0) if v.instruction else 1.0
         c_consist = (values.get("consistency") or 0.0) if v.consistency else 1.0
         gates = {"instruction": c_inst, "consistency": c_consist}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, SupportsFloat
 
 import gymnasium as gym
@@ -24,6 +24,10 @@ class RecRMReward(gym.Wrapper, gym.utils.RecordConstructorArgs):
     unchanged (and reports it as ``total``); ``"+instruction"``, ``"+relevance"``, ``"+behavior"``, ``"full"`` (R2..R5)
     give the RecRM reward plus ``outcome_bonus * env_reward`` (the env pays 1.0 on the
     step an item enters the cart, i.e. at the end of a successful episode).
+
+    ``scorers`` picks a rule or a learned model per dimension, e.g.
+    ``{"relevance": "model:runs/rm/relevance"}`` (see ``recrm.scorers``); a model folder is
+    loaded once per process and shared by every wrapper that names it.
 
     What the wrapper reads: ``info["turn"]`` (the ``TurnRecord`` of the step), and from
     ``env.unwrapped`` the hidden ``task``, the ``index`` (SceneIndex) and ``turns`` (the
@@ -66,6 +70,7 @@ class RecRMReward(gym.Wrapper, gym.utils.RecordConstructorArgs):
         normalize: bool = True,
         neutral: float = 0.2,
         decay: float = 0.5,
+        scorers: Mapping[str, Any] | None = None,
     ):
         if outcome_bonus < 0:
             raise ValueError(f"outcome_bonus must be >= 0, got {outcome_bonus!r}")
@@ -80,6 +85,7 @@ class RecRMReward(gym.Wrapper, gym.utils.RecordConstructorArgs):
             normalize=normalize,
             neutral=neutral,
             decay=decay,
+            scorers=scorers,
         )
         gym.Wrapper.__init__(self, env)
         self.composite = RecRMComposite(
@@ -91,6 +97,7 @@ class RecRMReward(gym.Wrapper, gym.utils.RecordConstructorArgs):
             normalize=normalize,
             neutral=neutral,
             decay=decay,
+            scorers=scorers,
         )
         self.outcome_bonus = float(outcome_bonus)
 

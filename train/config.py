@@ -174,6 +174,10 @@ class GSPOScriptConfig(_Common):
     recrm_alpha: float = field(default=1.0, metadata={"help": "RecRM alpha (relevance weight)."})
     recrm_beta: float = field(default=0.5, metadata={"help": "RecRM beta (ranking + behaviour weight)."})
     recrm_tau: float = field(default=0.5, metadata={"help": "RecRM relevance threshold opening the behaviour terms."})
+    recrm_scorers: dict[str, str] = field(
+        default_factory=dict,
+        metadata={"help": "RecRM scorer per dimension, 'rule' (default) or 'model:PATH', e.g. {relevance: model:runs/rm/relevance}."},
+    )
     outcome_bonus: float = field(
         default=1.0, metadata={"help": "Added to the trajectory reward when the episode ends with a cart addition."}
     )
@@ -193,6 +197,9 @@ class GSPOScriptConfig(_Common):
         _check_common(self)
         if self.reward_variant not in VARIANT_NAMES:
             raise ValueError(f"reward_variant must be one of {VARIANT_NAMES}, got {self.reward_variant!r}")
+        bad = {k: v for k, v in self.recrm_scorers.items() if v != "rule" and not str(v).startswith("model:")}
+        if bad:
+            raise ValueError(f"recrm_scorers values must be 'rule' or 'model:PATH', got {bad}")
         if self.num_generations < 2:
             raise ValueError(f"num_generations must be >= 2 for group advantages, got {self.num_generations}")
         generation_batch = self.per_device_train_batch_size * self.world_size * self.steps_per_generation

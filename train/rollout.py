@@ -110,6 +110,7 @@ class SituRecRollout:
             alpha=self.cfg.recrm_alpha,
             beta=self.cfg.recrm_beta,
             tau=self.cfg.recrm_tau,
+            scorers=self.cfg.recrm_scorers or None,
         )
 
     def _envs(self, store: str, n: int) -> list[Any]:

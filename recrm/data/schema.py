@@ -1,0 +1,175 @@
+"""Typed records of the five RecRM-format databases (one JSONL line each)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from recrm.components.instruction import DIMENSIONS
+
+__all__ = [
+    "KINDS",
+    "RECORD_TYPES",
+    "Source",
+    "InstructionRecord",
+    "ConsistencyRecord",
+    "RelevanceRecord",
+    "RankingRecord",
+    "BehaviorRecord",
+    "Record",
+]
+
+KINDS = ("instruction", "consistency", "relevance", "ranking", "behavior")
+Split = Literal["train", "test"]
+
+
+class _Rec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Source(_Rec):
+    """Where a record comes from: the episode turn it was built on (for the rule scorers)."""
+
+    store: str
+    task_id: str
+    episode_id: str = ""
+    turn: int = 0
+    agent: str = ""
+    seed: int = 0
+
+
+class InstructionRecord(_Rec):
+    """A turn's assistant output with its compliance label (paper: IF database).
+
+    ``turn`` is the (possibly perturbed) TurnRecord as a dict and ``history`` the earlier
+    turns (slim TurnRecord dicts), so the rule scorer can rebuild the TurnContext.
+    Positives have every dimension at 5; a synthesised negative breaks exactly one
+    (``violation``) and scores 1 there.
+    """
+
+    kind: Literal["instruction"] = "instruction"
+    id: str
+    split: Split
+    source: Source
+    context: str  # the dialogue and view the judge reads
+    response: str  # the assistant's raw output
+    label: int = Field(ge=0, le=1)  # 1 = compliant
+    violation: str | None = None  # the broken dimension, None for positives
+    dimensions: dict[str, int]
+    reason: str
+    turn: dict[str, Any]
+    history: list[dict[str, Any]] = []
+
+    @model_validator(mode="after")
+    def _consistent(self) -> InstructionRecord:
+        if set(self.dimensions) != set(DIMENSIONS):
+            raise ValueError(f"dimensions must be exactly {list(DIMENSIONS)}, got {sorted(self.dimensions)}")
+        bad = {k: v for k, v in self.dimensions.items() if not 1 <= v <= 5}
+        if bad:
+            raise ValueError(f"dimension scores must be 1..5, got {bad}")
+        if self.violation is not None and self.violation not in DIMENSIONS:
+            raise ValueError(f"violation must be one of {list(DIMENSIONS)} or null, got {self.violation!r}")
+        if (self.label == 1) != (self.violation is None):
+            raise ValueError(f"label {self.label} disagrees with violation {self.violation!r}")
+        return self
+
+
+class ConsistencyRecord(_Rec):
+    """A response with the facts it must agree with and its hallucination label."""
+
+    kind: Literal["consistency"] = "consistency"
+    id: str
+    split: Split
+    source: Source
+    facts: str  # the catalog facts, cart and hand state the response is checked against
+    response: str
+    label: int = Field(ge=0, le=1)  # 1 = consistent
+    hallucination: Literal["none", "item", "content"]
+    check: str = ""  # the injected error: unknown_product, price, attribute, location, ...
+    reason: str
+    turn: dict[str, Any]
+    history: list[dict[str, Any]] = []
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ConsistencyRecord:
+        if (self.label == 1) != (self.hallucination == "none"):
+            raise ValueError(f"label {self.label} disagrees with hallucination {self.hallucination!r}")
+        return self
+
+
+class RelevanceRecord(_Rec):
+    """(shopper need, item, 0/1/2) with a short reason (paper: relevance database)."""
+
+    kind: Literal["relevance"] = "relevance"
+    id: str
+    split: Split
+    source: Source
+    query: str  # what the shopper has said about the need
+    item: str  # the product as the judge reads it
+    product_id: str
+    score: int = Field(ge=0, le=2)
+    reason: str
+    revealed: dict[str, int] = {}  # disclosed detail kinds -> count (rebuilds the rule context)
+
+
+class RankingRecord(_Rec):
+    """A candidate set with the item the shopper chose (paper: item ranking)."""
+
+    kind: Literal["ranking"] = "ranking"
+    id: str
+    split: Split
+    source: Source
+    profile: str
+    query: str
+    candidate_ids: list[str] = Field(min_length=2)
+    candidates: list[str]
+    labels: list[int]
+    positive: int = Field(ge=0)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> RankingRecord:
+        n = len(self.candidate_ids)
+        if len(self.candidates) != n or len(self.labels) != n:
+            raise ValueError(
+                f"candidate_ids, candidates and labels must have one length, got {n}, "
+                f"{len(self.candidates)}, {len(self.labels)}"
+            )
+        if self.positive >= n:
+            raise ValueError(f"positive {self.positive} is outside the {n} candidates")
+        if self.labels[self.positive] != 1 or sum(self.labels) != 1 or any(v not in (0, 1) for v in self.labels):
+            raise ValueError(f"labels must be one-hot at positive={self.positive}, got {self.labels}")
+        return self
+
+
+class BehaviorRecord(_Rec):
+    """A recommended list and whether it holds the item the shopper bought (list-level)."""
+
+    kind: Literal["behavior"] = "behavior"
+    id: str
+    split: Split
+    source: Source
+    profile: str
+    query: str
+    item_ids: list[str] = Field(min_length=1)
+    items: list[str]
+    label: int = Field(ge=0, le=1)
+    purchased_id: str
+
+    @model_validator(mode="after")
+    def _consistent(self) -> BehaviorRecord:
+        if len(self.items) != len(self.item_ids):
+            raise ValueError(f"items ({len(self.items)}) and item_ids ({len(self.item_ids)}) differ in length")
+        if self.label != int(self.purchased_id in self.item_ids):
+            raise ValueError(f"label {self.label} disagrees with purchased_id in item_ids")
+        return self
+
+
+Record = InstructionRecord | ConsistencyRecord | RelevanceRecord | RankingRecord | BehaviorRecord
+RECORD_TYPES: dict[str, type[BaseModel]] = {
+    "instruction": InstructionRecord,
+    "consistency": ConsistencyRecord,
+    "relevance": RelevanceRecord,
+    "ranking": RankingRecord,
+    "behavior": BehaviorRecord,
+}

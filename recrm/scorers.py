@@ -1,0 +1,286 @@
+"""Scorer registry: each reward dimension is a rule or a learned model ("rule" / "model:PATH").
+
+``build_components({"relevance": "model:runs/rm/relevance"})`` returns the five components
+with the named ones replaced; every component answers ``score(ctx)`` (the
+``RewardComponent`` protocol) and ``score_batch(ctxs)`` (one batched forward pass over the
+turns of a vector of envs). A model folder holds a transformers checkpoint and
+``recrm_scorer.json`` saying which dimension it scores and how (``judge``: a causal LM
+writing ``Reason: ... Score: N``; ``cross_encoder``: one logit per (shopper, item) pair;
+``classifier``: two classes over a recommended list).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from recrm.components import ComponentScore, RewardComponent, default_components
+from recrm.context import TurnContext
+from recrm.data.prompts import SCORE_RANGE, judge_messages, list_text, pair_text, parse_score
+from recrm.data.text import context_text, facts_text, item_text, profile_text, query_text
+
+__all__ = [
+    "SCORER_FILE",
+    "REWARD_DIMENSIONS",
+    "ModelScorer",
+    "JudgeScorer",
+    "CrossEncoderScorer",
+    "ListClassifierScorer",
+    "load_model_scorer",
+    "resolve_scorer",
+    "build_components",
+    "score_batch",
+    "context_fields",
+]
+
+logger = logging.getLogger(__name__)
+
+SCORER_FILE = "recrm_scorer.json"
+REWARD_DIMENSIONS = ("instruction", "consistency", "relevance", "ranking", "behavior")
+_TYPES = {"instruction": "judge", "consistency": "judge", "relevance": "judge",
+          "ranking": "cross_encoder", "behavior": "classifier"}
+
+
+def score_batch(component: RewardComponent, ctxs: Sequence[TurnContext]) -> list[ComponentScore]:
+    """``component.score_batch(ctxs)`` when it has one, else one ``score`` per turn."""
+    batch = getattr(component, "score_batch", None)
+    return list(batch(ctxs)) if callable(batch) else [component.score(c) for c in ctxs]
+
+
+@lru_cache(maxsize=4)
+def _profiles(store: str) -> dict[str, Any]:
+    from situ_gym.scene.loader import load_task_bank
+
+    return {p.id: p for p in load_task_bank(store).profiles}
+
+
+def _profile(ctx: TurnContext):
+    try:
+        return _profiles(ctx.store).get(ctx.task.profile_id)
+    except (OSError, ValueError):  # a test world without packaged assets
+        return None
+
+
+def _budget(ctx: TurnContext) -> float | None:
+    vals = [d.value for d in ctx.revealed_items if d.kind == "budget" and isinstance(d.value, (int, float))]
+    return float(vals[0]) if vals else None
+
+
+def context_fields(kind: str, ctx: TurnContext) -> dict[str, Any] | None:
+    """The text a ``kind`` model reads for a live turn (None: the dimension does not apply)."""
+    index, pid = ctx.index, ctx.judged_item
+    if kind == "instruction":
+        return {"context": context_text(ctx.dialogue, ctx.visible, index), "response": ctx.raw}
+    if kind == "consistency":
+        ids = [pid] if pid else []
+        ids += [p for p in ctx.ranking if p in index.products][:2]
+        return {"facts": facts_text(index, ids, ctx.cart, ctx.held_item, _budget(ctx)), "response": ctx.response}
+    if kind == "relevance":
+        if pid is None:
+            return None
+        return {"query": query_text(ctx.task, ctx.revealed_items), "item": item_text(index, pid)}
+    ranked = [p for p in dict.fromkeys(ctx.ranking) if p in index.products][:10]
+    if not ranked:
+        return None
+    return {
+        "profile": profile_text(_profile(ctx)),
+        "query": query_text(ctx.task, ctx.revealed_items),
+        "ids": ranked,
+        "items": [item_text(index, p) for p in ranked],
+    }
+
+
+class ModelScorer:
+    """Base of the learned scorers: loads a checkpoint folder once, scores in batches."""
+
+    def __init__(self, path: str | Path, name: str, meta: Mapping[str, Any], *, batch_size: int = 16,
+                 device: str | None = None):
+        import torch
+
+        self.path, self.name, self.meta = Path(path), name, dict(meta)
+        self.batch_size = int(batch_size)
+        if self.batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, got {batch_size!r}")
+        self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+        self.tokenizer, self.model = self._load()
+        self.model.to(self.device).eval()
+
+    def _load(self):  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def score(self, ctx: TurnContext) -> ComponentScore:
+        return self.score_batch([ctx])[0]
+
+    def score_batch(self, ctxs: Sequence[TurnContext]) -> list[ComponentScore]:
+        fields = [context_fields(self.name, c) for c in ctxs]
+        todo = [f for f in fields if f is not None]
+        values = iter(self.predict(todo)) if todo else iter(())
+        out = []
+        for f in fields:
+            if f is None:
+                out.append(ComponentScore(None, {"reason": "not applicable", "scorer": str(self.path)}))
+            else:
+                value, details = next(values)
+                out.append(ComponentScore(value, {**details, "scorer": str(self.path)}))
+        return out
+
+    def predict(self, fields: Sequence[Mapping[str, Any]]) -> list[tuple[float, dict]]:  # pragma: no cover
+        raise NotImplementedError
+
+
+class JudgeScorer(ModelScorer):
+    """A generative judge: greedy ``Reason: ... Score: N``, value = N / max (unreadable: 0)."""
+
+    def _load(self):
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        tok = AutoTokenizer.from_pretrained(str(self.path))
+        tok.padding_side = "left"
+        if tok.pad_token is None:
+            tok.pad_token = tok.eos_token
+        return tok, AutoModelForCausalLM.from_pretrained(str(self.path))
+
+    def generate(self, fields: Sequence[Mapping[str, Any]]) -> list[str]:
+        import torch
+
+        prompts = [
+            self.tokenizer.apply_chat_template(judge_messages(self.name, dict(f)), tokenize=False,
+                                               add_generation_prompt=True)
+            for f in fields
+        ]
+        answers: list[str] = []
+        for i in range(0, len(prompts), self.batch_size):
+            enc = self.tokenizer(prompts[i : i + self.batch_size], return_tensors="pt", padding=True,
+                                 add_special_tokens=False).to(self.device)
+            with torch.no_grad():
+                gen = self.model.generate(**enc, max_new_tokens=int(self.meta.get("max_new_tokens", 48)),
+                                          do_sample=False, pad_token_id=self.tokenizer.pad_token_id)
+            answers += self.tokenizer.batch_decode(gen[:, enc["input_ids"].shape[1]:], skip_special_tokens=True)
+        return answers
+
+    def predict(self, fields):
+        hi = SCORE_RANGE[self.name][1]
+        out = []
+        for text in self.generate(fields):
+            s = parse_score(self.name, text)
+            out.append((0.0 if s is None else s / hi, {"score": s, "answer": text.strip()[:300]}))
+        return out
+
+
+class CrossEncoderScorer(ModelScorer):
+    """R_rank from a cross-encoder: DCG of the ranked items' click probabilities, over the ideal."""
+
+    def _load(self):
+        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+        tok = AutoTokenizer.from_pretrained(str(self.path))
+        if tok.pad_token is None:
+            tok.pad_token = tok.eos_token
+        model = AutoModelForSequenceClassification.from_pretrained(str(self.path))
+        model.config.pad_token_id = tok.pad_token_id
+        return tok, model
+
+    def pair_logits(self, firsts: Sequence[str], seconds: Sequence[str]) -> list[float]:
+        import torch
+
+        out: list[float] = []
+        for i in range(0, len(firsts), self.batch_size):
+            enc = self.tokenizer(list(firsts[i : i + self.batch_size]), list(seconds[i : i + self.batch_size]),
+                                 return_tensors="pt", padding=True, truncation=True, max_length=384).to(self.device)
+            with torch.no_grad():
+                out += self.model(**enc).logits[:, 0].float().cpu().tolist()
+        return out
+
+    def predict(self, fields):
+        firsts, seconds, spans = [], [], []
+        for f in fields:
+            spans.append((len(firsts), len(f["items"])))
+            firsts += [pair_text(f["profile"], f["query"])] * len(f["items"])
+            seconds += list(f["items"])
+        logits = self.pair_logits(firsts, seconds)
+        out = []
+        for start, n in spans:
+            probs = [1.0 / (1.0 + math.exp(-x)) for x in logits[start : start + n]]
+            dcg = sum(p / math.log2(r + 2) for r, p in enumerate(probs))
+            ideal = sum(p / math.log2(r + 2) for r, p in enumerate(sorted(probs, reverse=True)))
+            # ordered like the model would, and how likely the best item is a click
+            value = (dcg / ideal if ideal > 0 else 0.0) * max(probs)
+            out.append((min(1.0, value), {"click_probs": [round(p, 4) for p in probs]}))
+        return out
+
+
+class ListClassifierScorer(ModelScorer):
+    """R_beh from a list-level classifier: P(the shopper acts on this list)."""
+
+    _load = CrossEncoderScorer._load
+
+    def list_probs(self, texts: Sequence[str]) -> list[float]:
+        import torch
+
+        out: list[float] = []
+        for i in range(0, len(texts), self.batch_size):
+            enc = self.tokenizer(list(texts[i : i + self.batch_size]), return_tensors="pt", padding=True,
+                                 truncation=True, max_length=768).to(self.device)
+            with torch.no_grad():
+                out += torch.softmax(self.model(**enc).logits.float(), -1)[:, 1].cpu().tolist()
+        return out
+
+    def predict(self, fields):
+        probs = self.list_probs([list_text(f["profile"], f["query"], f["items"]) for f in fields])
+        return [(float(p), {"prob": round(float(p), 4)}) for p in probs]
+
+
+_CLASSES = {"judge": JudgeScorer, "cross_encoder": CrossEncoderScorer, "classifier": ListClassifierScorer}
+
+
+def load_model_scorer(path: str | Path, name: str | None = None, **kwargs: Any) -> ModelScorer:
+    """The learned scorer saved in ``path`` (a folder with ``recrm_scorer.json``)."""
+    path = Path(path)
+    meta_file = path / SCORER_FILE
+    if not meta_file.is_file():
+        raise ValueError(f"{path} is not a RecRM scorer folder: {SCORER_FILE} is missing (train one with python -m recrm.train)")
+    meta = json.loads(meta_file.read_text(encoding="utf-8"))
+    dim = meta.get("dimension")
+    if dim not in REWARD_DIMENSIONS:
+        raise ValueError(f"{meta_file}: dimension must be one of {list(REWARD_DIMENSIONS)}, got {dim!r}")
+    if name is not None and name != dim:
+        raise ValueError(f"{path} scores {dim!r}, not {name!r}")
+    kind = meta.get("type", _TYPES[dim])
+    if kind not in _CLASSES:
+        raise ValueError(f"{meta_file}: type must be one of {list(_CLASSES)}, got {kind!r}")
+    return _CLASSES[kind](path, dim, meta, **kwargs)
+
+
+@lru_cache(maxsize=16)
+def _shared_model_scorer(path: str, name: str) -> ModelScorer:
+    # one copy of the weights per process, whatever the number of envs naming it
+    return load_model_scorer(path, name)
+
+
+def resolve_scorer(name: str, spec: str | RewardComponent) -> RewardComponent:
+    """A component for dimension ``name`` from ``"rule"``, ``"model:PATH"`` or a component."""
+    if name not in REWARD_DIMENSIONS:
+        raise ValueError(f"unknown reward dimension {name!r}; choose one of {list(REWARD_DIMENSIONS)}")
+    if not isinstance(spec, str):
+        if getattr(spec, "name", None) != name or not callable(getattr(spec, "score", None)):
+            raise ValueError(f"scorer for {name!r} must be 'rule', 'model:PATH' or a component named {name!r}")
+        return spec
+    if spec == "rule":
+        return next(c for c in default_components() if c.name == name)
+    if spec.startswith("model:") and spec[6:]:
+        return _shared_model_scorer(str(Path(spec[6:]).resolve()), name)
+    raise ValueError(f"scorer for {name!r} must be 'rule' or 'model:PATH', got {spec!r}")
+
+
+def build_components(scorers: Mapping[str, str | RewardComponent] | None = None) -> list[RewardComponent]:
+    """The five components, rule-based unless ``scorers`` names another for a dimension."""
+    scorers = dict(scorers or {})
+    unknown = sorted(set(scorers) - set(REWARD_DIMENSIONS))
+    if unknown:
+        raise ValueError(f"unknown reward dimensions {unknown}; choose from {list(REWARD_DIMENSIONS)}")
+    return [resolve_scorer(n, scorers.get(n, "rule")) for n in REWARD_DIMENSIONS]

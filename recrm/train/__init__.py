@@ -1,0 +1,20 @@
+"""Reward-model training: SFT judges (TRL), the listwise cross-encoder and the behaviour classifier."""
+
+from recrm.train.config import TASKS, RMTrainConfig
+
+__all__ = ["TASKS", "RMTrainConfig", "train"]
+
+
+def train(cfg: RMTrainConfig, training_overrides: dict | None = None):
+    """Train the scorer ``cfg.task`` names and return the folder it was saved to."""
+    if cfg.task in ("instruction", "consistency", "relevance"):
+        from recrm.train.judge import train_judge
+
+        return train_judge(cfg, training_overrides)
+    if cfg.task == "ranking":
+        from recrm.train.ranker import train_ranker
+
+        return train_ranker(cfg, training_overrides)
+    from recrm.train.behavior import train_behavior
+
+    return train_behavior(cfg, training_overrides)

@@ -1,0 +1,51 @@
+"""List-level behaviour classifier: does the shopper act on this recommended list (CE, two classes)."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from recrm.data.io import load_split
+from recrm.data.prompts import list_text
+from recrm.train.config import RMTrainConfig
+
+__all__ = ["train_behavior"]
+
+logger = logging.getLogger(__name__)
+
+
+def train_behavior(cfg: RMTrainConfig, training_overrides: dict | None = None) -> Path:
+    """Fine-tune ``cfg.model`` as the behaviour classifier and save it to ``cfg.out``."""
+    from datasets import Dataset
+    from transformers import DataCollatorWithPadding, Trainer, TrainingArguments, set_seed
+
+    from recrm.train.judge import _shuffled
+    from recrm.train.models import load_sequence_classifier, save_scorer
+
+    set_seed(cfg.seed)
+    records = _shuffled(load_split(cfg.data, "behavior", "train"), cfg.seed, cfg.limit)
+    if not records:
+        raise ValueError(f"no training behaviour lists in {cfg.data}")
+    model, tok = load_sequence_classifier(cfg.model, num_labels=2)
+    enc = tok([list_text(r.profile, r.query, r.items) for r in records], truncation=True, max_length=cfg.max_length)
+    dataset = Dataset.from_dict({**enc, "labels": [r.label for r in records]})
+    args = TrainingArguments(
+        output_dir=str(Path(cfg.out) / "checkpoints"),
+        num_train_epochs=cfg.epochs,
+        max_steps=cfg.max_steps,
+        learning_rate=cfg.learning_rate,
+        per_device_train_batch_size=cfg.batch_size,
+        gradient_accumulation_steps=cfg.grad_accum,
+        logging_steps=cfg.logging_steps,
+        save_strategy="no",
+        report_to=[],
+        seed=cfg.seed,
+        bf16=cfg.bf16,
+        **(training_overrides or {}),
+    )
+    trainer = Trainer(model=model, args=args, train_dataset=dataset, data_collator=DataCollatorWithPadding(tok))
+    result = trainer.train()
+    logger.info("behaviour classifier: %d lists, final loss %.4f", len(records), result.training_loss)
+    return save_scorer(trainer.model, tok, cfg.out, {"dimension": "behavior", "type": "classifier",
+                                                     "base": cfg.model, "train_records": len(records),
+                                                     "train_loss": result.training_loss})

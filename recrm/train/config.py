@@ -1,0 +1,46 @@
+"""The one configuration of reward-model training (a dataclass parsed by HfArgumentParser)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = ["RMTrainConfig", "TASKS"]
+
+TASKS = ("instruction", "consistency", "relevance", "ranking", "behavior")
+
+
+@dataclass
+class RMTrainConfig:
+    """What to train, on which data, from which base model, for how long."""
+
+    task: str = field(metadata={"help": f"reward dimension to train: one of {TASKS}"})
+    data: str = field(metadata={"help": "directory of RecRM <kind>.jsonl files (python -m recrm.data synthesize)"})
+    model: str = field(metadata={"help": "base model: local folder, hub id, 'gguf:smollm2' or 'gguf:PATH'"})
+    out: str = field(metadata={"help": "folder the trained scorer is saved to (usable as model:OUT)"})
+    epochs: float = field(default=1.0, metadata={"help": "passes over the training records"})
+    max_steps: int = field(default=-1, metadata={"help": "stop after this many optimizer steps (-1: epochs decide)"})
+    learning_rate: float = field(default=5e-5, metadata={"help": "AdamW learning rate"})
+    batch_size: int = field(default=8, metadata={"help": "records per device step (ranking: lists)"})
+    grad_accum: int = field(default=1, metadata={"help": "gradient accumulation steps"})
+    max_length: int = field(default=512, metadata={"help": "token limit of one training sequence"})
+    limit: int = field(default=0, metadata={"help": "use at most this many training records (0: all)"})
+    listwise_lambda: float = field(default=1.0, metadata={"help": "ranking: weight of the listwise CE beside BCE"})
+    lora: bool = field(default=False, metadata={"help": "train LoRA adapters (peft) instead of all weights; merged on save"})
+    lora_r: int = field(default=16, metadata={"help": "LoRA rank"})
+    seed: int = field(default=0, metadata={"help": "seed of data order and initialisation"})
+    bf16: bool = field(default=False, metadata={"help": "bfloat16 mixed precision (GPU)"})
+    logging_steps: int = field(default=10, metadata={"help": "log the loss every N steps"})
+
+    def __post_init__(self) -> None:
+        if self.task not in TASKS:
+            raise ValueError(f"task must be one of {list(TASKS)}, got {self.task!r}")
+        if self.epochs <= 0 and self.max_steps <= 0:
+            raise ValueError(f"need epochs > 0 or max_steps > 0, got epochs={self.epochs}, max_steps={self.max_steps}")
+        if self.batch_size < 1 or self.grad_accum < 1:
+            raise ValueError(f"batch_size and grad_accum must be >= 1, got {self.batch_size}, {self.grad_accum}")
+        if self.learning_rate <= 0:
+            raise ValueError(f"learning_rate must be > 0, got {self.learning_rate}")
+        if self.listwise_lambda < 0:
+            raise ValueError(f"listwise_lambda must be >= 0, got {self.listwise_lambda}")
+        if self.limit < 0:
+            raise ValueError(f"limit must be >= 0, got {self.limit}")
