@@ -32,13 +32,7 @@ def _plain(spec: str) -> tuple[str, tempfile.TemporaryDirectory | None]:
     gguf = _gguf()
     model, tok = gguf.load_causal_lm(spec)
     tmp = tempfile.TemporaryDirectory(prefix="recrm-base-")
-    gguf.save_as_model_folder(model, tok, tmp.name)
-    # the weights are dequantized float tensors, but the saved config still names the GGUF
-    # quantizer, which makes transformers refuse to fine-tune them
-    config = Path(tmp.name) / "config.json"
-    data = json.loads(config.read_text(encoding="utf-8"))
-    if data.pop("quantization_config", None) is not None:
-        config.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    gguf.save_as_model_folder(model, tok, tmp.name)  # a plain, trainable folder
     return tmp.name, tmp
 
 

@@ -115,6 +115,10 @@ def save_as_model_folder(model: Any, tokenizer: Any, out_dir: str | Path) -> Pat
     missing = [k for k in missing if k not in _tied_keys(plain)]
     if missing or unexpected:
         raise ValueError(f"cannot rebuild the model: missing {missing[:5]}, unexpected {unexpected[:5]}")
+    # The weights are dequantized floats now; a config still naming the GGUF quantizer would
+    # make transformers refuse to fine-tune them.
+    if hasattr(plain.config, "quantization_config"):
+        del plain.config.quantization_config
     plain.save_pretrained(out)
     tokenizer.save_pretrained(out)
     return out
