@@ -7,13 +7,29 @@ from typing import Any
 
 from agents.base import Assistant
 
-__all__ = ["AGENTS", "resolve_agent", "make_agent"]
+__all__ = ["AGENTS", "PROBE_AGENTS", "resolve_agent", "make_agent"]
 
 AGENTS: dict[str, str] = {
     "random": "agents.random_agent:RandomAssistant",
     "heuristic": "agents.heuristic:HeuristicAssistant",
     "hf": "agents.hf_policy:HFPolicyAssistant",
 }
+
+# Reward probes (recrm.probes): assistants that try to game RecRM on purpose.
+PROBE_AGENTS: dict[str, str] = {
+    f"probe-{name}": f"agents.probes:{cls}"
+    for name, cls in (
+        ("echo", "EchoProbe"),
+        ("keywords", "KeywordsProbe"),
+        ("silent-ranker", "SilentRankerProbe"),
+        ("always-confirm", "AlwaysConfirmProbe"),
+        ("promo", "PromoProbe"),
+        ("list-dumper", "ListDumperProbe"),
+        ("mislabel", "MislabelProbe"),
+        ("preference-inventor", "PreferenceInventorProbe"),
+    )
+}
+AGENTS.update(PROBE_AGENTS)
 
 
 def resolve_agent(name: str) -> type[Assistant]:
