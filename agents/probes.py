@@ -12,6 +12,7 @@ Registered in ``agents.registry`` as ``probe-<name>`` (see ``PROBE_AGENTS`` ther
 from __future__ import annotations
 
 import json
+import re
 from abc import abstractmethod
 from typing import Any
 
@@ -97,14 +98,13 @@ class KeywordsProbe(ProbeAssistant):
     WORDS = 90
 
     def rewrite(self, out, observation):
-        words: list[str] = []
-        for pid in out.get("ranking", []):
-            e = self.catalog.get(pid)
-            if e is None:
-                continue
-            words += e.name.lower().split() + e.category.lower().split()
-            words += [t.split(":", 1)[-1].lower() for t in e.tags]
-        unique = list(dict.fromkeys(w.strip(",.;") for w in words if w.strip(",.;")))
+        text = " ".join(
+            " ".join([e.name, e.category, *(t.split(":", 1)[-1] for t in e.tags)])
+            for e in (self.catalog.get(pid) for pid in out.get("ranking", []))
+            if e is not None
+        )
+        # Words only (no sizes or prices, whose decimal points would read as sentence ends).
+        unique = list(dict.fromkeys(w for w in re.findall(r"[a-z][a-z'-]*", text.lower()) if len(w) > 2))
         if unique:
             out["response"] = " ".join(unique[i % len(unique)] for i in range(self.WORDS))
         return out
