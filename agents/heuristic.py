@@ -120,7 +120,7 @@ class HeuristicAssistant(Assistant):
         "{} I'll keep guiding you.",
         "As a next step: {}",
         "{} We're getting closer.",
-        "Let's try this: {}",
+        "Next: {}",
         "{} Tell me if anything blocks your way.",
     )
 

@@ -1,4 +1,4 @@
-"""Agents by name ("random", "heuristic", "hf") or by import path "pkg.module:Class"."""
+"""Agents by name ("random", "heuristic", "plain", "paraphrase", "hf") or by import path "pkg.module:Class"."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ AGENTS: dict[str, str] = {
     "random": "agents.random_agent:RandomAssistant",
     "heuristic": "agents.heuristic:HeuristicAssistant",
     "hf": "agents.hf_policy:HFPolicyAssistant",
+    "plain": "agents.plain:PlainAssistant",
+    "paraphrase": "agents.paraphrase:ParaphrasingAssistant",
 }
 
 # Reward probes (recrm.probes): assistants that try to game RecRM on purpose.

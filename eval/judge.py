@@ -4,10 +4,9 @@
 ``RuleBasedJudge`` derives each from the record (deterministic, no model); an LLM judge can
 sit behind the same interface. Every rule maps a fraction f in [0, 1] to ``1 + 4 f``:
 
-* Informativeness: among turns answering a user question (the previous user utterance holds
-  "?" or a question word; all turns when the user never asked), the share of responses
-  with specific content: a catalog product or navigation-target name, a price, or an
-  attribute value of a catalog product.
+* Informativeness: among turns answering a user question or request (read by
+  ``situ_gym.language``; all turns when the user never asked), the share of responses
+  with specific content: a catalog product or place, a price, or a catalog label.
 * Naturalness: mean per-response score, 1 minus 1/3 per flaw: system jargon (entity ids,
   bracketed handles, JSON/field names, snake_case), bad length (< 3 or > 80 words),
   formulaic phrasing (a stock phrase, or the same first four words as an earlier response);
@@ -38,6 +37,7 @@ import re
 from abc import ABC, abstractmethod
 from typing import Any
 
+from situ_gym.language import analyze, lexicon_for
 from situ_gym.records import EpisodeRecord, TurnRecord
 from situ_gym.scene.index import SceneIndex
 
@@ -53,8 +53,6 @@ DIMENSIONS = (
     "Overall",
 )
 
-_QUESTION = re.compile(r"\?|\b(what|which|how|where|is there|do you|does it|can you|any)\b", re.I)
-_PRICE = re.compile(r"\$\s?(\d+(?:\.\d{1,2})?)")
 _JARGON = re.compile(
     r"\b(?:sm|hf)_[a-z]\d+\b|\[[0-9a-z]{1,3}\]|[{}]|\b(?:json|navigation_goal|expected_user_action|"
     r"assistant_actions|ranking|visible_now|display_name|handle|entity id)\b|\b[a-z]+_[a-z_]+\b",
@@ -72,7 +70,6 @@ _STOCK = (
 )
 _PROGRESS = {"Navigate", "Recommend", "Explain", "AnswerQuestion", "Compare", "HandleRejection", "ConfirmPurchase"}
 _ELICIT = {"Greet", "AskPreference", "ClarifyNeed"}
-_REJECT = re.compile(r"\b(no|not|don't|doesn't|too (?:expensive|pricey)|rather not|pass)\b", re.I)
 
 
 def _scale(f: float) -> float:
@@ -80,7 +77,7 @@ def _scale(f: float) -> float:
 
 
 def _words(text: str) -> list[str]:
-    return re.findall(r"[a-z0-9']+", text.lower())
+    return [t.low for t in analyze(text).tokens if t.text[:1].isalnum()]
 
 
 class DialogueJudge(ABC):
@@ -122,23 +119,19 @@ class RuleBasedJudge(DialogueJudge):
 
     @staticmethod
     def _specific(text: str, index: SceneIndex | None) -> bool:
-        low = text.lower()
-        if _PRICE.search(text):
+        """Specific content: a product, place, price or catalog label (read by the language layer)."""
+        u = analyze(text, lexicon_for(index) if index is not None else None)
+        if u.prices:
             return True
         if index is None:
-            return bool(re.search(r"\d", text))
-        for entity in index.entities.values():
-            if entity.name.lower() in low:
-                return True
-        for p in index.products.values():
-            for v in p.attributes.values():
-                for item in v if isinstance(v, list) else [v]:
-                    if len(str(item)) > 3 and str(item).lower() in low:
-                        return True
-        return False
+            return any(t.text[:1].isdigit() for t in u.tokens)
+        return bool(u.products or u.places or [t for t in u.tags if not t.in_name])
 
     def _informativeness(self, turns: list[TurnRecord], index: SceneIndex | None) -> float:
-        asked = [t for prev, t in zip(turns, turns[1:], strict=False) if _QUESTION.search(prev.user_utterance)]
+        asked = [
+            t for prev, t in zip(turns, turns[1:], strict=False)
+            if (lambda u: u.questions or u.requests)(analyze(prev.user_utterance))
+        ]
         pool = asked or turns
         return _scale(sum(self._specific(t.response, index) for t in pool) / len(pool))
 
@@ -169,13 +162,13 @@ class RuleBasedJudge(DialogueJudge):
             return 3.0
         claims = ok = 0
         all_prices = {round(p.price, 2) for p in index.products.values()}
+        lex = lexicon_for(index)
         for t in turns:
-            low = t.response.lower()
-            named = [p for p in index.products.values() if p.name.lower() in low]
-            allowed = {round(p.price, 2) for p in named} or all_prices
-            for m in _PRICE.finditer(t.response):
+            u = analyze(t.response, lex, visible=frozenset(t.visible_before))
+            allowed = {round(index.products[p].price, 2) for p in u.products} or all_prices
+            for price in u.prices:
                 claims += 1
-                ok += round(float(m.group(1)), 2) in allowed
+                ok += round(price, 2) in allowed
             if t.action_type == "Recommend":
                 claims += 1
                 rid = t.recommended_id
@@ -215,7 +208,7 @@ class RuleBasedJudge(DialogueJudge):
         recs = good = 0
         prev: TurnRecord | None = None
         for t in turns:
-            if prev is not None and prev.recommended_id and _REJECT.search(prev.user_utterance):
+            if prev is not None and prev.recommended_id and analyze(prev.user_utterance).rejects:
                 declined.add(prev.recommended_id)
             rid = t.recommended_id
             if t.action_type == "Recommend" and rid and rid in index.products:

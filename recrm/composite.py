@@ -277,8 +277,4 @@ class RecRMComposite:
 
 
 def _itemless_turns(ctx: TurnContext) -> int:
-    return sum(
-        1
-        for t in ctx.history
-        if judged_item(t.action_type, t.recommended_id, t.ranking, ctx.index) is None
-    )
+    return sum(1 for u in ctx.history_said if judged_item(u) is None)

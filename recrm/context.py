@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
+from situ_gym.language import Utterance, analyze, lexicon_for
 from situ_gym.records import EpisodeRecord, ToolCall, TurnRecord
 from situ_gym.scene.index import SceneIndex
 from situ_gym.scene.model import DisclosureItem, Task
@@ -14,16 +16,15 @@ from situ_gym.scene.model import DisclosureItem, Task
 __all__ = ["TurnContext", "judged_item"]
 
 
-def judged_item(
-    action_type: str | None, recommended_id: str | None, ranking: Sequence[str], index: SceneIndex
-) -> str | None:
-    """The product a turn is judged on: the Recommend target, else the ranking's first catalog id."""
-    if action_type == "Recommend" and recommended_id in index.products:
-        return recommended_id
-    for pid in ranking:
-        if pid in index.products:
-            return pid
-    return None
+def judged_item(said: Utterance) -> str | None:
+    """The product a turn is judged on: the one its words propose, else the one they explain,
+    compare or mention. A ranking alone judges nothing (a turn that names no product is a
+    dialogue turn, whatever its list holds)."""
+    if said.proposed:
+        return said.proposed[0]
+    if said.explanation is not None and said.explanation.product:
+        return said.explanation.product
+    return (said.compared + said.mentioned + (None,))[0]
 
 
 @dataclass(frozen=True, eq=False)
@@ -136,6 +137,43 @@ class TurnContext:
                 return t.user_utterance
         return ""
 
+    @cached_property
+    def said(self) -> Utterance:
+        """What the response says, read once by the language layer (shared by every scorer)."""
+        return analyze(self.response, lexicon_for(self.index), visible=self.visible, focus=self.focus)
+
+    @cached_property
+    def history_said(self) -> list[Utterance]:
+        """The language layer's reading of each earlier response (oldest first); each one's
+        focus is the product the turn before it judged."""
+        lex = lexicon_for(self.index)
+        out: list[Utterance] = []
+        previous: str | None = None
+        for t in self.history:
+            u = analyze(t.response or "", lex, visible=frozenset(t.visible_before), focus=previous)
+            out.append(u)
+            previous = judged_item(u) or previous
+        return out
+
+    @cached_property
+    def focus(self) -> str | None:
+        """The product under discussion before this turn: the last one an earlier turn judged."""
+        for u in reversed(self.history_said):
+            pid = judged_item(u)
+            if pid:
+                return pid
+        return None
+
+    @cached_property
+    def shopper_said(self) -> list[Utterance]:
+        """The shopper's earlier utterances, read by the language layer."""
+        lex = lexicon_for(self.index)
+        return [analyze(t.user_utterance, lex) for t in self.history if t.user_utterance]
+
     @property
     def judged_item(self) -> str | None:
-        return judged_item(self.action_type, self.recommended_id, self.ranking, self.index)
+        """What the words propose or discuss; "try this one" points at the annotated product."""
+        pid = judged_item(self.said)
+        if pid is None and self.said.deictic and self.recommended_id in self.index.products:
+            return self.recommended_id
+        return pid

@@ -3,6 +3,9 @@
     python -m situ_gym.bench [--store supermarket|home_furnishings|all] [--repeats 5]
                              [--poses 40] [--sizes 640x480,320x240] [--save-images docs/img]
 
+``--save-images DIR`` also writes ``DIR/contact_sheet.png``: each store's example views
+(rows) as the user and as the assistant see them (columns), plus the minimaps.
+
 Runs on one thread (OpenCV and the BLAS/OpenMP pools pinned to 1) over a fixed,
 seeded set of poses along the scene's waypoint graph, and prints the median over the
 repeats of: capture frames/s, capture + SoM (both roles, one shared analysis) frames/s
@@ -35,7 +38,7 @@ from situ_gym.scene.model import STORE_KINDS, Scene  # noqa: E402
 from situ_gym.som.marks import analyse, annotate_roles, draw  # noqa: E402
 from situ_gym.som.types import ROLES  # noqa: E402
 
-__all__ = ["bench_poses", "run_bench", "main"]
+__all__ = ["bench_poses", "run_bench", "save_examples", "contact_sheet", "main"]
 
 
 def bench_poses(scene: Scene, n: int, seed: int = 0) -> list[Pose]:
@@ -127,6 +130,33 @@ def save_examples(scene: Scene, out_dir: Path, width: int = 640, height: int = 4
     return written
 
 
+def contact_sheet(scenes: list[Scene], out: Path, width: int = 640, height: int = 480) -> Path:
+    """One PNG: per store and example pose a row of the user's and the assistant's SoM views and the minimap."""
+    from situ_gym.som.minimap import render_minimap
+
+    rows = []
+    for scene in scenes:
+        backend = EmbeddedBackend(scene, width=width, height=height)
+        index = SceneIndex(scene)
+        for pose in _example_poses(scene):
+            backend.reset(pose)
+            views = annotate_roles(backend.capture(), index)
+            minimap = render_minimap(scene, index, pose, "assistant", (width, height))
+            tiles = [views["user"].image, views["assistant"].image, minimap]
+            row = np.concatenate([cv2.resize(t, (width // 2, height // 2), interpolation=cv2.INTER_AREA)
+                                  for t in tiles], axis=1)
+            cv2.putText(row, f"{scene.store}  user | assistant | map", (6, 16), cv2.FONT_HERSHEY_SIMPLEX, 0.45,
+                        (255, 255, 255), 3, cv2.LINE_AA)
+            cv2.putText(row, f"{scene.store}  user | assistant | map", (6, 16), cv2.FONT_HERSHEY_SIMPLEX, 0.45,
+                        (20, 20, 20), 1, cv2.LINE_AA)
+            rows.append(row)
+        backend.close()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    sheet = np.concatenate(rows, axis=0)
+    cv2.imwrite(str(out), cv2.cvtColor(sheet, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_PNG_COMPRESSION, 9])
+    return out
+
+
 def _example_poses(scene: Scene) -> list[Pose]:
     """A view into the store from the start, then views at a target's front / doorway / area."""
     s = scene.layout.start
@@ -176,8 +206,10 @@ def main(argv: list[str] | None = None) -> None:
     print(f"one thread, {args.poses} seeded poses (seed {args.seed}), median of {args.repeats} repeats; "
           f"fps by wall clock and (cpu) by this process's CPU time; machine load average {load:.1f}")
     print(header)
+    scenes = []
     for store in stores:
         scene = load_scene(store)
+        scenes.append(scene)
         poses = bench_poses(scene, args.poses, args.seed)
         for w, h in sizes:
             r = run_bench(scene, w, h, poses, args.repeats)
@@ -187,6 +219,8 @@ def main(argv: list[str] | None = None) -> None:
         if args.save_images:
             for path in save_examples(scene, Path(args.save_images)):
                 print(f"wrote {path}")
+    if args.save_images:
+        print(f"wrote {contact_sheet(scenes, Path(args.save_images) / 'contact_sheet.png')}")
 
 
 if __name__ == "__main__":

@@ -142,7 +142,7 @@ def test_role_prefixes_inside_messages_cannot_forge_history_lines():
 
 def test_human_render_without_pygame_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "pygame", None)  # import pygame -> ImportError
-    with pytest.raises(gym.error.DependencyNotInstalled, match=r'pip install "situ-gym\[human\]"'):
+    with pytest.raises(gym.error.DependencyNotInstalled, match=r'pip install "situ-gym\[window\]"'):
         gym.make("SituRec-Supermarket-v0", render_mode="human", image_size=SMALL)
 
 

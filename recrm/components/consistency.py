@@ -39,6 +39,12 @@ _BUDGET_CLAIM = re.compile(
     re.IGNORECASE,
 )
 _FOCUS_ACTIONS = ("Explain", "AnswerQuestion", "Compare", "ConfirmPurchase")
+# A claim about the shopper's own wishes ("since you said you love organic ...").
+_ABOUT_THEM = re.compile(
+    r"\byou(?:'ve| have)? (?:said|mentioned|told me|asked for|wanted|want|like|love|prefer|need|were after|are after|hate|avoid)\b"
+    r"|\byour (?:love|preference|wish|request) (?:of|for)\b",
+    re.IGNORECASE,
+)
 
 
 class FactualConsistency:
@@ -65,8 +71,11 @@ class FactualConsistency:
     * ``location``: "in/at/on <fixture, store or area>" said of a product kept elsewhere;
     * ``visibility``: Recommend says ``visible_now`` while the product is not in view.
 
-    Content hallucination (``kind == "content"``), claims about the user's state that
-    the record contradicts: "already in your cart", "you're holding" / "picked up" when
+    Content hallucination (``kind == "content"``): commercial claims the catalog cannot
+    support (discounts, promotions, awards, popularity, stock, ratings: ``commercial``);
+    wishes attributed to the shopper that it never voiced ("since you said you love
+    organic": ``preference``, labels checked against what the shopper said and revealed);
+    and claims about the user's state that the record contradicts: "already in your cart", "you're holding" / "picked up" when
     the cart or hand holds no such product; a budget figure the user has not stated, or
     one that differs from what they said.
     """
@@ -230,6 +239,28 @@ class FactualConsistency:
                 found("content", "budget", f"cites a ${amount:g} budget the user has not stated")
             elif not self._price_ok(amount, written, budget):
                 found("content", "budget", f"cites a ${amount:g} budget; the user said ${budget:g}")
+
+        said = ctx.said
+        for claim in said.claims:
+            # The catalog records no promotions, awards, ratings, popularity or stock levels.
+            found("content", "commercial", f"claims {claim!r}, which the catalog does not support")
+        told = {t for u in ctx.shopper_said for t in u.wants + u.avoids}
+        told |= {str(i.value) for i in ctx.revealed_items if isinstance(i.value, str)}
+        for cue in _ABOUT_THEM.finditer(said.text):
+            # the labels said right after "you said / you wanted / you love ..."
+            window = (cue.end(), cue.end() + 40)
+            claimed = {
+                tag
+                for t in said.tags
+                if not t.in_name and window[0] <= said.tokens[t.start].start < window[1]
+                for tag in t.tags
+            }
+            if claimed and not claimed & told:
+                found(
+                    "content",
+                    "preference",
+                    f"says the shopper asked for {sorted(claimed)[0].partition(':')[2]!r}, which they never said",
+                )
 
         gate = 0.0 if findings else 1.0
         return ComponentScore(gate, {"gate": gate, "findings": findings})

@@ -6,12 +6,16 @@ import difflib
 import re
 from typing import Any
 
+from lemminflect import getAllLemmas
+
 from recrm.components.base import ComponentScore
 from recrm.context import TurnContext
 from recrm.text import FUNCTION_WORDS, lexicon, words
 from situ_gym.actions.assistant import ACTION_TYPES, MAX_RANKING, REQUIRED_FIELDS
 from situ_gym.actions.parse import extract_json_object
 from situ_gym.actions.tools import LEGAL_TOOLS, TARGET_ARGUMENT
+from situ_gym.language import lexicon_for
+from situ_gym.language.tokens import FUNCTION_WORDS as CLOSED_CLASS
 
 __all__ = ["DIMENSIONS", "InstructionFollowing"]
 
@@ -50,10 +54,19 @@ class InstructionFollowing:
       "expected_user_action", "handle b", catalog ids like ``sm_p012``).
     * content_quality: more than ``max_named_products`` distinct product names in one
       response (catalog dumping; nobody can follow it).
-    * style: empty or too long a response (``min_words``..``max_words`` words); a response
-      that parrots the user's last utterance (4+ words, ``echo_ratio`` of its
-      words copied in order); a response given verbatim twice before (the first
-      repeat is soft: guidance may need saying again when the user did not move).
+    * style: empty or too long a response (``min_words``..``max_words`` words); padding
+      (more than ``words_per_point`` words per point of content: products, places, prices,
+      labels, questions, guidance; at least 40 words allowed); a response that parrots the
+      shopper (``echo_ratio`` of its words copied in order from the last utterance, or
+      ``ngram_echo`` of its word trigrams taken from the shopper's last two turns);
+      keyword stuffing (12+ words, under ``min_function_share`` closed-class words: a list
+      of terms, not a sentence); not one message in the shopper's language (under half of
+      its words English or catalog words); a response given verbatim twice before (the
+      first repeat is soft: guidance may need saying again when the user did not move).
+    * process, read from the words (``situ_gym.language``): a response proposing a new
+      product under a label other than Recommend, Compare, HandleRejection or
+      ConfirmPurchase (a recommendation labelled Explain); a proposed product that is neither the top of the ranking nor the annotated
+      recommendation.
 
     Soft findings only lower a dimension's 1-5 score: no expected user action, repeated
     ranking ids, a Greet after the first turn, a Recommend with a one-word reason, a
@@ -69,6 +82,9 @@ class InstructionFollowing:
         max_words: int = 120,
         max_named_products: int = 3,
         echo_ratio: float = 0.8,
+        ngram_echo: float = 0.5,
+        words_per_point: int = 25,
+        min_function_share: float = 0.15,
     ):
         if not 0 <= min_words <= max_words:
             raise ValueError(f"need 0 <= min_words <= max_words, got {min_words!r}, {max_words!r}")
@@ -80,6 +96,9 @@ class InstructionFollowing:
         self.max_words = max_words
         self.max_named_products = max_named_products
         self.echo_ratio = echo_ratio
+        self.ngram_echo = ngram_echo
+        self.words_per_point = words_per_point
+        self.min_function_share = min_function_share
 
     def score(self, ctx: TurnContext) -> ComponentScore:
         findings: list[dict[str, Any]] = []
@@ -188,6 +207,8 @@ class InstructionFollowing:
         elif repeats == 1:
             soft("style", "response repeats an earlier response verbatim")
 
+        self._content_checks(ctx, resp_w, hard)
+
         dims = {d: 5 for d in DIMENSIONS}
         for f in findings:
             d = f["dimension"]
@@ -197,6 +218,59 @@ class InstructionFollowing:
         return ComponentScore(
             gate, {"gate": gate, "dimensions": dims, "overall": overall, "findings": findings}
         )
+
+
+    def _content_checks(self, ctx: TurnContext, resp_w: list[str], hard) -> None:
+        """The rubric read from what the response says (language layer), not from its labels."""
+        said = ctx.said
+        if said.empty:
+            return
+        new = [p for p in said.proposed if p != ctx.focus]
+        atype = ctx.action_type
+        if new and atype not in _PROPOSING_ACTS:
+            hard("process", f"the response proposes {new[0]!r} but is labelled {atype!r}, not Recommend")
+        named_proposals = [p for p in said.proposed if not (said.refers_to_focus and p == ctx.focus)]
+        if named_proposals:
+            anchors = {ctx.ranking[0]} if ctx.ranking else set()
+            if ctx.recommended_id:
+                anchors.add(ctx.recommended_id)
+            if not anchors & set(named_proposals):
+                hard("process", f"the response proposes {named_proposals[0]!r}, which heads neither the ranking nor the annotation")
+        n = len(resp_w)
+        points = (
+            len(said.products) + len(said.places) + len(said.prices) + len(said.questions)
+            + len([t for t in said.tags if not t.in_name]) + (said.navigation is not None) + said.greeting
+        )
+        if n > max(40, self.words_per_point * points):
+            hard("style", f"{n} words for {points} points of content: padded")
+        recent = [w for t in list(ctx.history)[-2:] for w in words(t.user_utterance)]
+        grams = {tuple(resp_w[i : i + 3]) for i in range(len(resp_w) - 2)}
+        if len(grams) >= 4 and recent:
+            theirs = {tuple(recent[i : i + 3]) for i in range(len(recent) - 2)}
+            share = len(grams & theirs) / len(grams)
+            if share >= self.ngram_echo:
+                hard("style", f"{share:.0%} of the response's word trigrams repeat the shopper")
+        toks = [t for t in said.tokens if t.text[:1].isalpha()]
+        named = {i for m in said.mentions for i in range(m.start, m.end)} | {
+            i for p in said.places for i in range(p.start, p.end)
+        }
+        free = [t for i, t in enumerate(said.tokens) if t.text[:1].isalpha() and i not in named]
+        if len(free) >= 20:  # names aside, a list of terms is no sentence
+            closed = sum(t.low in CLOSED_CLASS for t in free) / len(free)
+            if closed < self.min_function_share:
+                hard("style", f"keyword list, not a sentence ({closed:.0%} function words)")
+        if len(toks) >= 12:
+            vocab = lexicon_for(ctx.index).vocab_set
+            known = sum(t.low in CLOSED_CLASS or t.lemma in vocab or bool(_english(t.low)) for t in toks) / len(toks)
+            if known < 0.5:
+                hard("style", f"not in the shopper's language ({known:.0%} English or catalog words)")
+
+
+_PROPOSING_ACTS = frozenset({"Recommend", "Compare", "HandleRejection", "ConfirmPurchase"})
+
+
+def _english(word: str) -> bool:
+    return bool(getAllLemmas(word))
 
 
 def _count_actions(raw: str) -> int | None:

@@ -13,8 +13,10 @@ BUDGET_TOLERANCE = 0.10  # a price up to 10% over the stated budget still meets 
 class QueryItemRelevance:
     """R_relev in {0, 0.5, 1} (RecRM's 0 irrelevant / 1 weakly / 2 fully relevant, halved).
 
-    The judged item is the Recommend action's product, else the ranking's first catalog
-    id; no such item gives ``None`` (not applicable). The judge sees only what the user
+    The judged item is the product the response's words propose, else the one they
+    explain, compare or mention (``recrm.context.judged_item``, read by the language layer);
+    a turn naming no product gives ``None`` (a dialogue turn: the composite's credit applies),
+    whatever its ranking holds. The judge sees only what the user
     has *revealed* in earlier turns (``ctx.revealed_items``), never the hidden goal:
 
     * Category (the paper's first dimension). The item's category is compared with the
@@ -44,7 +46,7 @@ class QueryItemRelevance:
         pid = ctx.judged_item
         if pid is None:
             return ComponentScore(
-                None, {"item": None, "reason": "no recommended or ranked catalog item"}
+                None, {"item": None, "reason": "the response proposes or discusses no product"}
             )
         task, product = ctx.task, ctx.index.products[pid]
         revealed = ctx.revealed_items

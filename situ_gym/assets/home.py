@@ -81,7 +81,11 @@ def _name(cat: FurnitureCategory, model: str, f) -> str:
     color, material = f["color"], f["material"]
     if color in material or material in color:  # "walnut" on walnut: say it once
         return f"{f['brand']} {model} {cat.noun}, {material.title()}"
-    return f"{f['brand']} {model} {cat.noun}, {color.title()} {material.title()}"
+    cw, mw = color.split(), material.split()
+    # words the colour ends with and the material starts with are said once:
+    # "white marble" + "marble top" -> "White Marble Top"
+    k = max((n for n in range(1, min(len(cw), len(mw)) + 1) if cw[-n:] == mw[:n]), default=0)
+    return f"{f['brand']} {model} {cat.noun}, {' '.join(cw + mw[k:]).title()}"
 
 
 def _tags_attrs(cat: FurnitureCategory, f):

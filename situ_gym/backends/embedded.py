@@ -139,6 +139,7 @@ class EmbeddedBackend:
                 [[(lo, hi)[i][0], (lo, hi)[j][1], (lo, hi)[k][2]] for i in (0, 1) for j in (0, 1) for k in (0, 1)]
             )
         self._closed = False
+        self._last_frame: tuple | None = None  # (pose, rgb, depth, seg, entity index) of the last capture
         start = scene.layout.start
         self.reset(Pose(start.x, start.y, start.yaw, 0.0))
 
@@ -174,16 +175,27 @@ class EmbeddedBackend:
 
     # -- rendering -------------------------------------------------------------
     def capture(self) -> Frame:
+        """The user's view. Its arrays are read-only snapshots (copy one to edit it); a
+        capture at an unchanged pose returns the previous frame's arrays again."""
         if self._closed:
             raise BackendError("capture() on a closed EmbeddedBackend")
         p = self._pose
+        # A turn that leaves the pose as it was (talking, checking, picking up) sees the same
+        # static scene: the last frame's (read-only) arrays are returned again.
+        last = self._last_frame
+        if last is not None and last[0] == p:
+            return Frame(rgb=last[1], depth=last[2], seg=last[3], pose=p, entity_index=last[4])
         eye = np.array([p.x, p.y, self.scene.layout.eye_height])
         rgb, depth, seg, _ = self.renderer.render(eye, p.yaw, p.pitch)
         face_entity = getattr(self, "_face_entity", None)
         if face_entity is None:  # entity slots in SceneIndex order, as Frame.entity_index wants
             colors = [e.color for e in SceneIndex(self.scene).entities.values()]
             face_entity = self._face_entity = face_entity_table(self.geometry, colors)
-        return Frame(rgb=rgb, depth=depth, seg=seg, pose=p, entity_index=self.renderer.gather(face_entity))
+        entity_index = self.renderer.gather(face_entity)
+        for image in (rgb, depth, seg, entity_index):
+            image.flags.writeable = False  # a snapshot: copy it to edit
+        self._last_frame = (p, rgb, depth, seg, entity_index)
+        return Frame(rgb=rgb, depth=depth, seg=seg, pose=p, entity_index=entity_index)
 
     # -- actions ---------------------------------------------------------------
     def execute(self, primitive: Primitive) -> ActionResult:

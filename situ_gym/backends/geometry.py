@@ -2,12 +2,21 @@
 
 Everything the embedded renderer draws is built here once per scene: fixture parts
 (shelf uprights, boards, back panels, freezer walls, door mullions ...), walls, store
-sign bands and lintels, every product instance (plus a label band on its front), and
-flat quads on the floor (tiles, store floors, display-area rugs) and the ceiling.
+sign bands and lintels, the products, and flat quads on the floor (store floors,
+display-area rugs, soft contact shadows under furniture) and the ceiling (light panels).
+
+Shelf products are drawn as stocked rows: a run of evenly spaced facings of one
+product on one board becomes one box reaching back to the fixture's panel and widened
+by whole facings into half of the free board space beside it, its front textured with
+the product's package art repeated once per facing (:mod:`situ_gym.backends.appearance`). Furniture and other floor-standing products
+take their colour from their colour label and a pattern from their material label.
 
 Faces are numbered ``box * 6 + d`` with ``d`` in ``(-x, +x, -y, +y, -z, +z)``; quads
 follow the boxes. Each face carries an RGB colour (base colour with directional
 shading), a segmentation colour and a validity flag (degenerate faces are skipped).
+Textured faces also carry a :class:`FaceTextures` row: which tile, and the linear map
+from world coordinates to texels (``u`` along the face's horizontal edge as seen from
+its front, ``v`` down from its top edge).
 """
 
 from __future__ import annotations
@@ -15,9 +24,17 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 
-import cv2
 import numpy as np
 
+from situ_gym.backends.appearance import (
+    TILE,
+    TOP_DEPTH,
+    material_pattern,
+    package_texture,
+    package_top_texture,
+    pattern_texture,
+    product_color,
+)
 from situ_gym.scene.model import (
     FLOOR_COLOR,
     WALL_COLOR,
@@ -28,7 +45,8 @@ from situ_gym.scene.model import (
     Store,
 )
 
-__all__ = ["SceneGeometry", "build_geometry", "face_entity_table", "product_base_color", "brand_label_color", "yaw_axis", "CULL_KINDS"]
+__all__ = ["SceneGeometry", "FaceTextures", "build_geometry", "face_entity_table", "yaw_axis", "CULL_KINDS",
+           "FACE_SHADE"]
 
 # Box kinds: products (and their labels) may be distance-culled, the rest never is.
 KIND_STRUCTURE, KIND_PRODUCT = 0, 1
@@ -39,12 +57,11 @@ _LIGHT = _LIGHT / np.linalg.norm(_LIGHT)
 _NORMALS = np.array(
     [[-1, 0, 0], [1, 0, 0], [0, -1, 0], [0, 1, 0], [0, 0, -1], [0, 0, 1]], dtype=np.float64
 )
-# Lambert with a strong ambient term; every face keeps its hue readable.
+# Lambert: a directional light plus a strong ambient term; every face keeps its hue readable.
 FACE_SHADE = 0.62 + 0.38 * np.clip(_NORMALS @ _LIGHT, 0.0, 1.0)
 
 WALL_RGB = (222, 219, 210)
-FLOOR_RGB = (196, 196, 190)
-TILE_RGB = (172, 174, 170)
+FLOOR_RGB = (190, 188, 180)
 CEILING_RGB = (236, 236, 232)
 LIGHT_RGB = (255, 255, 246)
 METAL_RGB = (182, 186, 192)
@@ -63,25 +80,6 @@ def _hash01(text: str, salt: str = "") -> float:
     return int.from_bytes(digest[:4], "little") / 2**32
 
 
-def product_base_color(product: Product) -> tuple[int, int, int]:
-    """A stable display colour: hue from the category (jittered per product), shade per product."""
-    hue = (_hash01(product.category, "cat") + 0.12 * (_hash01(product.id, "hue") - 0.5)) % 1.0
-    sat = 0.45 + 0.5 * _hash01(product.id, "sat")
-    val = 0.45 + 0.5 * _hash01(product.id, "val")
-    return _hsv_rgb(hue, sat, val)
-
-
-def brand_label_color(product: Product) -> tuple[int, int, int]:
-    """A pale label tint per brand, so brands read apart on the shelf."""
-    return _hsv_rgb(_hash01(product.brand, "brand"), 0.3 + 0.2 * _hash01(product.brand, "bs"), 0.97)
-
-
-def _hsv_rgb(h: float, s: float, v: float) -> tuple[int, int, int]:
-    hsv = np.array([[[h * 179.0, s * 255.0, v * 255.0]]], dtype=np.float32)
-    rgb = cv2.cvtColor(np.round(hsv).astype(np.uint8), cv2.COLOR_HSV2RGB)[0, 0]
-    return int(rgb[0]), int(rgb[1]), int(rgb[2])
-
-
 def yaw_axis(yaw: float) -> tuple[int, int]:
     """The plan axis (0 = x, 1 = y) and sign a yaw points along, snapped to 90 degrees."""
     quadrant = int(round((yaw % 360.0) / 90.0)) % 4
@@ -92,6 +90,27 @@ def _mix(a, b, t: float) -> tuple[int, int, int]:
     a, b = np.asarray(a, float), np.asarray(b, float)
     c = np.clip(np.round(a * (1 - t) + b * t), 0, 255)
     return int(c[0]), int(c[1]), int(c[2])
+
+
+@dataclass
+class FaceTextures:
+    """Textured faces: texel ``u = (W[u_axis] - u_origin) * u_scale``, ``v = (W[v_axis] - v_origin) * v_scale``.
+
+    ``W`` is the world point; scales are signed texels per metre. Vertical faces run ``u``
+    along their horizontal edge as seen from the front and ``v`` down from the top; the
+    top of a stocked row runs ``u`` along the row and ``v`` from the front backwards.
+    Both wrap every :data:`TILE` texels (a row of facings repeats its package).
+    """
+
+    face: np.ndarray  # (T,) face index
+    tile: np.ndarray  # (T,) index into ``tiles``
+    u_axis: np.ndarray  # (T,) world axis of u
+    u_origin: np.ndarray  # (T,)
+    u_scale: np.ndarray  # (T,)
+    v_axis: np.ndarray  # (T,) world axis of v
+    v_origin: np.ndarray  # (T,)
+    v_scale: np.ndarray  # (T,)
+    tiles: list[np.ndarray]  # (TILE, TILE, 3) uint8 unshaded RGB
 
 
 @dataclass
@@ -116,6 +135,8 @@ class SceneGeometry:
     quad_base: np.ndarray  # (Q,) bool: base quads (floor, ceiling) drawn before tiles
     quad_cullable: np.ndarray  # (Q,) bool: small quads that may be distance-culled
     ceiling_height: float
+    textures: FaceTextures | None = None
+    atlas_cache: dict = field(default_factory=dict, repr=False)  # renderers share the shaded texture atlas
     labels: list[str] = field(default_factory=list)  # per box, for debugging
     # Text painted on faces: (face index, world corners TL, TR, BR, BL as (4, 3), text, ink RGB)
     signs: list[tuple[int, np.ndarray, str, tuple[int, int, int]]] = field(default_factory=list)
@@ -133,6 +154,52 @@ class _Builder:
         self.labels: list[str] = []
         self.quads: list[tuple[tuple[float, float, float, float], float, tuple, tuple, bool, bool, bool]] = []
         self.signs: list[tuple[int, np.ndarray, str, tuple[int, int, int]]] = []
+        self.tex: list[tuple[int, int, int, float, float, int, float, float]] = []
+        self.tiles: list[np.ndarray] = []
+        self._tile_ids: dict[int, int] = {}
+
+    def _tile_id(self, tile: np.ndarray) -> int:
+        key = id(tile)
+        if key not in self._tile_ids:
+            self._tile_ids[key] = len(self.tiles)
+            self.tiles.append(tile)
+        return self._tile_ids[key]
+
+    def _textured(self, box: int, d: int, tile: np.ndarray, u: tuple, v: tuple) -> None:
+        self.tex.append((box * 6 + d, self._tile_id(tile), *u, *v))
+        mean = tile.reshape(-1, 3).mean(axis=0)  # the flat colour a far face shows
+        self.rgb[box][d] = np.clip(np.round(mean * FACE_SHADE[d]), 0, 255)
+
+    def texture(self, d: int, tile: np.ndarray, u_period: float, v_period: float, v_top: float | None = None,
+                u_start: float | None = None) -> None:
+        """Map ``tile`` onto vertical face ``d`` of the box added last, repeating every period (metres)."""
+        box = len(self.lo) - 1
+        axis, upper = d // 2, d % 2
+        if axis == 2 or not self.valid[box][d]:
+            return
+        lo, hi = self.lo[box], self.hi[box]
+        u_axis = 1 - axis
+        sign = (1.0 if upper else -1.0) * (1.0 if axis == 0 else -1.0)
+        if u_start is None:
+            u_start = lo[u_axis] if sign > 0 else hi[u_axis]
+        top = hi[2] if v_top is None else v_top
+        # v_scale a hair under TILE / period: a face's top and bottom rows stay in one tile
+        self._textured(box, d, tile, (u_axis, float(u_start), sign * TILE / u_period),
+                       (2, float(top), -(TILE - 0.01) / v_period))
+
+    def texture_top(self, tile: np.ndarray, front: int, u_start: float, u_period: float, v_period: float) -> None:
+        """Map ``tile`` onto the top of the box added last: u along the row as seen from the
+        front face ``front``, v from that face backwards, repeating every period (metres)."""
+        box = len(self.lo) - 1
+        if not self.valid[box][5]:
+            return
+        lo, hi = self.lo[box], self.hi[box]
+        axis, upper = front // 2, front % 2
+        u_sign = (1.0 if upper else -1.0) * (1.0 if axis == 0 else -1.0)
+        v_origin = hi[axis] if upper else lo[axis]
+        v_sign = -1.0 if upper else 1.0  # growing away from the front
+        self._textured(box, 5, tile, (1 - axis, float(u_start), u_sign * TILE / u_period),
+                       (axis, float(v_origin), v_sign * TILE / v_period))
 
     def sign(self, d: int, text: str, ink=(255, 255, 255)) -> None:
         """Paint ``text`` on face ``d`` of the box added last (read from outside the box)."""
@@ -249,8 +316,19 @@ class _Builder:
             quad_base=quad_base,
             quad_cullable=quad_cull,
             ceiling_height=ceiling,
+            textures=self._textures(),
             labels=self.labels,
             signs=self.signs,
+        )
+
+    def _textures(self) -> FaceTextures | None:
+        if not self.tex:
+            return None
+        cols = list(zip(*self.tex, strict=True))
+        return FaceTextures(
+            face=np.array(cols[0], np.int64), tile=np.array(cols[1], np.int64), u_axis=np.array(cols[2], np.int64),
+            u_origin=np.array(cols[3]), u_scale=np.array(cols[4]), v_axis=np.array(cols[5], np.int64),
+            v_origin=np.array(cols[6]), v_scale=np.array(cols[7]), tiles=self.tiles,
         )
 
 
@@ -265,43 +343,142 @@ def _front_face(yaw: float) -> int:
     return axis * 2 + (1 if sign > 0 else 0)
 
 
-def _add_product(
-    b: _Builder, product: Product, inst: Instance, tint: np.ndarray | None, label_band: bool, panel=None
-) -> None:
+def _facing_rows(instances: list[Instance]) -> list[tuple[np.ndarray, np.ndarray, float, float, float]]:
+    """Runs of evenly spaced equal facings side by side: (lo, hi, facing yaw, pitch, width) per run."""
+    groups: dict[tuple, list[Instance]] = {}
+    for inst in instances:
+        axis, _ = yaw_axis(inst.facing)
+        key = (round(inst.facing % 360.0, 3), round(inst.position[2], 4), tuple(round(v, 4) for v in inst.size),
+               round(inst.position[axis], 4))
+        groups.setdefault(key, []).append(inst)
+    rows = []
+    for _, insts in sorted(groups.items()):
+        along = 1 - yaw_axis(insts[0].facing)[0]
+        insts = sorted(insts, key=lambda i: i.position[along])
+        width = insts[0].size[along]
+        runs: list[list[Instance]] = [[insts[0]]]
+        for inst in insts[1:]:
+            run = runs[-1]
+            step = inst.position[along] - run[-1].position[along]
+            pitch = run[1].position[along] - run[0].position[along] if len(run) > 1 else step
+            if width - 1e-6 <= step <= width + 0.05 and abs(step - pitch) < 1e-3:
+                run.append(inst)
+            else:
+                runs.append([inst])
+        for run in runs:
+            lo, _ = _instance_box(run[0])
+            _, hi = _instance_box(run[-1])
+            pitch = (run[-1].position[along] - run[0].position[along]) / (len(run) - 1) if len(run) > 1 else width
+            rows.append((lo, hi, run[0].facing, pitch, width))
+    return rows
+
+
+def _fill_boards(fx: Fixture, rows: list, panel) -> list:
+    """Widen each row by whole facings into the free board space beside it (half of each gap).
+
+    Rows reach back to the panel first; a row's neighbours are the rows on the same board
+    (same height and facing) whose depth range overlaps its own.
+    """
+    deep = [(p, _stock_depth(lo, hi, facing, panel), row) for p, row in rows for lo, hi, facing, *_ in [row]]
+    out = []
+    x0, y0, x1, y1 = fx.footprint
+    for p, (lo, hi), row in deep:
+        _, _, facing, pitch, width = row
+        axis = yaw_axis(facing)[0]
+        along = 1 - axis
+        left = (x0, y0)[along] + 0.06
+        right = (x1, y1)[along] - 0.06
+        for _, (lo2, hi2), row2 in deep:
+            if row2 is row or abs(lo2[2] - lo[2]) > 0.01 or yaw_axis(row2[2]) != yaw_axis(facing):
+                continue
+            if hi2[axis] <= lo[axis] + 1e-6 or lo2[axis] >= hi[axis] - 1e-6:
+                continue  # another depth band
+            if hi2[along] <= lo[along] + 1e-6:
+                left = max(left, 0.5 * (hi2[along] + lo[along]))
+            elif lo2[along] >= hi[along] - 1e-6:
+                right = min(right, 0.5 * (lo2[along] + hi[along]))
+        lo_o, hi_o = row[0].copy(), row[1].copy()
+        lo_o[along] -= max(0, int((lo[along] - left) // pitch)) * pitch
+        hi_o[along] += max(0, int((right - hi[along]) // pitch)) * pitch
+        out.append((p, (lo_o, hi_o, facing, pitch, width)))
+    return out
+
+
+def _stock_depth(lo: np.ndarray, hi: np.ndarray, facing: float, panel) -> tuple[np.ndarray, np.ndarray]:
+    """Extend a row of facings back to its fixture's panel, so the board reads as full."""
+    if panel is None:
+        return lo, hi
+    p_axis, p_lo, p_hi = panel
+    f_axis, f_sign = yaw_axis(facing)
+    lo, hi = lo.copy(), hi.copy()
+    if f_axis == p_axis and f_sign > 0 and lo[p_axis] >= p_hi - 1e-6:
+        lo[p_axis] = min(lo[p_axis], p_hi + 0.002)
+    elif f_axis == p_axis and f_sign < 0 and hi[p_axis] <= p_lo + 1e-6:
+        hi[p_axis] = max(hi[p_axis], p_lo - 0.002)
+    return lo, hi
+
+
+def _hide_plane(lo: np.ndarray, hi: np.ndarray, facing: float, panel):
+    """Products behind their fixture's back panel / spine are never seen: the plane the eye must pass."""
+    if panel is None:
+        return None
+    p_axis, p_lo, p_hi = panel
+    f_axis, f_sign = yaw_axis(facing)
+    if f_axis == p_axis and f_sign > 0 and lo[p_axis] >= p_hi - 1e-6:
+        return (p_axis, p_hi, 1.0)
+    if f_axis == p_axis and f_sign < 0 and hi[p_axis] <= p_lo + 1e-6:
+        return (p_axis, p_lo, -1.0)
+    return None
+
+
+def _tinted(tile: np.ndarray, tint: np.ndarray | None, cache: dict) -> np.ndarray:
+    if tint is None:
+        return tile
+    out = cache.get(id(tile))
+    if out is None:
+        out = cache[id(tile)] = np.round(tile * 0.72 + tint * 0.28).astype(np.uint8)
+    return out
+
+
+def _add_shelf_row(b: _Builder, product: Product, row, tint, panel, tint_cache: dict) -> None:
+    """A stocked row: one box from the front facings back to the panel, package art once per facing."""
+    lo, hi, facing, pitch, width = row
+    depth = hi[yaw_axis(facing)[0]] - lo[yaw_axis(facing)[0]]  # one package deep, before stocking
+    lo, hi = _stock_depth(lo, hi, facing, panel)
+    hide = _hide_plane(lo, hi, facing, panel)
+    d = _front_face(facing)
+    tile = _tinted(package_texture(product, width, hi[2] - lo[2], pitch), tint, tint_cache)
+    mean = tuple(int(c) for c in np.round(tile.reshape(-1, 3).mean(axis=0)))
+    b.box(lo, hi, mean, product.color, kind=KIND_PRODUCT, label=product.id, top_rgb=_mix(mean, (30, 30, 34), 0.3),
+          hide=hide)
+    axis = d // 2
+    u_axis = 1 - axis
+    sign = (1.0 if d % 2 else -1.0) * (1.0 if axis == 0 else -1.0)
+    gap = 0.5 * (pitch - width)  # the art centres each package in its pitch
+    start = lo[u_axis] - gap if sign > 0 else hi[u_axis] + gap
+    b.texture(d, tile, pitch, hi[2] - lo[2], u_start=start)
+    top = _tinted(package_top_texture(product, width, depth, pitch), tint, tint_cache)
+    b.texture_top(top, d, start, pitch, depth * TOP_DEPTH)
+
+
+_PATTERN_SIZE = 0.5  # metres of surface one pattern tile covers
+
+
+def _textured_sides(b: _Builder, tile: np.ndarray) -> None:
+    for d in range(4):
+        b.texture(d, tile, _PATTERN_SIZE, _PATTERN_SIZE)
+
+
+def _add_floor_product(b: _Builder, product: Product, inst: Instance) -> None:
+    """A floor-standing product without a furniture model: a box in its colour and material."""
     lo, hi = _instance_box(inst)
-    hide = None
-    if panel is not None:  # products behind their fixture's back panel / spine are never seen
-        p_axis, p_lo, p_hi = panel
-        f_axis, f_sign = yaw_axis(inst.facing)
-        if f_axis == p_axis and f_sign > 0 and lo[p_axis] >= p_hi - 1e-6:
-            hide = (p_axis, p_hi, 1.0)
-        elif f_axis == p_axis and f_sign < 0 and hi[p_axis] <= p_lo + 1e-6:
-            hide = (p_axis, p_lo, -1.0)
-    base = np.array(product_base_color(product), float)
-    if tint is not None:
-        base = base * 0.72 + tint * 0.28
-    rgb = tuple(int(c) for c in np.round(base))
-    b.box(lo, hi, rgb, product.color, kind=KIND_PRODUCT, label=product.id,
-          top_rgb=_mix(rgb, (255, 255, 255), 0.18), hide=hide)
-    height = hi[2] - lo[2]
-    if not label_band or height < 0.06:
-        return
-    # A label band floating 2 mm in front of the product's front face.
-    d = _front_face(inst.facing)
-    axis, upper = d // 2, d % 2
-    other = 1 - axis
-    llo, lhi = lo.copy(), hi.copy()
-    plane = hi[axis] + 0.002 if upper else lo[axis] - 0.002
-    llo[axis] = lhi[axis] = plane
-    width = hi[other] - lo[other]
-    llo[other] += 0.12 * width
-    lhi[other] -= 0.12 * width
-    llo[2] = lo[2] + 0.38 * height
-    lhi[2] = lo[2] + 0.68 * height
-    accent = _mix(brand_label_color(product), rgb, 0.15)
-    if tint is not None:
-        accent = _mix(accent, tuple(tint), 0.3)
-    b.box(llo, lhi, accent, product.color, kind=KIND_PRODUCT, label=product.id + "#label", faces=(d,), hide=hide)
+    rgb = product_color(product)
+    b.box(lo, hi, rgb, product.color, kind=KIND_PRODUCT, label=product.id, top_rgb=_mix(rgb, (255, 255, 255), 0.12))
+    _textured_sides(b, pattern_texture(rgb, material_pattern(product), _seed(product.id)))
+
+
+def _seed(text: str) -> int:
+    return int(_hash01(text, "pattern") * 2**31)
 
 
 _SEATS = ("sofa", "loveseat", "armchair", "accent chair")
@@ -336,6 +513,21 @@ def _furniture_parts(category: str) -> list[tuple[tuple[float, ...], str]]:
     if c in _LAMPS:
         return [((0.25, 0.75, 0.25, 0.75, 0, 0.04), "dark"), ((0.45, 0.55, 0.45, 0.55, 0.04, 0.66), "dark"),
                 ((0, 1, 0, 1, 0.66, 1), "shade")]
+    if c == "planter":
+        return [((0.12, 0.88, 0.12, 0.88, 0, 0.85), "base"), ((0, 1, 0, 1, 0.85, 1), "base")]
+    if c in ("vase", "candle holder"):
+        return [((0.25, 0.75, 0.25, 0.75, 0, 0.1), "base"), ((0.1, 0.9, 0.1, 0.9, 0.1, 0.7), "base"),
+                ((0.3, 0.7, 0.3, 0.7, 0.7, 1), "base")]
+    if c == "plant stand":
+        legs = [((u, u + 0.1, d, d + 0.1, 0, 0.92), "base") for u in (0, 0.9) for d in (0, 0.9)]
+        return legs + [((0, 1, 0, 1, 0.92, 1), "base"), ((0.1, 0.9, 0.1, 0.9, 0.3, 0.36), "base")]
+    if c in ("footstool", "ottoman"):
+        legs = [((u, u + 0.1, d, d + 0.1, 0, 0.2), "dark") for u in (0.02, 0.88) for d in (0.02, 0.88)]
+        return legs + [((0, 1, 0, 1, 0.2, 1), "base")]
+    if c in ("nightstand", "tv stand", "filing cabinet"):
+        return [((0.04, 0.96, 0.04, 0.96, 0, 0.08), "dark"), ((0, 1, 0, 1, 0.08, 1), "base")]
+    if c == "pendant light":
+        return [((0.45, 0.55, 0.45, 0.55, 0.55, 1), "dark"), ((0, 1, 0, 1, 0, 0.55), "shade")]
     if c == "potted plant":
         return [((0.2, 0.8, 0.2, 0.8, 0, 0.3), "pot"), ((0, 1, 0, 1, 0.3, 1), "leaf")]
     if c in _SHELVES:
@@ -364,7 +556,8 @@ def _add_furniture(b: _Builder, product: Product, inst: Instance) -> bool:
     lo, hi = _instance_box(inst)
     axis, sign = yaw_axis(inst.facing)
     across = 1 - axis
-    rgb = product_base_color(product)
+    rgb = product_color(product)
+    pattern = material_pattern(product)
     size = hi - lo
     for (u0, u1, d0, d1, z0, z1), tone in parts:
         plo, phi = lo.copy(), hi.copy()
@@ -377,7 +570,11 @@ def _add_furniture(b: _Builder, product: Product, inst: Instance) -> bool:
         col = _TONES[tone](rgb)
         b.box(plo, phi, col, product.color, kind=KIND_PRODUCT, label=product.id,
               top_rgb=_mix(col, (255, 255, 255), 0.15))
+        _textured_sides(b, pattern_texture(col, _TONE_PATTERN.get(tone, pattern), _seed(product.id)))
     return True
+
+
+_TONE_PATTERN = {"pot": "ceramic", "leaf": "speckle", "shade": "fabric", "soft": "fabric"}
 
 
 
@@ -423,10 +620,11 @@ def _fixture_parts(b: _Builder, fx: Fixture, instances: list[Instance]) -> tuple
     length = hi_fp[long_axis] - lo_fp[long_axis]
     centre = 0.5 * (lo_fp + hi_fp)
     lo, hi = centre.copy(), centre.copy()
-    lo[long_axis], hi[long_axis] = centre[long_axis] - min(0.8, 0.45 * length), centre[long_axis] + min(0.8, 0.45 * length)
+    half = min(1.1, 0.45 * length)  # large enough to read across the hall
+    lo[long_axis], hi[long_axis] = centre[long_axis] - half, centre[long_axis] + half
     lo[depth_axis], hi[depth_axis] = centre[depth_axis] - 0.02, centre[depth_axis] + 0.02
     sign_z = max(max(fx.height, p_hi[2]) + 0.45, 2.45)  # above head height even over low fixtures
-    lo[2], hi[2] = sign_z, sign_z + 0.3
+    lo[2], hi[2] = sign_z, sign_z + 0.42
     title, _, rest = fx.name.partition(":")
     text = title.strip() + ("\n" + rest.strip() if rest.strip() else "")
     part(lo, hi, _mix(seg, (28, 30, 36), 0.55), "sign")
@@ -590,8 +788,8 @@ def _store_parts(b: _Builder, store: Store, walls: list) -> None:
     b.sign({"s": 2, "n": 3, "w": 0, "e": 1}[side], store.name, ink=_mix(store.color, (255, 255, 255), 0.85))
 
 
-def build_geometry(scene: Scene, *, label_bands: bool = True, tile: float = 1.0) -> SceneGeometry:
-    """Turn a scene into boxes and quads with colours (pure function of the scene)."""
+def build_geometry(scene: Scene) -> SceneGeometry:
+    """Turn a scene into boxes and quads with colours and textures (pure function of the scene)."""
     b = _Builder()
     layout = scene.layout
     by_fixture: dict[str, list[Instance]] = {}
@@ -605,21 +803,30 @@ def build_geometry(scene: Scene, *, label_bands: bool = True, tile: float = 1.0)
         x0, y0, x1, y1 = wall.footprint
         if wall.owner is not None and wall.owner in stores:
             st = stores[wall.owner]
-            rgb, seg = _mix(st.color, WALL_RGB, 0.6), st.color
+            rgb, seg = _mix(st.color, WALL_RGB, 0.82), st.color  # a hint of the store colour
         else:
             rgb, seg = WALL_RGB, WALL_COLOR
         b.box((x0, y0, 0.0), (x1, y1, wall.height), rgb, seg, label=f"wall:{wall.owner}")
     for st in scene.stores:
         _store_parts(b, st, layout.walls)
+    tint_cache: dict[int, np.ndarray] = {}
+    standing: list[Instance] = []
+    rows_by_fixture: dict[str, list] = {}
     for p in scene.products:
-        tint = None
         fx = fixtures.get(p.fixture_id) if p.fixture_id else None
-        if fx is not None and fx.kind in ("upright_freezer", "chest_freezer"):
-            tint = GLASS_TINT
-        for inst in p.instances:
-            if p.fixture_id is None and _add_furniture(b, p, inst):
-                continue
-            _add_product(b, p, inst, tint, label_bands and p.fixture_id is not None, panels.get(p.fixture_id))
+        if fx is None:
+            for inst in p.instances:
+                if not _add_furniture(b, p, inst):
+                    _add_floor_product(b, p, inst)
+                if inst.position[2] < 0.02:
+                    standing.append(inst)
+            continue
+        rows_by_fixture.setdefault(fx.id, []).extend((p, row) for row in _facing_rows(p.instances))
+    for fx_id, rows in rows_by_fixture.items():
+        fx = fixtures[fx_id]
+        tint = GLASS_TINT if fx.kind in ("upright_freezer", "chest_freezer") else None
+        for p, row in _fill_boards(fx, rows, panels.get(fx_id)):
+            _add_shelf_row(b, p, row, tint, panels.get(fx_id), tint_cache)
 
     ceiling = max([w.height for w in layout.walls] + [s.wall_height + 0.8 for s in scene.stores] + [3.6])
     bx0, by0, bx1, by1 = layout.bounds
@@ -627,23 +834,23 @@ def build_geometry(scene: Scene, *, label_bands: bool = True, tile: float = 1.0)
     rect = (bx0 - pad, by0 - pad, bx1 + pad, by1 + pad)
     b.quad(rect, 0.0, FLOOR_RGB, FLOOR_COLOR, base=True)
     b.quad(rect, ceiling, CEILING_RGB, WALL_COLOR, up=False, base=True)
-    inside = [s.footprint for s in scene.stores]
-    ys = np.arange(np.floor(by0 / tile) * tile, by1, tile)
-    xs = np.arange(np.floor(bx0 / tile) * tile, bx1, tile)
-    for i, tx in enumerate(xs):
-        for j, ty in enumerate(ys):
-            if (i + j) % 2:
-                continue
-            r = (max(tx, bx0), max(ty, by0), min(tx + tile, bx1), min(ty + tile, by1))
-            cx, cy = (r[0] + r[2]) / 2, (r[1] + r[3]) / 2
-            if any(a <= cx <= c and bb <= cy <= d for a, bb, c, d in inside):
-                continue
-            b.quad(r, 0.0, TILE_RGB, FLOOR_COLOR, cullable=True)
+    floors = []  # (rect, rgb, seg) in drawing order: what a shadow darkens
     for st in scene.stores:
         wood = _mix(WOOD_RGB, (235, 220, 200), 0.45 + 0.3 * _hash01(st.id))
         b.quad(st.footprint, 0.0, wood, FLOOR_COLOR)
+        floors.append((st.footprint, wood, FLOOR_COLOR))
     for area in scene.areas:
-        b.quad(area.footprint, 0.0, _mix(area.color, (225, 215, 195), 0.55), area.color)
+        rug = _mix(area.color, (222, 212, 192), 0.8)  # a muted rug: the products stand out
+        b.quad(area.footprint, 0.0, rug, area.color)
+        floors.append((area.footprint, rug, area.color))
+    for inst in standing:  # a soft contact shadow: a darker margin of the floor under the piece
+        lo, hi = _instance_box(inst)
+        cx, cy = (lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2
+        under = [f for f in floors if f[0][0] <= cx <= f[0][2] and f[0][1] <= cy <= f[0][3]]
+        rect_s, rgb, seg = under[-1] if under else (rect, FLOOR_RGB, FLOOR_COLOR)
+        m = 0.06
+        r = (max(lo[0] - m, rect_s[0]), max(lo[1] - m, rect_s[1]), min(hi[0] + m, rect_s[2]), min(hi[1] + m, rect_s[3]))
+        b.quad(r, 0.0, _mix(rgb, (20, 18, 16), 0.3), seg, cullable=True)
     # Ceiling light panels every 4 m.
     for lx in np.arange(bx0 + 2.0, bx1 - 1.0, 4.0):
         for ly in np.arange(by0 + 2.0, by1 - 1.0, 4.0):
@@ -652,7 +859,6 @@ def build_geometry(scene: Scene, *, label_bands: bool = True, tile: float = 1.0)
     if geo.n_boxes and (np.any(~np.isfinite(geo.lo)) or np.any(~np.isfinite(geo.hi))):
         raise ValueError(f"scene {scene.name!r} has non-finite geometry")
     return geo
-
 
 
 def face_entity_table(geometry: SceneGeometry, entity_colors: list[tuple[int, int, int]]) -> np.ndarray:

@@ -7,6 +7,13 @@ Faces are filled far to near with ``cv2.fillConvexPoly`` into an int32 face-ID b
 depth then comes per pixel from the face's plane (``depth = plane offset / ray
 component``) and RGB / segmentation from per-face colour tables, so the three images
 agree pixel for pixel.
+
+Textured faces (package art, material patterns) are looked up per pixel after the
+fill: each textured pixel's world point comes from its depth and ray, its texel from
+the face's linear map (:class:`~situ_gym.backends.geometry.FaceTextures`), and the
+colour from an atlas of pre-shaded tiles built once per geometry. A face smaller on
+screen than ``texture_min_px`` per tile shows its tile's mean colour instead (no
+aliasing, less work), so texture only costs where it can be seen.
 """
 
 from __future__ import annotations
@@ -18,7 +25,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from situ_gym.backends.geometry import CULL_KINDS, SceneGeometry
+from situ_gym.backends.appearance import TILE
+from situ_gym.backends.geometry import CULL_KINDS, FACE_SHADE, SceneGeometry
 
 __all__ = ["Camera", "OrderTree", "Renderer", "camera_basis"]
 
@@ -26,6 +34,7 @@ _EPS = 1e-6
 _SHIFT = 4  # fixed-point bits of polygon vertices
 _SCALE = float(1 << _SHIFT)
 _WORD = 62  # bits of one packed order key
+_SIGN_MIN_PX = 12  # a sign shorter than this is not painted: its first line would be under 7 px
 
 
 def camera_basis(yaw_deg: float, pitch_deg: float) -> np.ndarray:
@@ -137,9 +146,11 @@ class Renderer:
     """Renders a SceneGeometry from an eye pose into (rgb, depth, seg, face ids)."""
 
     def __init__(
-        self, geometry: SceneGeometry, camera: Camera, *, cull_distance: float = 20.0, tree: OrderTree | None = None
+        self, geometry: SceneGeometry, camera: Camera, *, cull_distance: float = 20.0, tree: OrderTree | None = None,
+        texture_min_px: float = 32.0,
     ):
         self.geo = geometry
+        self.texture_min_px = float(texture_min_px)
         self.camera = camera
         self.cull_distance = float(cull_distance)
         self.tree = tree if tree is not None else OrderTree(geometry.lo, geometry.hi)
@@ -154,6 +165,7 @@ class Renderer:
         seg = np.zeros((total + 1, 4), np.uint8)
         seg[1:, :3] = geometry.face_seg
         self.rgb_table = rgb.view(np.uint32).reshape(-1)
+        self._setup_textures(total)
         self.seg_table = seg.view(np.uint32).reshape(-1)
         self._axis_ext = np.concatenate([[0], geometry.face_axis])
         self._coord_ext = np.concatenate([[0.0], geometry.face_coord])
@@ -175,11 +187,103 @@ class Renderer:
         # numpy's maximum against a full array is several times faster than against a scalar
         self._inv_far = np.full((h, w), np.float32(1.0 / 200.0), np.float32)
         self._pos = np.zeros(total, np.int64)  # face -> 1 + its place among the drawn faces
+        self._tex_buffers = {name: np.empty(h * w, dtype) for name, dtype in (
+            ("f", np.intp), ("d", np.float32), ("uc", np.float32), ("vc", np.float32), ("acc", np.float32),
+            ("tmp", np.float32), ("ui", np.int32), ("vi", np.int32), ("texel", np.uint32))}
         self._drawn = np.zeros(1, np.intp)  # per drawn-face value: face id + 1 (0: none)
         self.stats: dict[str, float] = {}
         self.signs = [(face + 1, corners, _text_texture(text, corners), np.array(ink, np.float32))
                       for face, corners, text, ink in geometry.signs]
         self.sign_faces = np.array([face for face, *_ in geometry.signs], np.int64)
+        self.sign_corners = np.array([corners for _, corners, *_ in geometry.signs], np.float64).reshape(-1, 4, 3)
+
+    def _setup_textures(self, total: int) -> None:
+        """Per-face texture tables and the shaded atlas (shared by renderers of one geometry)."""
+        tex = self.geo.textures
+        self.tex_base = np.full(total, -1, np.int64)  # first atlas texel of the face's tile, -1: none
+        self.tex_params = np.zeros((total, 6))  # u_axis, u_origin, u_scale, v_axis, v_origin, v_scale
+        self.atlas = np.zeros(1, np.uint32)
+        if tex is None:
+            return
+        cached = self.geo.atlas_cache.get("atlas")
+        if cached is None:
+            d = tex.face % 6
+            keys = sorted({(int(t), int(k)) for t, k in zip(tex.tile, d, strict=True)})
+            slot = {key: i for i, key in enumerate(keys)}
+            tiles = np.zeros((len(keys), TILE, TILE, 4), np.uint8)
+            for (t, k), i in slot.items():
+                tiles[i, :, :, :3] = np.clip(np.round(tex.tiles[t] * FACE_SHADE[k]), 0, 255)
+            base = np.array([slot[(int(t), int(k))] for t, k in zip(tex.tile, d, strict=True)], np.int64)
+            cached = self.geo.atlas_cache["atlas"] = (tiles.view(np.uint32).reshape(-1), base * TILE * TILE)
+        self.atlas, bases = cached
+        self.tex_base[tex.face] = bases
+        self.tex_params[tex.face] = np.stack(
+            [tex.u_axis, tex.u_origin, tex.u_scale, tex.v_axis, tex.v_origin, tex.v_scale], 1)
+        # flag the textured faces in the colour table's alpha byte: 1 + the axis u runs along
+        rgb = self.rgb_table.view(np.uint8).reshape(-1, 4)
+        rgb[tex.face + 1, 3] = 1
+
+    def _texture(self, words: np.ndarray, depth: np.ndarray, idx: np.ndarray, faces: np.ndarray,
+                 eye: np.ndarray, basis: np.ndarray) -> None:
+        """Replace the flat colour of textured pixels (flagged in the alpha byte) with their texels.
+
+        Per pixel and for each of u and v: ``depth * (U * a + V * b + c) + k``, with ``a, b,
+        c, k`` per face (the ray's component along the texture axis, scaled, and the eye's
+        offset). Column-wise ``np.take`` into reused buffers: a 2-D row gather or fresh
+        temporaries cost several times more.
+        """
+        flat = words.reshape(-1)
+        flagged = np.greater_equal(flat, np.uint32(1 << 24), out=self._mask.reshape(-1))
+        pix = np.flatnonzero(flagged)
+        n = len(pix)
+        if not n:
+            return
+        prm = self.tex_params[faces]
+        m = len(faces) + 1
+        table = np.zeros((8, m), np.float32)  # a, b, c, k for u then v, per drawn face (0: none)
+        for j, (ax, origin, scale) in enumerate(((0, 1, 2), (3, 4, 5))):
+            axis = prm[:, ax].astype(np.int64)
+            for r in range(3):  # the ray's world component along the axis, per camera basis row
+                table[4 * j + r, 1:] = basis[r, axis] * prm[:, scale]
+            table[4 * j + 3, 1:] = (eye[axis] - prm[:, origin]) * prm[:, scale]
+        base = np.zeros(m, np.int32)
+        base[1:] = np.maximum(self.tex_base[faces], 0)
+        buf = self._tex_buffers
+        f = np.take(idx.reshape(-1), pix, out=buf["f"][:n], mode="clip")
+        d = np.take(depth.reshape(-1), pix, out=buf["d"][:n], mode="clip")
+        uc = np.take(self.U.reshape(-1), pix, out=buf["uc"][:n], mode="clip")
+        vc = np.take(self.V.reshape(-1), pix, out=buf["vc"][:n], mode="clip")
+        acc, tmp = buf["acc"][:n], buf["tmp"][:n]
+        out = []
+        for j, name in ((0, "ui"), (4, "vi")):
+            np.multiply(uc, np.take(table[j], f, out=tmp, mode="clip"), out=acc)
+            acc += np.multiply(vc, np.take(table[j + 1], f, out=tmp, mode="clip"), out=tmp)
+            acc += np.take(table[j + 2], f, out=tmp, mode="clip")
+            acc *= d
+            acc += np.take(table[j + 3], f, out=tmp, mode="clip")
+            texel = buf[name][:n]
+            np.copyto(texel, acc, casting="unsafe")  # truncation toward zero; the mask wraps
+            np.bitwise_and(texel, TILE - 1, out=texel)
+            out.append(texel)
+        ui, vi = out
+        vi *= TILE
+        vi += ui
+        vi += np.take(base, f, out=ui, mode="clip")
+        flat[pix] = np.take(self.atlas, vi, out=buf["texel"][:n], mode="clip")
+
+    def _texture_flags(self, drawn_rgb: np.ndarray, faces: np.ndarray, pts_cam: np.ndarray) -> None:
+        """Clear the texture flag of faces too small on screen to show their texture."""
+        textured = np.flatnonzero(self.tex_base[faces] >= 0)
+        if not len(textured):
+            return
+        z = np.maximum(pts_cam[textured, :, 2].min(axis=1), self.camera.near)
+        prm = self.tex_params[faces[textured]]
+        # pixels per tile along u and v at the face's nearest corner (a long row seen
+        # obliquely keeps its texture where it is near)
+        px_u = self.camera.fx * TILE / np.maximum(np.abs(prm[:, 2]), 1e-6) / z
+        px_v = self.camera.fy * TILE / np.maximum(np.abs(prm[:, 5]), 1e-6) / z
+        small = np.minimum(px_u, px_v) < self.texture_min_px
+        drawn_rgb[textured[small] + 1] &= np.uint32(0x00FFFFFF)
 
     # -- culling ---------------------------------------------------------------
     def _frustum_planes(self, eye: np.ndarray, basis: np.ndarray) -> list[tuple[np.ndarray, float]]:
@@ -290,18 +394,29 @@ class Renderer:
         idx = self._idx
         np.copyto(idx, ids)
         words = self._words.view(np.uint8).reshape(h, w, 4)
-        np.take(self.rgb_table[drawn], idx, out=self._words, mode="clip")
+        depth = self._depth(ids, idx, drawn, eye, basis)
+        drawn_rgb = self.rgb_table[drawn]
+        self._texture_flags(drawn_rgb, faces, pts_cam)
+        np.take(drawn_rgb, idx, out=self._words, mode="clip")
+        t_tex = time.perf_counter()
+        self._texture(self._words, depth, idx, faces, eye, basis)
+        t_tex = time.perf_counter() - t_tex
         rgb = cv2.cvtColor(words, cv2.COLOR_RGBA2RGB)
         if len(self.sign_faces):
             pos = self._pos
             pos[faces] = np.arange(1, len(faces) + 1)
             sign_vals = pos[self.sign_faces]
             pos[faces] = 0
-            for k in np.nonzero(sign_vals)[0]:
-                self._paint_sign(rgb, ids, int(sign_vals[k]), self.signs[k], eye, basis)
+            cand = np.nonzero(sign_vals)[0]
+            if len(cand):  # one projection for all: most signs are too far to read, skip them here
+                pc = (self.sign_corners[cand] - eye) @ basis.T
+                z = np.maximum(pc[..., 2], cam.near)
+                rows = cam.fy * pc[..., 1] / z
+                readable = (pc[..., 2] >= cam.near).all(axis=1) & (rows.max(axis=1) - rows.min(axis=1) >= _SIGN_MIN_PX)
+                for k in cand[readable]:
+                    self._paint_sign(rgb, ids, int(sign_vals[k]), self.signs[k], eye, basis)
         np.take(self.seg_table[drawn], idx, out=self._words, mode="clip")
         seg = cv2.cvtColor(words, cv2.COLOR_RGBA2RGB)
-        depth = self._depth(ids, idx, drawn, eye, basis)
         t3 = time.perf_counter()
         self.stats = {
             "boxes": float(len(boxes)),
@@ -309,7 +424,8 @@ class Renderer:
             "clipped": float(n_clipped),
             "t_cull_order": t1 - t0,  # culling, ordering, projection
             "t_fill": t2 - t1,  # fillConvexPoly loop
-            "t_lookup": t3 - t2,  # colour tables and per-pixel depth
+            "t_lookup": t3 - t2,  # colour tables, textures and per-pixel depth
+            "t_texture": t_tex,  # of which: texture lookups
         }
         return rgb, depth, seg, ids
 
@@ -323,7 +439,7 @@ class Renderer:
         px = np.stack([cam.fx * pc[:, 0] / pc[:, 2] + cam.cx, cam.fy * pc[:, 1] / pc[:, 2] + cam.cy], axis=1)
         x0, y0 = np.floor(px.min(axis=0)).astype(int)
         x1, y1 = np.ceil(px.max(axis=0)).astype(int)
-        if y1 - y0 < 6:  # too small to read
+        if y1 - y0 < _SIGN_MIN_PX:
             return
         x0, y0 = max(x0, 0), max(y0, 0)
         x1, y1 = min(x1, cam.width - 1), min(y1, cam.height - 1)

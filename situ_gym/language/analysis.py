@@ -103,6 +103,7 @@ class Utterance:
     requests: tuple[str, ...] = ()
     claims: tuple[str, ...] = ()
     refers_to_focus: bool = False  # "it" / "this one" stands for the product under discussion
+    deictic: bool = False  # proposes "this one" / "it" without naming it or having a focus
     unknown_products: tuple[str, ...] = ()  # product-like names the catalog lacks
     extras: dict = field(default_factory=dict, compare=False)
 
@@ -294,6 +295,7 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
         requests=tuple(name for name, pat in P.REQUESTS if pat.search(low)),
         claims=tuple(m.group(0) for m in P.CLAIMS.finditer(low)),
         refers_to_focus=refers_focus,
+        deictic=not refs and bool(_PRONOUN.search(low)) and bool(P.PROPOSE.search(low) or purchase),
         unknown_products=tuple(m.phrase for m in mentions if m.kind == "unknown"),
     )
     return replace(utt, act=_act(utt, focus, low))
@@ -514,17 +516,12 @@ def _explanation(pid, low, toks, mentions, tags, prices, lex) -> Explanation | N
     if product is None:
         return None
     spans = [(m.start, m.end) for m in mentions if pid in m.candidates]
-    name_words = lex.name_words.get(pid, frozenset()) | lex.brand_words.get(pid, frozenset())
     cites: list[str] = []
     for t in tags:
         if any(a <= t.start < b for a, b in spans):
             continue  # part of the product's name, not a reason
         for tag in sorted(t.tags & set(product.tags)):
-            value = tuple(w for w in t.phrase.split())
-            nxt = toks[t.end].lemma if t.end < len(toks) else ""
-            if set(value) <= name_words and (nxt in name_words or nxt in lex.heads or t.end >= len(toks) or toks[t.end].text in ",."):
-                if not tag.startswith(("diet:", "feature:", "care:")) and nxt not in ("flavour", "flavor", "flavoured", "flavored", "scent", "scented"):
-                    continue  # "wild salmon" names the product; it is no reason
+            value = tuple(t.phrase.split())
             if tag.startswith("packaging:") and set(value) <= _CONTAINERS:
                 continue  # "$2.39 a can" says how it is sold, not why it suits
             cites.append(tag)

@@ -192,6 +192,7 @@ class SceneLexicon:
             self.place_first[key[0]] = max(self.place_first.get(key[0], 0), len(key))
         self.place_vocab = {w for key in self.places for w in key}
         self.vocab = sorted(self.product_vocab | self.place_vocab)
+        self.vocab_set = frozenset(self.vocab)
         # Typos are matched on written words ("Gamming" -> "gaming") and read as their lemma ("game").
         surface: dict[str, str] = {}
         names = [p.name for p in products.values()] + [p.brand for p in products.values()]
@@ -309,7 +310,7 @@ class SceneLexicon:
         """"the Corsa and the Elio exercise bikes", "For a bookcase, the Hollis": an ambiguous
         model name takes the kind of product named next to it."""
         out = []
-        for k, m in enumerate(mentions):
+        for m in mentions:
             cats = {self.category_of[p] for p in m.candidates}
             if len(m.candidates) > 1 and len(cats) > 1:
                 near = [o for o in mentions if o is not m and abs(o.start - m.start) <= 12 and o.category]
@@ -420,7 +421,10 @@ class SceneLexicon:
         if not content:
             return None
         has_head = bool(content & self.heads)
+        # a brand is a proper name: alone and in lower case it is an ordinary word ("rattan")
         brand_hit = [key for key in self.brands if key and set(key) <= content]
+        if brand_hit and len(content) == 1 and not toks[i].text[:1].isupper():
+            brand_hit = []
         # A model name said alone ("the Hollis", "the Ridgeline") names a product too: a
         # capitalised word that only a few products' names carry.
         sentence_start = i == 0 or toks[i - 1].text in (".", "!", "?", ":")

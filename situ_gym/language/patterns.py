@@ -236,7 +236,7 @@ REASON = _words(
     r"i (?:picked|chose)", r"(?:ideal|great|good|perfect|nice|handy|fine|safe|best) (?:for|with) (?:you|your)", r"for your", r"fits? your",
     r"suits? your", r"matches your", r"meets? your", r"budget", r"your limit", r"under the \$", r"you'?ll", r"you won'?t", r"you can",
     r"easy to", r"as it", r"as they", r"which matters", r"you (?:asked|mentioned|wanted|said|like|need)", r"isn'?t a problem",
-    r"no problem for", r"won'?t (?:bother|be a problem)", r"worth it", r"keeps? you", r"so not", r"good fit", r"help",
+    r"no problem for", r"won'?t (?:bother|be a problem)", r"worth it", r"keeps? you", r"so not", r"good fit",
 )
 COMPARATIVE = re.compile(
     r"\b(?:[a-z]+er than|cheaper|pricier|sweeter|healthier|bigger|smaller|larger|lighter|heavier|softer|firmer|better|worse|"

@@ -6,9 +6,12 @@ a copy of the RGB image with one role's handles. :func:`annotate` does both.
 
 Products are outlined (adjacent instances of one product share a contour after a small
 morphological closing; separated instances get separate contours; all regions of one
-product share one label). Fixtures, stores and areas get a box around their whole
-visible region. Every label sits on a visible pixel of its region (the maximum of the
-mask's distance transform), moved aside only to avoid another label.
+product share one label). Fixtures, stores and areas get a box around their visible
+region; one that would span most of the frame is outlined along its visible part
+instead, the outline left off where it runs along the frame's edge. Every label sits
+on a visible pixel of its region (the maximum of the mask's distance transform),
+moved aside only to avoid another label: no two labels overlap. Label text scales with
+the image height (the sizes below are for 480 rows).
 
 Product handles are assigned afresh in each observation: the user's in left-to-right
 order of label points, the assistant's row by row (top to bottom), each row left to
@@ -40,6 +43,7 @@ logger = logging.getLogger(__name__)
 _KIND_ORDER = {"product": 0, "fixture": 1, "store": 2, "area": 3}
 _FONT = cv2.FONT_HERSHEY_SIMPLEX
 _RESERVED = {BACKGROUND_COLOR, FLOOR_COLOR, WALL_COLOR}
+_LARGE = 0.6  # a building whose box would cover more than this share of the frame is outlined
 _GAP_FRACTION = 0.15  # product closing kernel as a fraction of the tallest piece
 _MAX_CLOSE = 31
 _FONT_SCALE = 0.45
@@ -69,7 +73,7 @@ class Region:
     distance: float  # metres to the nearest visible pixel
     bbox: tuple[int, int, int, int]  # x, y, w, h of the whole visible region
     anchor: tuple[int, int]  # (x, y) label point, a pixel of the region
-    contours: tuple[np.ndarray, ...] = ()  # products only, image coordinates
+    contours: tuple[np.ndarray, ...] = ()  # products, and buildings too large for a box; image coordinates
 
 
 @dataclass(frozen=True)
@@ -192,9 +196,19 @@ def _closing_size(mask: np.ndarray, close_px: int) -> int:
     Facings of one product stand a small fixed gap apart (1 cm in the generated
     Supermarket, a few percent of a box's height), so the seam on screen grows with
     the box; the kernel follows the tallest connected piece, capped at ``_MAX_CLOSE``.
+    Large crops are labelled on every ``step``-th row and column (as in :func:`_anchor`),
+    which measures the tallest piece to within ``step`` pixels.
     """
-    _, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    tallest = int(stats[1:, cv2.CC_STAT_HEIGHT].max())
+    h, w = mask.shape
+    if math.ceil(_GAP_FRACTION * h) <= close_px:
+        return close_px  # no piece is taller than the crop: the smallest kernel, no labelling needed
+    step = max(1, math.ceil(math.sqrt(h * w / 16384)))
+    sub = np.ascontiguousarray(mask[::step, ::step]) if step > 1 else mask
+    _, _, stats, _ = cv2.connectedComponentsWithStats(sub, connectivity=8)
+    if len(stats) < 2:  # the subsample missed every pixel
+        _, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        step = 1
+    tallest = min(h, int(stats[1:, cv2.CC_STAT_HEIGHT].max()) * step)
     return max(close_px, min(math.ceil(_GAP_FRACTION * tallest), _MAX_CLOSE))
 
 
@@ -378,7 +392,7 @@ def _regions(frame, index, table, slot, counts, present, boxes, close_px) -> lis
         kind = index.kind(eid)
         crop_bool = slot[y:y1, x:x1] == k  # a fresh array: the buffers are reused
         crop = crop_bool.view(np.uint8)
-        distance = float(depth[y:y1, x:x1][crop_bool].min())
+        distance = float(np.float32(cv2.minMaxLoc(depth[y:y1, x:x1], mask=crop)[0]))  # no masked copy
         ax, ay = _anchor(crop)
         contours: tuple[np.ndarray, ...] = ()
         if kind == "product":
@@ -396,6 +410,10 @@ def _regions(frame, index, table, slot, counts, present, boxes, close_px) -> lis
             contours = tuple(
                 sorted(found, key=lambda c: (int(c[:, 0, 1].min()), int(c[:, 0, 0].min())))
             )
+        elif (x1 - x) * (y1 - y) > _LARGE * slot.shape[0] * slot.shape[1]:
+            found, _ = cv2.findContours(crop, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE, offset=(x, y))
+            found = [cv2.approxPolyDP(c, 2.0, True) for c in found if cv2.contourArea(c) >= 4 * 30]
+            contours = tuple(sorted(found, key=lambda c: (int(c[:, 0, 1].min()), int(c[:, 0, 0].min()))))
         regions.append(
             Region(
                 entity_id=eid,
@@ -434,18 +452,30 @@ def _overlaps(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> boo
 def _place(
     anchor: tuple[int, int], size: tuple[int, int], shape: tuple[int, int], taken: list
 ) -> tuple[int, int, int, int]:
-    """A label rectangle (x0, y0, x1, y1) near ``anchor``, inside the image, not on ``taken``."""
+    """A label rectangle (x0, y0, x1, y1) near ``anchor``, inside the image, on none of ``taken``.
+
+    Candidates ring the anchor at growing distances (nearest first); the first free one
+    wins. Only an image with no free spot left at all gets an overlapping label.
+    """
     (tw, th), (img_h, img_w) = size, shape
     ax, ay = anchor
-    first = None
-    for dx, dy in ((0, 0), (0, -th), (0, th), (tw, 0), (-tw, 0), (0, -2 * th), (0, 2 * th)):
+
+    def at(dx: int, dy: int) -> tuple[int, int, int, int]:
         x0 = min(max(ax - tw // 2 + dx, 0), max(img_w - tw, 0))
         y0 = min(max(ay - th // 2 + dy, 0), max(img_h - th, 0))
-        rect = (x0, y0, x0 + tw, y0 + th)
-        if first is None:
-            first = rect
-        if not any(_overlaps(rect, t) for t in taken):
-            return rect
+        return (x0, y0, x0 + tw, y0 + th)
+
+    first = at(0, 0)
+    if not any(_overlaps(first, t) for t in taken):
+        return first
+    rings = max(img_w // max(tw, 1), img_h // max(th, 1)) + 1
+    for k in range(1, rings + 1):
+        ring = [(i, j) for j in range(-k, k + 1) for i in range(-k, k + 1) if max(abs(i), abs(j)) == k]
+        ring.sort(key=lambda ij: (ij[0] ** 2 * tw**2 + ij[1] ** 2 * th**2, ij[1], ij[0]))
+        for i, j in ring:
+            rect = at(i * tw, j * th)
+            if not any(_overlaps(rect, t) for t in taken):
+                return rect
     return first
 
 
@@ -454,8 +484,15 @@ def _text_color(bg: tuple[int, int, int]) -> tuple[int, int, int]:
     return (0, 0, 0) if luminance > 128 else (255, 255, 255)
 
 
+def _font(height: int) -> tuple[float, int]:
+    """Label font scale and thickness for an image ``height`` rows tall."""
+    scale = max(0.3, _FONT_SCALE * height / 480.0)
+    return scale, max(_FONT_THICK, int(round(scale / 0.6)))
+
+
 def _label(image: np.ndarray, text: str, anchor, color, taken: list) -> None:
-    (tw, th), base = cv2.getTextSize(text, _FONT, _FONT_SCALE, _FONT_THICK)
+    scale, thick = _font(image.shape[0])
+    (tw, th), base = cv2.getTextSize(text, _FONT, scale, thick)
     size = (tw + 4, th + base + 4)
     x0, y0, x1, y1 = _place(anchor, size, image.shape[:2], taken)
     taken.append((x0, y0, x1, y1))
@@ -465,9 +502,9 @@ def _label(image: np.ndarray, text: str, anchor, color, taken: list) -> None:
         text,
         (x0 + 2, y0 + 2 + th),
         _FONT,
-        _FONT_SCALE,
+        scale,
         _text_color(color),
-        _FONT_THICK,
+        thick,
         cv2.LINE_AA,
     )
 
@@ -503,7 +540,12 @@ def draw(
             continue
         color = _BUILDING_COLOR[r.kind]
         x, y, w, h = r.bbox
-        cv2.rectangle(image, (x, y), (x + w - 1, y + h - 1), color, thickness=2)
+        if r.contours:  # too large for a box: its outline, left off along the frame's edge
+            ih, iw = image.shape[:2]
+            inner = image[2 : ih - 2, 2 : iw - 2]
+            cv2.drawContours(inner, list(r.contours), -1, color, thickness=2, offset=(-2, -2))
+        else:
+            cv2.rectangle(image, (x, y), (x + w - 1, y + h - 1), color, thickness=2)
         labels.append((handle, r.anchor, color))
         visible.append(VisibleEntity(handle, r.entity_id, r.kind, r.name, r.distance, r.pixels))
     building_visible = visible

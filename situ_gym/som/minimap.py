@@ -1,8 +1,9 @@
 """Top-down layout minimap with a role's fixed handles and the user's pose.
 
 The static part (hall, walls, fixture/store/area footprints labelled with the role's
-fixed handles, faint waypoint graph) is drawn once per (scene index, role, size) and
-cached; each call copies it and draws the user's position dot and heading arrow.
+fixed handles and the fixture's first category or the store's name, optionally the
+faint waypoint graph) is drawn once per (scene index, role, size) and cached; each
+call copies it and draws the user's position dot and a bold heading arrow.
 Plan ``+y`` (north) points up in the image.
 """
 
@@ -132,8 +133,45 @@ def _tag(image: np.ndarray, text: str, corner: tuple[int, int]) -> None:
     cv2.putText(image, text, (x0 + 2, y0 + th + 1), _FONT, 0.4, (255, 255, 255), 1, cv2.LINE_AA)
 
 
+def _fixture_texts(name: str, handle: str) -> list[str]:
+    """Longest first: "7 breakfast cereal", "7 cereal" for "Shelf 1: breakfast cereal, oatmeal"."""
+    title, _, rest = name.partition(":")
+    what = rest.split(",")[0].strip() or title.strip()
+    if not what:
+        return [handle]
+    return [f"{handle} {what}", f"{handle} {what.split()[-1]}"]
+
+
+def _named_fixture_label(image, handle: str, name: str, p0, p1) -> None:
+    """Handle and name along the footprint's long side (turned for tall footprints), else the handle alone."""
+    w, h = p1[0] - p0[0], p1[1] - p0[1]
+    along = max(w, h)
+    for text in _fixture_texts(name, handle):
+        (tw, th), base = cv2.getTextSize(text, _FONT, 0.35, 1)
+        scale = min(0.35, 0.35 * (along - 2) / max(tw, 1))
+        if scale >= 0.26:
+            break
+    if scale < 0.26 or text == handle:
+        _fixture_label(image, handle, p0, p1)
+        return
+    (tw, th), base = cv2.getTextSize(text, _FONT, scale, 1)
+    tag = np.empty((th + base + 3, tw + 4, 3), np.uint8)
+    tag[:] = _FIXTURE_FILL
+    cv2.putText(tag, text, (2, th + 1), _FONT, scale, _TEXT, 1, cv2.LINE_AA)
+    if h > w:
+        tag = np.ascontiguousarray(np.rot90(tag))  # reads bottom to top
+    th_, tw_ = tag.shape[:2]
+    x0 = int(round((p0[0] + p1[0]) / 2 - tw_ / 2))
+    y0 = int(round((p0[1] + p1[1]) / 2 - th_ / 2))
+    ih, iw = image.shape[:2]
+    xa, ya, xb, yb = max(x0, 0), max(y0, 0), min(x0 + tw_, iw), min(y0 + th_, ih)
+    if xb > xa and yb > ya:
+        image[ya:yb, xa:xb] = tag[ya - y0 : yb - y0, xa - x0 : xb - x0]
+        cv2.rectangle(image, (xa, ya), (xb - 1, yb - 1), _FIXTURE_EDGE, 1)
+
+
 def _background(
-    scene: Scene, index: SceneIndex, role: str, size
+    scene: Scene, index: SceneIndex, role: str, size, waypoints: bool = False
 ) -> tuple[np.ndarray, MapTransform]:
     tf = map_transform(scene, size)
     image = np.empty((tf.height, tf.width, 3), dtype=np.uint8)
@@ -141,13 +179,14 @@ def _background(
     p0, p1 = tf.rect(scene.layout.bounds)
     cv2.rectangle(image, p0, p1, _FLOOR, thickness=-1)
 
-    ids = {w.id: w for w in scene.waypoints}
-    for w in scene.waypoints:
-        for n in w.neighbors:
-            if n in ids and w.id < n:
-                cv2.line(image, tf.to_px(w.x, w.y), tf.to_px(ids[n].x, ids[n].y), _WAYPOINT, 1)
-    for w in scene.waypoints:
-        cv2.circle(image, tf.to_px(w.x, w.y), 2, _WAYPOINT, thickness=-1)
+    if waypoints:
+        ids = {w.id: w for w in scene.waypoints}
+        for w in scene.waypoints:
+            for n in w.neighbors:
+                if n in ids and w.id < n:
+                    cv2.line(image, tf.to_px(w.x, w.y), tf.to_px(ids[n].x, ids[n].y), _WAYPOINT, 1)
+        for w in scene.waypoints:
+            cv2.circle(image, tf.to_px(w.x, w.y), 2, _WAYPOINT, thickness=-1)
 
     for store in scene.stores:
         p0, p1 = tf.rect(store.footprint)
@@ -168,14 +207,14 @@ def _background(
     for store in scene.stores:
         p0, p1 = tf.rect(store.footprint)
         cv2.rectangle(image, p0, p1, _STORE_EDGE, thickness=1)
-        _tag(image, handle_of.get(store.id, "?"), (p0[0] + 1, p0[1] + 1))
+        _tag(image, f"{handle_of.get(store.id, '?')} {store.name}", (p0[0] + 1, p0[1] + 1))
     for fixture in scene.fixtures:
         p0, p1 = tf.rect(fixture.footprint)
         cv2.rectangle(image, p0, p1, _FIXTURE_FILL, thickness=-1)
         cv2.rectangle(image, p0, p1, _FIXTURE_EDGE, thickness=1)
     for fixture in scene.fixtures:  # labels after all boxes, so none is painted over
         p0, p1 = tf.rect(fixture.footprint)
-        _fixture_label(image, handle_of.get(fixture.id, "?"), p0, p1)
+        _named_fixture_label(image, handle_of.get(fixture.id, "?"), fixture.name, p0, p1)
     image.setflags(write=False)
     return image, tf
 
@@ -186,26 +225,32 @@ def render_minimap(
     pose: Pose,
     role: str,
     size: tuple[int, int | None] = (320, 240),
+    *,
+    waypoints: bool = False,
 ) -> np.ndarray:
     """Top-down layout image (uint8 H x W x 3) with the role's handles and the user's pose.
 
     ``size`` is (width, height); a height of None makes the image aspect-correct.
+    ``waypoints`` also draws the waypoint graph (off by default: it clutters the map).
     """
     check_role(role)
     if (index.scene.store, index.scene.name) != (scene.store, scene.name):
         raise ValueError(f"index belongs to scene {index.scene.name!r}, not {scene.name!r}")
     width, height = _resolve_size(scene, size)
     per_index = _BACKGROUNDS.setdefault(index, {})
-    key = (role, width, height)
+    key = (role, width, height, bool(waypoints))
     if key not in per_index:
-        per_index[key] = _background(scene, index, role, (width, height))
+        per_index[key] = _background(scene, index, role, (width, height), bool(waypoints))
     background, tf = per_index[key]
     image = background.copy()
     u, v = tf.to_px(pose.x, pose.y)
     u, v = min(max(u, 0), tf.width - 1), min(max(v, 0), tf.height - 1)
-    length = max(10, int(0.9 * tf.scale))
+    length = max(18, int(1.6 * tf.scale), tf.width // 16)
     yaw = math.radians(pose.yaw)
     tip = (int(round(u + length * math.cos(yaw))), int(round(v - length * math.sin(yaw))))
-    cv2.arrowedLine(image, (u, v), tip, _USER, 2, cv2.LINE_AA, tipLength=0.4)
-    cv2.circle(image, (u, v), 4, _USER, thickness=-1, lineType=cv2.LINE_AA)
+    # a white halo keeps the arrow readable on any fill
+    cv2.arrowedLine(image, (u, v), tip, (255, 255, 255), 7, cv2.LINE_AA, tipLength=0.45)
+    cv2.circle(image, (u, v), 8, (255, 255, 255), thickness=-1, lineType=cv2.LINE_AA)
+    cv2.arrowedLine(image, (u, v), tip, _USER, 4, cv2.LINE_AA, tipLength=0.45)
+    cv2.circle(image, (u, v), 6, _USER, thickness=-1, lineType=cv2.LINE_AA)
     return image

@@ -116,7 +116,7 @@ def test_hiding_products_behind_panels_changes_no_pixel(mart):
     geo = mart.geometry
     plain = Renderer(dataclasses.replace(geo, hide_axis=np.full_like(geo.hide_axis, -1)), mart.camera,
                      tree=mart.renderer.tree)
-    assert (geo.hide_axis >= 0).sum() > 1000
+    assert (geo.hide_axis >= 0).sum() > 200  # rows of facings on the shelves and coolers
     for p in bench_poses(mart.scene, 12, seed=5):
         mart.reset(p)
         frame = mart.capture()

@@ -47,7 +47,6 @@ def test_item_hallucinations(index, task, response, check):
         "The Sunny Fields Gluten-Free Oat Cereal costs about $5.",  # whole-dollar rounding
         "The Gluten-Free Oat Cereal is on Cereal Shelf 1; it is vegan.",
         "The Honey Nut Crunch Cereal is not gluten-free, so I'd skip it.",  # negated claim
-        "You wanted gluten-free, and the Honey Nut Crunch Cereal has honey.",  # preference clause
         "Morning Mill Almond Granola is $5.49, under your $6 budget.",
         "Sunny Fields makes several cereals on Cereal Shelf 1.",  # bare brand, true place
         "Let's head to Cereal Shelf 1 where the cereals are.",
@@ -151,3 +150,21 @@ def test_compare_turn_attributes_go_to_the_right_product(index, task):
 def test_invented_names_from_catalog_words(index, task, response):
     s = score(index, task, turn(response, "Explain", n=3, recommended_id="sm_p004"))
     assert ("item", "unknown_product") in checks(s), s.details
+
+
+def test_wishes_attributed_to_the_shopper_must_have_been_voiced(index, task):
+    said = turn("Any preferences?", n=3, user="It has to be gluten-free, please.")
+    claim = turn("You wanted gluten-free, and the Honey Nut Crunch Cereal has honey.", "Explain", n=4,
+                 recommended_id="sm_p004")
+    assert score(index, task, claim, opening_history() + [said]).value == 1.0
+    invented = turn("Since you said you love organic food, the Honey Nut Crunch Cereal is ideal.", "Explain",
+                    n=3, recommended_id="sm_p004")
+    assert ("content", "preference") in checks(score(index, task, invented))
+
+
+@pytest.mark.parametrize("claim", ["It's half price today.", "It's our best seller.", "It won a gold award.",
+                                   "Customers love it, five stars.", "Only two left in stock!"])
+def test_commercial_claims_the_catalog_cannot_support(index, task, claim):
+    rec = honest_recommend()
+    rec = rec.model_copy(update={"response": rec.response + " " + claim})
+    assert ("content", "commercial") in checks(score(index, task, rec))

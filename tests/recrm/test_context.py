@@ -30,11 +30,13 @@ def test_user_state_is_what_the_assistant_saw(index, task):
     assert ctx.last_user_utterance == "cereal please"
 
 
-def test_judged_item_prefers_recommend_then_ranking_head(index, task):
+def test_judged_item_is_what_the_words_propose_or_point_at(index, task):
     rec = turn("Try this", "Recommend", recommended_id="sm_p008", ranking=["nope", "sm_p005"])
-    assert TurnContext.from_record(rec, None, task, index).judged_item == "sm_p008"
+    assert TurnContext.from_record(rec, None, task, index).judged_item == "sm_p008"  # "this" = the annotated one
+    named = turn("Try the Morning Mill Almond Granola.", "Explain", ranking=["sm_p005"])
+    assert TurnContext.from_record(named, None, task, index).judged_item == "sm_p006"  # the words, not the label
     rec = turn("Which one?", "AskPreference", ranking=["nope", "sm_p005"])
-    assert TurnContext.from_record(rec, None, task, index).judged_item == "sm_p005"
+    assert TurnContext.from_record(rec, None, task, index).judged_item is None  # a ranking alone judges nothing
     assert TurnContext.from_record(turn("Hi", "Greet"), None, task, index).judged_item is None
 
 

@@ -50,11 +50,18 @@ def test_real_env_rewards_and_records(env_available):
     )
     _, reward, *_, info = env.step(ask)
     rc = info["recrm"]
-    assert rc["judged_item"] == task.target_product_id
+    # A question that names no product is a dialogue turn: its ranking is scored and reported
+    # but earns nothing (padding a list is no recommendation); the decayed credit applies.
+    assert rc["judged_item"] is None
     assert rc["components"]["behavior"] == 1.0 and rc["components"]["ranking"] == pytest.approx(1.0)
     assert rc["gates"] == {"instruction": 1.0, "consistency": 1.0}, rc["details"]
-    assert reward == pytest.approx(rc["total"]) and reward >= 0.25
+    assert reward == pytest.approx(rc["total"]) == pytest.approx(0.1)
     assert env.unwrapped.turns[-1].reward["recrm/behavior"] == 1.0
+    name = env.unwrapped.index.products[task.target_product_id].name
+    recommend = _text(f"I'd suggest the {name}.", {"type": "Recommend", "display_name": name,
+                                                    "visible_now": False, "reason": "it fits"}, ranking)
+    _, reward, *_, info = env.step(recommend)
+    assert info["recrm"]["judged_item"] == task.target_product_id and reward >= 0.25
     bad = _text("Here is my JSON with item [a].", {"type": "AskPreference"}, ranking)
     _, reward, *_, info = env.step(bad)
     assert reward == 0.0 and info["recrm"]["gates"]["instruction"] == 0.0

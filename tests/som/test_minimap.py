@@ -31,12 +31,14 @@ def test_pose_dot_and_heading(market):
     east = render_minimap(market.scene, market, pose, "assistant")
     assert _reddish(east)[v, u]
     red = _reddish(east)
-    assert red[v - 1 : v + 2, u + 6 : u + 10].any() and not red[v - 1 : v + 2, u - 12 : u - 6].any()
+    assert red[v - 1 : v + 2, u + 10 : u + 16].any() and not red[v - 1 : v + 2, u - 16 : u - 10].any()
     north = _reddish(render_minimap(market.scene, market, Pose(6.0, 4.0, 90.0), "assistant"))
     assert (
-        north[v - 10 : v - 6, u - 1 : u + 2].any()
-        and not north[v + 6 : v + 12, u - 1 : u + 2].any()
+        north[v - 16 : v - 10, u - 1 : u + 2].any()
+        and not north[v + 10 : v + 16, u - 1 : u + 2].any()
     )
+    # a clear arrow: its shaft is at least 4 px wide half-way to the tip
+    assert red[v - 6 : v + 7, u + 12].sum() >= 4
 
 
 def test_only_the_pose_changes_between_calls(market):
@@ -46,7 +48,8 @@ def test_only_the_pose_changes_between_calls(market):
     changed = np.argwhere(np.any(a != b, axis=2))
     centers = np.array([tf.to_px(2.0, 2.0), tf.to_px(9.0, 6.0)])[:, ::-1]  # (row, col)
     near = np.min(np.abs(changed[:, None, :] - centers[None]).max(axis=2), axis=1)
-    assert len(changed) > 0 and near.max() <= 30  # dot radius + arrow (0.9 m)
+    reach = max(18, int(1.6 * tf.scale), tf.width // 16) + 6  # arrow length (1.6 m) + its halo
+    assert len(changed) > 0 and near.max() <= reach
     again = render_minimap(market.scene, market, Pose(2.0, 2.0, 0.0), "user")
     assert np.array_equal(a, again)
     again[:] = 0  # the caller may scribble on its copy

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from situ_gym.actions.tools import LEGAL_TOOLS, TARGET_ARGUMENT
-from situ_gym.user import RuleBasedUser, RuleModerator, make_user
 from situ_gym.language import analyze
+from situ_gym.user import RuleBasedUser, RuleModerator, make_user
 from situ_gym.user.rule.navigation import call_for_direction
 
 from .conftest import (

@@ -55,6 +55,10 @@ _NOTHING = {
 }
 
 
+def _first_word(sentence: str) -> str:
+    return sentence.split(" ", 1)[0].strip(".,!?").lower()
+
+
 class RuleBasedUser(UserSimulator):
     """Seeded rule-based shopper (see the module docstring). Same rng seed -> same turns."""
 
@@ -111,7 +115,9 @@ class RuleBasedUser(UserSimulator):
         key = " ".join(u.text.lower().split())
         repeated = bool(key) and key in state.responses
         state.responses.add(key)
-        explained = u.explanation is not None and not repeated
+        # A reason counts when it says something concrete about a product (its labels,
+        # price, budget fit or use); "let me help you with that" explains nothing.
+        explained = u.explanation is not None and bool(u.explanation.cites) and not repeated
         if explained:
             state.explanations += 1
             if u.explanation.product:
@@ -165,6 +171,8 @@ class RuleBasedUser(UserSimulator):
         for sentence in (disclosure_text, action_text):
             if sentence:
                 parts.append(sentence)
+        if len(parts) >= 2 and _first_word(parts[0]) == _first_word(parts[1]):
+            parts.pop(0)  # "Sure. Sure, turning left." -> "Sure, turning left."
         remark = self._remark()
         if remark:
             parts.append(remark)
