@@ -8,7 +8,7 @@ from typing import Any
 
 from agents.base import Assistant
 
-__all__ = ["AGENTS", "resolve_agent", "make_agent"]
+__all__ = ["AGENTS", "PROBE_AGENTS", "resolve_agent", "make_agent"]
 
 AGENTS: dict[str, str] = {
     "random": "agents.random_agent:RandomAssistant",
@@ -19,6 +19,22 @@ AGENTS: dict[str, str] = {
     "openai": "agents.chat_agent:OpenAIAssistant",  # --model NAME [--base-url URL]
     "chat": "agents.chat_agent:ChatAssistant",  # --model hf:... | openai:NAME (any chat backend)
 }
+
+# Reward probes (recrm.probes): assistants that try to game RecRM on purpose.
+PROBE_AGENTS: dict[str, str] = {
+    f"probe-{name}": f"agents.probes:{cls}"
+    for name, cls in (
+        ("echo", "EchoProbe"),
+        ("keywords", "KeywordsProbe"),
+        ("silent-ranker", "SilentRankerProbe"),
+        ("always-confirm", "AlwaysConfirmProbe"),
+        ("promo", "PromoProbe"),
+        ("list-dumper", "ListDumperProbe"),
+        ("mislabel", "MislabelProbe"),
+        ("preference-inventor", "PreferenceInventorProbe"),
+    )
+}
+AGENTS.update(PROBE_AGENTS)
 
 
 def resolve_agent(name: str) -> type[Assistant]:

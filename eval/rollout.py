@@ -71,8 +71,8 @@ __all__ = ["RolloutConfig", "EpisodeJob", "ConfigError", "RunStopped", "select_t
 logger = logging.getLogger(__name__)
 
 # Fields whose change makes an existing run directory a different experiment.
-_IDENTITY = ("env", "agent", "user", "seed", "max_turns", "reward", "model", "env_kwargs", "user_model",
-             "moderator", "moderator_model")
+_IDENTITY = ("env", "agent", "user", "seed", "max_turns", "reward", "model", "env_kwargs", "reward_kwargs",
+             "user_model", "moderator", "moderator_model")
 
 
 @dataclass
@@ -115,6 +115,9 @@ class RolloutConfig:
     )
     no_report: bool = field(default=False, metadata={"help": "skip metrics/report/plots/viewer"})
     env_kwargs: dict[str, Any] = field(default_factory=dict, metadata={"help": "extra gym.make kwargs (JSON)"})
+    reward_kwargs: dict[str, Any] = field(
+        default_factory=dict, metadata={"help": "recrm.RecRMReward kwargs with --reward recrm (JSON)"}
+    )
 
     def __post_init__(self):
         if self.workers < 1:
@@ -145,6 +148,10 @@ class RolloutConfig:
             raise ValueError(f"max_consecutive_errors must be >= 0, got {self.max_consecutive_errors!r}")
         if not isinstance(self.env_kwargs, dict):
             raise ValueError(f"env_kwargs must be a JSON object, got {self.env_kwargs!r}")
+        if not isinstance(self.reward_kwargs, dict):
+            raise ValueError(f"reward_kwargs must be a JSON object, got {self.reward_kwargs!r}")
+        if self.reward_kwargs and self.reward != "recrm":
+            raise ValueError(f"reward_kwargs need --reward recrm, got reward={self.reward!r}")
         _store_of(self.env)
 
 
@@ -255,7 +262,7 @@ def _make_env(config: RolloutConfig):
     if config.reward == "recrm":
         from recrm import RecRMReward
 
-        env = RecRMReward(env)
+        env = RecRMReward(env, **config.reward_kwargs)
     return env
 
 
@@ -825,7 +832,7 @@ def _parser() -> argparse.ArgumentParser:
         type_name = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", str(f.type))
         if type_name == "bool":
             parser.add_argument(flag, action="store_true", help=help_)
-        elif f.name == "env_kwargs":
+        elif f.name in ("env_kwargs", "reward_kwargs"):
             parser.add_argument(flag, type=_json_object, default={}, help=help_)
         else:
             kind = int if type_name in ("int", "int | None") else str

@@ -38,7 +38,7 @@ from agents.prompting import Conversation
 from train.config import GSPOScriptConfig, gate_floor_at
 from train.tasks import ENV_OF_STORE, parse_prompt_key
 
-__all__ = ["COMPONENTS", "SituRecRollout", "soft_gated_total", "trajectory_reward"]
+__all__ = ["COMPONENTS", "SituRecRollout", "episode_reward", "soft_gated_total", "trajectory_reward"]
 
 logger = logging.getLogger(__name__)
 
@@ -62,6 +62,16 @@ def soft_gated_total(recrm: dict[str, Any], floor: float) -> float:
     gates = recrm.get("gates", {})
     soft = max(float(gates.get("instruction", 1.0)), floor) * max(float(gates.get("consistency", 1.0)), floor)
     return soft * float(recrm["ungated"])
+
+
+def episode_reward(turn_totals: list[float], success: bool, outcome_bonus: float) -> float:
+    """The trajectory reward GSPO trains on: mean per-turn R_total + the bonus on success.
+
+    >>> episode_reward([0.2, 0.8], True, 1.0), episode_reward([], False, 1.0)
+    (1.5, 0.0)
+    """
+    mean_total = sum(turn_totals) / len(turn_totals) if turn_totals else 0.0
+    return mean_total + (outcome_bonus if success else 0.0)
 
 
 @dataclass
@@ -238,7 +248,7 @@ class SituRecRollout:
             out["completion_ids"].append(e.conv.completion_ids[:limit])
             out["env_mask"].append(e.conv.env_mask[:limit])
             mean_total = _mean(e.totals) if e.totals else 0.0
-            extra["traj_reward"].append(mean_total + (self.cfg.outcome_bonus if success else 0.0))
+            extra["traj_reward"].append(episode_reward(e.totals, success, self.cfg.outcome_bonus))
             extra["success"].append(1.0 if success else 0.0)
             extra["num_turns"].append(e.turns)
             extra["termination"].append(e.termination or "unfinished")
