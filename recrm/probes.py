@@ -138,8 +138,17 @@ def summarize(env: str, assistant: str, episodes: list[EpisodeRecord]) -> ProbeR
     played = [ep for ep in episodes if ep.termination != "error"]
     totals = [[float(t.reward.get("recrm/total") or 0.0) for t in ep.turns] for ep in played]
     turns = [t for ep in played for t in ep.turns]
+    from recrm.outcome import outcome_credit
+    from situ_gym.scene import SceneIndex
+    from situ_gym.scene.loader import load_scene
+
+    index = SceneIndex(load_scene(played[0].store)) if played else None
+
+    def share(ep: EpisodeRecord) -> float:
+        return outcome_credit(ep.turns, ep.cart, index)
+
     returns = [
-        episode_reward(ts, ep.termination == "success_cart_added", REWARD_KWARGS["outcome_bonus"])
+        episode_reward(ts, ep.termination == "success_cart_added", REWARD_KWARGS["outcome_bonus"], share(ep))
         for ts, ep in zip(totals, played, strict=True)
     ]
 

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agents.prompting import Conversation
+from recrm.outcome import outcome_credit
 from train.config import GSPOScriptConfig, gate_floor_at
 from train.tasks import ENV_OF_STORE, parse_prompt_key
 
@@ -64,14 +65,20 @@ def soft_gated_total(recrm: dict[str, Any], floor: float) -> float:
     return soft * float(recrm["ungated"])
 
 
-def episode_reward(turn_totals: list[float], success: bool, outcome_bonus: float) -> float:
-    """The trajectory reward GSPO trains on: mean per-turn R_total + the bonus on success.
+def episode_reward(
+    turn_totals: list[float], success: bool, outcome_bonus: float, gate_share: float = 1.0
+) -> float:
+    """The trajectory reward GSPO trains on: mean per-turn R_total + the outcome bonus on
+    success, times ``gate_share`` (``recrm.outcome.outcome_credit``: 0 when the turn that
+    proposed the bought product failed a gate, else the share of turns passing both gates).
 
     >>> episode_reward([0.2, 0.8], True, 1.0), episode_reward([], False, 1.0)
     (1.5, 0.0)
+    >>> episode_reward([0.0, 0.8], True, 1.0, gate_share=0.5)
+    0.9
     """
     mean_total = sum(turn_totals) / len(turn_totals) if turn_totals else 0.0
-    return mean_total + (outcome_bonus if success else 0.0)
+    return mean_total + (outcome_bonus * gate_share if success else 0.0)
 
 
 @dataclass
@@ -248,7 +255,9 @@ class SituRecRollout:
             out["completion_ids"].append(e.conv.completion_ids[:limit])
             out["env_mask"].append(e.conv.env_mask[:limit])
             mean_total = _mean(e.totals) if e.totals else 0.0
-            extra["traj_reward"].append(episode_reward(e.totals, success, self.cfg.outcome_bonus))
+            base = e.env.unwrapped
+            share = outcome_credit(base.turns, base.backend.cart, base.index) if success else 1.0
+            extra["traj_reward"].append(episode_reward(e.totals, success, self.cfg.outcome_bonus, share))
             extra["success"].append(1.0 if success else 0.0)
             extra["num_turns"].append(e.turns)
             extra["termination"].append(e.termination or "unfinished")

@@ -136,8 +136,6 @@ def test_gaming_compares_against_plain_else_heuristic():
                                                    ("probe-b", "train_reward")}
 
 
-@pytest.mark.xfail(strict=False, reason="RecRM's components still pay some probes (issue 11 points 1-4, "
-                   "recrm/components in progress); see the probe table in README")
 @pytest.mark.parametrize("env", ENVS)
 def test_every_probe_scores_below_the_honest_assistant(rows, env):
     ref = next(name for name in REFERENCES if any(r.assistant == name for r in rows))

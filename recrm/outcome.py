@@ -1,0 +1,39 @@
+"""How much of the outcome bonus a purchase earns: the share of validly presented turns.
+
+A purchase the shopper was talked into with invented claims, mislabelled recommendations or
+padding should not earn the full bonus. ``outcome_credit`` is 0 when the turn that first
+proposed the bought product failed a RecRM gate (the recommendation itself was invalid;
+read by the language layer), else the share of the episode's turns that passed both gates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from situ_gym.language import analyze, lexicon_for
+from situ_gym.records import TurnRecord
+from situ_gym.scene.index import SceneIndex
+
+__all__ = ["outcome_credit"]
+
+
+def _passed(t: TurnRecord) -> bool:
+    return (t.reward.get("recrm/instruction") or 0.0) >= 1.0 and (t.reward.get("recrm/consistency") or 0.0) >= 1.0
+
+
+def outcome_credit(turns: Sequence[TurnRecord], cart: Sequence[str], index: SceneIndex) -> float:
+    """Share in [0, 1] of the bonus a purchase earns (1.0 for an episode with no gated turn).
+
+    >>> outcome_credit([], [], None)
+    1.0
+    """
+    gated = [t for t in turns if "recrm/instruction" in t.reward]
+    if not gated:
+        return 1.0
+    lex = lexicon_for(index)
+    bought = set(cart)
+    said = [(t, analyze(t.response, lex, visible=frozenset(t.visible_before))) for t in gated]
+    proposing = [t for t, u in said if bought & set(u.proposed)]
+    if proposing and not _passed(proposing[0]):
+        return 0.0
+    return sum(_passed(t) for t in gated) / len(gated)
