@@ -98,6 +98,14 @@ def _mean(values: list[float]) -> float:
     return sum(values) / len(values) if values else float("nan")
 
 
+def _turns_cart_index(env: Any):
+    """The episode's TurnRecords, cart and SceneIndex, when the env keeps them (SituRecEnv)."""
+    base = getattr(env, "unwrapped", env)
+    turns, index = getattr(base, "turns", None), getattr(base, "index", None)
+    backend = getattr(base, "backend", None)
+    return turns, getattr(backend, "cart", None), index
+
+
 class SituRecRollout:
     """The ``rollout_func``: ``SituRecRollout(cfg)`` is called as ``rollout(prompts, trainer)``.
 
@@ -112,6 +120,14 @@ class SituRecRollout:
         self._pools: dict[str, list[Any]] = {}
 
     # ------------------------------------------------------------------ envs
+    @staticmethod
+    def _outcome_credit(env: Any) -> float:
+        """``recrm.outcome.outcome_credit`` of a finished episode (1.0 for envs without records)."""
+        turns, cart, index = _turns_cart_index(env)
+        if turns is None or cart is None or index is None:
+            return 1.0
+        return outcome_credit(turns, cart, index)
+
     def _make_env(self, store: str):
         import gymnasium as gym
 
@@ -255,8 +271,7 @@ class SituRecRollout:
             out["completion_ids"].append(e.conv.completion_ids[:limit])
             out["env_mask"].append(e.conv.env_mask[:limit])
             mean_total = _mean(e.totals) if e.totals else 0.0
-            base = e.env.unwrapped
-            share = outcome_credit(base.turns, base.backend.cart, base.index) if success else 1.0
+            share = self._outcome_credit(e.env) if success else 1.0
             extra["traj_reward"].append(episode_reward(e.totals, success, self.cfg.outcome_bonus, share))
             extra["success"].append(1.0 if success else 0.0)
             extra["num_turns"].append(e.turns)
