@@ -15,7 +15,7 @@ empty or hostile, gets an analysis. Results are cached per (text, context).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from situ_gym.language import patterns as P
@@ -96,7 +96,6 @@ class Utterance:
     navigation: NavInstruction | None = None
     location: NavInstruction | None = None  # where something is, said without telling to go
     purchase_prompt: bool = False
-    acknowledges_rejection: bool = False
     budget: Budget | None = None
     wants: tuple[str, ...] = ()
     avoids: tuple[str, ...] = ()
@@ -108,7 +107,6 @@ class Utterance:
     refers_to_focus: bool = False  # "it" / "this one" stands for the product under discussion
     deictic: bool = False  # proposes "this one" / "it" without naming it or having a focus
     unknown_products: tuple[str, ...] = ()  # product-like names the catalog lacks
-    extras: dict = field(default_factory=dict, compare=False)
 
     @property
     def empty(self) -> bool:
@@ -288,7 +286,6 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
         navigation=navigation,
         location=_location(low, places) if navigation is None else None,
         purchase_prompt=purchase,
-        acknowledges_rejection=bool(P.ACK_REJECTION.search(low)),
         budget=budget,
         wants=tuple(_unique(w for w in wants if w not in avoids)),
         avoids=tuple(_unique(avoids)),
@@ -341,11 +338,6 @@ def _question(sent, original, toks, s, e, mentions, places, tags, names_product,
     return Question(tuple(dict.fromkeys(slots)) or ("other",), original, clarifies)
 
 
-def _focus_named(u: Utterance, focus: str | None) -> bool:
-    """Whether the text talks about the product under discussion (by name or "it"/"this one")."""
-    return focus is not None and u.explanation is not None and u.explanation.product == focus
-
-
 def tags_in(tags, toks, s: int, e: int) -> list:
     return [t for t in tags if not t.in_name and s <= toks[t.start].start < e]
 
@@ -382,28 +374,8 @@ def _clause_span(low: str, s: int, e: int, start: int, end: int | None = None) -
     return left, right
 
 
-def _clause_at(low: str, s: int, e: int, start: int, end: int | None = None) -> str:
-    a, b = _clause_span(low, s, e, start, end)
-    return low[a:b]
-
-
 def _slot_words(sent: str) -> bool:
     return any(pat.search(sent) for name, pat in P.SLOTS if name in ("budget", "avoid", "use", "size"))
-
-
-def _tag_spans(tags: list[TagMention], toks) -> list:
-    class _S:
-        __slots__ = ("char_start",)
-
-        def __init__(self, c: int):
-            self.char_start = c
-
-    return [_S(toks[t.start].start) for t in tags if not t.in_name]
-
-
-def _either_or(sent: str, tags, toks, s: int, e: int) -> bool:
-    inside = [t for t in tags if s <= toks[t.start].start < e and not t.in_name]
-    return len(inside) >= 2 and " or " in sent
 
 
 def _motion(toks, s: int, e: int) -> bool:

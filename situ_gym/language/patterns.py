@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 
 __all__ = [
-    "ACCEPT", "ACK_REJECTION", "THANKS", "INFO_REQUEST", "BUDGET_BOUND", "CLAIMS", "CLARIFY", "CLOSING", "COMPARE",
-    "DIRECTION", "DISTANCE", "EXPLAIN_CUE", "GREETING", "MOTION", "NEGATION", "NOT_PROPOSED",
-    "PROPOSE", "PURCHASE", "QUESTION_START", "REASON", "HANDLE_REJECTION", "COMPARATIVE", "POLAR_CLARIFY", "OPEN_ASK", "REJECT", "RELATION", "REQUESTS", "SLOTS", "ANSWER_CUE",
+    "ACCEPT", "THANKS", "INFO_REQUEST", "BUDGET_BOUND", "CLAIMS", "CLARIFY", "CLOSING", "COMPARE",
+    "DIRECTION", "DISTANCE", "GREETING", "MOTION", "NEGATION", "NOT_PROPOSED",
+    "PROPOSE", "PURCHASE", "REASON", "HANDLE_REJECTION", "COMPARATIVE", "REJECT", "RELATION", "REQUESTS", "SLOTS",
 ]
 
 
@@ -31,10 +31,6 @@ CLOSING = _words(
     r"i'?m done", r"i am done", r"i'?m going to stop", r"never mind", r"not interested", r"i give up", r"no,? thanks?,? (?:i'?m|that'?s)", r"have a (?:great|nice|good|lovely|wonderful) (?:day|one|time|evening|weekend)",
     r"enjoy (?:your|the)", r"thanks? (?:you )?for (?:shopping|coming|visiting|stopping)", r"happy shopping",
     r"take care", r"see you",
-)
-QUESTION_START = re.compile(
-    r"^(?:(?:and|so|also|ok|okay|great|alright|sure|perfect|got it|thanks)[,!.]?\s+)?"
-    r"(?:what|which|how|where|when|who|why|do|does|did|are|is|would|could|can|will|shall|should|have|has|any|may)\b"
 )
 INFO_REQUEST = _words(r"tell me (?:what|which|how|about|a bit|more about)", r"let me know (?:what|which|how|if)", r"could you share", r"can you share", r"i'd love to know", r"i'm curious", r"just say what")
 
@@ -130,13 +126,6 @@ COMPARE = _words(
     r"differ", r"on the other hand", r"cheaper", r"pricier", r"more expensive", r"less expensive", r"same price",
     r"either", r"between the", r"by contrast", r"in contrast", r"side by side",
 )
-EXPLAIN_CUE = _words(
-    r"because", r"since", r"as it", r"as they", r"so it", r"so you", r"which means", r"thanks to", r"given",
-    r"that'?s why", r"that means", r"meaning", r"due to", r"ideal for", r"great for", r"good for", r"perfect for",
-    r"made (?:for|with|of|from)", r"fits?", r"matches", r"suits?", r"meets?", r"within your", r"under your",
-    r"in your budget", r"on budget", r"keeps? you", r"which is", r"it(?:'s| is) (?:a|an|made|very|quite|really|also|fully|certified|100)",
-    r"comes? (?:in|with)", r"has (?:a|an|no)", r"contains? no", r"free of", r"offers?", r"features?", r"so that",
-)
 PURCHASE = _words(
     r"add (?:it|this|that|them|one|the [\w' -]{1,60}?)? ?(?:to|into) (?:your|the) (?:cart|basket|trolley)",
     r"put (?:it|this|that|one|them|the [\w' -]{1,60}?) (?:in|into) (?:your|the) (?:cart|basket|trolley)",
@@ -148,19 +137,6 @@ PURCHASE = _words(
     r"ready to (?:add|go)", r"check ?out", r"\badd (?:it|them|these|this|that|those)\b", r"your purchase", r"go ahead with",
     r"go on and add", r"(?:^|, |\. )buy (?:the|it|this|that|these)",
 )
-ACK_REJECTION = _words(
-    r"no problem", r"no worries", r"understood", r"fair enough", r"i understand", r"(?:that's|that is) (?:fine|okay|ok|alright|totally fine)",
-    r"sorry (?:that|it|to hear|about)", r"noted", r"totally understand", r"makes sense", r"not a (?:fit|match)",
-    r"let'?s (?:skip|try|look at|find|move on)", r"something else", r"another option", r"a different (?:one|option)",
-    r"other options?", r"moving on", r"not (?:for|right for) you", r"won'?t push", r"i hear you", r"my (?:apologies|bad)",
-    r"shame", r"fair point", r"good to know", r"(?:didn'?t|doesn'?t) (?:work|suit) (?:for )?you", r"alternative",
-)
-ANSWER_CUE = _words(
-    r"yes", r"yeah", r"no", r"it(?:'s| is) (?:located|on|in|at|priced)", r"you(?:'ll| will| can) find", r"it costs",
-    r"the price is", r"it contains", r"it comes", r"they(?:'re| are)", r"we (?:have|carry|stock)", r"there (?:is|are)",
-    r"it has", r"it does", r"it doesn'?t", r"it isn'?t", r"sits?", r"located",
-)
-
 # Navigation.
 MOTION = frozenset(
     "go head walk move step turn come enter leave exit continue proceed follow cross pass look glance tilt "
@@ -245,12 +221,6 @@ COMPARATIVE = re.compile(
     r"quieter|sturdier|longer|shorter|taller|wider|narrower|stronger|milder|darker|richer|creamier|crunchier|tarter|"
     r"more expensive|less expensive|more|less|both|two|per bar|per roll|the same|whereas|while the|of the two|between)\b"
 )
-POLAR_CLARIFY = re.compile(
-    r"^(?:(?:so|sorry|and|ok|okay|hmm|alright|right|just checking|just to check)[,:]?\s+)*"
-    r"(?:is|are|was|were|did|does|so|you|your|would around|is that|do you (?:need|want|mean)|should it|should i|just|when you say)\b"
-)
-OPEN_ASK = re.compile(r"^(?:(?:and|so|also|great|okay|ok|sure|alright|got it|perfect)[,!.]?\s+)?(?:what|which|how|any|do you (?:prefer|like|have|usually)|would you like|tell me)\b")
-
 # A turn that takes a rejection on board ("you already turned that down", "let's skip it").
 HANDLE_REJECTION = _words(
     r"no problem", r"no worries", r"understood", r"fair enough", r"i understand", r"(?:that'?s|that is) (?:fine|okay|ok|alright|totally fine)",
