@@ -30,17 +30,7 @@ def train_behavior(cfg: RMTrainConfig, training_overrides: dict | None = None) -
     enc = tok([list_text(r.profile, r.query, r.items) for r in records], truncation=True, max_length=cfg.max_length)
     dataset = Dataset.from_dict({**enc, "labels": [r.label for r in records]})
     args = TrainingArguments(
-        output_dir=str(Path(cfg.out) / "checkpoints"),
-        num_train_epochs=cfg.epochs,
-        max_steps=cfg.max_steps,
-        learning_rate=cfg.learning_rate,
-        per_device_train_batch_size=cfg.batch_size,
-        gradient_accumulation_steps=cfg.grad_accum,
-        logging_steps=cfg.logging_steps,
-        save_strategy="no",
-        report_to=[],
-        seed=cfg.seed,
-        bf16=cfg.bf16,
+        **cfg.trainer_kwargs(),
         **(training_overrides or {}),
     )
     trainer = Trainer(model=model, args=args, train_dataset=dataset, data_collator=DataCollatorWithPadding(tok))

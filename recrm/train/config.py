@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 __all__ = ["RMTrainConfig", "TASKS"]
 
@@ -30,6 +31,22 @@ class RMTrainConfig:
     seed: int = field(default=0, metadata={"help": "seed of data order and initialisation"})
     bf16: bool = field(default=False, metadata={"help": "bfloat16 mixed precision (GPU)"})
     logging_steps: int = field(default=10, metadata={"help": "log the loss every N steps"})
+
+    def trainer_kwargs(self) -> dict:
+        """The Trainer arguments every reward-model trainer shares (TrainingArguments/SFTConfig)."""
+        return dict(
+            output_dir=str(Path(self.out) / "checkpoints"),
+            num_train_epochs=self.epochs,
+            max_steps=self.max_steps,
+            learning_rate=self.learning_rate,
+            per_device_train_batch_size=self.batch_size,
+            gradient_accumulation_steps=self.grad_accum,
+            logging_steps=self.logging_steps,
+            save_strategy="no",
+            report_to=[],
+            seed=self.seed,
+            bf16=self.bf16,
+        )
 
     def __post_init__(self) -> None:
         if self.task not in TASKS:

@@ -61,18 +61,8 @@ def train_judge(cfg: RMTrainConfig, training_overrides: dict | None = None) -> P
         peft_config = LoraConfig(r=cfg.lora_r, lora_alpha=2 * cfg.lora_r, target_modules="all-linear",
                                  task_type="CAUSAL_LM")
     args = SFTConfig(
-        output_dir=str(Path(cfg.out) / "checkpoints"),
-        num_train_epochs=cfg.epochs,
-        max_steps=cfg.max_steps,
-        learning_rate=cfg.learning_rate,
-        per_device_train_batch_size=cfg.batch_size,
-        gradient_accumulation_steps=cfg.grad_accum,
+        **cfg.trainer_kwargs(),
         max_length=cfg.max_length,
-        logging_steps=cfg.logging_steps,
-        save_strategy="no",
-        report_to=[],
-        seed=cfg.seed,
-        bf16=cfg.bf16,
         completion_only_loss=True,
         gradient_checkpointing=False,  # small judges: recomputation costs more than the memory it saves
         **(training_overrides or {}),

@@ -85,17 +85,7 @@ def train_ranker(cfg: RMTrainConfig, training_overrides: dict | None = None) -> 
             return (loss, out) if return_outputs else loss
 
     args = TrainingArguments(
-        output_dir=str(Path(cfg.out) / "checkpoints"),
-        num_train_epochs=cfg.epochs,
-        max_steps=cfg.max_steps,
-        learning_rate=cfg.learning_rate,
-        per_device_train_batch_size=cfg.batch_size,
-        gradient_accumulation_steps=cfg.grad_accum,
-        logging_steps=cfg.logging_steps,
-        save_strategy="no",
-        report_to=[],
-        seed=cfg.seed,
-        bf16=cfg.bf16,
+        **cfg.trainer_kwargs(),
         remove_unused_columns=False,
         **(training_overrides or {}),
     )
