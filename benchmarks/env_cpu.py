@@ -19,6 +19,8 @@ import argparse  # noqa: E402
 import statistics  # noqa: E402
 import time  # noqa: E402
 
+from agents.base import agent_info  # noqa: E402
+
 
 def steps_per_cpu_second(env_id: str, steps: int, seed: int = 0) -> float:
     import gymnasium as gym
@@ -31,7 +33,7 @@ def steps_per_cpu_second(env_id: str, steps: int, seed: int = 0) -> float:
     while done_steps < steps:
         obs, info = env.reset(seed=seed + episode)
         episode += 1
-        agent.reset(obs, {k: v for k, v in info.items() if k != "task"}, seed=seed)
+        agent.reset(obs, agent_info(info), seed=seed)
         done = False
         while not done and done_steps < steps:
             action = agent.act(obs)

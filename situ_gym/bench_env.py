@@ -23,6 +23,7 @@ import cv2  # noqa: E402
 import gymnasium as gym  # noqa: E402
 
 import situ_gym  # noqa: E402, F401  (registers the envs)
+from agents.base import agent_info  # noqa: E402
 from agents.heuristic import HeuristicAssistant  # noqa: E402
 
 
@@ -39,7 +40,7 @@ def measure(env_id: str, steps: int, seed: int, **kwargs) -> tuple[float, float]
         reset_time += time.perf_counter() - t0
         resets += 1
         episode += 1
-        agent.reset(obs, {k: v for k, v in info.items() if k != "task"}, seed=seed)
+        agent.reset(obs, agent_info(info), seed=seed)
         done = False
         while not done and done_steps < steps:
             action = agent.act(obs)

@@ -10,6 +10,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import situ_gym
+from agents.base import agent_info
 from situ_gym.env import SituRecEnv
 from situ_gym.user import UserSimulator, UserTurn
 
@@ -287,7 +288,7 @@ def test_shopper_discloses_one_detail_per_turn_and_buys_within_needs(env_id):
     for episode in range(6):
         obs, info = env.reset(seed=episode, options={"task_id": env.unwrapped.task_ids[episode * 4]})
         task = info["task"]
-        agent.reset(obs, {k: v for k, v in info.items() if k != "task"})
+        agent.reset(obs, agent_info(info))
         done = False
         while not done:
             obs, reward, terminated, truncated, info = env.step(agent.act(obs))

@@ -24,7 +24,7 @@ import gymnasium as gym
 import numpy as np
 
 import situ_gym  # noqa: F401 - registers the envs
-from agents.base import Assistant
+from agents.base import Assistant, agent_info
 from situ_gym.actions import parse_assistant_output, validate_user_call
 from situ_gym.actions.tools import DISTANCES, LEGAL_TOOLS, TOOLS
 from situ_gym.records import TurnRecord
@@ -130,7 +130,7 @@ class Conversation:
         self.turns: list[TurnRecord] = []
         self.termination: str | None = None
         self.obs, info = self.env.reset(seed=seed, options={"task_id": task_id})
-        public = {k: v for k, v in info.items() if k != "task"}
+        public = agent_info(info)
         self.assistant.reset(self.obs, public, seed=seed)
         for entry in log or []:
             self._replay(entry)

@@ -8,6 +8,7 @@ import gymnasium as gym
 import pytest
 
 import situ_gym
+from agents.base import agent_info
 from agents.heuristic import HeuristicAssistant
 from agents.random_agent import RandomAssistant
 
@@ -16,7 +17,7 @@ TASKS = 8  # enough episodes for a clear gap between the two agents, small enoug
 
 def play(env, agent, task_id: str, seed: int = 0):
     obs, info = env.reset(seed=seed, options={"task_id": task_id})
-    agent.reset(obs, {k: v for k, v in info.items() if k != "task"}, seed=seed)
+    agent.reset(obs, agent_info(info), seed=seed)
     turns, done = [], False
     while not done:
         text = agent.act(obs)

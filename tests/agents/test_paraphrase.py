@@ -8,6 +8,7 @@ import gymnasium as gym
 import pytest
 
 import situ_gym
+from agents.base import agent_info
 from agents.obs_text import parse_catalog, parse_nav_targets
 from agents.paraphrase import ParaphrasingAssistant, mentioned, shared_runs
 from agents.plain_route import short_place
@@ -27,7 +28,7 @@ def names_of(obs) -> tuple[list[str], list[str]]:
 
 def play(env, agent, task_id: str, seed: int = 0):
     obs, info = env.reset(seed=seed, options={"task_id": task_id})
-    agent.reset(obs, {k: v for k, v in info.items() if k != "task"}, seed=seed)
+    agent.reset(obs, agent_info(info), seed=seed)
     turns, done = [], False
     while not done:
         text = agent.act(obs)
@@ -89,7 +90,7 @@ def test_heuristic_keeps_hearing_its_own_words(env):
     """Only the shopper hears the rewording: the wrapped heuristic's history shows its own lines."""
     agent = ParaphrasingAssistant()
     obs, info = env.reset(seed=0, options={"task_id": env.unwrapped.task_ids[0]})
-    agent.reset(obs, {k: v for k, v in info.items() if k != "task"}, seed=0)
+    agent.reset(obs, agent_info(info), seed=0)
     heard, inner_act = [], agent.inner.act
     agent.inner.act = lambda o: heard.append(o["history"]) or inner_act(o)
     said = []

@@ -8,6 +8,7 @@ import gymnasium as gym
 import pytest
 
 import situ_gym
+from agents.base import agent_info
 from agents.obs_text import CatalogEntry
 from agents.plain import PlainAssistant, describe_label
 from agents.plain_reading import CatalogVocabulary, read_utterance
@@ -20,7 +21,7 @@ SMALL = (160, 120)  # the policy reads the caption text only; a small view keeps
 
 def play(env, agent, task_id: str, seed: int = 0):
     obs, info = env.reset(seed=seed, options={"task_id": task_id})
-    agent.reset(obs, {k: v for k, v in info.items() if k != "task"}, seed=seed)
+    agent.reset(obs, agent_info(info), seed=seed)
     turns, done = [], False
     while not done:
         text = agent.act(obs)

@@ -22,6 +22,7 @@ import gymnasium as gym
 import pytest
 
 import situ_gym  # noqa: F401 - registers the envs
+from agents.base import agent_info
 from situ_gym.llm import METER, ChatRequest, clear_backends
 from tests.llm.test_gguf import needs_smollm2
 
@@ -101,7 +102,7 @@ def test_openai_backend_through_transformers_serve(served, tmp_path):
     # catalog prompt (~19.5k tokens) exceeds SmolLM2's 8k context: this path check trims it.
     agent = ChatAssistant(backend, max_tokens=48)
     short = dict(obs, catalog=str(obs["catalog"])[:1500])
-    agent.reset(short, {k: v for k, v in info.items() if k != "task"}, seed=0)
+    agent.reset(short, agent_info(info), seed=0)
     text = agent.act(short)
     assert isinstance(text, str) and text
     recorded = env.step(text)[4]["turn"]
