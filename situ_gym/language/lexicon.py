@@ -155,6 +155,8 @@ class SceneLexicon:
         self.index = index
         products = index.products
         self.name_words: dict[str, frozenset[str]] = {}
+        # what follows the comma in "Vale Shelving Unit, Black Powder-Coated Steel"
+        self._name_tail = {pid: lemmas_of(p.name.rpartition(", ")[2]) if ", " in p.name else () for pid, p in products.items()}
         self.brand_words: dict[str, frozenset[str]] = {}
         self.all_words: dict[str, frozenset[str]] = {}  # everything true of the product
         self.category_of = {pid: p.category for pid, p in products.items()}
@@ -429,14 +431,16 @@ class SceneLexicon:
         return out
 
     def _with_size(self, toks, lem, m: Mention, j: int) -> tuple[Mention, int]:
-        """Extend a product mention over a size written after a comma ("Cereal, 12 oz")."""
+        """Extend a product mention over the rest of its name written after a comma: a size
+        ("Cereal, 12 oz") or the variant ("Shelving Unit, Black Powder-Coated Steel")."""
         if not m.candidates or j >= len(toks) or toks[j].text != ",":
             return m, j
         k = j + 1
         while k < len(toks) and (lem[k][0].isdigit() or lem[k] in _UNITS or lem[k] in self.name_words[m.candidates[0]]):
             k += 1
         size = [w for w in lem[j + 1 : k]]
-        if k == j + 1 or not any(w[0].isdigit() for w in size):
+        variant = any(self._name_tail[p] and self._name_tail[p] == tuple(w for w in size if w not in STOPWORDS) for p in m.candidates)
+        if k == j + 1 or not (variant or any(w[0].isdigit() for w in size)):
             return m, j
         keep = tuple(p for p in m.candidates if set(size) <= self.name_words[p]) or m.candidates
         phrase = m.phrase + ", " + " ".join(t.text for t in toks[j + 1 : k])
