@@ -16,7 +16,7 @@ import time
 from recrm.components import default_components
 from recrm.composite import RecRMComposite
 from recrm.context import TurnContext
-from recrm.text import _words, lexicon, tokenize
+from situ_gym.language.claims import _words, lexicon, tokenize
 from situ_gym.records import ToolCall, TurnRecord
 from situ_gym.scene.index import SceneIndex
 from situ_gym.scene.model import (
