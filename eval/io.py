@@ -20,6 +20,7 @@ __all__ = [
     "done_keys",
     "task_order",
     "move_error_episodes",
+    "sort_episode_file",
 ]
 
 logger = logging.getLogger(__name__)
@@ -85,6 +86,21 @@ def move_error_episodes(path: str | os.PathLike, errors_path: str | os.PathLike)
         os.fsync(fh.fileno())
     os.replace(tmp, p)
     return len(moved)
+
+
+def sort_episode_file(path: str | os.PathLike) -> None:
+    """Rewrite a trajectory file in ``task_order`` (atomically), so that its bytes do not depend
+    on the order in which workers finished; a missing file is left missing."""
+    p = Path(path)
+    if not p.exists():
+        return
+    lines = [ep.model_dump_json() + "\n" for ep in task_order(read_episodes(p))]
+    tmp = p.with_name(p.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.writelines(lines)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, p)
 
 
 def append_episode(path: str | os.PathLike, episode: EpisodeRecord) -> None:

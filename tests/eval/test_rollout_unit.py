@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from eval.rollout import EpisodeJob, RolloutConfig, _parser, select_tasks
+from eval.rollout import EpisodeJob, RolloutConfig, parser, select_tasks
 
 IDS = [f"sm_t{i:03d}" for i in range(1, 11)]
 
@@ -32,7 +32,7 @@ def test_config_checks_and_job_seed():
 
 
 def test_cli_maps_onto_the_config():
-    args = _parser().parse_args(["--agent", "random", "--tasks", "0-3", "--workers", "2", "--repeats", "3",
+    args = parser().parse_args(["--agent", "random", "--tasks", "0-3", "--workers", "2", "--repeats", "3",
                                  "--resume", "--save-frames", "--max-turns", "5", "--out", "runs/x",
                                  "--env-kwargs", '{"ablation": "no_ego_view"}'])
     cfg = RolloutConfig(**vars(args))
