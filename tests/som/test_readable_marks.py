@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from benchmarks.frames import bench_poses
 from situ_gym.backends.base import Pose
 from situ_gym.backends.embedded import EmbeddedBackend
-from situ_gym.bench import bench_poses
 from situ_gym.scene.index import SceneIndex
 from situ_gym.scene.loader import load_scene
 from situ_gym.som import marks

@@ -1,6 +1,6 @@
 """Frames per second of the embedded backend, alone and with both roles' Set-of-Mark views.
 
-    python -m situ_gym.bench [--store supermarket|home_furnishings|all] [--repeats 5]
+    python -m benchmarks.frames [--store supermarket|home_furnishings|all] [--repeats 5]
                              [--poses 40] [--sizes 640x480,320x240] [--save-images docs/img]
 
 ``--save-images DIR`` also writes ``DIR/contact_sheet.png``: each store's example views

@@ -1,6 +1,6 @@
 """Speed of the SoM layer at 640x480 (a benchmark that prints figures, not a test).
 
-    python -m tests.som.bench_som [--real]
+    python -m benchmarks.som [--real]
 
 Synthetic frame: 4 fixtures with 40 product regions (2 instances each) in front; with
 --real, 640x480 frames rendered by the embedded backend in the committed Supermarket
