@@ -211,9 +211,26 @@ def run(config: RolloutConfig, argv: list[str] | None = None) -> dict[str, Any] 
     """Run every pending episode, then write the report. Returns the metric groups (None
     with ``no_report``). Raises ConfigError before touching the run directory when the
     setup is wrong, and RunStopped after ``max_consecutive_errors`` crashes in a row."""
+    out, pending, n_done, n_retry = _plan(config)
+    chunks = [pending[k : k + config.batch_size] for k in range(0, len(pending), config.batch_size)]
+    try:
+        executor = make_executor(executor_of(config, len(chunks)), config.workers, config.ray_address)
+    except ValueError as exc:  # Ray missing or unreachable: nothing was run, nothing written
+        raise ConfigError(str(exc).splitlines()[0]) from exc
+    try:
+        _play(config, argv, executor, out, chunks, len(pending), n_done, n_retry)
+    finally:
+        executor.close()
+    if config.no_report:
+        return None
+    return finalize(out, judge=config.judge, judge_kwargs=judge_kwargs(config))
+
+
+def _play(config: RolloutConfig, argv: list[str] | None, executor: Any, out: Path, chunks: list[list[EpisodeJob]],
+          n_pending: int, n_done: int, n_retry: int) -> None:
+    """Prepare the run directory, then save every chunk's episodes as they come back."""
     from tqdm import tqdm
 
-    out, pending, n_done, n_retry = _plan(config)
     out.mkdir(parents=True, exist_ok=True)
     traj = out / "trajectories.jsonl"
     _write_config(config, out, argv)
@@ -222,10 +239,10 @@ def run(config: RolloutConfig, argv: list[str] | None = None) -> dict[str, Any] 
     if config.resume and n_retry:
         moved = move_error_episodes(traj, out / "errors.jsonl")
         logger.info("retrying %d crashed episode(s); their records moved to %s", moved, out / "errors.jsonl")
-    logger.info("%d episodes to run (%d already saved)", len(pending), n_done)
+    logger.info("%d episodes to run (%d already saved)", n_pending, n_done)
 
     successes = finished = errors = consecutive = 0
-    bar = tqdm(total=len(pending), desc=f"{config.agent} on {config.env}", unit="ep", file=sys.stderr)
+    bar = tqdm(total=n_pending, desc=f"{config.agent} on {config.env}", unit="ep", file=sys.stderr)
 
     def _save(text: str) -> None:
         nonlocal successes, finished, errors, consecutive
@@ -245,12 +262,10 @@ def run(config: RolloutConfig, argv: list[str] | None = None) -> dict[str, Any] 
             last = (record.error or "").strip().splitlines()
             raise RunStopped(
                 f"stopped after {consecutive} crashed episodes in a row (last: {last[-1] if last else '?'}); "
-                f"{finished} of {len(pending)} episodes saved, {errors} crashed, in {traj}. "
+                f"{finished} of {n_pending} episodes saved, {errors} crashed, in {traj}. "
                 f"Fix the cause and rerun with --resume: crashed episodes are retried"
             )
 
-    chunks = [pending[k : k + config.batch_size] for k in range(0, len(pending), config.batch_size)]
-    executor = make_executor(executor_of(config, len(chunks)), config.workers, config.ray_address)
     try:
         for k, outcome in executor.map_unordered(play_jobs, chunks):
             if isinstance(outcome, ChunkFailed):  # e.g. an unpicklable result: the chunk's episodes crashed
@@ -263,15 +278,11 @@ def run(config: RolloutConfig, argv: list[str] | None = None) -> dict[str, Any] 
         raise RuntimeError(f"{exc}; {finished} episodes were saved, "
                            f"rerun with --resume to finish the remaining ones") from exc
     finally:
-        executor.close()
         bar.close()
     sort_episode_file(traj)  # (task, repeat) order, whatever order the workers finished in
     if errors:
         logger.warning("%d of %d episodes crashed (termination 'error'); rerun with --resume to retry them",
                        errors, finished)
-    if config.no_report:
-        return None
-    return finalize(out, judge=config.judge, judge_kwargs=judge_kwargs(config))
 
 
 def finalize(run_dir: str | Path, judge: str = "rule", judge_kwargs: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -125,6 +125,7 @@ def test_surrogates_in_model_output_never_lose_a_turn(tmp_path, workers):
         (["--tasks", "5-2"], "start 5 is after its end 2"),
         (["--tasks", "abc"], "unknown task ids"),
         (["--workers", "0"], "workers must be >= 1"),
+        (["--executor", "dask"], "executor must be one of ['inline', 'process', 'ray']"),
         (["--env-kwargs", "[1, 2]"], "must be a JSON object"),
 
     ],
