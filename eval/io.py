@@ -79,12 +79,7 @@ def move_error_episodes(path: str | os.PathLike, errors_path: str | os.PathLike)
         fh.writelines(moved)
         fh.flush()
         os.fsync(fh.fileno())
-    tmp = p.with_name(p.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.writelines(keep)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, p)
+    _replace_lines(p, keep)
     return len(moved)
 
 
@@ -94,13 +89,17 @@ def sort_episode_file(path: str | os.PathLike) -> None:
     p = Path(path)
     if not p.exists():
         return
-    lines = [ep.model_dump_json() + "\n" for ep in task_order(read_episodes(p))]
-    tmp = p.with_name(p.name + ".tmp")
+    _replace_lines(p, [ep.model_dump_json() + "\n" for ep in task_order(read_episodes(p))])
+
+
+def _replace_lines(path: Path, lines: list[str]) -> None:
+    """Write ``lines`` to a temporary file, fsync it, then swap it in (a kill leaves one of the two)."""
+    tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "w", encoding="utf-8") as fh:
         fh.writelines(lines)
         fh.flush()
         os.fsync(fh.fileno())
-    os.replace(tmp, p)
+    os.replace(tmp, path)
 
 
 def append_episode(path: str | os.PathLike, episode: EpisodeRecord) -> None:

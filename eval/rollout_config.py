@@ -232,12 +232,3 @@ def make_jobs(config: RolloutConfig) -> list[EpisodeJob]:
         for tid in selected
         for r in range(config.repeats)
     ]
-
-
-def _check_reward(config: RolloutConfig) -> None:
-    if config.reward != "recrm":
-        return
-    try:
-        from recrm import RecRMReward  # noqa: F401
-    except ImportError as exc:
-        raise ValueError(f"--reward recrm needs recrm.RecRMReward, which is not importable ({exc})") from exc

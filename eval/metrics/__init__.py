@@ -202,15 +202,14 @@ def _legal(store: str) -> tuple[str, ...]:
 def afr_scores(ep: EpisodeRecord) -> list[int]:
     """One 0/1 per event of V_e (expected tool name in the legal set): 1 iff the user's
     tool name equals it. Absent actual actions score 0."""
+    return [int(act is not None and act.name == exp.name) for exp, act in _legal_events(ep)]
+
+
+def _legal_events(ep: EpisodeRecord) -> list[tuple[ToolCall, ToolCall | None]]:
+    """(expected, actual) user actions of the turns whose expected tool is legal in the store (V_e)."""
     legal = _legal(ep.store)
-    out = []
-    for t in ep.turns:
-        exp = t.expected_user_action
-        if exp is None or exp.name not in legal:
-            continue
-        act = t.user_action
-        out.append(int(act is not None and act.name == exp.name))
-    return out
+    return [(t.expected_user_action, t.user_action) for t in ep.turns
+            if t.expected_user_action is not None and t.expected_user_action.name in legal]
 
 
 def _arg(call: ToolCall, key: str) -> str | None:
@@ -241,16 +240,8 @@ def _lnsr_event(store: str, exp: ToolCall, act: ToolCall | None) -> int | None:
 
 def lnsr_scores(ep: EpisodeRecord) -> list[int]:
     """One 0/1 per event of D_e (comparable expected action within V_e)."""
-    legal = _legal(ep.store)
-    out = []
-    for t in ep.turns:
-        exp = t.expected_user_action
-        if exp is None or exp.name not in legal:
-            continue
-        s = _lnsr_event(ep.store, exp, t.user_action)
-        if s is not None:
-            out.append(s)
-    return out
+    scores = (_lnsr_event(ep.store, exp, act) for exp, act in _legal_events(ep))
+    return [s for s in scores if s is not None]
 
 
 def episode_afr(ep: EpisodeRecord) -> float | None:
