@@ -11,9 +11,9 @@ on Ray (a local Ray, or the cluster at ``--ray-address``); each worker builds it
 and assistant. The parent alone appends each finished episode as one JSON line (flush +
 fsync) and, at the end, rewrites the file in (task, repeat) order. Episode (task, repeat)
 uses seed ``seed + repeat`` with the env re-seeded at every reset, so trajectories.jsonl
-and metrics.json do not depend on the executor or the worker count. The env and agent are built and reset once
-before the first episode: a setup fault stops the command (exit 2, one line) and leaves
-the run directory untouched. A crashed episode is saved with termination "error" and its
+and metrics.json do not depend on the executor or the worker count. The env and agent
+are built and reset once before the first episode: a setup fault stops the command
+(exit 2, one line) and leaves the run directory untouched. A crashed episode is saved with termination "error" and its
 traceback; ``--max-consecutive-errors`` crashes in a row stop the run (exit 1).
 ``--resume`` skips (task, repeat) pairs already in the file and retries crashed ones
 (their records move to errors.jsonl). At the end: metrics.json, report.md, plots and the
@@ -139,7 +139,7 @@ def _check_out(out: Path) -> None:
         raise ConfigError(f"--out {str(out)!r} cannot be created: {str(parent)!r} is not a writable directory")
 
 
-def _check_setup(config: RolloutConfig, job: EpisodeJob) -> None:
+def _check_setup(config: RolloutConfig, job: EpisodeJob, chunks: int) -> None:
     """Build the env and the agent once and reset both on the first pending task, so that a
     configuration fault stops the command before any episode is recorded."""
     try:
@@ -152,7 +152,7 @@ def _check_setup(config: RolloutConfig, job: EpisodeJob) -> None:
         raise ConfigError(
             f"cannot start {config.agent!r} on {config.env!r}: {type(exc).__name__}: {detail[0] if detail else ''}"
         ) from exc
-    if executor_of(config, chunks=2) != "inline":  # workers build their own; free the parent's copy
+    if executor_of(config, chunks) != "inline":  # workers build their own; free the parent's copy
         forget_state()
 
 
@@ -203,7 +203,7 @@ def _plan(config: RolloutConfig) -> tuple[Path, list[EpisodeJob], int, int]:
     if config.max_episodes is not None:
         pending = pending[: config.max_episodes]
     if pending:
-        _check_setup(config, pending[0])
+        _check_setup(config, pending[0], chunks=-(-len(pending) // config.batch_size))
     return out, pending, len(done), retry
 
 
