@@ -179,7 +179,7 @@ def _example_poses(scene: Scene) -> list[Pose]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.frames", description=__doc__.splitlines()[0])
     parser.add_argument("--store", default="all", choices=[*STORE_KINDS, "all"])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--poses", type=int, default=40)

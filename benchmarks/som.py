@@ -80,7 +80,7 @@ def _mean(results: list[str]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.som", description=__doc__.splitlines()[0])
     parser.add_argument("--real", action="store_true")
     parser.add_argument("-n", type=int, default=50)
     args = parser.parse_args()
