@@ -1,19 +1,17 @@
 import math
 
 import pytest
+import torch
 
-torch = pytest.importorskip("torch")
-pytest.importorskip("trl")
-
-from recrm.components import QueryItemRelevance  # noqa: E402
-from recrm.composite import RecRMComposite  # noqa: E402
-from recrm.context import TurnContext  # noqa: E402
-from recrm.data import read_records  # noqa: E402
-from recrm.data.prompts import SYSTEM_PROMPTS  # noqa: E402
-from recrm.evaluate import evaluate  # noqa: E402
-from recrm.scorers import SCORER_FILE, build_components, resolve_scorer  # noqa: E402
-from recrm.train import RMTrainConfig, train  # noqa: E402
-from recrm.train.ranker import listwise_loss  # noqa: E402
+from recrm.components import QueryItemRelevance
+from recrm.composite import RecRMComposite
+from recrm.context import TurnContext
+from recrm.data import read_records
+from recrm.data.prompts import SYSTEM_PROMPTS
+from recrm.evaluate import evaluate
+from recrm.scorers import SCORER_FILE, build_components, resolve_scorer
+from recrm.train import RMTrainConfig, train
+from recrm.train.ranker import listwise_loss
 
 
 @pytest.fixture(scope="module")
@@ -135,7 +133,8 @@ def test_model_scorer_in_the_composite_batches_like_single_turns(relevance_judge
 
 @pytest.mark.slow
 def test_wrapper_takes_scorers(relevance_judge):
-    gym = pytest.importorskip("gymnasium")
+    import gymnasium as gym
+
     import situ_gym  # noqa: F401
     from recrm import RecRMReward
 
