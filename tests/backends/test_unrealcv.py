@@ -21,8 +21,8 @@ from situ_gym.backends.unrealcv import (
     to_ue,
 )
 from situ_gym.scene.model import BACKGROUND_COLOR
-from tests.backends._scenes import tiny_supermarket
 from tests.backends.fake_unrealcv_server import STRAY_COLOR, FakeUnrealCVServer
+from tests.world import render_market
 
 # Every wait below is bounded: a hang would surface as a failed bound, not a stuck suite.
 HANG_BOUND = 5.0  # seconds; far below the stock client's ~55 s dead-socket retry and 15 s waits
@@ -34,7 +34,7 @@ def _names(scene):
 
 @pytest.fixture()
 def scene():
-    return tiny_supermarket()
+    return render_market()
 
 
 @pytest.fixture()
@@ -216,9 +216,9 @@ def test_targeted_move_walks_planned_legs_to_the_embedded_approach_pose(scene, b
 
 
 def test_home_store_and_area_moves_match_the_embedded_backend():
-    from tests.backends._scenes import tiny_home
+    from tests.world import render_home
 
-    scene = tiny_home()
+    scene = render_home()
     names = [i.id for p in scene.products for i in p.instances] + ["s1", "a1"]
     with FakeUnrealCVServer(names) as srv:
         b = UnrealCVBackend(scene, width=32, height=24, port=srv.port, timeout=2.0)

@@ -9,8 +9,8 @@ import pytest
 
 from situ_gym.backends.base import BackendError, Pose
 from situ_gym.backends.unrealcv import UnrealCVBackend, decode_image
-from tests.backends._scenes import tiny_supermarket
 from tests.backends.fake_unrealcv_server import FakeUnrealCVServer
+from tests.world import render_market
 
 
 def _names(scene):
@@ -19,7 +19,7 @@ def _names(scene):
 
 @pytest.fixture()
 def scene():
-    return tiny_supermarket()
+    return render_market()
 
 
 @pytest.fixture()
