@@ -40,8 +40,8 @@ from situ_gym.som.types import RoleView, VisibleEntity
 
 __all__ = [
     "pose", "product", "fixture", "store", "area", "waypoint", "outer_walls", "scene", "role_view",
-    "profile", "task",
-    "shopper_market", "shopper_home", "shopper_market_task", "shopper_home_task",
+    "task",
+    "shopper_market", "shopper_home", "shopper_profile", "shopper_market_task", "shopper_home_task",
     "parser_market", "parser_home", "parser_market_views", "parser_home_views",
     "render_market", "render_home", "render_product", "shelf_products",
     "marks_market", "marks_home",
@@ -198,7 +198,7 @@ def role_view(
     return RoleView(role=role, image=np.zeros((4, 4, 3), np.uint8), handles=dict(handles), visible=seen)
 
 
-def profile(**interaction: Any) -> Profile:
+def shopper_profile(**interaction: Any) -> Profile:
     """Dana, a cautious shopper with middling traits; ``interaction`` overrides her settings."""
     settings = dict(
         behavior_style="cautious", patience=3, price_sensitivity="medium",
