@@ -442,7 +442,7 @@ def test_home_null_waypoint_only_with_free_movement(home, home_views):
     turn_left = {"name": "turn", "arguments": {"direction": "left", "angle": 90}}
     out = parse_home(turn(action, expected=turn_left), home_views, home)
     assert out.valid, out.errors
-    assert out.navigation_goal_id is not None
+    assert out.navigation_goal_id == "hf_a02"  # the goal "2a" still resolves: the bedroom corner
     # ...but a targeted move needs the visible waypoint it targets.
     to_store = {"name": "move_to_store", "arguments": {"store": "1", "approach": "inside_doorway"}}
     out = parse_home(turn(action, expected=to_store), home_views, home)

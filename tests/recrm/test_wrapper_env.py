@@ -1,4 +1,4 @@
-"""RecRMReward on the real SituRec env (skipped until the env and its assets load)."""
+"""RecRMReward on the real SituRec env: rewards, records and vectorised use."""
 
 import json
 

@@ -1,3 +1,4 @@
+import json
 import math
 
 import pytest
@@ -140,8 +141,16 @@ def test_wrapper_takes_scorers(relevance_judge):
 
     env = RecRMReward(gym.make("SituRec-Supermarket-v0"), scorers={"relevance": f"model:{relevance_judge}"})
     env.reset(seed=0)
-    assert env.unwrapped is not None
     assert env.composite.components["relevance"].path == relevance_judge.resolve()
+    task = env.unwrapped.task
+    name = env.unwrapped.index.products[task.target_product_id].name
+    recommend = {"response": f"I'd suggest the {name}.", "ranking": [task.target_product_id],
+                 "assistant_actions": [{"type": "Recommend", "display_name": name, "visible_now": False,
+                                        "reason": "it fits"}]}
+    rc = env.step(json.dumps(recommend))[-1]["recrm"]
+    assert rc["judged_item"] == task.target_product_id
+    assert rc["details"]["relevance"]["scorer"] == str(relevance_judge.resolve())  # the judge ruled
+    assert rc["components"]["relevance"] in (0.0, 0.5, 1.0)
     env.close()
 
 
