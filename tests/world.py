@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -59,89 +60,40 @@ def pose(x: float, y: float, yaw: float = 0.0) -> Pose2:
     return Pose2(x=x, y=y, yaw=yaw)
 
 
-def product(
-    pid: str,
-    name: str | None = None,
-    *,
-    brand: str | None = None,
-    category: str = "test",
-    group: str = "test",
-    price: float = 1.0,
-    attributes: dict | None = None,
-    tags: Iterable[str] = (),
-    color: tuple[int, int, int] | None = None,
-    instances: Iterable[Instance] = (),
-    **where: str | None,
-) -> Product:
-    """A product; ``where`` is fixture_id (supermarket) or store_id/area_id (home)."""
+def product(pid: str, name: str | None = None, **fields: Any) -> Product:
+    """A product; ``fields`` override the defaults (fixture_id, or store_id and area_id, say where)."""
     name = name or f"Product {pid}"
-    return Product(
-        id=pid, name=name, brand=brand or name.split()[0], category=category, group=group,
-        price=price, attributes=attributes or {}, tags=list(tags), color=color or next(_COLORS),
-        instances=list(instances), **where,
-    )
+    defaults = dict(brand=name.split()[0], category="test", group="test", price=1.0, attributes={},
+                    tags=[], instances=[])
+    return Product(id=pid, name=name, **_colored(defaults, fields))
 
 
-def fixture(
-    fid: str,
-    name: str,
-    *,
-    kind: str = "shelf",
-    footprint: tuple[float, float, float, float] = (0.0, 0.0, 1.0, 1.0),
-    height: float = 2.0,
-    levels: Sequence[float] = (0.5,),
-    color: tuple[int, int, int] | None = None,
-    front_yaw: float = 90.0,
-    approach: dict[str, Pose2] | None = None,
-    product_ids: Iterable[str] = (),
-) -> Fixture:
-    return Fixture(
-        id=fid, name=name, kind=kind, footprint=footprint, height=height, levels=list(levels),
-        color=color or next(_COLORS), front_yaw=front_yaw,
-        approach=approach or {"front": pose(0.0, 0.0)}, product_ids=list(product_ids),
-    )
+def fixture(fid: str, name: str, **fields: Any) -> Fixture:
+    defaults = dict(kind="shelf", footprint=(0.0, 0.0, 1.0, 1.0), height=2.0, levels=[0.5],
+                    front_yaw=90.0, approach={"front": pose(0.0, 0.0)}, product_ids=[])
+    return Fixture(id=fid, name=name, **_colored(defaults, fields))
 
 
-def store(
-    sid: str,
-    name: str,
-    *,
-    theme: str = "t",
-    footprint: tuple[float, float, float, float] = (0.0, 0.0, 5.0, 5.0),
-    color: tuple[int, int, int] | None = None,
-    doorway: tuple[float, float, float, float] = (2.0, 0.0, 3.0, 0.1),
-    outside: Pose2 | None = None,
-    inside: Pose2 | None = None,
-    area_ids: Iterable[str] = (),
-    product_ids: Iterable[str] = (),
-) -> Store:
+def store(sid: str, name: str, *, outside: Pose2 | None = None, inside: Pose2 | None = None,
+          **fields: Any) -> Store:
     """A store; the doorway poses default to half a metre either side of the doorway's middle."""
+    doorway = fields.setdefault("doorway", (2.0, 0.0, 3.0, 0.1))
     mid_x, y = (doorway[0] + doorway[2]) / 2, doorway[1]
-    return Store(
-        id=sid, name=name, theme=theme, footprint=footprint, wall_height=3.0,
-        color=color or next(_COLORS), doorway=doorway,
-        approach={
-            "outside_doorway": outside or pose(mid_x, y - 0.5),
-            "inside_doorway": inside or pose(mid_x, y + 0.5),
-        },
-        area_ids=list(area_ids), product_ids=list(product_ids),
-    )
+    approach = {"outside_doorway": outside or pose(mid_x, y - 0.5),
+                "inside_doorway": inside or pose(mid_x, y + 0.5)}
+    defaults = dict(theme="t", footprint=(0.0, 0.0, 5.0, 5.0), wall_height=3.0, approach=approach,
+                    area_ids=[], product_ids=[])
+    return Store(id=sid, name=name, **_colored(defaults, fields))
 
 
-def area(
-    aid: str,
-    store_id: str,
-    name: str,
-    *,
-    footprint: tuple[float, float, float, float] = (0.0, 0.0, 2.0, 2.0),
-    color: tuple[int, int, int] | None = None,
-    approach: Pose2 | None = None,
-    product_ids: Iterable[str] = (),
-) -> Area:
-    return Area(
-        id=aid, store_id=store_id, name=name, footprint=footprint, color=color or next(_COLORS),
-        approach=approach or pose(0.0, 0.0), product_ids=list(product_ids),
-    )
+def area(aid: str, store_id: str, name: str, **fields: Any) -> Area:
+    defaults = dict(footprint=(0.0, 0.0, 2.0, 2.0), approach=pose(0.0, 0.0), product_ids=[])
+    return Area(id=aid, store_id=store_id, name=name, **_colored(defaults, fields))
+
+
+def _colored(defaults: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
+    """``defaults`` updated with ``fields``, with a fresh colour unless one is given."""
+    return {**defaults, "color": next(_COLORS), **fields}
 
 
 def waypoint(wid: str, x: float, y: float, *neighbors: str) -> Waypoint:
@@ -159,33 +111,16 @@ def outer_walls(bounds, height: float = 4.0, t: float = 0.2) -> list[Wall]:
     ]
 
 
-def scene(
-    kind: str,
-    name: str,
-    products: Iterable[Product],
-    *,
-    fixtures: Iterable[Fixture] = (),
-    stores: Iterable[Store] = (),
-    areas: Iterable[Area] = (),
-    bounds: tuple[float, float, float, float] = (-10.0, -10.0, 10.0, 10.0),
-    walls: Iterable[Wall] = (),
-    start: Pose2 | None = None,
-    waypoints: Iterable[Waypoint] = (),
-) -> Scene:
-    return Scene(
-        store=kind, name=name, products=list(products), fixtures=list(fixtures),
-        stores=list(stores), areas=list(areas), waypoints=list(waypoints),
-        layout=Layout(bounds=bounds, walls=list(walls), start=start or pose(0.0, -5.0)),
-    )
+def scene(kind: str, name: str, products: Iterable[Product], *, bounds=(-10.0, -10.0, 10.0, 10.0),
+          walls: Iterable[Wall] = (), start: Pose2 | None = None, **fields: Any) -> Scene:
+    """A scene; ``fields`` are its fixtures, or its stores and areas, and its waypoints."""
+    layout = Layout(bounds=bounds, walls=list(walls), start=start or pose(0.0, -5.0))
+    return Scene(store=kind, name=name, products=list(products), layout=layout,
+                 **{"waypoints": [], **fields})
 
 
-def role_view(
-    role: str,
-    index: SceneIndex,
-    handles: dict[str, str],
-    visible: Sequence[str],
-    distances: Sequence[float] | None = None,
-) -> RoleView:
+def role_view(role: str, index: SceneIndex, handles: dict[str, str], visible: Sequence[str],
+              distances: Sequence[float] | None = None) -> RoleView:
     """A RoleView whose ``visible`` lists the given handles (kinds and names from the index)."""
     seen = [
         VisibleEntity(
@@ -198,37 +133,18 @@ def role_view(
     return RoleView(role=role, image=np.zeros((4, 4, 3), np.uint8), handles=dict(handles), visible=seen)
 
 
-def shopper_profile(**interaction: Any) -> Profile:
-    """Dana, a cautious shopper with middling traits; ``interaction`` overrides her settings."""
-    settings = dict(
-        behavior_style="cautious", patience=3, price_sensitivity="medium",
-        explanation_seeking="medium", substitute_willingness="medium",
-        navigation_following=1.0, talkativeness="medium",
-    )
-    settings.update(interaction)
-    traits = ("openness", "conscientiousness", "extraversion", "agreeableness", "neuroticism")
-    return Profile(
-        id="u01", name="Dana", persona="busy nurse", gender="female",
-        demographics={"age_group": "30-39"}, big_five=dict.fromkeys(traits, 0.5),
-        interaction=Interaction(**settings),
-    )
-
-
-def task(
-    tid: str,
-    kind: str,
-    request: str,
-    disclosure: Iterable[tuple],
-    *,
-    acceptance: dict[str, Any],
-    **fields: Any,
-) -> Task:
-    """A task; ``disclosure`` holds (kind, text[, value]) tuples, ``acceptance`` the policy."""
+def task(tid: str, kind: str, request: str, disclosure: Iterable[tuple], *,
+         acceptance: dict[str, Any], **fields: Any) -> Task:
+    """A task; ``disclosure`` holds (kind, text[, value]) tuples, ``acceptance`` overrides a
+    policy that wants to inspect, no explanation and no substitute, and explains a rejection."""
+    policy = dict(inspect_before_buying=True, explanations_needed=0, accept_substitutes=False,
+                  rejection_style="reason")
     return Task(
         id=tid, store=kind, request=request,
         disclosure=[DisclosureItem(kind=d[0], text=d[1], value=d[2] if len(d) > 2 else None)
                     for d in disclosure],
-        acceptance=AcceptancePolicy(**acceptance), **{"budget_tier": "strict", "subset": 0, **fields},
+        acceptance=AcceptancePolicy(**{**policy, **acceptance}),
+        **{"budget_tier": "strict", "subset": 0, **fields},
     )
 
 
@@ -245,15 +161,15 @@ def shopper_market() -> Scene:
     fish = dict(category="frozen fish", fixture_id="sm_f01")
     products = [
         _noted("sm_p01", "Harbor Catch Plain Cod Fillets", price=9.49,
-                tags=["prep:plain", "diet:high_protein"], **fish),
+               tags=["prep:plain", "diet:high_protein"], **fish),
         _noted("sm_p02", "Harbor Catch Breaded Tilapia", price=7.99,
-                tags=["prep:breaded", "diet:high_protein"], **fish),
+               tags=["prep:breaded", "diet:high_protein"], **fish),
         _noted("sm_p03", "Ocean Prime Wild Salmon Fillets", price=14.99,
-                tags=["prep:plain", "diet:high_protein"], **fish),
+               tags=["prep:plain", "diet:high_protein"], **fish),
         _noted("sm_p04", "Northern Plain Haddock Fillets", price=8.79,
-                tags=["prep:plain", "diet:high_protein"], **fish),
+               tags=["prep:plain", "diet:high_protein"], **fish),
         _noted("sm_p05", "Sunny Oat Crunch Cereal", category="cereal", price=4.5,
-                tags=["diet:vegan"], fixture_id="sm_f02"),
+               tags=["diet:vegan"], fixture_id="sm_f02"),
     ]
     front, back = pose(0.5, -1.0, 90.0), pose(0.5, 2.0, -90.0)
     side = dict(front_yaw=-90.0)
@@ -273,11 +189,11 @@ def shopper_home() -> Scene:
     where = dict(category="floor lamp", store_id="hf_s01", area_id="hf_a01")
     products = [
         _noted("hf_p01", "Brass Arc Floor Lamp", price=129.0,
-                tags=["style:modern", "material:brass"], **where),
+               tags=["style:modern", "material:brass"], **where),
         _noted("hf_p02", "Rattan Globe Floor Lamp", price=89.0,
-                tags=["style:boho", "material:rattan"], **where),
+               tags=["style:boho", "material:rattan"], **where),
         _noted("hf_p03", "Wicker Rattan Floor Lamp", price=49.0,
-                tags=["style:boho", "material:rattan"], **where),
+               tags=["style:boho", "material:rattan"], **where),
     ]
     stores = [
         store("hf_s01", "Light Logic", theme="indoor lighting", area_ids=["hf_a01"], product_ids=lamps),
@@ -288,17 +204,31 @@ def shopper_home() -> Scene:
     return scene("home_furnishings", "tiny home", products, stores=stores, areas=areas)
 
 
+def shopper_profile(**interaction: Any) -> Profile:
+    """Dana, a cautious shopper with middling traits; ``interaction`` overrides her settings."""
+    settings = dict(
+        behavior_style="cautious", patience=3, price_sensitivity="medium",
+        explanation_seeking="medium", substitute_willingness="medium",
+        navigation_following=1.0, talkativeness="medium",
+    )
+    settings.update(interaction)
+    traits = ("openness", "conscientiousness", "extraversion", "agreeableness", "neuroticism")
+    return Profile(
+        id="u01", name="Dana", persona="busy nurse", gender="female",
+        demographics={"age_group": "30-39"}, big_five=dict.fromkeys(traits, 0.5),
+        interaction=Interaction(**settings),
+    )
+
+
 def shopper_market_task(**acceptance: Any) -> Task:
     """Plain white fish under $10, nothing breaded: the cod (or the haddock)."""
-    policy = dict(inspect_before_buying=True, explanations_needed=0, accept_substitutes=False,
-                  rejection_style="clarify")
     return task(
         "sm_t01", "supermarket",
         "I want a plain white fish for a quick dinner, under $10, nothing breaded.",
         [("category", "some frozen fish", "frozen fish"), ("use", "a quick weeknight dinner"),
          ("budget", "under $10", 10.0), ("avoid", "anything breaded", "prep:breaded"),
          ("need", "plain fillets", "prep:plain")],
-        acceptance={**policy, **acceptance}, profile_id="u01", theme="dinner",
+        acceptance={"rejection_style": "clarify", **acceptance}, profile_id="u01", theme="dinner",
         category="frozen fish", required_tags=["prep:plain"], avoided_tags=["prep:breaded"],
         target_product_id="sm_p01", budget=10.0, reference_set=["sm_p01", "sm_p04"],
     )
@@ -306,14 +236,12 @@ def shopper_market_task(**acceptance: Any) -> Task:
 
 def shopper_home_task(**acceptance: Any) -> Task:
     """A rattan floor lamp under $100, not modern: the globe lamp."""
-    policy = dict(inspect_before_buying=True, explanations_needed=0, accept_substitutes=False,
-                  rejection_style="reason")
     return task(
         "hf_t01", "home_furnishings",
         "A warm floor lamp for my reading corner, under $100, natural materials.",
         [("use", "lighting my reading corner"), ("budget", "under $100", 100.0),
          ("need", "natural rattan", "material:rattan")],
-        acceptance={**policy, **acceptance}, profile_id="u01", theme="reading light",
+        acceptance=acceptance, profile_id="u01", theme="reading light",
         category="floor lamp", required_tags=["material:rattan"], avoided_tags=["style:modern"],
         target_product_id="hf_p02", budget=100.0, reference_set=["hf_p02"],
     )
@@ -324,14 +252,15 @@ def shopper_home_task(**acceptance: Any) -> Task:
 
 def parser_market() -> SceneIndex:
     """Cod, two milks, a cereal and a yogurt whose name has accents, on three fixtures."""
+    item = partial(product, price=3.99)
     return SceneIndex(scene(
         "supermarket", "tiny market",
         [
-            _parser_product("sm_p001", "Harbor Catch Plain Frozen Cod Fillets, 1 lb", fixture_id="sm_f01"),
-            _parser_product("sm_p002", "Sunny Farms Whole Milk, 1 gal", fixture_id="sm_f02"),
-            _parser_product("sm_p003", "Crunchy O's Honey Cereal, 12 oz", fixture_id="sm_f03"),
-            _parser_product("sm_p004", "Crème Brûlée Yogurt Cup", fixture_id="sm_f02"),
-            _parser_product("sm_p005", "Sunny Farms Skim Milk, 1 gal", fixture_id="sm_f02"),
+            item("sm_p001", "Harbor Catch Plain Frozen Cod Fillets, 1 lb", fixture_id="sm_f01"),
+            item("sm_p002", "Sunny Farms Whole Milk, 1 gal", fixture_id="sm_f02"),
+            item("sm_p003", "Crunchy O's Honey Cereal, 12 oz", fixture_id="sm_f03"),
+            item("sm_p004", "Crème Brûlée Yogurt Cup", fixture_id="sm_f02"),
+            item("sm_p005", "Sunny Farms Skim Milk, 1 gal", fixture_id="sm_f02"),
         ],
         fixtures=[
             _parser_fixture("sm_f01", "Frozen Seafood Freezer", ("front",), ["sm_p001"]),
@@ -342,10 +271,6 @@ def parser_market() -> SceneIndex:
     ))
 
 
-def _parser_product(pid: str, name: str, **where: str) -> Product:
-    return product(pid, name, price=3.99, **where)
-
-
 def _parser_fixture(fid: str, name: str, sides: tuple[str, ...], products: list[str]) -> Fixture:
     approach = {s: pose(0.5, -0.5 if s == "front" else 1.5) for s in sides}
     return fixture(fid, name, levels=[0.5, 1.0], approach=approach, product_ids=products)
@@ -353,12 +278,13 @@ def _parser_fixture(fid: str, name: str, sides: tuple[str, ...], products: list[
 
 def parser_home() -> SceneIndex:
     """A table and a lamp in Nordic Living's living room; a throw in Warm Textiles' bedroom."""
+    item = partial(product, price=3.99)
     return SceneIndex(scene(
         "home_furnishings", "tiny mall",
         [
-            _parser_product("hf_p001", "Nordlys Oak Coffee Table", store_id="hf_s01", area_id="hf_a01"),
-            _parser_product("hf_p002", "Lumen Brass Table Lamp", store_id="hf_s01", area_id="hf_a01"),
-            _parser_product("hf_p003", "Cozy Wool Throw Blanket", store_id="hf_s02", area_id="hf_a02"),
+            item("hf_p001", "Nordlys Oak Coffee Table", store_id="hf_s01", area_id="hf_a01"),
+            item("hf_p002", "Lumen Brass Table Lamp", store_id="hf_s01", area_id="hf_a01"),
+            item("hf_p003", "Cozy Wool Throw Blanket", store_id="hf_s02", area_id="hf_a02"),
         ],
         stores=[
             store("hf_s01", "Nordic Living", theme="scandinavian", area_ids=["hf_a01"],
@@ -588,8 +514,7 @@ def reward_task(accept_substitutes: bool = True, **overrides: Any) -> Task:
          ("budget", "under six dollars please", 6.0),
          ("avoid", "no nuts, my son is allergic", "allergen:contains-nuts"),
          ("need", "it has to be gluten-free", "diet:gluten-free")],
-        acceptance=dict(inspect_before_buying=False, explanations_needed=0,
-                        accept_substitutes=accept_substitutes, rejection_style="reason"),
+        acceptance=dict(inspect_before_buying=False, accept_substitutes=accept_substitutes),
         **fields,
     )
 
