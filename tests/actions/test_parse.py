@@ -176,7 +176,8 @@ def test_double_encoded_object_is_decoded(market, market_views):
 
 def test_schema_object_preferred_over_earlier_unrelated_object(market, market_views):
     text = 'Example: {"x": 1}\nAnswer: ' + json.dumps(turn({"type": "Greet"}))
-    assert parse_market(text, market_views, market).valid
+    out = parse_market(text, market_views, market)
+    assert out.valid and out.action_type == "Greet" and out.response == "Happy to help."
 
 
 def test_display_name_tolerant_match(market, market_views):
