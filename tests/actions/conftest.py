@@ -8,7 +8,7 @@ from situ_gym.scene.index import SceneIndex
 from situ_gym.som.types import RoleView
 from tests.world import parser_home, parser_home_views, parser_market, parser_market_views
 
-# bench_parse.py builds the same world under these names.
+# The parse benchmark (bench_parse.py, moving to benchmarks/parse.py) uses these names.
 build_market, build_home = parser_market, parser_home
 build_market_views, build_home_views = parser_market_views, parser_home_views
 

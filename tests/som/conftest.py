@@ -9,7 +9,7 @@ from situ_gym.backends.base import Frame, Pose
 from situ_gym.scene.index import SceneIndex
 from tests.world import marks_home, marks_market
 
-# bench_som.py imports the scene under its old name.
+# The SoM benchmark (bench_som.py, moving to benchmarks/som.py) imports the scene by this name.
 make_supermarket = marks_market
 
 H, W = 120, 160
