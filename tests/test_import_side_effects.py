@@ -13,15 +13,21 @@ PACKAGES = ("situ_gym", "recrm", "agents", "eval", "train")
 # Benchmark scripts pin thread counts on import on purpose; pyproject keeps them out of collection.
 SCRIPTS = {"situ_gym.bench", "situ_gym.bench_env"}
 
-# Imports every module after the third-party packages they import at module level (those may
-# touch the process themselves: OpenCV sets Qt variables, gymnasium adds warning filters), and
-# reports each module that changes the environment, logging, warning filters, sys.path or the
-# working directory.
+# Runs the third-party import statements of the modules first (a third-party package may touch
+# the process itself, also when one of its lazily loaded names is first imported: OpenCV sets Qt
+# variables, gymnasium and TRL add warning filters), then imports every module and reports each
+# one that changes the environment, logging, warning filters, sys.path or the working directory.
 PROBE = r"""
 import importlib, json, logging, os, sys, warnings
 modules, third_party = json.loads(sys.argv[1])
-for name in third_party:
-    importlib.import_module(name)
+for module, names in third_party:
+    try:
+        loaded = importlib.import_module(module)
+        for name in names:  # "from X import a" also loads what X provides lazily
+            if not hasattr(loaded, name):
+                importlib.import_module(f"{module}.{name}")
+    except ImportError:  # an optional package the module guards itself
+        pass
 def state():
     return (dict(os.environ), list(logging.root.handlers), logging.root.level,
             list(warnings.filters), list(sys.path), sorted(os.listdir(".")))
@@ -49,18 +55,27 @@ def _library_modules() -> list[str]:
     return names
 
 
-def _third_party(modules: list[str]) -> list[str]:
-    """Top-level packages imported at module level that are not ours."""
-    found = set()
+def _third_party(modules: list[str]) -> list[tuple[str, list[str]]]:
+    """(package module, names imported from it) for the imports of other packages that run
+    when the modules are imported."""
+    found: set[tuple[str, tuple[str, ...]]] = set()
+
+    def visit(node: ast.AST) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                continue  # runs later, if at all
+            if isinstance(child, ast.Import):
+                found.update((a.name, ()) for a in child.names if a.name.split(".")[0] not in PACKAGES)
+            elif isinstance(child, ast.ImportFrom) and child.level == 0 and child.module:
+                if child.module.split(".")[0] not in (*PACKAGES, "__future__"):
+                    found.add((child.module, tuple(a.name for a in child.names)))
+            else:
+                visit(child)
+
     for name in modules:
         path = ROOT.joinpath(*name.split("."))
-        path = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
-        for node in ast.parse(path.read_text()).body:
-            if isinstance(node, ast.Import):
-                found |= {alias.name.split(".")[0] for alias in node.names}
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                found.add(node.module.split(".")[0])
-    return sorted(found - set(PACKAGES) - {"__future__"})
+        visit(ast.parse((path / "__init__.py" if path.is_dir() else path.with_suffix(".py")).read_text()))
+    return [(module, list(names)) for module, names in sorted(found)]
 
 
 def test_importing_a_library_module_changes_nothing_in_the_process(tmp_path):
