@@ -144,7 +144,6 @@ def test_class_counts_split_by_held_out_profile(data_dir):
 
 
 def test_gspo_config_takes_scorers_from_yaml(tmp_path):
-    pytest.importorskip("trl")
     from pathlib import Path
 
     from train.config import GSPOScriptConfig, parse_config

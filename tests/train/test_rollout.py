@@ -205,9 +205,10 @@ def test_soft_gate_agrees_with_the_composite_on_every_variant():
     """The composite's ``ungated`` is what its total divides into: total = gates x ungated."""
     from recrm.composite import VARIANTS, RecRMComposite
     from recrm.context import TurnContext
-    from tests.recrm.world import honest_recommend, make_index, make_task, opening_history
+    from tests.recrm.turns import honest_recommend, opening_history
+    from tests.world import reward_market, reward_task
 
-    index, task = make_index(), make_task()
+    index, task = reward_market(), reward_task()
     ctx = TurnContext.from_record(honest_recommend(), None, task, index, opening_history())
     for name in VARIANTS:
         result = RecRMComposite(variant=name).score(ctx).as_dict()
