@@ -11,8 +11,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("situ_gym", "recrm", "agents", "eval", "train")
 # Benchmark scripts pin thread counts on import on purpose; pyproject keeps them out of collection.
-SCRIPTS = {"situ_gym.bench", "situ_gym.bench_env"}
-
 # Runs the third-party import statements of the modules first (a third-party package may touch
 # the process itself, also when one of its lazily loaded names is first imported: OpenCV sets Qt
 # variables, gymnasium and TRL add warning filters), then imports every module and reports each
@@ -50,8 +48,7 @@ def _library_modules() -> list[str]:
             if parts[-1] == "__main__":
                 continue  # running it is the point of a __main__ module
             name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-            if name not in SCRIPTS:
-                names.append(name)
+            names.append(name)
     return names
 
 
