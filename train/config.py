@@ -16,6 +16,7 @@ from typing import Any
 from trl import GRPOConfig, ModelConfig, SFTConfig, TrlParser
 
 __all__ = [
+    "INTERFACES",
     "STAGES",
     "VARIANT_NAMES",
     "GSPOConfig",
@@ -32,6 +33,7 @@ logger = logging.getLogger(__name__)
 # The RecRM ablation ladder (recrm.composite.VARIANTS): R1..R5.
 VARIANT_NAMES = ("outcome", "+instruction", "+relevance", "+behavior", "full")
 _STORES = ("supermarket", "home_furnishings")
+INTERFACES = ("rollout_func", "environment_factory")
 
 
 @dataclass
@@ -78,6 +80,12 @@ class SituRecArguments:
         metadata={"help": "Soft gate at step 0: gates count as max(gate, floor); the floor anneals linearly to 0."},
     )
     gate_warmup_steps: int = field(default=0, metadata={"help": "Steps over which gate_floor anneals to 0."})
+    interface: str = field(
+        default="rollout_func",
+        metadata={"help": "How GSPO plays episodes: rollout_func (lock-step, any chat model) or environment_factory "
+                          "(TRL's tool-calling environment, train/environment.py; needs a tool-calling chat template).",
+                  "choices": INTERFACES},
+    )
 
     def __post_init__(self):
         unknown = [s for s in self.stores if s not in _STORES]
@@ -102,6 +110,13 @@ class SituRecArguments:
             raise ValueError(f"gate_floor must be in [0, 1], got {self.gate_floor!r}")
         if self.gate_floor > 0 and self.gate_warmup_steps < 1:
             raise ValueError(f"gate_floor {self.gate_floor} needs gate_warmup_steps >= 1, got {self.gate_warmup_steps}")
+        if self.interface not in INTERFACES:
+            raise ValueError(f"interface must be one of {INTERFACES}, got {self.interface!r}")
+        if self.interface == "environment_factory" and self.gate_floor > 0:
+            raise ValueError(
+                f"gate_floor {self.gate_floor} needs interface rollout_func: TRL's environments do not see the "
+                "training step the soft gate anneals with"
+            )
 
     def recrm_kwargs(self) -> dict[str, Any]:
         """Keyword arguments of ``recrm.RecRMReward`` for this reward."""

@@ -13,6 +13,9 @@ TRL repeats each row G times; ``train.rollout.SituRecRollout`` plays the G episo
 group from the same env seed (same starting situation) and returns one token sequence
 each; ``trajectory_reward`` hands TRL the trajectory reward. Metrics: rewards/*,
 recrm/<component>/mean, recrm/gate_*/pass_rate, siturec/success_rate, timing/*.
+With ``interface: environment_factory`` TRL plays the episodes itself through
+``train.environment.SituRecToolEnv`` (one ``assist`` tool call per turn, reward from
+``get_reward``, logged as rewards/SituRecToolEnv/*).
 """
 
 from __future__ import annotations
@@ -70,7 +73,15 @@ def main(script_args: SituRecArguments, training_args, model_args) -> Path:
         )
     logger.info("config: %s", json.dumps(asdict(script_args)))
 
-    dataset, held_out = build_dataset(script_args, training_args.seed)
+    if script_args.interface == "environment_factory":  # TRL's tool-calling environments (train/environment.py)
+        from train.environment import SituRecToolEnv, tool_dataset
+
+        dataset, held_out = tool_dataset(script_args, training_args.seed)
+        episodes = {"environment_factory": SituRecToolEnv.factory(script_args)}  # get_reward is the reward
+    else:
+        dataset, held_out = build_dataset(script_args, training_args.seed)
+        episodes = {"reward_funcs": [trajectory_reward],
+                    "rollout_func": SituRecRollout(script_args, training_args.max_completion_length)}
     tokenizer = load_tokenizer(model_args.model_name_or_path)
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
@@ -79,12 +90,11 @@ def main(script_args: SituRecArguments, training_args, model_args) -> Path:
     )
     trainer = GRPOTrainer(
         model=model,
-        reward_funcs=[trajectory_reward],
         args=training_args,
         train_dataset=dataset,
         processing_class=tokenizer,
         peft_config=get_peft_config(model_args),
-        rollout_func=SituRecRollout(script_args, training_args.max_completion_length),
+        **episodes,
     )
     trainer.train()
     out = Path(training_args.output_dir)

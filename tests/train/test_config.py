@@ -64,6 +64,7 @@ def test_yaml_config_with_command_line_override():
         (["--stores", "mall"], "'mall'"),
         (["--eval_profile_fraction", "1.0"], "eval_profile_fraction"),
         (["--model_name_or_path", ""], "model_name_or_path is required"),
+        (["--interface", "environment_factory"], "gate_floor 0.5 needs interface rollout_func"),
     ],
 )
 def test_gspo_rejects_inconsistent_settings_with_the_numbers(flags, message):
