@@ -29,7 +29,6 @@ from typing import Any
 from agents.prompting import system_prompt, turn_text
 from train.config import SituRecArguments
 from train.rollout import episode_outcome_credit, episode_reward, make_recrm_env, soft_gated_total
-from train.tasks import gspo_rows, split_tasks
 
 __all__ = ["TOOL_INSTRUCTIONS", "SituRecToolEnv", "tool_dataset"]
 
@@ -128,22 +127,16 @@ def tool_dataset(args: SituRecArguments, seed: int, env_factory: Callable[[str],
     """
     from datasets import Dataset
 
+    from train.gspo import training_rows
+
+    rows, held_out = training_rows(args, seed)
     make_env = env_factory or partial(make_recrm_env, args)
-    rows, held_out = [], {}
-    for store in args.stores:
-        train_ids, held = split_tasks(store, args.eval_profile_fraction, args.split_seed)
-        if args.max_tasks is not None:
-            train_ids = train_ids[: args.max_tasks]
-        held_out[store] = held
-        if not train_ids:
-            continue
-        env = make_env(store)
-        obs, _ = env.reset(seed=seed, options={"task_id": train_ids[0]})  # the catalog is the store's, not the task's
-        env.close()
-        system = f"{system_prompt(store, str(obs['catalog']))}\n\n{TOOL_INSTRUCTIONS}"
-        for row in gspo_rows(store, train_ids, args.episodes_per_task, seed):
-            rows.append({"prompt": [{"role": "system", "content": system}, {"role": "user", "content": ""}],
-                         "store": row["store"], "task_id": row["task_id"], "seed": row["seed"]})
-    if not rows:
-        raise ValueError(f"no training tasks for stores {args.stores!r}")
+    systems: dict[str, str] = {}
+    for row in rows:
+        if row["store"] not in systems:  # the catalog is the store's, not the task's
+            env = make_env(row["store"])
+            obs, _ = env.reset(seed=seed, options={"task_id": row["task_id"]})
+            env.close()
+            systems[row["store"]] = f"{system_prompt(row['store'], str(obs['catalog']))}\n\n{TOOL_INSTRUCTIONS}"
+        row["prompt"] = [{"role": "system", "content": systems[row["store"]]}, {"role": "user", "content": ""}]
     return Dataset.from_list(rows), held_out

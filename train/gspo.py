@@ -32,15 +32,13 @@ if __package__ in (None, ""):  # `python train/gspo.py` / `accelerate launch tra
 
 from train.config import SituRecArguments, model_init_kwargs, parse_or_exit  # noqa: E402
 
-__all__ = ["build_dataset", "main"]
+__all__ = ["build_dataset", "main", "training_rows"]
 
 logger = logging.getLogger(__name__)
 
 
-def build_dataset(cfg: SituRecArguments, seed: int):
-    """(train Dataset of prompt keys, {store: held-out task ids}); env seeds start at ``seed``."""
-    from datasets import Dataset
-
+def training_rows(cfg: SituRecArguments, seed: int) -> tuple[list[dict], dict[str, list[str]]]:
+    """(rows of (prompt key, store, task_id, seed) for the TRAINING tasks, {store: held-out task ids})."""
     from train.tasks import gspo_rows, split_tasks
 
     rows, held_out = [], {}
@@ -52,6 +50,14 @@ def build_dataset(cfg: SituRecArguments, seed: int):
         rows.extend(gspo_rows(store, train_ids, cfg.episodes_per_task, seed))
     if not rows:
         raise ValueError(f"no training tasks for stores {cfg.stores!r}")
+    return rows, held_out
+
+
+def build_dataset(cfg: SituRecArguments, seed: int):
+    """(train Dataset of prompt keys, {store: held-out task ids}); env seeds start at ``seed``."""
+    from datasets import Dataset
+
+    rows, held_out = training_rows(cfg, seed)
     return Dataset.from_list(rows), held_out
 
 
