@@ -67,6 +67,8 @@ def test_vllm_server_is_launched_only_for_a_server_config(driver, tmp_path):
         (["--out", "x"], "exactly one of --model PATH, --random_init, --tiny"),
         (["--tiny", "--model", "m", "--out", "x"], "exactly one of"),
         (["--tiny", "--out", "x", "--gspo_args", "--epsilon_high -5"], "epsilon and epsilon_high must be positive"),
+        (["--tiny", "--out", "x", "--vllm_server_gpus", "0"], "--vllm_server_gpus needs a GSPO config with use_vllm"),
+        (["--tiny", "--out", "x", "--gspo_config", "missing.yaml"], "missing.yaml"),
     ],
 )
 def test_bad_driver_input_is_one_line(driver, flags, message):

@@ -145,8 +145,6 @@ def _run_gspo(gspo_args: tuple, server_gpus: str | None) -> Path:
 
     script_args, training_args, model_args = gspo_args
     command = vllm_server_command(training_args, model_args.model_name_or_path) if server_gpus is not None else None
-    if server_gpus is not None and command is None:
-        raise ValueError("--vllm_server_gpus needs a GSPO config with use_vllm: true and vllm_mode: server")
     if command is None:
         return gspo.main(script_args, training_args, model_args)
     logger.info("starting %s on CUDA devices %s", shlex.join(command), server_gpus)
@@ -216,7 +214,9 @@ def parse_driver_args(argv: list[str] | None = None) -> DriverArguments:
 
     try:
         (args,) = TrlParser((DriverArguments,)).parse_args_and_config(argv)
-        stage_args(args, args.model or "MODEL")  # fail before any model is built or trained
+        _, (_, gspo, _) = stage_args(args, args.model or "MODEL")  # fail before any model is built or trained
+        if args.vllm_server_gpus is not None and vllm_server_command(gspo, "MODEL") is None:
+            raise ValueError("--vllm_server_gpus needs a GSPO config with use_vllm: true and vllm_mode: server")
     except (ValueError, OSError) as err:
         sys.exit(f"error: {err}")
     return args
