@@ -22,7 +22,6 @@ __all__ = [
     "GSPOConfig",
     "SituRecArguments",
     "TeacherDataArguments",
-    "gate_floor_at",
     "model_init_kwargs",
     "parse_args",
     "parse_or_exit",
@@ -232,14 +231,3 @@ def model_init_kwargs(training_args: Any, model_args: ModelConfig) -> dict[str, 
               "attn_implementation": model_args.attn_implementation, "dtype": model_args.dtype}
     kwargs.update(training_args.model_init_kwargs or {})
     return kwargs
-
-
-def gate_floor_at(step: int, floor: float, warmup_steps: int) -> float:
-    """Soft-gate floor at ``step``: ``floor`` at 0, linear to 0 at ``warmup_steps``.
-
-    >>> [gate_floor_at(s, 0.5, 4) for s in (0, 2, 4, 9)]
-    [0.5, 0.25, 0.0, 0.0]
-    """
-    if floor <= 0 or warmup_steps < 1:
-        return 0.0
-    return floor * max(0.0, 1.0 - step / warmup_steps)

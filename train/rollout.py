@@ -32,18 +32,21 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agents.prompting import Conversation
 from recrm.outcome import outcome_credit
-from train.config import SituRecArguments, gate_floor_at
 from train.tasks import ENV_OF_STORE, parse_prompt_key
+
+if TYPE_CHECKING:  # train.config imports trl; recrm.probes uses episode_reward without it
+    from train.config import SituRecArguments
 
 __all__ = [
     "COMPONENTS",
     "SituRecRollout",
     "episode_outcome_credit",
     "episode_reward",
+    "gate_floor_at",
     "make_recrm_env",
     "soft_gated_total",
     "trajectory_reward",
@@ -53,6 +56,17 @@ logger = logging.getLogger(__name__)
 
 COMPONENTS = ("instruction", "consistency", "relevance", "ranking", "behavior")
 Generate = Callable[[list[list[int]], int], list[list[int]]]
+
+
+def gate_floor_at(step: int, floor: float, warmup_steps: int) -> float:
+    """Soft-gate floor at ``step``: ``floor`` at 0, linear to 0 at ``warmup_steps``.
+
+    >>> [gate_floor_at(s, 0.5, 4) for s in (0, 2, 4, 9)]
+    [0.5, 0.25, 0.0, 0.0]
+    """
+    if floor <= 0 or warmup_steps < 1:
+        return 0.0
+    return floor * max(0.0, 1.0 - step / warmup_steps)
 
 
 def soft_gated_total(recrm: dict[str, Any], floor: float) -> float:

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from train.config import SituRecArguments, TeacherDataArguments, gate_floor_at, parse_args
+from train.config import SituRecArguments, TeacherDataArguments, parse_args
+from train.rollout import gate_floor_at
 from train.tasks import gspo_rows, parse_prompt_key, prompt_key, split_by_profile
 
 ROOT = Path(__file__).resolve().parents[2]
