@@ -162,7 +162,7 @@ class GSPOConfig(GRPOConfig):
         if self.importance_sampling_level == "sequence" and self.loss_type != "grpo":
             raise ValueError(
                 f"importance_sampling_level 'sequence' (GSPO) needs loss_type 'grpo', got {self.loss_type!r} "
-                "(TRL only warns: the other losses normalise per token)"
+                "(TRL only warns about the other losses under sequence-level sampling)"
             )
         # TRL recomputes old log-probs (and so the clip can act) only when a generation batch
         # spans more optimizer steps than one accumulation window.
