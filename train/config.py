@@ -15,17 +15,8 @@ from typing import Any
 
 from trl import GRPOConfig, ModelConfig, SFTConfig, TrlParser
 
-__all__ = [
-    "INTERFACES",
-    "STAGES",
-    "VARIANT_NAMES",
-    "GSPOConfig",
-    "SituRecArguments",
-    "TeacherDataArguments",
-    "model_init_kwargs",
-    "parse_args",
-    "parse_or_exit",
-]
+__all__ = ["INTERFACES", "STAGES", "VARIANT_NAMES", "GSPOConfig", "SituRecArguments", "TeacherDataArguments",
+           "load_model_and_tokenizer", "parse_args", "parse_or_exit"]
 
 logger = logging.getLogger(__name__)
 
@@ -225,9 +216,16 @@ def parse_or_exit(stage: str, args: Sequence[str] | None = None) -> tuple[Any, A
         sys.exit(f"error: {err}")
 
 
-def model_init_kwargs(training_args: Any, model_args: ModelConfig) -> dict[str, Any]:
-    """``from_pretrained`` keyword arguments, as TRL's own scripts build them (``model_init_kwargs`` wins)."""
+def load_model_and_tokenizer(training_args: Any, model_args: ModelConfig) -> tuple[Any, Any]:
+    """(causal LM, tokenizer with a pad token) of ``model_args``, loaded as TRL's own scripts do."""
+    from transformers import AutoModelForCausalLM
+
+    from agents.hf_policy import load_tokenizer
+
+    tokenizer = load_tokenizer(model_args.model_name_or_path)
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
     kwargs = {"revision": model_args.model_revision, "trust_remote_code": training_args.trust_remote_code,
               "attn_implementation": model_args.attn_implementation, "dtype": model_args.dtype}
-    kwargs.update(training_args.model_init_kwargs or {})
-    return kwargs
+    kwargs.update(training_args.model_init_kwargs or {})  # GRPOConfig/SFTConfig.model_init_kwargs win
+    return AutoModelForCausalLM.from_pretrained(model_args.model_name_or_path, **kwargs), tokenizer

@@ -30,7 +30,7 @@ from pathlib import Path
 if __package__ in (None, ""):  # `python train/gspo.py` / `accelerate launch train/gspo.py`
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from train.config import SituRecArguments, model_init_kwargs, parse_or_exit  # noqa: E402
+from train.config import SituRecArguments, load_model_and_tokenizer, parse_or_exit  # noqa: E402
 
 __all__ = ["build_dataset", "main", "training_rows"]
 
@@ -66,10 +66,9 @@ def main(script_args: SituRecArguments, training_args, model_args) -> Path:
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     from dataclasses import asdict
 
-    from transformers import AutoModelForCausalLM, set_seed
+    from transformers import set_seed
     from trl import GRPOTrainer, get_peft_config
 
-    from agents.hf_policy import load_tokenizer
     from train.rollout import SituRecRollout, trajectory_reward
 
     set_seed(training_args.seed)
@@ -88,12 +87,7 @@ def main(script_args: SituRecArguments, training_args, model_args) -> Path:
         dataset, held_out = build_dataset(script_args, training_args.seed)
         episodes = {"reward_funcs": [trajectory_reward],
                     "rollout_func": SituRecRollout(script_args, training_args.max_completion_length)}
-    tokenizer = load_tokenizer(model_args.model_name_or_path)
-    if tokenizer.pad_token is None:
-        tokenizer.pad_token = tokenizer.eos_token
-    model = AutoModelForCausalLM.from_pretrained(
-        model_args.model_name_or_path, **model_init_kwargs(training_args, model_args)
-    )
+    model, tokenizer = load_model_and_tokenizer(training_args, model_args)
     trainer = GRPOTrainer(
         model=model,
         args=training_args,

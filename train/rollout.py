@@ -41,16 +41,8 @@ from train.tasks import ENV_OF_STORE, parse_prompt_key
 if TYPE_CHECKING:  # train.config imports trl; recrm.probes uses episode_reward without it
     from train.config import SituRecArguments
 
-__all__ = [
-    "COMPONENTS",
-    "SituRecRollout",
-    "episode_outcome_credit",
-    "episode_reward",
-    "gate_floor_at",
-    "make_recrm_env",
-    "soft_gated_total",
-    "trajectory_reward",
-]
+__all__ = ["COMPONENTS", "SituRecRollout", "episode_outcome_credit", "episode_reward", "gate_floor_at",
+           "make_recrm_env", "soft_gated_total", "trajectory_reward"]
 
 logger = logging.getLogger(__name__)
 

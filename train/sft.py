@@ -37,7 +37,7 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.base import agent_info  # noqa: E402
-from train.config import TeacherDataArguments, model_init_kwargs, parse_or_exit  # noqa: E402
+from train.config import TeacherDataArguments, load_model_and_tokenizer, parse_or_exit  # noqa: E402
 
 __all__ = ["ReplayMismatchError", "replay_episode", "teacher_episode", "keep_episode", "build_dataset", "main"]
 
@@ -187,22 +187,15 @@ def build_dataset(cfg: TeacherDataArguments, tokenizer: Any, seed: int = 0):
 
 def main(script_args: TeacherDataArguments, training_args, model_args) -> Path:
     """Train; returns OUTPUT_DIR/final (merged model, tokenizer, sft_summary.json)."""
-    from transformers import AutoModelForCausalLM, set_seed
+    from transformers import set_seed
     from trl import SFTTrainer, get_peft_config
-
-    from agents.hf_policy import load_tokenizer
 
     set_seed(training_args.seed)
     if training_args.run_name is None:
         training_args.run_name = f"{'+'.join(script_args.stores)}__sft__{training_args.seed}__{int(time.time())}"
-    tokenizer = load_tokenizer(model_args.model_name_or_path)
-    if tokenizer.pad_token is None:
-        tokenizer.pad_token = tokenizer.eos_token
+    model, tokenizer = load_model_and_tokenizer(training_args, model_args)
     dataset, summary = build_dataset(script_args, tokenizer, training_args.seed)
     logger.info("SFT data: %s", summary)
-    model = AutoModelForCausalLM.from_pretrained(
-        model_args.model_name_or_path, **model_init_kwargs(training_args, model_args)
-    )
     trainer = SFTTrainer(
         model=model,
         args=training_args,
