@@ -10,7 +10,6 @@ from eval.aggregate import summarize_groups
 from eval.io import read_episodes
 from eval.rollout import RolloutConfig, run
 
-
 # Tiny settings so the whole module stays a few seconds: 3 tasks, 3 turns, 64x48 frames.
 SMALL = dict(env="SituRec-Supermarket-v0", agent="random", tasks="0-2", max_turns=3,
              env_kwargs={"image_size": [64, 48]}, judge="none", no_report=True)
