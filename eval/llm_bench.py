@@ -90,8 +90,9 @@ def record_role_requests(env_id: str = "SituRec-Supermarket-v0", task: int = 0) 
     return dict(rec.first)
 
 
-def time_requests(backend: Any, requests: dict[str, Any], repeats: int = 1) -> list[dict[str, Any]]:
-    """Send each role's request ``repeats`` times; median figures per role."""
+def time_requests(backend: Any, requests: dict[str, Any], repeats: int = 1,
+                  on_row: Any = None) -> list[dict[str, Any]]:
+    """Send each role's request ``repeats`` times; median figures per role (``on_row(row)`` after each)."""
     rows = []
     for role, request in requests.items():
         results = [backend.chat_batch([request])[0] for _ in range(repeats)]
@@ -106,6 +107,8 @@ def time_requests(backend: Any, requests: dict[str, Any], repeats: int = 1) -> l
             "tokens_per_s": completion / seconds if seconds > 0 else None,
             "reply": results[0].text[:80],
         })
+        if on_row is not None:
+            on_row(rows[-1])
     return rows
 
 
@@ -179,8 +182,10 @@ def _per_role(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     t0 = time.perf_counter()
     backend = make_backend(args.model, base_url=args.base_url)
     load = time.perf_counter() - t0
-    rows = time_requests(backend, {r: requests[r] for r in wanted}, args.repeats)
-    print(f"{args.model} on {args.env}, task {args.task}: model load {load:.0f} s, repeats {args.repeats}\n")
+    print(f"{args.model} on {args.env}, task {args.task}: model load {load:.0f} s, repeats {args.repeats}", flush=True)
+    rows = time_requests(backend, {r: requests[r] for r in wanted}, args.repeats,
+                         on_row=lambda row: print(format_rows([row], _context(backend)).splitlines()[-1], flush=True))
+    print()
     print(format_rows(rows, _context(backend)))
     for r in rows:
         print(f"  {r['role']} replied: {r['reply']!r}")
