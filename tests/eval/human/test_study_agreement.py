@@ -217,3 +217,28 @@ def test_human_runs_against_an_llm_judge(study_and_runs, tmp_path, monkeypatch):
         expected_sim["Overall"][name] = _subset_mean((ep.subset, overall(ep)) for ep in sim)
     _check(result, expected_human, expected_sim)
     assert result["means"]["human"]["random"]["Naturalness"] == result["means"]["rule"]["random"]["Naturalness"] == 3
+
+
+def test_report_ranks_assistants_by_participants_and_judge(study_and_runs, tmp_path):
+    """Fig. 5: per dimension, participants' and the judge's means of the same conversations, correlated."""
+    import shutil
+
+    from eval.human.__main__ import main as human_main
+
+    study_dir, _, given = study_and_runs
+    study = tmp_path / "study"
+    shutil.copytree(study_dir, study)  # the report writes into the run directories
+    assert human_main(["report", "--out", str(study)]) == 0
+    text = (study / "questionnaire.md").read_text()
+    rows = {cells[0]: cells[1:] for line in text.splitlines()[-len(DIMENSIONS):]
+            for cells in [[c.strip() for c in line.strip("|").split("|")]]}
+    judged = _judge_means({a: study / "runs" / run_dir_name(a) for a in ASSISTANTS}, plain=True)
+    agents = sorted(ASSISTANTS)
+    compared = 0
+    for d in DIMENSIONS:
+        r, rho = _coefficients([np.mean(given[(a, d)]) for a in agents], [judged[d][a] for a in agents])
+        n, pearson, spearman = rows[d]
+        assert n == "4" and pearson == ("-" if r is None else f"{r:.3f}"), d
+        assert spearman == ("-" if rho is None else f"{rho:.3f}"), d
+        compared += r is not None
+    assert compared >= 3
