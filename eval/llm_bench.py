@@ -19,8 +19,9 @@ ones the roles build in a real episode (the env plays the first turn of task ``-
 with the LLM shopper and moderator and the chat assistant on a recording backend that
 gives canned valid replies; the LLM judge rates a short heuristic episode of that task).
 Each is sent to ``--model`` uncached with the role's own sampling settings and token
-limit; printed per role: prompt and completion tokens, seconds per call, completion
-tokens per second (medians over ``--repeats``). A prompt longer than the model's context
+limit; printed per role: prompt and completion tokens, seconds per call (wall clock,
+and this process's CPU seconds, all threads, which a busy machine distorts less),
+completion tokens per second (medians over ``--repeats``). A prompt longer than the model's context
 (the assistant's whole catalog on SmolLM2) is still sent, and flagged.
 """
 
@@ -95,7 +96,11 @@ def time_requests(backend: Any, requests: dict[str, Any], repeats: int = 1,
     """Send each role's request ``repeats`` times; median figures per role (``on_row(row)`` after each)."""
     rows = []
     for role, request in requests.items():
-        results = [backend.chat_batch([request])[0] for _ in range(repeats)]
+        results, cpu = [], []
+        for _ in range(repeats):
+            c0 = time.process_time()  # this process's CPU time, all threads: a busy machine distorts it less
+            results.append(backend.chat_batch([request])[0])
+            cpu.append(time.process_time() - c0)
         seconds = statistics.median(r.seconds for r in results)
         completion = statistics.median(r.completion_tokens for r in results)
         rows.append({
@@ -104,6 +109,7 @@ def time_requests(backend: Any, requests: dict[str, Any], repeats: int = 1,
             "completion_tokens": completion,
             "max_tokens": request.max_tokens,
             "seconds": seconds,
+            "cpu_seconds": statistics.median(cpu),
             "tokens_per_s": completion / seconds if seconds > 0 else None,
             "reply": results[0].text[:80],
         })
@@ -120,12 +126,12 @@ def _context(backend: Any) -> int | None:
 def format_rows(rows: list[dict[str, Any]], context: int | None = None) -> str:
     """A markdown table, one line per role."""
     names = {"user": "shopper", "moderator": "moderator", "judge": "judge", "assistant": "assistant"}
-    lines = ["| Role | Prompt tok | Completion tok (limit) | s / call | tok/s |", "|---|---|---|---|---|"]
+    lines = ["| Role | Prompt tok | Completion tok (limit) | s / call | CPU s / call | tok/s |", "|---|---|---|---|---|---|"]
     for r in rows:
         note = f" (beyond the {context}-token context)" if context and r["prompt_tokens"] > context else ""
         tps = "-" if r["tokens_per_s"] is None else f"{r['tokens_per_s']:.1f}"
         lines.append(f"| {names.get(r['role'], r['role'])} | {r['prompt_tokens']:,}{note} | "
-                     f"{r['completion_tokens']:g} ({r['max_tokens']}) | {r['seconds']:.1f} | {tps} |")
+                     f"{r['completion_tokens']:g} ({r['max_tokens']}) | {r['seconds']:.1f} | {r['cpu_seconds']:.1f} | {tps} |")
     return "\n".join(lines)
 
 
