@@ -26,8 +26,8 @@ import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
 import situ_gym.backends.raster as raster  # noqa: E402
+from benchmarks.frames import bench_poses  # noqa: E402
 from situ_gym.backends.embedded import EmbeddedBackend  # noqa: E402
-from situ_gym.bench import bench_poses  # noqa: E402
 from situ_gym.scene.index import SceneIndex  # noqa: E402
 from situ_gym.scene.loader import load_scene  # noqa: E402
 from situ_gym.som.marks import annotate_roles  # noqa: E402

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import situ_gym.backends.raster as raster
+from benchmarks.frames import bench_poses
 from situ_gym.backends.embedded import EmbeddedBackend
-from situ_gym.bench import bench_poses
 from situ_gym.scene.index import SceneIndex
 from situ_gym.scene.loader import load_scene
 from situ_gym.som.marks import annotate_roles
