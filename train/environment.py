@@ -127,7 +127,7 @@ def tool_dataset(args: SituRecArguments, seed: int, env_factory: Callable[[str],
     """
     from datasets import Dataset
 
-    from train.gspo import training_rows
+    from train.tasks import training_rows
 
     rows, held_out = training_rows(args, seed)
     make_env = env_factory or partial(make_recrm_env, args)

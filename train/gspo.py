@@ -31,26 +31,11 @@ if __package__ in (None, ""):  # `python train/gspo.py` / `accelerate launch tra
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from train.config import SituRecArguments, load_model_and_tokenizer, parse_or_exit  # noqa: E402
+from train.tasks import training_rows  # noqa: E402
 
 __all__ = ["build_dataset", "main", "training_rows"]
 
 logger = logging.getLogger(__name__)
-
-
-def training_rows(cfg: SituRecArguments, seed: int) -> tuple[list[dict], dict[str, list[str]]]:
-    """(rows of (prompt key, store, task_id, seed) for the TRAINING tasks, {store: held-out task ids})."""
-    from train.tasks import gspo_rows, split_tasks
-
-    rows, held_out = [], {}
-    for store in cfg.stores:
-        train_ids, held = split_tasks(store, cfg.eval_profile_fraction, cfg.split_seed)
-        if cfg.max_tasks is not None:
-            train_ids = train_ids[: cfg.max_tasks]
-        held_out[store] = held
-        rows.extend(gspo_rows(store, train_ids, cfg.episodes_per_task, seed))
-    if not rows:
-        raise ValueError(f"no training tasks for stores {cfg.stores!r}")
-    return rows, held_out
 
 
 def build_dataset(cfg: SituRecArguments, seed: int):

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import numpy as np
 
-__all__ = ["ENV_OF_STORE", "split_by_profile", "split_tasks", "prompt_key", "parse_prompt_key", "gspo_rows"]
+__all__ = ["ENV_OF_STORE", "split_by_profile", "split_tasks", "prompt_key", "parse_prompt_key", "gspo_rows", "training_rows"]
 
 ENV_OF_STORE = {"supermarket": "SituRec-Supermarket-v0", "home_furnishings": "SituRec-HomeFurnishings-v0"}
 _KEY = re.compile(r"^siturec:(supermarket|home_furnishings):([A-Za-z0-9_.\-]+):(\d+)$")
@@ -71,3 +72,17 @@ def gspo_rows(store: str, task_ids: list[str], episodes_per_task: int, seed: int
         for k in range(episodes_per_task)
         for t in task_ids
     ]
+
+
+def training_rows(cfg: Any, seed: int) -> tuple[list[dict], dict[str, list[str]]]:
+    """(rows of (prompt key, store, task_id, seed) for the TRAINING tasks, {store: held-out task ids})."""
+    rows, held_out = [], {}
+    for store in cfg.stores:
+        train_ids, held = split_tasks(store, cfg.eval_profile_fraction, cfg.split_seed)
+        if cfg.max_tasks is not None:
+            train_ids = train_ids[: cfg.max_tasks]
+        held_out[store] = held
+        rows.extend(gspo_rows(store, train_ids, cfg.episodes_per_task, seed))
+    if not rows:
+        raise ValueError(f"no training tasks for stores {cfg.stores!r}")
+    return rows, held_out
