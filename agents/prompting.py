@@ -21,6 +21,19 @@ same token ids. Prompts stay bounded: each user message carries only the delta (
 three history lines plus the caption), the catalog appears once, and episodes end after
 at most 20 turns.
 
+With the compact observation (``SituRecEnv(catalog_view="retrieved")``, recognised by its
+catalog title, so the env keyword alone sets it for training and evaluation alike) the
+catalog changes as the dialogue goes on: the system message holds what the first
+observation lists (the navigation index; no product is relevant before anyone speaks) and
+each user message adds the retrieved entries the conversation has not shown yet, so every
+entry appears once and the conversation still only grows. Its user messages are compact
+too, so that 20 turns fit a small context (SmolLM2: 8,192 tokens): the assistant's own
+words are not repeated (its JSON turn is already in the conversation), and the caption
+lists only the visible products whose catalog entries the conversation holds (a count
+for the others) and names fixtures and stores by handle and short name (the navigation
+index has their contents and approaches). With the full catalog the turns are exactly
+as before.
+
 ``Conversation`` keeps the token ids themselves as the source of truth (model tokens are
 appended verbatim, never re-rendered), so the same episode gives byte-identical ids in
 training and evaluation. ``render_messages``/``render_prompt`` give the first turn.
@@ -29,18 +42,26 @@ training and evaluation. ``render_messages``/``render_prompt`` give the first tu
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
+from agents.obs_text import catalog_lines
 from situ_gym.actions.assistant import ACTION_TYPES, MAX_RANKING, REQUIRED_FIELDS
 from situ_gym.actions.tools import LEGAL_TOOLS, TOOLS
+from situ_gym.retrieval import RETRIEVED_TITLE
 
 __all__ = [
     "STORES",
     "system_prompt",
     "turn_text",
+    "new_catalog_lines",
+    "catalog_names",
+    "is_compact",
+    "compact_caption",
     "new_history",
     "render_messages",
     "render_prompt",
@@ -171,15 +192,97 @@ def _pose_text(pose: Any) -> str:
     return f"Shopper pose: x={x:.2f} m, y={y:.2f} m, facing {yaw:.0f} deg"
 
 
-def turn_text(observation: dict[str, Any], seen_history: str = "") -> str:
-    """One user message: new dialogue lines, pose and caption of ``observation``."""
+def is_compact(observation: dict[str, Any]) -> bool:
+    """Whether ``observation`` is the compact (retrieved-catalog) view."""
+    return str(observation.get("catalog", "")).startswith(RETRIEVED_TITLE)
+
+
+def _without_assistant_lines(lines: str) -> str:
+    """History lines minus the assistant's utterances (and their indented continuations)."""
+    kept, skipping = [], False
+    for line in lines.splitlines():
+        if line.startswith("Assistant: "):
+            skipping = True
+            continue
+        if skipping and line.startswith("  "):
+            continue
+        skipping = False
+        kept.append(line)
+    return "\n".join(kept)
+
+
+_PRODUCT_LINE = re.compile(r"^\[[^\]]+\] (.+) \([0-9.]+ m\)$")
+_APPROACH_NOTE = re.compile(r" \(approach: [^)]*\)$")
+
+
+def compact_caption(visible: str, known_names: set[str]) -> str:
+    """The caption with only the products named in ``known_names`` (and a count of the
+    others) and fixtures/stores as ``[handle] short name`` (contents and approaches dropped)."""
+    out: list[str] = []
+    section, hidden = "", 0
+
+    def flush() -> None:
+        nonlocal hidden
+        if hidden:
+            out.append(f"(and {hidden} other product{'s' if hidden > 1 else ''} not in your catalog entries)")
+        hidden = 0
+
+    for line in visible.strip().splitlines():
+        if line.endswith(":") and not line.startswith("["):
+            flush()
+            section = line
+            out.append(line)
+            continue
+        if section == "Visible products:" and line.startswith("["):
+            m = _PRODUCT_LINE.match(line)
+            if m and m.group(1) not in known_names:
+                hidden += 1
+                continue
+        elif section in ("Visible fixtures:", "Visible stores:") and line.startswith("["):
+            line = _APPROACH_NOTE.sub("", line).split(":", 1)[0]
+        else:
+            flush()
+            section = ""
+        out.append(line)
+    flush()
+    return "\n".join(out)
+
+
+def catalog_names(observation: dict[str, Any]) -> dict[str, str]:
+    """Product id -> name of the catalog entries ``observation`` lists."""
+    return {pid: line.split(" | ")[1].strip() for pid, line in catalog_lines(str(observation.get("catalog", ""))).items()}
+
+
+def new_catalog_lines(observation: dict[str, Any], shown: Mapping[str, str]) -> list[str]:
+    """Catalog lines of ``observation`` whose product ids are not in ``shown`` (in listed order)."""
+    return [line for pid, line in catalog_lines(str(observation.get("catalog", ""))).items() if pid not in shown]
+
+
+def turn_text(observation: dict[str, Any], seen_history: str = "", shown: Mapping[str, str] | None = None) -> str:
+    """One user message: new dialogue lines, pose and caption of ``observation``.
+
+    ``shown``: id -> name of the products whose catalog lines the conversation holds; the
+    observation's other catalog entries are appended (compact view). ``None`` (the first
+    turn, whose catalog is in the system message) appends none.
+    """
+    compact = is_compact(observation)
     lines = new_history(str(observation.get("history", "")), seen_history).strip()
+    if compact:
+        lines = _without_assistant_lines(lines).strip()
     if not lines:
         lines = "(the conversation starts; you speak first)" if not seen_history else "(nothing new)"
-    return (
+    entries = new_catalog_lines(observation, shown) if shown is not None else []
+    view = str(observation.get("visible", "")).strip()
+    if compact:
+        view = compact_caption(view, set((shown or {}).values()) | set(catalog_names(observation).values()))
+    text = (
         f"New events:\n{lines}\n\n{_pose_text(observation['pose'])}\n\n"
-        f"Current view:\n{str(observation.get('visible', '')).strip()}"
+        f"Current view:\n{view}"
     )
+    if entries:
+        text += "\n\nMore catalog entries relevant now (id | name | category | price | location | attributes):\n"
+        text += "\n".join(entries)
+    return text
 
 
 def render_messages(observation: dict[str, Any], store: str, *, image: bool = False) -> list[dict]:
@@ -265,6 +368,7 @@ class Conversation:
         self.env_mask: list[int] = []  # 1 = model token, 0 = environment token
         self.turn_spans: list[tuple[int, int]] = []  # model-token spans in completion_ids
         self._seen_history = str(observation.get("history", ""))
+        self.shown_products: dict[str, str] = catalog_names(observation)  # id -> name, in the conversation
         self._end_text = ""  # text of the end-of-turn token the model stopped on, if any
 
     @property
@@ -285,7 +389,7 @@ class Conversation:
         close, opening = chat_joiners(self.tokenizer)
         if self._end_text and close.startswith(self._end_text):
             close = close[len(self._end_text) :]  # the model already closed its turn
-        content = turn_text(observation, self._seen_history)
+        content = turn_text(observation, self._seen_history, self.shown_products)
         return close + opening.replace(_PROBE_U, content)
 
     def add_observation(self, observation: dict[str, Any]) -> list[int]:
@@ -295,4 +399,5 @@ class Conversation:
         self.completion_ids.extend(ids)
         self.env_mask.extend([0] * len(ids))
         self._seen_history = str(observation.get("history", ""))
+        self.shown_products.update(catalog_names(observation))
         return ids
