@@ -61,6 +61,7 @@ __all__ = [
     "new_catalog_lines",
     "catalog_names",
     "is_compact",
+    "view_text",
     "compact_caption",
     "new_history",
     "render_messages",
@@ -258,12 +259,27 @@ def new_catalog_lines(observation: dict[str, Any], shown: Mapping[str, str]) -> 
     return [line for pid, line in catalog_lines(str(observation.get("catalog", ""))).items() if pid not in shown]
 
 
-def turn_text(observation: dict[str, Any], seen_history: str = "", shown: Mapping[str, str] | None = None) -> str:
+def view_text(observation: dict[str, Any], shown: Mapping[str, str] | None = None) -> str:
+    """The caption as a prompt shows it: verbatim, or compacted in the compact view."""
+    view = str(observation.get("visible", "")).strip()
+    if not is_compact(observation):
+        return view
+    return compact_caption(view, set((shown or {}).values()) | set(catalog_names(observation).values()))
+
+
+def turn_text(
+    observation: dict[str, Any],
+    seen_history: str = "",
+    shown: Mapping[str, str] | None = None,
+    previous_view: str | None = None,
+) -> str:
     """One user message: new dialogue lines, pose and caption of ``observation``.
 
     ``shown``: id -> name of the products whose catalog lines the conversation holds; the
     observation's other catalog entries are appended (compact view). ``None`` (the first
-    turn, whose catalog is in the system message) appends none.
+    turn, whose catalog is in the system message) appends none. ``previous_view``: the
+    ``view_text`` the conversation showed last; in the compact view an equal caption is
+    not repeated.
     """
     compact = is_compact(observation)
     lines = new_history(str(observation.get("history", "")), seen_history).strip()
@@ -272,9 +288,9 @@ def turn_text(observation: dict[str, Any], seen_history: str = "", shown: Mappin
     if not lines:
         lines = "(the conversation starts; you speak first)" if not seen_history else "(nothing new)"
     entries = new_catalog_lines(observation, shown) if shown is not None else []
-    view = str(observation.get("visible", "")).strip()
-    if compact:
-        view = compact_caption(view, set((shown or {}).values()) | set(catalog_names(observation).values()))
+    view = view_text(observation, shown)
+    if compact and previous_view is not None and view == previous_view:
+        view = "(unchanged since the last turn)"
     text = (
         f"New events:\n{lines}\n\n{_pose_text(observation['pose'])}\n\n"
         f"Current view:\n{view}"
@@ -369,6 +385,7 @@ class Conversation:
         self.turn_spans: list[tuple[int, int]] = []  # model-token spans in completion_ids
         self._seen_history = str(observation.get("history", ""))
         self.shown_products: dict[str, str] = catalog_names(observation)  # id -> name, in the conversation
+        self._last_view = view_text(observation, self.shown_products)
         self._end_text = ""  # text of the end-of-turn token the model stopped on, if any
 
     @property
@@ -389,7 +406,7 @@ class Conversation:
         close, opening = chat_joiners(self.tokenizer)
         if self._end_text and close.startswith(self._end_text):
             close = close[len(self._end_text) :]  # the model already closed its turn
-        content = turn_text(observation, self._seen_history, self.shown_products)
+        content = turn_text(observation, self._seen_history, self.shown_products, self._last_view)
         return close + opening.replace(_PROBE_U, content)
 
     def add_observation(self, observation: dict[str, Any]) -> list[int]:
@@ -399,5 +416,6 @@ class Conversation:
         self.completion_ids.extend(ids)
         self.env_mask.extend([0] * len(ids))
         self._seen_history = str(observation.get("history", ""))
+        self._last_view = view_text(observation, self.shown_products)
         self.shown_products.update(catalog_names(observation))
         return ids

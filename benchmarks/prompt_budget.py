@@ -3,7 +3,8 @@
 Plays episodes of both stores with an assistant whose JSON stands in for the policy's
 turns, renders them as the ONE growing conversation a policy trains and is evaluated on
 (``agents.prompting.Conversation``), and prints the longest context (the prompt of the
-last turn plus that turn's output) per catalog view::
+last turn plus that turn's output) per catalog view, and its environment part (system
+message and env turns, without the assistant's tokens: what the observation costs)::
 
     python benchmarks/prompt_budget.py                              # both stores, 20 tasks each
     python benchmarks/prompt_budget.py --tasks 100 --catalog-k 8 --agent heuristic-restricted
@@ -55,6 +56,7 @@ def episode_lengths(env, agent, tokenizer, store: str, task_id: str, seed: int) 
             conv.add_observation(obs)
     model = sum(conv.env_mask)
     return {"tokens": longest, "turns": turns, "first_prompt": system, "model_tokens": model,
+            "env_tokens": len(conv.ids) - model,
             "catalog_entries": len(conv.shown_products)}
 
 
@@ -87,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     rows = []
     print(f"{'store':18} {'view':10} {'episodes':>8} {'20-turn':>7} {'max tokens':>10} {'mean':>7} "
-          f"{'1st prompt':>10} {'entries':>7} {'fits':>5} {'s':>5}")
+          f"{'env part':>8} {'out/turn':>8} {'1st prompt':>10} {'entries':>7} {'fits':>5} {'s':>5}")
     for store in stores:
         for view in args.views.split(","):
             t0 = time.perf_counter()
@@ -102,13 +104,15 @@ def main(argv: list[str] | None = None) -> int:
                 "episodes": len(eps), "full_length": sum(e["turns"] >= args.max_turns for e in eps),
                 "max_tokens": longest, "mean_tokens": sum(e["tokens"] for e in eps) / len(eps),
                 "first_prompt": max(e["first_prompt"] for e in eps),
+                "max_env_tokens": max(e["env_tokens"] for e in eps),
+                "model_tokens_per_turn": sum(e["model_tokens"] for e in eps) / sum(e["turns"] for e in eps),
                 "max_entries": max(e["catalog_entries"] for e in eps),
                 "fits": sum(e["tokens"] <= BUDGET for e in eps), "seconds": time.perf_counter() - t0,
                 "episodes_detail": [dict(e, task_id=t) for e, t in zip(eps, task_ids, strict=True)],
             }
             rows.append(row)
             print(f"{store:18} {view:10} {row['episodes']:8d} {row['full_length']:7d} {longest:10d} "
-                  f"{row['mean_tokens']:7.0f} {row['first_prompt']:10d} {row['max_entries']:7d} "
+                  f"{row['mean_tokens']:7.0f} {row['max_env_tokens']:8d} {row['model_tokens_per_turn']:8.0f} {row['first_prompt']:10d} {row['max_entries']:7d} "
                   f"{row['fits']:5d} {row['seconds']:5.0f}")
     if args.json:
         with open(args.json, "w") as f:

@@ -1,0 +1,106 @@
+"""The compact (retrieved-catalog) prompt: each entry once, compact captions, full view unchanged."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import situ_gym  # noqa: F401  (registers the envs)
+from agents.base import agent_info
+from agents.obs_text import catalog_lines
+from agents.prompting import Conversation, compact_caption, is_compact, turn_text
+from agents.restricted import RestrictedHeuristic
+from train.tiny import build_tiny_tokenizer, corpus
+
+CAPTION = """Visible products:
+[a] Sunny Fields Corn Flakes Cereal, 18 oz (5.0 m)
+[b] Tropic Farms Yellow Bananas, bunch of 6 (6.7 m)
+[c] Hillside Orchard Gala Apples, 3 lb bag (6.7 m)
+Visible fixtures:
+[1] Shelf 1: breakfast cereal, oatmeal, granola bars (approach: nearest, front, back)
+[28] Produce Stand 1: apples, bananas, berries (approach: nearest, front)
+Holding: nothing
+Cart: empty"""
+
+
+@pytest.fixture(scope="module")
+def tokenizer():
+    return build_tiny_tokenizer(corpus(), vocab_size=600)
+
+
+def test_compact_caption_keeps_known_products_and_short_fixture_names():
+    text = compact_caption(CAPTION, {"Tropic Farms Yellow Bananas, bunch of 6"})
+    assert text.splitlines() == [
+        "Visible products:",
+        "[b] Tropic Farms Yellow Bananas, bunch of 6 (6.7 m)",
+        "(and 2 other products not in your catalog entries)",
+        "Visible fixtures:",
+        "[1] Shelf 1",
+        "[28] Produce Stand 1",
+        "Holding: nothing",
+        "Cart: empty",
+    ]
+
+
+def _episode(tokenizer, view: str, turns: int = 6):
+    env = gym.make("SituRec-Supermarket-v0", catalog_view=view, catalog_k=5)
+    obs, info = env.reset(seed=0, options={"task_id": env.unwrapped.task_ids[0]})
+    agent = RestrictedHeuristic()
+    agent.reset(obs, agent_info(info), seed=0)
+    conv = Conversation(tokenizer, "supermarket", obs)
+    listed: set[str] = set(catalog_lines(obs["catalog"]))
+    observations = [obs]
+    for _ in range(turns):
+        action = agent.act(obs)
+        conv.add_model_tokens(tokenizer(action, add_special_tokens=False)["input_ids"])
+        obs, _, terminated, truncated, _ = env.step(action)
+        if terminated or truncated:
+            break
+        conv.add_observation(obs)
+        listed |= set(catalog_lines(obs["catalog"]))
+        observations.append(obs)
+    env.close()
+    return conv, listed, observations
+
+
+def test_compact_conversation_holds_every_retrieved_entry_exactly_once(tokenizer):
+    conv, listed, observations = _episode(tokenizer, "retrieved")
+    assert all(is_compact(o) for o in observations)
+    text = tokenizer.decode(conv.ids)
+    assert listed, "the dialogue must retrieve some entries"
+    lines = {}
+    for o in observations:
+        lines.update(catalog_lines(o["catalog"]))
+    for pid, line in lines.items():
+        assert text.count(line) == 1, pid
+    assert set(conv.shown_products) == listed
+    # The assistant's words are in its own turns only, not echoed back in the env's turns.
+    env_text = tokenizer.decode([t for t, m in zip(conv.completion_ids, conv.env_mask, strict=True) if m == 0])
+    assert "Assistant: " not in env_text and "User: " in env_text
+
+
+def test_full_view_turns_are_unchanged(tokenizer):
+    conv, listed, observations = _episode(tokenizer, "full", turns=3)
+    assert len(listed) == 233 and not is_compact(observations[0])
+    text = tokenizer.decode(conv.completion_ids)
+    assert "More catalog entries" not in text and "Assistant: " in text
+    second = turn_text(observations[1], observations[0]["history"], conv.shown_products)
+    assert second == turn_text(observations[1], observations[0]["history"])  # no entry is new
+
+
+def test_an_unchanged_compact_view_is_not_repeated():
+    obs = {
+        "history": "User: I want bananas.",
+        "catalog": "Catalog entries relevant to the dialogue so far, best first (at most 5) (id | ...):\n"
+        "sm_p1 | Tropic Farms Yellow Bananas, bunch of 6 | bananas | $1.99 | Produce Stand 1 | organic:no",
+        "visible": CAPTION,
+        "pose": np.zeros(3, np.float32),
+    }
+    first = turn_text(obs, "", {})
+    assert "[b] Tropic Farms Yellow Bananas" in first and "More catalog entries" in first
+    shown = {"sm_p1": "Tropic Farms Yellow Bananas, bunch of 6"}
+    from agents.prompting import view_text
+
+    again = turn_text(obs, "User: I want bananas.", shown, view_text(obs, shown))
+    assert "(unchanged since the last turn)" in again and "More catalog entries" not in again
