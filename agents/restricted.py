@@ -7,7 +7,7 @@ can only rank, recommend, explain or route to products that retrieval surfaced, 
 measures what the compact view costs a strong policy:
 
     python -m eval.rollout --env SituRec-Supermarket-v0 --agent heuristic-restricted \\
-        --env-kwargs '{"catalog_view": "retrieved", "catalog_k": 8}' --tasks all --out runs/x
+        --env-kwargs '{"catalog_view": "retrieved", "catalog_k": 5}' --tasks all --out runs/x
 
 With the full catalog it behaves exactly like ``HeuristicAssistant``.
 """

@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--stores", default="supermarket,home_furnishings")
     parser.add_argument("--tasks", type=int, default=20, help="first N tasks of each store's bank")
-    parser.add_argument("--catalog-k", type=int, default=8)
+    parser.add_argument("--catalog-k", type=int, default=5)
     parser.add_argument("--agent", default="heuristic-restricted", help="assistant whose turns stand in for the policy's")
     parser.add_argument("--max-turns", type=int, default=20)
     parser.add_argument("--views", default="retrieved", help="comma list of catalog views: full, retrieved")

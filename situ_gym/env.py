@@ -164,7 +164,7 @@ class SituRecEnv(gym.Env[dict, str]):
         max_turns: int = 20,
         ablation: str | None = None,
         catalog_view: str = "full",
-        catalog_k: int = 8,
+        catalog_k: int = 5,
         som_max_depth: float = 8.0,
         som_building_depth: float = 25.0,
         render_mode: str | None = None,

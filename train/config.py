@@ -30,6 +30,10 @@ def _check_common(cfg: Any) -> None:
         raise ValueError(f"max_turns must be positive, got {cfg.max_turns!r}")
     if len(cfg.env_image_size) != 2 or min(cfg.env_image_size) < 16:
         raise ValueError(f"env_image_size must be [width, height] >= 16, got {cfg.env_image_size!r}")
+    if cfg.catalog_view not in ("full", "retrieved") or cfg.catalog_k < 1:
+        raise ValueError(
+            f"catalog_view must be 'full' or 'retrieved' and catalog_k positive, got {cfg.catalog_view!r}, {cfg.catalog_k!r}"
+        )
 
 
 @dataclass
@@ -56,6 +60,11 @@ class _Common:
         default_factory=lambda: [640, 480],
         metadata={"help": "Env view [width, height]; must match evaluation (captions depend on it)."},
     )
+    catalog_view: str = field(
+        default="full",
+        metadata={"help": "Env catalog view: 'full' or 'retrieved' (compact, for small contexts); must match evaluation."},
+    )
+    catalog_k: int = field(default=5, metadata={"help": "Entries the 'retrieved' catalog view lists per observation."})
     use_peft: bool = field(default=False, metadata={"help": "Train a LoRA adapter instead of all weights."})
     lora_r: int = field(default=16, metadata={"help": "LoRA rank."})
     lora_alpha: int = field(default=32, metadata={"help": "LoRA alpha."})

@@ -135,7 +135,8 @@ class SituRecRollout:
         from recrm import RecRMReward
 
         env = gym.make(
-            ENV_OF_STORE[store], max_turns=self.cfg.max_turns, image_size=tuple(self.cfg.env_image_size)
+            ENV_OF_STORE[store], max_turns=self.cfg.max_turns, image_size=tuple(self.cfg.env_image_size),
+            catalog_view=self.cfg.catalog_view, catalog_k=self.cfg.catalog_k,
         )
         return RecRMReward(
             env,
