@@ -27,12 +27,13 @@ catalog changes as the dialogue goes on: the system message holds what the first
 observation lists (the navigation index; no product is relevant before anyone speaks) and
 each user message adds the retrieved entries the conversation has not shown yet, so every
 entry appears once and the conversation still only grows. Its user messages are compact
-too, so that 20 turns fit a small context (SmolLM2: 8,192 tokens): the assistant's own
-words are not repeated (its JSON turn is already in the conversation), and the caption
-lists only the visible products whose catalog entries the conversation holds (a count
-for the others) and names fixtures and stores by handle and short name (the navigation
-index has their contents and approaches). With the full catalog the turns are exactly
-as before.
+too, so that long episodes fit a small context (SmolLM2: 8,192 tokens): the assistant's
+own words are not repeated (its JSON turn is already in the conversation); the caption
+lists only the visible products whose catalog entries the conversation holds, by id (a
+count for the others), and fixtures, stores and areas by handle and short name (the
+navigation index has their contents and approaches); catalog entries give their
+location as a navigation handle; an unchanged pose and caption are not repeated. With
+the full catalog the turns are exactly as before.
 
 ``Conversation`` keeps the token ids themselves as the source of truth (model tokens are
 appended verbatim, never re-rendered), so the same episode gives byte-identical ids in
@@ -49,7 +50,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.obs_text import catalog_lines
+from agents.obs_text import catalog_lines, parse_nav_targets
 from situ_gym.actions.assistant import ACTION_TYPES, MAX_RANKING, REQUIRED_FIELDS
 from situ_gym.actions.tools import LEGAL_TOOLS, TOOLS
 from situ_gym.retrieval import RETRIEVED_TITLE
@@ -61,8 +62,9 @@ __all__ = [
     "new_catalog_lines",
     "catalog_names",
     "is_compact",
-    "view_text",
+    "state_text",
     "compact_caption",
+    "compact_entry",
     "new_history",
     "render_messages",
     "render_prompt",
@@ -214,11 +216,31 @@ def _without_assistant_lines(lines: str) -> str:
 
 _PRODUCT_LINE = re.compile(r"^\[[^\]]+\] (.+) \([0-9.]+ m\)$")
 _APPROACH_NOTE = re.compile(r" \(approach: [^)]*\)$")
+_STORE_NOTE = re.compile(r" \([^()]*\)$")
+_HOLDING = re.compile(r"^Holding: (\[[^\]]+\] )?(.+)$")
+_SIDE = re.compile(r" \((front|back)\)$")
 
 
-def compact_caption(visible: str, known_names: set[str]) -> str:
-    """The caption with only the products named in ``known_names`` (and a count of the
-    others) and fixtures/stores as ``[handle] short name`` (contents and approaches dropped)."""
+def compact_entry(line: str, handles: Mapping[str, str]) -> str:
+    """A catalog line with its location as the navigation handle (``[12] (front)``, ``[3b]``).
+
+    ``handles`` maps target names to handles (the navigation index, which the system
+    message holds); a location not in it is kept as written.
+    """
+    parts = line.split(" | ")
+    if len(parts) != 6:
+        return line
+    side = _SIDE.search(parts[4])
+    places = [p.strip() for p in _SIDE.sub("", parts[4]).split(" / ")]
+    handle = handles.get(places[-1])
+    if handle is not None:
+        parts[4] = f"[{handle}]" + (f" ({side.group(1)})" if side else "")
+    return " | ".join(parts)
+
+
+def compact_caption(visible: str, known: Mapping[str, str]) -> str:
+    """The caption with only the products in ``known`` (name -> id), named by id, and a count
+    of the others; fixtures/stores as ``[handle] short name`` (contents and approaches dropped)."""
     out: list[str] = []
     section, hidden = "", 0
 
@@ -236,14 +258,21 @@ def compact_caption(visible: str, known_names: set[str]) -> str:
             continue
         if section == "Visible products:" and line.startswith("["):
             m = _PRODUCT_LINE.match(line)
-            if m and m.group(1) not in known_names:
+            if m and m.group(1) not in known:
                 hidden += 1
                 continue
+            if m:
+                line = line.replace(f"] {m.group(1)} (", f"] {known[m.group(1)]} (", 1)
         elif section in ("Visible fixtures:", "Visible stores:") and line.startswith("["):
             line = _APPROACH_NOTE.sub("", line).split(":", 1)[0]
+        elif section == "Visible areas:" and line.startswith("["):
+            line = _STORE_NOTE.sub("", line)  # area names already start with their store's
         else:
             flush()
             section = ""
+            held = _HOLDING.match(line)
+            if held and held.group(2) in known:
+                line = f"Holding: {held.group(1) or ''}{known[held.group(2)]}"
         out.append(line)
     flush()
     return "\n".join(out)
@@ -255,31 +284,38 @@ def catalog_names(observation: dict[str, Any]) -> dict[str, str]:
 
 
 def new_catalog_lines(observation: dict[str, Any], shown: Mapping[str, str]) -> list[str]:
-    """Catalog lines of ``observation`` whose product ids are not in ``shown`` (in listed order)."""
-    return [line for pid, line in catalog_lines(str(observation.get("catalog", ""))).items() if pid not in shown]
+    """Catalog lines of ``observation`` whose product ids are not in ``shown`` (in listed order);
+    in the compact view with locations as navigation handles (``compact_entry``)."""
+    text = str(observation.get("catalog", ""))
+    lines = [line for pid, line in catalog_lines(text).items() if pid not in shown]
+    if lines and is_compact(observation):
+        handles = {t.name: t.handle for t in parse_nav_targets(text)}
+        lines = [compact_entry(line, handles) for line in lines]
+    return lines
 
 
-def view_text(observation: dict[str, Any], shown: Mapping[str, str] | None = None) -> str:
-    """The caption as a prompt shows it: verbatim, or compacted in the compact view."""
+def state_text(observation: dict[str, Any], shown: Mapping[str, str] | None = None) -> str:
+    """Pose and caption as a prompt shows them: verbatim, or compacted in the compact view."""
     view = str(observation.get("visible", "")).strip()
-    if not is_compact(observation):
-        return view
-    return compact_caption(view, set((shown or {}).values()) | set(catalog_names(observation).values()))
+    if is_compact(observation):
+        known = {name: pid for pid, name in {**(shown or {}), **catalog_names(observation)}.items()}
+        view = compact_caption(view, known)
+    return f"{_pose_text(observation['pose'])}\n\nCurrent view:\n{view}"
 
 
 def turn_text(
     observation: dict[str, Any],
     seen_history: str = "",
     shown: Mapping[str, str] | None = None,
-    previous_view: str | None = None,
+    previous_state: str | None = None,
 ) -> str:
     """One user message: new dialogue lines, pose and caption of ``observation``.
 
     ``shown``: id -> name of the products whose catalog lines the conversation holds; the
     observation's other catalog entries are appended (compact view). ``None`` (the first
     turn, whose catalog is in the system message) appends none. ``previous_view``: the
-    ``view_text`` the conversation showed last; in the compact view an equal caption is
-    not repeated.
+    ``state_text`` the conversation showed last; in the compact view an unchanged pose and
+    caption are not repeated.
     """
     compact = is_compact(observation)
     lines = new_history(str(observation.get("history", "")), seen_history).strip()
@@ -288,15 +324,13 @@ def turn_text(
     if not lines:
         lines = "(the conversation starts; you speak first)" if not seen_history else "(nothing new)"
     entries = new_catalog_lines(observation, shown) if shown is not None else []
-    view = view_text(observation, shown)
-    if compact and previous_view is not None and view == previous_view:
-        view = "(unchanged since the last turn)"
-    text = (
-        f"New events:\n{lines}\n\n{_pose_text(observation['pose'])}\n\n"
-        f"Current view:\n{view}"
-    )
+    state = state_text(observation, shown)
+    if compact and previous_state is not None and state == previous_state:
+        state = "Shopper pose and view: unchanged since the last turn"
+    text = f"New events:\n{lines}\n\n{state}"
     if entries:
-        text += "\n\nMore catalog entries relevant now (id | name | category | price | location | attributes):\n"
+        where = "location handle" if compact else "location"
+        text += f"\n\nMore catalog entries relevant now (id | name | category | price | {where} | attributes):\n"
         text += "\n".join(entries)
     return text
 
@@ -385,7 +419,7 @@ class Conversation:
         self.turn_spans: list[tuple[int, int]] = []  # model-token spans in completion_ids
         self._seen_history = str(observation.get("history", ""))
         self.shown_products: dict[str, str] = catalog_names(observation)  # id -> name, in the conversation
-        self._last_view = view_text(observation, self.shown_products)
+        self._last_state = state_text(observation, self.shown_products)
         self._end_text = ""  # text of the end-of-turn token the model stopped on, if any
 
     @property
@@ -406,7 +440,7 @@ class Conversation:
         close, opening = chat_joiners(self.tokenizer)
         if self._end_text and close.startswith(self._end_text):
             close = close[len(self._end_text) :]  # the model already closed its turn
-        content = turn_text(observation, self._seen_history, self.shown_products, self._last_view)
+        content = turn_text(observation, self._seen_history, self.shown_products, self._last_state)
         return close + opening.replace(_PROBE_U, content)
 
     def add_observation(self, observation: dict[str, Any]) -> list[int]:
@@ -416,6 +450,6 @@ class Conversation:
         self.completion_ids.extend(ids)
         self.env_mask.extend([0] * len(ids))
         self._seen_history = str(observation.get("history", ""))
-        self._last_view = view_text(observation, self.shown_products)
+        self._last_state = state_text(observation, self.shown_products)
         self.shown_products.update(catalog_names(observation))
         return ids

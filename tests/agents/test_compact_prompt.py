@@ -8,8 +8,15 @@ import pytest
 
 import situ_gym  # noqa: F401  (registers the envs)
 from agents.base import agent_info
-from agents.obs_text import catalog_lines
-from agents.prompting import Conversation, compact_caption, is_compact, turn_text
+from agents.obs_text import catalog_lines, parse_nav_targets
+from agents.prompting import (
+    Conversation,
+    compact_caption,
+    compact_entry,
+    is_compact,
+    state_text,
+    turn_text,
+)
 from agents.restricted import RestrictedHeuristic
 from train.tiny import build_tiny_tokenizer, corpus
 
@@ -29,11 +36,11 @@ def tokenizer():
     return build_tiny_tokenizer(corpus(), vocab_size=600)
 
 
-def test_compact_caption_keeps_known_products_and_short_fixture_names():
-    text = compact_caption(CAPTION, {"Tropic Farms Yellow Bananas, bunch of 6"})
+def test_compact_caption_keeps_known_products_by_id_and_short_fixture_names():
+    text = compact_caption(CAPTION, {"Tropic Farms Yellow Bananas, bunch of 6": "sm_p9"})
     assert text.splitlines() == [
         "Visible products:",
-        "[b] Tropic Farms Yellow Bananas, bunch of 6 (6.7 m)",
+        "[b] sm_p9 (6.7 m)",
         "(and 2 other products not in your catalog entries)",
         "Visible fixtures:",
         "[1] Shelf 1",
@@ -72,8 +79,10 @@ def test_compact_conversation_holds_every_retrieved_entry_exactly_once(tokenizer
     lines = {}
     for o in observations:
         lines.update(catalog_lines(o["catalog"]))
+    handles = {t.name: t.handle for t in parse_nav_targets(observations[0]["catalog"])}
     for pid, line in lines.items():
-        assert text.count(line) == 1, pid
+        assert text.count(compact_entry(line, handles)) == 1, pid
+        assert text.count(f"\n{pid} | ") == 1, pid
     assert set(conv.shown_products) == listed
     # The assistant's words are in its own turns only, not echoed back in the env's turns.
     env_text = tokenizer.decode([t for t, m in zip(conv.completion_ids, conv.env_mask, strict=True) if m == 0])
@@ -98,9 +107,19 @@ def test_an_unchanged_compact_view_is_not_repeated():
         "pose": np.zeros(3, np.float32),
     }
     first = turn_text(obs, "", {})
-    assert "[b] Tropic Farms Yellow Bananas" in first and "More catalog entries" in first
+    assert "[b] sm_p1 (6.7 m)" in first and "More catalog entries" in first
+    assert "sm_p1 | Tropic Farms Yellow Bananas, bunch of 6 | bananas | $1.99 | Produce Stand 1 |" in first
     shown = {"sm_p1": "Tropic Farms Yellow Bananas, bunch of 6"}
-    from agents.prompting import view_text
+    again = turn_text(obs, "User: I want bananas.", shown, state_text(obs, shown))
+    assert "unchanged since the last turn" in again and "More catalog entries" not in again
+    moved = dict(obs, pose=np.array([1.0, 0.0, 0.0], np.float32))
+    assert "[b] sm_p1 (6.7 m)" in turn_text(moved, "User: I want bananas.", shown, state_text(obs, shown))
 
-    again = turn_text(obs, "User: I want bananas.", shown, view_text(obs, shown))
-    assert "(unchanged since the last turn)" in again and "More catalog entries" not in again
+
+def test_compact_entry_gives_the_location_as_a_handle():
+    line = "sm_p1 | Gala Apples, 3 lb bag | apples | $3.99 | Produce Stand 1: apples, bananas (front) | organic:no"
+    handles = {"Produce Stand 1: apples, bananas": "28"}
+    assert compact_entry(line, handles) == "sm_p1 | Gala Apples, 3 lb bag | apples | $3.99 | [28] (front) | organic:no"
+    home = "hf_p1 | Elio Lamp | table lamp | $75.99 | Light Logic / Light Logic - Lamps | color:amber"
+    assert compact_entry(home, {"Light Logic": "3", "Light Logic - Lamps": "3b"}).endswith("| [3b] | color:amber")
+    assert compact_entry(home, {}) == home  # unknown places stay as written
