@@ -30,8 +30,8 @@ entry appears once and the conversation still only grows. Its user messages are 
 too, so that long episodes fit a small context (SmolLM2: 8,192 tokens): the assistant's
 own words are not repeated (its JSON turn is already in the conversation); the caption
 lists only the visible products whose catalog entries the conversation holds, by id (a
-count for the others), and fixtures, stores and areas by handle and short name (the
-navigation index has their contents and approaches); catalog entries give their
+count for the others), and fixtures, stores and areas by handle only (the navigation
+index names them and has their contents and approaches); catalog entries give their
 location as a navigation handle; an unchanged pose and caption are not repeated. With
 the full catalog the turns are exactly as before.
 
@@ -200,9 +200,11 @@ def is_compact(observation: dict[str, Any]) -> bool:
     return str(observation.get("catalog", "")).startswith(RETRIEVED_TITLE)
 
 
-def _without_assistant_lines(lines: str) -> str:
-    """History lines minus the assistant's utterances (and their indented continuations)."""
+def _compact_history(lines: str, names: Mapping[str, str]) -> str:
+    """History lines minus the assistant's utterances (and their indented continuations);
+    in executed-action lines every name in ``names`` (name -> id or handle) is replaced."""
     kept, skipping = [], False
+    longest_first = sorted(names, key=len, reverse=True)
     for line in lines.splitlines():
         if line.startswith("Assistant: "):
             skipping = True
@@ -210,13 +212,15 @@ def _without_assistant_lines(lines: str) -> str:
         if skipping and line.startswith("  "):
             continue
         skipping = False
+        if line.startswith("User action: "):
+            for name in longest_first:
+                if name in line:
+                    line = line.replace(name, names[name])
         kept.append(line)
     return "\n".join(kept)
 
 
 _PRODUCT_LINE = re.compile(r"^\[[^\]]+\] (.+) \([0-9.]+ m\)$")
-_APPROACH_NOTE = re.compile(r" \(approach: [^)]*\)$")
-_STORE_NOTE = re.compile(r" \([^()]*\)$")
 _HOLDING = re.compile(r"^Holding: (\[[^\]]+\] )?(.+)$")
 _SIDE = re.compile(r" \((front|back)\)$")
 
@@ -240,21 +244,25 @@ def compact_entry(line: str, handles: Mapping[str, str]) -> str:
 
 def compact_caption(visible: str, known: Mapping[str, str]) -> str:
     """The caption with only the products in ``known`` (name -> id), named by id, and a count
-    of the others; fixtures/stores as ``[handle] short name`` (contents and approaches dropped)."""
+    of the others; fixtures, stores and areas as one line of handles (the navigation index
+    in the system message names them and lists their contents and approaches)."""
     out: list[str] = []
-    section, hidden = "", 0
+    section, hidden, handles = "", 0, []
 
     def flush() -> None:
-        nonlocal hidden
+        nonlocal hidden, handles
         if hidden:
             out.append(f"(and {hidden} other product{'s' if hidden > 1 else ''} not in your catalog entries)")
-        hidden = 0
+        if handles:
+            out.append(f"{section} {' '.join(handles)}")
+        hidden, handles = 0, []
 
     for line in visible.strip().splitlines():
         if line.endswith(":") and not line.startswith("["):
             flush()
             section = line
-            out.append(line)
+            if section == "Visible products:":
+                out.append(line)
             continue
         if section == "Visible products:" and line.startswith("["):
             m = _PRODUCT_LINE.match(line)
@@ -263,10 +271,9 @@ def compact_caption(visible: str, known: Mapping[str, str]) -> str:
                 continue
             if m:
                 line = line.replace(f"] {m.group(1)} (", f"] {known[m.group(1)]} (", 1)
-        elif section in ("Visible fixtures:", "Visible stores:") and line.startswith("["):
-            line = _APPROACH_NOTE.sub("", line).split(":", 1)[0]
-        elif section == "Visible areas:" and line.startswith("["):
-            line = _STORE_NOTE.sub("", line)  # area names already start with their store's
+        elif section and line.startswith("["):
+            handles.append(line.split("]", 1)[0] + "]")
+            continue
         else:
             flush()
             section = ""
@@ -320,7 +327,10 @@ def turn_text(
     compact = is_compact(observation)
     lines = new_history(str(observation.get("history", "")), seen_history).strip()
     if compact:
-        lines = _without_assistant_lines(lines).strip()
+        # Products the conversation lists are named by id, places by their handles.
+        names = {t.name: f"[{t.handle}]" for t in parse_nav_targets(str(observation.get("catalog", "")))}
+        names.update({name: pid for pid, name in {**(shown or {}), **catalog_names(observation)}.items()})
+        lines = _compact_history(lines, names).strip()
     if not lines:
         lines = "(the conversation starts; you speak first)" if not seen_history else "(nothing new)"
     entries = new_catalog_lines(observation, shown) if shown is not None else []
