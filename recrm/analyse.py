@@ -37,7 +37,8 @@ import numpy as np
 from recrm.composite import COMPONENT_NAMES
 from situ_gym.records import EpisodeRecord
 
-__all__ = ["SIGNALS", "auc", "correlations", "analyse_run", "analyse", "load_run", "main"]
+__all__ = ["SIGNALS", "auc", "correlations", "analyse_run", "analyse", "load_run", "format_table", "format_markdown",
+           "main"]
 
 logger = logging.getLogger(__name__)
 
@@ -202,11 +203,31 @@ def format_table(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def format_markdown(result: dict[str, Any]) -> str:
+    """The same figures as two Markdown tables (per run; pooled per group)."""
+    cols = " | ".join(f"AUC {s}" for s in SIGNALS) + " | " + " | ".join(f"{g} pass %" for g in GATES)
+    lines = [f"| Env | Assistant | SR % | mean R | {cols} |", "|" + "---|" * (4 + len(SIGNALS) + len(GATES))]
+    for r in result["runs"]:
+        passes = " | ".join("-" if r["gate_pass"][g] is None else f"{100 * r['gate_pass'][g]:.1f}" for g in GATES)
+        lines.append(
+            f"| {r['env']} | {r['agent']} | {100 * r['sr']:.0f} | {_fmt(r['mean_episode_reward'])} | "
+            + " | ".join(_fmt(r["auc"][s]) for s in SIGNALS) + f" | {passes} |"
+        )
+    lines += ["", "| Pooled | runs | " + " | ".join(f"AUC {s}" for s in SIGNALS) + " | Pearson (mean R, SR) | Spearman |",
+              "|" + "---|" * (4 + len(SIGNALS))]
+    for group, g in result["groups"].items():
+        corr = g["reward_vs_sr"]
+        lines.append(f"| {group} | {g['runs']} | " + " | ".join(_fmt(g["auc"][s]) for s in SIGNALS)
+                     + f" | {_fmt(corr['pearson'])} | {_fmt(corr['spearman'])} |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m recrm.analyse", description=__doc__.split("\n\n")[0])
     parser.add_argument("runs", nargs="+", help="run directories (or trajectories.jsonl files) recorded with --reward recrm")
     parser.add_argument("--tau", type=float, default=0.5, help="relevance gate threshold (RecRMComposite's tau)")
     parser.add_argument("--json", default=None, help="write the figures to this JSON file")
+    parser.add_argument("--markdown", action="store_true", help="print Markdown tables instead of the text table")
     args = parser.parse_args(argv)
     if not 0.0 <= args.tau < 1.0:
         print(f"error: --tau must be in [0, 1), got {args.tau!r}", file=sys.stderr)
@@ -217,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(f"error: {str(exc).splitlines()[0]}", file=sys.stderr)
         return 2
-    print(format_table(result))
+    print(format_markdown(result) if args.markdown else format_table(result))
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=1))
         print(f"\nwrote {args.json}")

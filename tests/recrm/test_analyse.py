@@ -98,6 +98,9 @@ def test_cli_prints_and_writes_json(tmp_path, capsys):
     assert "good" in printed and "AUC:total" in printed
     data = json.loads(out.read_text())
     assert data["runs"][0]["sr"] == 1.0 and data["runs"][1]["sr"] == 0.25
+    assert main([*paths, "--markdown"]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith(f"| {ENV} | ")]
+    assert [row.split(" | ")[1:3] for row in rows] == [["good", "100"], ["bad", "25"]]
 
 
 def test_cli_errors_are_one_line(tmp_path, capsys):
