@@ -6,7 +6,9 @@ entries that best match the dialogue, plus the navigation index. Matching is lex
 (``bm25s``) over the lemmas the language layer reads: a product's document is its name,
 category and attribute labels, i.e. the words its catalog line shows; the query is every
 utterance so far, the shopper's weighted ``USER_WEIGHT`` times the assistant's (the
-shopper states the need; the assistant's words add products it talked about).
+shopper states the need; the assistant's words add products it talked about), without
+the names of places (stores, areas, fixtures): "I'll try Victorian Curio Collection"
+names where to walk, not a curio cabinet.
 
 >>> from situ_gym.scene import SceneIndex
 >>> from situ_gym.scene.loader import load_scene
@@ -18,6 +20,7 @@ shopper states the need; the assistant's words add products it talked about).
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterable
 
 import numpy as np
@@ -26,7 +29,9 @@ from situ_gym.language.lexicon import lemmas_of
 from situ_gym.language.tokens import FUNCTION_WORDS
 from situ_gym.scene.index import SceneIndex
 
-__all__ = ["CATALOG_VIEWS", "RETRIEVED_TITLE", "USER_WEIGHT", "CatalogRetriever", "document_words", "query_words"]
+__all__ = [
+    "CATALOG_VIEWS", "RETRIEVED_TITLE", "USER_WEIGHT", "CatalogRetriever", "document_words", "place_pattern", "query_words",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -47,11 +52,24 @@ def document_words(index: SceneIndex, product_id: str) -> list[str]:
     return [w for part in parts for w in _content(part)]
 
 
-def query_words(dialogue: Iterable[tuple[str, str]]) -> tuple[list[str], list[str]]:
-    """(shopper lemmas, assistant lemmas) of ``dialogue``, a list of (speaker, text) pairs."""
+def place_pattern(index: SceneIndex) -> re.Pattern[str]:
+    """Matches the name of any store, area or fixture (also without a fixture's content list)."""
+    names = {index.name(eid) for eid in (*index.stores, *index.areas, *index.fixtures)}
+    names |= {name.split(":", 1)[0] for name in names}
+    alternatives = sorted((n.strip() for n in names if n.strip()), key=len, reverse=True)
+    return re.compile("|".join(re.escape(n) for n in alternatives), re.IGNORECASE)
+
+
+def query_words(
+    dialogue: Iterable[tuple[str, str]], places: re.Pattern[str] | None = None
+) -> tuple[list[str], list[str]]:
+    """(shopper lemmas, assistant lemmas) of ``dialogue``, a list of (speaker, text) pairs,
+    with the text that ``places`` matches left out."""
     user: list[str] = []
     assistant: list[str] = []
     for speaker, text in dialogue:
+        if places is not None:
+            text = places.sub(" ", text)
         (user if speaker == "user" else assistant).extend(_content(text))
     return user, assistant
 
@@ -71,6 +89,7 @@ class CatalogRetriever:
         corpus = [document_words(index, pid) for pid in self.product_ids]
         self._bm25.index(corpus, show_progress=False)
         self._vocabulary = set(self._bm25.vocab_dict)
+        self._places = place_pattern(index)
 
     def _scores(self, words: list[str]) -> np.ndarray:
         known = [w for w in words if w in self._vocabulary]
@@ -80,7 +99,7 @@ class CatalogRetriever:
 
     def scores(self, dialogue: Iterable[tuple[str, str]]) -> np.ndarray:
         """One BM25 score per catalog entry (catalog order) for ``dialogue``."""
-        user, assistant = query_words(dialogue)
+        user, assistant = query_words(dialogue, self._places)
         return USER_WEIGHT * self._scores(user) + self._scores(assistant)
 
     def retrieve(self, dialogue: Iterable[tuple[str, str]], k: int) -> list[str]:

@@ -103,3 +103,12 @@ def test_env_compact_view_lists_retrieved_entries_and_the_navigation_index():
 def test_env_rejects_bad_catalog_options(kwargs, message):
     with pytest.raises(ValueError, match=message):
         gym.make("SituRec-Supermarket-v0", **kwargs)
+
+
+def test_place_names_are_not_product_needs():
+    home = CatalogRetriever(SceneIndex(load_scene("home_furnishings")))
+    index = SceneIndex(load_scene("home_furnishings"))
+    curio = [pid for pid in home.product_ids if "curio" in document_words(index, pid)]
+    assert home.retrieve([("user", "I'll try Victorian Curio Collection first.")], k=5) == []
+    wanted = home.retrieve([("user", "I'd like a curio cabinet.")], k=len(curio))
+    assert curio and sorted(wanted) == sorted(curio)
