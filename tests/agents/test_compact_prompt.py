@@ -121,3 +121,29 @@ def test_compact_entry_gives_the_location_as_a_handle():
     home = "hf_p1 | Elio Lamp | table lamp | $75.99 | Light Logic / Light Logic - Lamps | color:amber"
     assert compact_entry(home, {"Light Logic": "3", "Light Logic - Lamps": "3b"}).endswith("| [3b] | color:amber")
     assert compact_entry(home, {}) == home  # unknown places stay as written
+
+
+def test_chat_assistant_gets_the_same_compact_turns_as_the_conversation(tokenizer):
+    from agents.chat_agent import ChatAssistant
+    from tests.llm.scripted import ScriptedBackend
+
+    ask = ('{"response": "What are you looking for today?", "assistant_actions": [{"type": "AskPreference"}], '
+           '"expected_user_action": {"name": "idle", "arguments": {}}, "ranking": []}')
+    backend = ScriptedBackend(lambda request, i: ask)
+    agent = ChatAssistant(backend)
+    env = gym.make("SituRec-Supermarket-v0", catalog_view="retrieved", catalog_k=5)
+    obs, info = env.reset(seed=0, options={"task_id": env.unwrapped.task_ids[0]})
+    agent.reset(obs, agent_info(info), seed=0)
+    conv = Conversation(tokenizer, "supermarket", obs)
+    conv.add_model_tokens(tokenizer(agent.act(obs), add_special_tokens=False)["input_ids"])
+    for _ in range(4):
+        obs, _, terminated, truncated, _ = env.step(ask)
+        if terminated or truncated:
+            break
+        expected = conv.env_text(obs)
+        conv.add_observation(obs)
+        conv.add_model_tokens(tokenizer(agent.act(obs), add_special_tokens=False)["input_ids"])
+        sent = [m for m in backend.batches[-1][0].messages if m["role"] == "user"][-1]["content"]
+        assert sent in expected  # the chat template aside, the same user message
+    assert conv.shown_products and "More catalog entries" in str(backend.batches[-1][0].messages)
+    env.close()
