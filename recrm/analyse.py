@@ -233,6 +233,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: --tau must be in [0, 1), got {args.tau!r}", file=sys.stderr)
         return 2
     try:
+        import scipy.stats  # noqa: F401  (checked first: a missing extra is a setup error, not a crash)
+    except ImportError:
+        print('error: recrm.analyse needs scipy: pip install "situ-gym[eval]"', file=sys.stderr)
+        return 2
+    try:
         runs = [load_run(path) for path in args.runs]
         result = analyse(runs, tau=args.tau)
     except ValueError as exc:

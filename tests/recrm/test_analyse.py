@@ -114,3 +114,12 @@ def test_cli_errors_are_one_line(tmp_path, capsys):
     (d / "trajectories.jsonl").write_text(ep.model_dump_json() + "\n")
     assert main([str(d)]) == 2
     assert "--reward recrm" in capsys.readouterr().err
+
+
+def test_doctests():
+    import doctest
+
+    import recrm.analyse
+
+    result = doctest.testmod(recrm.analyse)
+    assert result.attempted > 0 and result.failed == 0
