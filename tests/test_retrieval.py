@@ -112,3 +112,26 @@ def test_place_names_are_not_product_needs():
     assert home.retrieve([("user", "I'll try Victorian Curio Collection first.")], k=5) == []
     wanted = home.retrieve([("user", "I'd like a curio cabinet.")], k=len(curio))
     assert curio and sorted(wanted) == sorted(curio)
+
+
+def test_compact_observations_are_deterministic():
+    from agents.base import agent_info
+    from agents.restricted import RestrictedHeuristic
+
+    def catalogs():
+        env = gym.make("SituRec-HomeFurnishings-v0", catalog_view="retrieved", catalog_k=5)
+        obs, info = env.reset(seed=3)
+        agent = RestrictedHeuristic()
+        agent.reset(obs, agent_info(info), seed=3)
+        seen = [obs["catalog"]]
+        for _ in range(6):
+            obs, _, terminated, truncated, _ = env.step(agent.act(obs))
+            seen.append(obs["catalog"])
+            if terminated or truncated:
+                break
+        env.close()
+        return seen
+
+    first = catalogs()
+    assert first == catalogs()
+    assert len({c for c in first}) > 1  # the view follows the dialogue
