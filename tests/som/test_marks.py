@@ -277,7 +277,7 @@ def test_bad_role_and_mismatched_images_raise(market):
 
 
 def test_label_placement_stays_inside_and_avoids_taken_rects():
-    from situ_gym.som.marks import _overlaps, _place
+    from situ_gym.som.overlay import _overlaps, _place
 
     taken: list = []
     for _ in range(4):  # four labels wanting the same spot
@@ -304,9 +304,9 @@ def test_assistant_rows_follow_shelf_levels(market):
 
 def test_shared_or_reserved_entity_colours_are_rejected():
     from situ_gym.scene.index import SceneIndex
-    from tests.som.conftest import make_supermarket
+    from tests.world import marks_market
 
-    scene = make_supermarket()
+    scene = marks_market()
     clash = scene.model_copy(
         update={
             "products": [
