@@ -16,7 +16,7 @@ import logging
 from typing import Any
 
 from agents.base import Assistant
-from agents.prompting import render_messages, turn_text
+from agents.prompting import catalog_names, render_messages, state_text, turn_text
 from situ_gym.llm import ChatBackend, ChatRequest, make_backend
 
 __all__ = ["ChatAssistant", "OpenAIAssistant"]
@@ -62,7 +62,7 @@ class ChatAssistant(Assistant):
             if "store" not in info:
                 raise ValueError(f"info must carry 'store', got keys {sorted(info)!r}")
             self._slots.append({"store": info["store"], "seed": self.seed if seed is None else int(seed),
-                                "turn": 0, "messages": None, "seen": ""})
+                                "turn": 0, "messages": None, "seen": "", "shown": {}, "state": None})
 
     def _with_images(self, messages: list[dict[str, Any]], obs: dict[str, Any]) -> list[dict[str, Any]]:
         """The chat as sent: the last user message gets the SoM view and map images."""
@@ -89,8 +89,11 @@ class ChatAssistant(Assistant):
             if slot["messages"] is None:
                 slot["messages"] = render_messages(obs, slot["store"])
             else:
-                slot["messages"].append({"role": "user", "content": turn_text(obs, slot["seen"])})
+                text = turn_text(obs, slot["seen"], slot["shown"], slot["state"])
+                slot["messages"].append({"role": "user", "content": text})
             slot["seen"] = str(obs.get("history", ""))
+            slot["state"] = state_text(obs, slot["shown"])  # compact view: catalog entries arrive per turn
+            slot["shown"].update(catalog_names(obs))
             requests.append(ChatRequest(self._with_images(slot["messages"], obs), role="assistant",
                                         max_tokens=self.max_tokens, temperature=self.temperature,
                                         seed=slot["seed"] * 1009 + slot["turn"], json_mode=True))

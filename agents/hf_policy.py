@@ -17,7 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from agents.base import Assistant
-from agents.prompting import Conversation, render_prompt, turn_end_ids, turn_text
+from agents.prompting import (
+    Conversation,
+    catalog_names,
+    render_prompt,
+    state_text,
+    turn_end_ids,
+    turn_text,
+)
 
 __all__ = ["HFPolicyAssistant", "load_tokenizer", "load_policy", "generate_batch", "eos_token_ids"]
 
@@ -289,7 +296,7 @@ class HFPolicyAssistant(Assistant):
                 raise ValueError(f"info must carry 'store', got keys {sorted(info)!r}")
             self._slots.append(
                 {"store": store, "seed": self.seed if seed is None else int(seed), "turn": 0, "conv": None,
-                 "messages": None, "images": [], "seen": ""}
+                 "messages": None, "images": [], "seen": "", "shown": {}, "state": None}
             )
 
     def act(self, observation: dict[str, Any]) -> str:
@@ -365,9 +372,11 @@ class HFPolicyAssistant(Assistant):
             if slot["messages"] is None:
                 slot["messages"] = render_messages(obs, slot["store"], image=True)
             else:
-                content = [{"type": "image"}, {"type": "text", "text": turn_text(obs, slot["seen"])}]
-                slot["messages"].append({"role": "user", "content": content})
+                text = turn_text(obs, slot["seen"], slot["shown"], slot["state"])
+                slot["messages"].append({"role": "user", "content": [{"type": "image"}, {"type": "text", "text": text}]})
             slot["seen"] = str(obs.get("history", ""))
+            slot["state"] = state_text(obs, slot["shown"])
+            slot["shown"].update(catalog_names(obs))
             slot["images"].append(Image.fromarray(obs["som_rgb"]))
             prompts.append(render_prompt(self.processor, slot["messages"]))
             images.append(list(slot["images"]))

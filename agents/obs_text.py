@@ -12,6 +12,7 @@ __all__ = [
     "NavTarget",
     "Caption",
     "parse_catalog",
+    "catalog_lines",
     "parse_nav_targets",
     "parse_caption",
     "parse_history",
@@ -78,6 +79,16 @@ def parse_catalog(text: str) -> list[CatalogEntry]:
             )
         )
     return entries
+
+
+def catalog_lines(text: str) -> dict[str, str]:
+    """Product id -> its catalog line, verbatim, for every catalog entry in ``text``."""
+    lines = {}
+    for line in text.splitlines():
+        parts = line.split(" | ")
+        if len(parts) == 6 and parts[3].strip().startswith("$"):
+            lines.setdefault(parts[0].strip(), line)
+    return lines
 
 
 def parse_nav_targets(text: str) -> list[NavTarget]:

@@ -21,6 +21,20 @@ same token ids. Prompts stay bounded: each user message carries only the delta (
 three history lines plus the caption), the catalog appears once, and episodes end after
 at most 20 turns.
 
+With the compact observation (``SituRecEnv(catalog_view="retrieved")``, recognised by its
+catalog title, so the env keyword alone sets it for training and evaluation alike) the
+catalog changes as the dialogue goes on: the system message holds what the first
+observation lists (the navigation index; no product is relevant before anyone speaks) and
+each user message adds the retrieved entries the conversation has not shown yet, so every
+entry appears once and the conversation still only grows. Its user messages are compact
+too, so that long episodes fit a small context (SmolLM2: 8,192 tokens): the assistant's
+own words are not repeated (its JSON turn is already in the conversation); the caption
+lists only the visible products whose catalog entries the conversation holds, by id (a
+count for the others), and fixtures, stores and areas by handle only (the navigation
+index names them and has their contents and approaches); catalog entries give their
+location as a navigation handle; an unchanged pose and caption are not repeated. With
+the full catalog the turns are exactly as before.
+
 ``Conversation`` keeps the token ids themselves as the source of truth (model tokens are
 appended verbatim, never re-rendered), so the same episode gives byte-identical ids in
 training and evaluation. ``render_messages``/``render_prompt`` give the first turn.
@@ -29,18 +43,28 @@ training and evaluation. ``render_messages``/``render_prompt`` give the first tu
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
+from agents.obs_text import catalog_lines, parse_nav_targets
 from situ_gym.actions.assistant import ACTION_TYPES, MAX_RANKING, REQUIRED_FIELDS
 from situ_gym.actions.tools import LEGAL_TOOLS, TOOLS
+from situ_gym.retrieval import RETRIEVED_TITLE
 
 __all__ = [
     "STORES",
     "system_prompt",
     "turn_text",
+    "new_catalog_lines",
+    "catalog_names",
+    "is_compact",
+    "state_text",
+    "compact_caption",
+    "compact_entry",
     "new_history",
     "render_messages",
     "render_prompt",
@@ -171,15 +195,154 @@ def _pose_text(pose: Any) -> str:
     return f"Shopper pose: x={x:.2f} m, y={y:.2f} m, facing {yaw:.0f} deg"
 
 
-def turn_text(observation: dict[str, Any], seen_history: str = "") -> str:
-    """One user message: new dialogue lines, pose and caption of ``observation``."""
+def is_compact(observation: dict[str, Any]) -> bool:
+    """Whether ``observation`` is the compact (retrieved-catalog) view."""
+    return str(observation.get("catalog", "")).startswith(RETRIEVED_TITLE)
+
+
+def _compact_history(lines: str, names: Mapping[str, str]) -> str:
+    """History lines minus the assistant's utterances (and their indented continuations);
+    in executed-action lines every name in ``names`` (name -> id or handle) is replaced."""
+    kept, skipping = [], False
+    longest_first = sorted(names, key=len, reverse=True)
+    for line in lines.splitlines():
+        if line.startswith("Assistant: "):
+            skipping = True
+            continue
+        if skipping and line.startswith("  "):
+            continue
+        skipping = False
+        if line.startswith("User action: "):
+            for name in longest_first:
+                if name in line:
+                    line = line.replace(name, names[name])
+        kept.append(line)
+    return "\n".join(kept)
+
+
+_PRODUCT_LINE = re.compile(r"^\[[^\]]+\] (.+) \([0-9.]+ m\)$")
+_HOLDING = re.compile(r"^Holding: (\[[^\]]+\] )?(.+)$")
+_SIDE = re.compile(r" \((front|back)\)$")
+
+
+def compact_entry(line: str, handles: Mapping[str, str]) -> str:
+    """A catalog line with its location as the navigation handle (``[12] (front)``, ``[3b]``).
+
+    ``handles`` maps target names to handles (the navigation index, which the system
+    message holds); a location not in it is kept as written.
+    """
+    parts = line.split(" | ")
+    if len(parts) != 6:
+        return line
+    side = _SIDE.search(parts[4])
+    places = [p.strip() for p in _SIDE.sub("", parts[4]).split(" / ")]
+    handle = handles.get(places[-1])
+    if handle is not None:
+        parts[4] = f"[{handle}]" + (f" ({side.group(1)})" if side else "")
+    return " | ".join(parts)
+
+
+def compact_caption(visible: str, known: Mapping[str, str]) -> str:
+    """The caption with only the products in ``known`` (name -> id), named by id, and a count
+    of the others; fixtures, stores and areas as one line of handles (the navigation index
+    in the system message names them and lists their contents and approaches)."""
+    out: list[str] = []
+    section, hidden, handles = "", 0, []
+
+    def flush() -> None:
+        nonlocal hidden, handles
+        if hidden:
+            out.append(f"(and {hidden} other product{'s' if hidden > 1 else ''} not in your catalog entries)")
+        if handles:
+            out.append(f"{section} {' '.join(handles)}")
+        hidden, handles = 0, []
+
+    for line in visible.strip().splitlines():
+        if line.endswith(":") and not line.startswith("["):
+            flush()
+            section = line
+            if section == "Visible products:":
+                out.append(line)
+            continue
+        if section == "Visible products:" and line.startswith("["):
+            m = _PRODUCT_LINE.match(line)
+            if m and m.group(1) not in known:
+                hidden += 1
+                continue
+            if m:
+                line = line.replace(f"] {m.group(1)} (", f"] {known[m.group(1)]} (", 1)
+        elif section and line.startswith("["):
+            handles.append(line.split("]", 1)[0] + "]")
+            continue
+        else:
+            flush()
+            section = ""
+            held = _HOLDING.match(line)
+            if held and held.group(2) in known:
+                line = f"Holding: {held.group(1) or ''}{known[held.group(2)]}"
+        out.append(line)
+    flush()
+    return "\n".join(out)
+
+
+def catalog_names(observation: dict[str, Any]) -> dict[str, str]:
+    """Product id -> name of the catalog entries ``observation`` lists."""
+    return {pid: line.split(" | ")[1].strip() for pid, line in catalog_lines(str(observation.get("catalog", ""))).items()}
+
+
+def new_catalog_lines(observation: dict[str, Any], shown: Mapping[str, str]) -> list[str]:
+    """Catalog lines of ``observation`` whose product ids are not in ``shown`` (in listed order);
+    in the compact view with locations as navigation handles (``compact_entry``)."""
+    text = str(observation.get("catalog", ""))
+    lines = [line for pid, line in catalog_lines(text).items() if pid not in shown]
+    if lines and is_compact(observation):
+        handles = {t.name: t.handle for t in parse_nav_targets(text)}
+        lines = [compact_entry(line, handles) for line in lines]
+    return lines
+
+
+def state_text(observation: dict[str, Any], shown: Mapping[str, str] | None = None) -> str:
+    """Pose and caption as a prompt shows them: verbatim, or compacted in the compact view."""
+    view = str(observation.get("visible", "")).strip()
+    if is_compact(observation):
+        known = {name: pid for pid, name in {**(shown or {}), **catalog_names(observation)}.items()}
+        view = compact_caption(view, known)
+    return f"{_pose_text(observation['pose'])}\n\nCurrent view:\n{view}"
+
+
+def turn_text(
+    observation: dict[str, Any],
+    seen_history: str = "",
+    shown: Mapping[str, str] | None = None,
+    previous_state: str | None = None,
+) -> str:
+    """One user message: new dialogue lines, pose and caption of ``observation``.
+
+    ``shown``: id -> name of the products whose catalog lines the conversation holds; the
+    observation's other catalog entries are appended (compact view). ``None`` (the first
+    turn, whose catalog is in the system message) appends none. ``previous_view``: the
+    ``state_text`` the conversation showed last; in the compact view an unchanged pose and
+    caption are not repeated.
+    """
+    compact = is_compact(observation)
     lines = new_history(str(observation.get("history", "")), seen_history).strip()
+    if compact:
+        # Products the conversation lists are named by id, places by their handles.
+        names = {t.name: f"[{t.handle}]" for t in parse_nav_targets(str(observation.get("catalog", "")))}
+        names.update({name: pid for pid, name in {**(shown or {}), **catalog_names(observation)}.items()})
+        lines = _compact_history(lines, names).strip()
     if not lines:
         lines = "(the conversation starts; you speak first)" if not seen_history else "(nothing new)"
-    return (
-        f"New events:\n{lines}\n\n{_pose_text(observation['pose'])}\n\n"
-        f"Current view:\n{str(observation.get('visible', '')).strip()}"
-    )
+    entries = new_catalog_lines(observation, shown) if shown is not None else []
+    state = state_text(observation, shown)
+    if compact and previous_state is not None and state == previous_state:
+        state = "Shopper pose and view: unchanged since the last turn"
+    text = f"New events:\n{lines}\n\n{state}"
+    if entries:
+        where = "location handle" if compact else "location"
+        text += f"\n\nMore catalog entries relevant now (id | name | category | price | {where} | attributes):\n"
+        text += "\n".join(entries)
+    return text
 
 
 def render_messages(observation: dict[str, Any], store: str, *, image: bool = False) -> list[dict]:
@@ -275,6 +438,8 @@ class Conversation:
         self.env_mask: list[int] = []  # 1 = model token, 0 = environment token
         self.turn_spans: list[tuple[int, int]] = []  # model-token spans in completion_ids
         self._seen_history = str(observation.get("history", ""))
+        self.shown_products: dict[str, str] = catalog_names(observation)  # id -> name, in the conversation
+        self._last_state = state_text(observation, self.shown_products)
         self._end_text = ""  # text of the end-of-turn token the model stopped on, if any
 
     @property
@@ -295,7 +460,7 @@ class Conversation:
         close, opening = chat_joiners(self.tokenizer)
         if self._end_text and close.startswith(self._end_text):
             close = close[len(self._end_text) :]  # the model already closed its turn
-        content = turn_text(observation, self._seen_history)
+        content = turn_text(observation, self._seen_history, self.shown_products, self._last_state)
         return close + opening.replace(_PROBE_U, content)
 
     def add_observation(self, observation: dict[str, Any]) -> list[int]:
@@ -305,4 +470,6 @@ class Conversation:
         self.completion_ids.extend(ids)
         self.env_mask.extend([0] * len(ids))
         self._seen_history = str(observation.get("history", ""))
+        self._last_state = state_text(observation, self.shown_products)
+        self.shown_products.update(catalog_names(observation))
         return ids

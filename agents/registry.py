@@ -13,6 +13,7 @@ __all__ = ["AGENTS", "PROBE_AGENTS", "resolve_agent", "make_agent"]
 AGENTS: dict[str, str] = {
     "random": "agents.random_agent:RandomAssistant",
     "heuristic": "agents.heuristic:HeuristicAssistant",
+    "heuristic-restricted": "agents.restricted:RestrictedHeuristic",  # catalog limited to the observed view
     "hf": "agents.hf_policy:HFPolicyAssistant",
     "plain": "agents.plain:PlainAssistant",
     "paraphrase": "agents.paraphrase:ParaphrasingAssistant",

@@ -14,6 +14,7 @@ from situ_gym.actions.tools import TRANSLATIONAL_TOOLS
 from situ_gym.backends.base import ActionResult, Backend, Pose
 from situ_gym.language import analyze, lexicon_for
 from situ_gym.records import ExecutionResult, ToolCall, TurnRecord
+from situ_gym.retrieval import CATALOG_VIEWS, RETRIEVED_TITLE, CatalogRetriever
 from situ_gym.scene import SceneIndex
 from situ_gym.scene.loader import load_scene, load_task_bank
 from situ_gym.som import annotate_roles, caption, fixed_handles, render_minimap
@@ -124,6 +125,9 @@ class SituRecEnv(gym.Env[dict, str]):
     * ``ablation``: None, "no_ego_view" (blank image, keep the caption) or
       "no_ego_view_no_caption" (also drop visible entities; a static index of fixed
       navigation handles instead), App. D.4.
+    * ``catalog_view``: "full" (default: every product) or "retrieved" (compact view for
+      small-context policies: only the ``catalog_k`` entries most relevant to the dialogue
+      so far, by BM25 over ``situ_gym.retrieval``, plus the navigation index).
     * ``som_max_depth`` / ``som_building_depth``: annotation ranges in metres for
       products (8) and for fixtures, stores and areas (25, so that navigation targets
       across the hall get marks while product labels stay legible).
@@ -159,12 +163,18 @@ class SituRecEnv(gym.Env[dict, str]):
         image_size: tuple[int, int] = (640, 480),
         max_turns: int = 20,
         ablation: str | None = None,
+        catalog_view: str = "full",
+        catalog_k: int = 5,
         som_max_depth: float = 8.0,
         som_building_depth: float = 25.0,
         render_mode: str | None = None,
     ):
         if ablation not in ABLATIONS:
             raise ValueError(f"ablation must be one of {ABLATIONS}, got {ablation!r}")
+        if catalog_view not in CATALOG_VIEWS:
+            raise ValueError(f"catalog_view must be one of {CATALOG_VIEWS}, got {catalog_view!r}")
+        if not _is_int(catalog_k) or catalog_k < 1:
+            raise ValueError(f"catalog_k must be a positive integer, got {catalog_k!r}")
         if not _is_int(max_turns) or max_turns < 1:
             raise ValueError(f"max_turns must be a positive integer, got {max_turns!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -204,6 +214,8 @@ class SituRecEnv(gym.Env[dict, str]):
         self._assistant_fixed = fixed_handles(self.index, "assistant")
         self._nav_text = nav_targets_text(self.index, self._assistant_fixed)
         self._catalog_text = sanitize_text(catalog_text(self.index) + "\n" + self._nav_text, keep="head")
+        self.catalog_view, self.catalog_k = catalog_view, int(catalog_k)
+        self._retriever = CatalogRetriever(self.index) if catalog_view == "retrieved" else None
         (x0, y0, x1, y1) = self.scene.layout.bounds
         map_h, map_w = render_minimap(self.scene, self.index, Pose(x0, y0, 0.0), "assistant", MAP_SIZE).shape[:2]
         obs_text = text_space(MAX_OBS_TEXT)
@@ -450,9 +462,15 @@ class SituRecEnv(gym.Env[dict, str]):
             "map": render_minimap(self.scene, self.index, self.backend.pose(), "assistant", MAP_SIZE),
             "pose": np.array(self._pose_tuple(), dtype=np.float32),
             "history": clip_text("\n".join(self._history)),
-            "catalog": self._catalog_text,
+            "catalog": self._catalog_text if self._retriever is None else self._retrieved_catalog(),
             "visible": sanitize_text(visible, keep="head"),
         }
+
+    def _retrieved_catalog(self) -> str:
+        """The compact catalog: entries relevant to the dialogue so far, then the navigation index."""
+        ids = self._retriever.retrieve(self._dialogue, self.catalog_k)
+        title = f"{RETRIEVED_TITLE}, best first (at most {self.catalog_k})"
+        return sanitize_text(catalog_text(self.index, ids, title=title) + "\n" + self._nav_text, keep="head")
 
     def _public_info(self) -> dict[str, Any]:
         return {

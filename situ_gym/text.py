@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from situ_gym.scene.index import SceneIndex
 
-__all__ = ["catalog_text", "nav_targets_text", "product_side", "approach_options"]
+__all__ = ["CATALOG_COLUMNS", "catalog_text", "nav_targets_text", "product_side", "approach_options"]
 
 
 def product_side(index: SceneIndex, product_id: str) -> str | None:
@@ -36,9 +36,14 @@ def _location(index: SceneIndex, product_id: str) -> str:
     return f"{text} ({side})" if side else text
 
 
-def catalog_text(index: SceneIndex) -> str:
-    lines = ["Catalog (id | name | category | price | location | attributes):"]
-    for pid, p in index.products.items():
+CATALOG_COLUMNS = "(id | name | category | price | location | attributes)"
+
+
+def catalog_text(index: SceneIndex, product_ids: list[str] | None = None, *, title: str = "Catalog") -> str:
+    """``title`` and one line per product (``product_ids`` in that order; default the whole catalog)."""
+    lines = [f"{title} {CATALOG_COLUMNS}:"]
+    for pid in index.products if product_ids is None else product_ids:
+        p = index.products[pid]
         tags = "; ".join(p.tags)
         lines.append(f"{pid} | {p.name} | {p.category} | ${p.price:,.2f} | {_location(index, pid)} | {tags}")
     return "\n".join(lines)

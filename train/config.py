@@ -47,6 +47,11 @@ class SituRecArguments:
         default_factory=lambda: [640, 480],
         metadata={"help": "Env view [width, height]; must match evaluation (captions depend on it)."},
     )
+    catalog_view: str = field(
+        default="full",
+        metadata={"help": "Env catalog view: 'full' or 'retrieved' (compact, for small contexts); must match evaluation."},
+    )
+    catalog_k: int = field(default=5, metadata={"help": "Entries the 'retrieved' catalog view lists per observation."})
     episodes_per_task: int = field(
         default=4, metadata={"help": "GSPO dataset rows per task (env seeds seed..seed+N-1)."}
     )
@@ -87,6 +92,11 @@ class SituRecArguments:
             raise ValueError(f"max_turns must be positive, got {self.max_turns!r}")
         if len(self.env_image_size) != 2 or min(self.env_image_size) < 16:
             raise ValueError(f"env_image_size must be [width, height] >= 16, got {self.env_image_size!r}")
+        if self.catalog_view not in ("full", "retrieved") or self.catalog_k < 1:
+            raise ValueError(
+                f"catalog_view must be 'full' or 'retrieved' and catalog_k positive, "
+                f"got {self.catalog_view!r}, {self.catalog_k!r}"
+            )
         if self.episodes_per_task < 1:
             raise ValueError(f"episodes_per_task must be positive, got {self.episodes_per_task!r}")
         if self.max_new_tokens < 1:

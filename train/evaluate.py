@@ -27,6 +27,8 @@ def evaluate_policy(
     image_size: tuple[int, int] = (640, 480),
     variant: str = "full",
     env_factory: Any = None,
+    catalog_view: str = "full",
+    catalog_k: int = 5,
 ) -> dict[str, Any]:
     """Play one episode per task (env seed ``seed``) and summarise.
 
@@ -45,7 +47,8 @@ def evaluate_policy(
         from train.tasks import ENV_OF_STORE
 
         def env_factory(_store):
-            env = gym.make(ENV_OF_STORE[_store], max_turns=max_turns, image_size=tuple(image_size))
+            env = gym.make(ENV_OF_STORE[_store], max_turns=max_turns, image_size=tuple(image_size),
+                           catalog_view=catalog_view, catalog_k=catalog_k)
             return RecRMReward(env, variant=variant)
 
     envs = [env_factory(store) for _ in task_ids]

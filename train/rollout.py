@@ -119,7 +119,8 @@ def make_recrm_env(cfg: SituRecArguments, store: str):
     import situ_gym  # noqa: F401  (registers the envs)
     from recrm import RecRMReward
 
-    env = gym.make(ENV_OF_STORE[store], max_turns=cfg.max_turns, image_size=tuple(cfg.env_image_size))
+    env = gym.make(ENV_OF_STORE[store], max_turns=cfg.max_turns, image_size=tuple(cfg.env_image_size),
+                   catalog_view=cfg.catalog_view, catalog_k=cfg.catalog_k)
     return RecRMReward(env, **cfg.recrm_kwargs())
 
 

@@ -53,7 +53,8 @@ def make_env(store: str, cfg: TeacherDataArguments, *, recrm: bool = False):
     import situ_gym  # noqa: F401
     from train.tasks import ENV_OF_STORE
 
-    env = gym.make(ENV_OF_STORE[store], max_turns=cfg.max_turns, image_size=tuple(cfg.env_image_size))
+    env = gym.make(ENV_OF_STORE[store], max_turns=cfg.max_turns, image_size=tuple(cfg.env_image_size),
+                   catalog_view=cfg.catalog_view, catalog_k=cfg.catalog_k)
     if recrm:
         from recrm import RecRMReward
 

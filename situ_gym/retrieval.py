@@ -1,0 +1,111 @@
+"""BM25 retrieval over the catalog: the entries relevant to the dialogue so far (compact observation).
+
+A small-context policy cannot read the whole catalog (about 18k tokens of SmolLM2's
+tokenizer), so ``SituRecEnv(catalog_view="retrieved")`` lists only the ``catalog_k``
+entries that best match the dialogue, plus the navigation index. Matching is lexical
+(``bm25s``) over the lemmas the language layer reads: a product's document is its name,
+category and attribute labels, i.e. the words its catalog line shows; the query is every
+utterance so far, the shopper's weighted ``USER_WEIGHT`` times the assistant's (the
+shopper states the need; the assistant's words add products it talked about), without
+the names of places (stores, areas, fixtures): "I'll try Victorian Curio Collection"
+names where to walk, not a curio cabinet.
+
+>>> from situ_gym.scene import SceneIndex
+>>> from situ_gym.scene.loader import load_scene
+>>> retriever = CatalogRetriever(SceneIndex(load_scene("supermarket")))
+>>> retriever.retrieve([("user", "I need frozen cod fillets.")], k=1)
+['sm_p193']
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterable
+
+import numpy as np
+
+from situ_gym.language.lexicon import lemmas_of
+from situ_gym.language.tokens import FUNCTION_WORDS
+from situ_gym.scene.index import SceneIndex
+
+__all__ = [
+    "CATALOG_VIEWS", "RETRIEVED_TITLE", "USER_WEIGHT", "CatalogRetriever", "document_words", "place_pattern", "query_words",
+]
+
+logger = logging.getLogger(__name__)
+
+CATALOG_VIEWS = ("full", "retrieved")
+RETRIEVED_TITLE = "Catalog entries relevant to the dialogue so far"  # opens a compact catalog (prompts detect it)
+USER_WEIGHT = 2.0  # a shopper's word counts twice an assistant's: the need is the shopper's
+
+
+def _content(text: str) -> list[str]:
+    """Content lemmas of ``text``: words only (prices and sizes match too much by chance)."""
+    return [w for w in lemmas_of(text) if w.isalpha() and len(w) > 1 and w not in FUNCTION_WORDS]
+
+
+def document_words(index: SceneIndex, product_id: str) -> list[str]:
+    """What a catalog line says about a product, as lemmas: name, category, attribute labels."""
+    product = index.products[product_id]
+    parts = [product.name, product.category, *(tag.partition(":")[2].replace("_", " ") for tag in product.tags)]
+    return [w for part in parts for w in _content(part)]
+
+
+def place_pattern(index: SceneIndex) -> re.Pattern[str]:
+    """Matches the name of any store, area or fixture (also without a fixture's content list)."""
+    names = {index.name(eid) for eid in (*index.stores, *index.areas, *index.fixtures)}
+    names |= {name.split(":", 1)[0] for name in names}
+    alternatives = sorted((n.strip() for n in names if n.strip()), key=len, reverse=True)
+    return re.compile("|".join(re.escape(n) for n in alternatives), re.IGNORECASE)
+
+
+def query_words(
+    dialogue: Iterable[tuple[str, str]], places: re.Pattern[str] | None = None
+) -> tuple[list[str], list[str]]:
+    """(shopper lemmas, assistant lemmas) of ``dialogue``, a list of (speaker, text) pairs,
+    with the text that ``places`` matches left out."""
+    user: list[str] = []
+    assistant: list[str] = []
+    for speaker, text in dialogue:
+        if places is not None:
+            text = places.sub(" ", text)
+        (user if speaker == "user" else assistant).extend(_content(text))
+    return user, assistant
+
+
+class CatalogRetriever:
+    """A BM25 index of one store's catalog; ``retrieve`` ranks it against a dialogue.
+
+    Deterministic: equal scores keep catalog order, and only entries that share at least
+    one word with the dialogue are returned (an empty dialogue retrieves nothing).
+    """
+
+    def __init__(self, index: SceneIndex):
+        import bm25s
+
+        self.product_ids = list(index.products)
+        self._bm25 = bm25s.BM25()
+        corpus = [document_words(index, pid) for pid in self.product_ids]
+        self._bm25.index(corpus, show_progress=False)
+        self._vocabulary = set(self._bm25.vocab_dict)
+        self._places = place_pattern(index)
+
+    def _scores(self, words: list[str]) -> np.ndarray:
+        known = [w for w in words if w in self._vocabulary]
+        if not known:
+            return np.zeros(len(self.product_ids), dtype=np.float64)
+        return self._bm25.get_scores(known).astype(np.float64)
+
+    def scores(self, dialogue: Iterable[tuple[str, str]]) -> np.ndarray:
+        """One BM25 score per catalog entry (catalog order) for ``dialogue``."""
+        user, assistant = query_words(dialogue, self._places)
+        return USER_WEIGHT * self._scores(user) + self._scores(assistant)
+
+    def retrieve(self, dialogue: Iterable[tuple[str, str]], k: int) -> list[str]:
+        """Product ids of the at most ``k`` best-matching entries, best first."""
+        if not isinstance(k, int) or isinstance(k, bool) or k < 1:
+            raise ValueError(f"k must be a positive integer, got {k!r}")
+        scores = self.scores(dialogue)
+        order = np.lexsort((np.arange(len(scores)), -scores))  # score desc, then catalog order
+        return [self.product_ids[i] for i in order[:k] if scores[i] > 0.0]
