@@ -38,7 +38,7 @@ from agents.prompting import Conversation
 from recrm.outcome import episode_reward, outcome_credit  # episode_reward: re-exported
 from train.tasks import ENV_OF_STORE, parse_prompt_key
 
-if TYPE_CHECKING:  # train.config imports trl; recrm.probes uses episode_reward without it
+if TYPE_CHECKING:  # train.config imports trl; eval.probes uses episode_reward without it
     from train.config import SituRecArguments
 
 __all__ = ["COMPONENTS", "SituRecRollout", "episode_outcome_credit", "episode_reward", "gate_floor_at",
