@@ -28,7 +28,8 @@ with the per-agent means. Fewer than three paired agents, or a metric that is co
 one group, gives no coefficient ("-").
 
 ``--tasks per-profile`` keeps only the paper's one-task-per-profile cohort (seed 42; the
-GPT-4o-user runs of Table 7), the same cohort as ``eval.rollout --tasks per-profile``.
+GPT-4o-user runs of Table 7), the same cohort as ``eval.rollout --tasks per-profile``, in
+simulated-user runs; ``human`` runs keep the tasks their participants played.
 """
 
 from __future__ import annotations
@@ -129,17 +130,17 @@ def load_run(run_dir: str | Path, *, tasks: str = "all", questionnaire: bool = F
     run = Path(run_dir)
     if not (run / "trajectories.jsonl").is_file():
         raise ValueError(f"{run}: no trajectories.jsonl")
+    if tasks not in ("all", "per-profile"):
+        raise ValueError(f"tasks must be 'all' or 'per-profile', got {tasks!r}")
     cfg = _read_config(run)
     episodes = read_episodes(run / "trajectories.jsonl")
-    if tasks == "per-profile":
+    if tasks == "per-profile" and cfg["user"] != "human":  # people played the study's own tasks
         from eval.aggregate import load_tasks
 
         keep: set[str] = set()
         for store in sorted({ep.store for ep in episodes}):
             keep |= set(per_profile_tasks(list(load_tasks({store}).values())))
         episodes = [ep for ep in episodes if ep.task_id in keep]
-    elif tasks != "all":
-        raise ValueError(f"tasks must be 'all' or 'per-profile', got {tasks!r}")
     return {"dir": str(run), "agent": assistant_name(cfg), "user": cfg["user"], "episodes": episodes,
             "ratings_override": _read_ratings(run) if questionnaire else {}}
 

@@ -242,3 +242,16 @@ def test_report_ranks_assistants_by_participants_and_judge(study_and_runs, tmp_p
         assert spearman == ("-" if rho is None else f"{rho:.3f}"), d
         compared += r is not None
     assert compared >= 3
+
+
+def test_per_profile_cohort_filters_simulated_runs_only(study_and_runs, tmp_path):
+    from eval.agreement import load_run, per_profile_tasks
+
+    study_dir, sims, _ = study_and_runs
+    human = load_run(study_dir / "runs" / "heuristic", tasks="per-profile")
+    assert len(human["episodes"]) == 4  # the study's tasks, whatever the cohort
+    sim = load_run(sims["heuristic"], tasks="per-profile")
+    cohort = set(per_profile_tasks(list(load_tasks({"supermarket"}).values())))
+    assert {ep.task_id for ep in sim["episodes"]} <= cohort
+    assert len(sim["episodes"]) == len([t for t in read_episodes(sims["heuristic"] / "trajectories.jsonl")
+                                        if t.task_id in cohort])
