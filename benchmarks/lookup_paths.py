@@ -1,6 +1,6 @@
 """Capture + both roles' Set-of-Mark per CPU-second with the renderer's two lookup paths, interleaved.
 
-    python benchmarks/lookup_paths.py [--stores supermarket,home_furnishings] [--poses 40] [--repeats 7]
+    python -m benchmarks.lookup_paths [--stores supermarket,home_furnishings] [--poses 40] [--repeats 7]
 
 Frames with at most ``LUT_MAX_FACES`` drawn faces read the renderer's per-face tables
 with cv2.LUT on an 8-bit ID buffer; the others (and, here, the reference) with np.take.
