@@ -52,10 +52,11 @@ def build_dataset(cfg: GSPOScriptConfig):
 def main(cfg: GSPOScriptConfig) -> Path:
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     import torch
-    from transformers import AutoModelForCausalLM, set_seed
+    from transformers import set_seed
     from trl import GRPOTrainer
 
     from agents.hf_policy import load_tokenizer
+    from situ_gym.llm.gguf import load_model  # also takes gguf:smollm2 / gguf:PATH
     from train.rollout import SituRecRollout, trajectory_reward
 
     set_seed(cfg.seed)
@@ -69,9 +70,7 @@ def main(cfg: GSPOScriptConfig) -> Path:
     tokenizer = load_tokenizer(cfg.model_name_or_path)
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
-    model = AutoModelForCausalLM.from_pretrained(
-        cfg.model_name_or_path, dtype=torch.bfloat16 if cfg.bf16 else torch.float32
-    )
+    model = load_model(cfg.model_name_or_path, dtype=torch.bfloat16 if cfg.bf16 else torch.float32)
     trainer = GRPOTrainer(
         model=model,
         reward_funcs=[trajectory_reward],

@@ -184,10 +184,11 @@ def build_dataset(cfg: SFTScriptConfig, tokenizer: Any):
 
 def main(cfg: SFTScriptConfig) -> Path:
     import torch
-    from transformers import AutoModelForCausalLM, set_seed
+    from transformers import set_seed
     from trl import SFTTrainer
 
     from agents.hf_policy import load_tokenizer
+    from situ_gym.llm.gguf import load_model  # also takes gguf:smollm2 / gguf:PATH
 
     set_seed(cfg.seed)
     if not cfg.model_name_or_path:
@@ -199,9 +200,7 @@ def main(cfg: SFTScriptConfig) -> Path:
         tokenizer.pad_token = tokenizer.eos_token
     dataset, summary = build_dataset(cfg, tokenizer)
     logger.info("SFT data: %s", summary)
-    model = AutoModelForCausalLM.from_pretrained(
-        cfg.model_name_or_path, dtype=torch.bfloat16 if cfg.bf16 else torch.float32
-    )
+    model = load_model(cfg.model_name_or_path, dtype=torch.bfloat16 if cfg.bf16 else torch.float32)
     trainer = SFTTrainer(
         model=model,
         args=cfg.to_sft_config(),
