@@ -110,6 +110,7 @@ def test_observation_mode_reaches_envs_built_from_the_store_table():
             pass
 
 
+@pytest.mark.slow  # builds the tiny model's tokenizer from heuristic episodes (~10 s idle)
 def test_dry_run_measures_prompts_and_fails_when_they_overflow(tmp_path):
     small = replace(ev.PRESETS["tiny"], context_tokens=256)
     report = ev.dry_run(small, tmp_path, seed=0)

@@ -140,7 +140,8 @@ PRESETS = {
                    gspo_steps=8, max_new_tokens=256, max_completion_length=4096),
     # 2 CPU cores, <= 10 min: proves the path with the real model, not learning. One turn per
     # episode (a 2.3k-token prompt costs 20-35 s per forward here), one held-out task, one SFT
-    # step, one GSPO step of one group (G=2) per reward, short outputs.
+    # step, one GSPO step of one group (G=2) per reward, outputs cut at 24 tokens (its dry run
+    # flags teacher_turn_fits_max_new_tokens: the heuristic's first turn is ~69 tokens).
     "cpu-smoke": Preset(name="cpu-smoke", observation_mode="nav_only", stores=("supermarket",), train_tasks=1,
                         eval_tasks=1, max_turns=1, image_size=(160, 120), success_only=False, sft_steps=1,
                         sft_batch=1, gspo_steps=1, num_generations=2, gspo_batch=1, steps_per_generation=2,
