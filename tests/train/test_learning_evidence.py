@@ -161,7 +161,8 @@ def test_tiny_run_writes_figures_curves_and_plot(tmp_path):
         low, high = f["mean_r_total_ci95"]
         assert low <= f["mean_r_total"] <= high and 0.0 <= f["mean_r_total"] <= 1.0
         assert 1 <= f["mean_turns"] <= 2 and f["generated_tokens"] > 0 and f["tokens_per_s"] > 0
-        assert not {e["task_id"] for e in f["per_episode"]} & training  # held-out profiles only
+        played = sorted(e["task_id"] for e in f["per_episode"])
+        assert played == sorted(summary["held_out_tasks"]["supermarket"]) and not set(played) & training
     for variant in ("outcome", "full"):
         gspo = summary["gspo"][variant]
         assert [c["step"] for c in gspo["curve"]] == [1]  # one generation cycle for 2 steps (logged once)
