@@ -184,6 +184,7 @@ def plot_curves(curves: dict[str, list[dict]], path: Path) -> Path:
         steps = [c["step"] for c in curve]
         axes[0].plot(steps, [c["success_rate"] for c in curve], marker="o", label=variant)
         axes[1].plot(steps, [c["reward"] for c in curve], marker="o", label=variant)
+    axes[0].set_ylim(-0.02, 1.02)
     for ax, title in zip(axes, ("rollout success rate", "mean trajectory reward"), strict=True):
         ax.set_xlabel("GSPO step")
         ax.set_title(title)
