@@ -67,6 +67,15 @@ def test_reward_names_cover_the_ladder_and_reject_unknown_ones():
         replace(ev.PRESETS["tiny"], rewards=("R9",)).reward_variants()
 
 
+def test_presets_reject_an_observation_mode_they_cannot_run(tmp_path, capsys):
+    with pytest.raises(ValueError, match="max_turns=8"):
+        replace(ev.PRESETS["h200"], observation_mode="nav_only")  # the teacher needs catalog rows
+    with pytest.raises(ValueError, match="observation_mode must be one of"):
+        replace(ev.PRESETS["h200"], observation_mode="compact-someday")
+    assert ev.main(["--preset", "h200", "--observation-mode", "nav_only", "--dry-run", "--out", str(tmp_path / "x")]) == 2
+    assert "nav_only" in capsys.readouterr().err and not (tmp_path / "x").exists()
+
+
 def test_unknown_reward_is_a_one_line_error_before_any_work(tmp_path, capsys):
     assert ev.main(["--preset", "h200", "--rewards", "R1", "best", "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err.strip()

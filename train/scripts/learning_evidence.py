@@ -122,6 +122,13 @@ class Preset:
     est_train_tokens_per_s: float = 50_000.0
     est_load_s: float = 30.0
 
+    def __post_init__(self):
+        if self.observation_mode not in OBSERVATION_MODES:
+            raise ValueError(f"observation_mode must be one of {sorted(OBSERVATION_MODES)}, got {self.observation_mode!r}")
+        if self.observation_mode == "nav_only" and self.max_turns != 1:
+            # the heuristic teacher recommends from the catalog rows nav_only removes
+            raise ValueError(f"observation_mode 'nav_only' is for one-turn smoke runs, got max_turns={self.max_turns}")
+
     def reward_variants(self) -> list[str]:
         from train.config import VARIANT_NAMES
 
@@ -448,11 +455,11 @@ def main(argv: list[str] | None = None) -> int:
     preset = PRESETS[args.preset]
     overrides = {"rewards": tuple(args.rewards) if args.rewards else None, "model": args.model,
                  "observation_mode": args.observation_mode}
-    preset = replace(preset, **{k: v for k, v in overrides.items() if v is not None})
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
     try:
+        preset = replace(preset, **{k: v for k, v in overrides.items() if v is not None})
         preset.reward_variants()
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
         if args.dry_run:
             report = dry_run(preset, out, args.seed)
             (out / "dry_run.json").write_text(json.dumps(report, indent=1, default=str))
