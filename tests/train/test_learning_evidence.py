@@ -68,7 +68,7 @@ def test_reward_names_cover_the_ladder_and_reject_unknown_ones():
 
 
 def test_presets_reject_an_observation_mode_they_cannot_run(tmp_path, capsys):
-    with pytest.raises(ValueError, match="max_turns=8"):
+    with pytest.raises(ValueError, match="max_turns=6"):
         replace(ev.PRESETS["h200"], observation_mode="nav_only")  # the teacher needs catalog rows
     with pytest.raises(ValueError, match="observation_mode must be one of"):
         replace(ev.PRESETS["h200"], observation_mode="compact-someday")
@@ -144,7 +144,7 @@ def test_h200_dry_run_checks_the_real_prompt_against_smollm2s_context(tmp_path, 
     assert report["checks"]["first_prompt_fits_context"] == (store["first_prompt_tokens"] <= 8192)
     assert store["teacher_turns"] >= 1 and store["max_teacher_turn_tokens"] > 20
     assert report["batch"] == {"generation_batch": 64, "groups_per_generation": 8, "generation_cycles": 2,
-                               "eval_episodes_per_phase": 40, "sft_sequences": 240}
+                               "eval_episodes_per_phase": 20, "sft_sequences": 240}
     grpo = report["grpo_config"]
     assert (grpo["importance_sampling_level"], grpo["loss_type"], grpo["beta"]) == ("sequence", "grpo", 0.0)
     assert grpo["generation_batch_size"] == 64

@@ -140,10 +140,11 @@ class Preset:
 
 
 PRESETS = {
-    # One H200, <= 9 min with model loading: SmolLM2 in bf16, 1 store, 8 turns (a heuristic turn
+    # One H200, <= 9 min with model loading: SmolLM2 in bf16, 1 store, 6 turns (a heuristic turn
     # is <= 255 tokens, an env turn <= ~650 at 640x480), 2 generation cycles of 64 episodes per
-    # reward; 40 held-out episodes per evaluation phase for the confidence intervals.
-    "h200": Preset(name="h200", bf16=True, max_turns=8, eval_tasks=20, eval_seeds=2, sft_steps=60,
+    # reward, 20 held-out episodes per evaluation. Dry-run estimate with a 3k-token compact
+    # prompt: ~480 s (8 turns or 40 evaluation episodes: ~560-590 s).
+    "h200": Preset(name="h200", bf16=True, max_turns=6, eval_tasks=20, eval_seeds=1, sft_steps=60,
                    gspo_steps=8, max_new_tokens=256, max_completion_length=4096),
     # 2 CPU cores, <= 10 min: proves the path with the real model, not learning. One turn per
     # episode (a 2.3k-token prompt costs 20-35 s per forward here), one held-out task, one SFT
