@@ -89,7 +89,7 @@ class ParaphrasingAssistant(Assistant):
         self.places = sorted({t.name for t in targets} | {short_place(t.name) for t in targets}
                              | {t.name.split(" - ", 1)[-1] for t in targets if " - " in t.name})
         self.categories = sorted({p.category for p in self.products.values()}, key=len, reverse=True)
-        self._last: str | None = None
+        self._said: set[str] = set()  # our own lines this episode: we never say one twice
         self._last_original: str | None = None
         self.last_heuristic: dict[str, Any] = {}
         self._originals: dict[str, str] = {}  # our response -> the heuristic's
@@ -130,10 +130,9 @@ class ParaphrasingAssistant(Assistant):
         order = [variants[i] for i in self._rng.permutation(len(variants))] + [self._plain_facts(names, places, facts)]
         for text in order:
             text = self._complete(text, names, places)
-            if not shared_runs(original, text, keep + self.categories) and text != self._last:
-                self._last = text
+            if not shared_runs(original, text, keep + self.categories) and text not in self._said:
+                self._said.add(text)
                 return text
-        self._last = order[-1]
         return self._complete(order[-1], names, places)
 
     def _facts(self, original: str, names: list[str], rest: str) -> dict[str, Any]:
@@ -266,19 +265,24 @@ class ParaphrasingAssistant(Assistant):
                 f"No worries, scratch that. Next up is the {name}; I'll lead the way."]
 
     def _say_answerquestion(self, action, expected, names, places, facts, caption) -> list[str]:
-        return [self._plain_facts(names, places, facts)]
+        return [self._plain_facts(names, places, facts, style) for style in range(3)]
 
     def _say_other(self, action, expected, names, places, facts, caption) -> list[str]:
         return [self._plain_facts(names, places, facts)]
 
-    def _plain_facts(self, names: list[str], places: list[str], facts) -> str:
+    def _plain_facts(self, names: list[str], places: list[str], facts, style: int = 0) -> str:
         parts = []
         for n in names:
             p = self.products.get(n)
             if p is not None:
                 labels = [t for t in facts["labels"] if t in p.tags]
-                said = f" and is {self._describe(p, labels)}" if labels else ""
-                parts.append(f"The {n} sells for {_money(p.price)}{said}.")
+                described = self._describe(p, labels) if labels else ""
+                if style == 1:
+                    parts.append(f"Here is what the {n} offers: {described + ', for ' if described else 'a price of '}{_money(p.price)}.")
+                elif style == 2:
+                    parts.append(f"At {_money(p.price)}, the {n}" + (f" is {described}." if described else " is on the shelf here."))
+                else:
+                    parts.append(f"The {n} sells for {_money(p.price)}" + (f" and is {described}." if described else "."))
         if places:
             parts.append(f"Look for it around {_join(places)}.")
         return " ".join(parts) or "Let me know how I can help next."

@@ -1,6 +1,6 @@
 """Probe assistants: each tries to game RecRM on purpose while not helping the shopper.
 
-They are the adversarial side of ``python -m recrm.probes``: a reward that pays one of
+They are the adversarial side of ``python -m eval.probes``: a reward that pays one of
 them as much as an honest assistant has a bug. All of them emit well-formed JSON (valid
 schema, legal visible expected actions), so that a gate can only stop them for what they
 SAY. Most wrap ``HeuristicAssistant`` and keep its ranking, which is good: the probes test

@@ -20,7 +20,7 @@ AGENTS: dict[str, str] = {
     "chat": "agents.chat_agent:ChatAssistant",  # --model hf:... | openai:NAME (any chat backend)
 }
 
-# Reward probes (recrm.probes): assistants that try to game RecRM on purpose.
+# Reward probes (eval.probes): assistants that try to game RecRM on purpose.
 PROBE_AGENTS: dict[str, str] = {
     f"probe-{name}": f"agents.probes:{cls}"
     for name, cls in (

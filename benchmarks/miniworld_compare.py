@@ -8,10 +8,10 @@ environment outside the repository, with Debian's Mesa for headless EGL renderin
 
 then, from the repository's own environment:
 
-    python benchmarks/miniworld_compare.py --miniworld-python /tmp/mw/bin/python [--repeats 5]
+    python -m benchmarks.miniworld_compare --miniworld-python /tmp/mw/bin/python [--repeats 5]
 
 Each repeat runs the three measurements back to back (SituRec on one thread, with the
-heuristic assistant and the rule-based shopper, as ``python -m situ_gym.bench_env``
+heuristic assistant and the rule-based shopper, as ``python -m benchmarks.env_steps``
 does; Miniworld with random actions, 20 objects, Mesa llvmpipe on ``--mesa-threads``
 threads), so a busy machine slows all of them alike; the medians are printed with
 their ratio. Both render 640x480 egocentric frames unless ``--size`` says otherwise.
@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> None:
     import cv2
 
     import situ_gym
-    from situ_gym.bench_env import measure
+    from benchmarks.env_steps import measure
 
     cv2.setNumThreads(1)
     kwargs = {"image_size": (width, height)}

@@ -20,6 +20,7 @@ __all__ = [
     "done_keys",
     "task_order",
     "move_error_episodes",
+    "sort_episode_file",
 ]
 
 logger = logging.getLogger(__name__)
@@ -78,13 +79,27 @@ def move_error_episodes(path: str | os.PathLike, errors_path: str | os.PathLike)
         fh.writelines(moved)
         fh.flush()
         os.fsync(fh.fileno())
-    tmp = p.with_name(p.name + ".tmp")
+    _replace_lines(p, keep)
+    return len(moved)
+
+
+def sort_episode_file(path: str | os.PathLike) -> None:
+    """Rewrite a trajectory file in ``task_order`` (atomically), so that its bytes do not depend
+    on the order in which workers finished; a missing file is left missing."""
+    p = Path(path)
+    if not p.exists():
+        return
+    _replace_lines(p, [ep.model_dump_json() + "\n" for ep in task_order(read_episodes(p))])
+
+
+def _replace_lines(path: Path, lines: list[str]) -> None:
+    """Write ``lines`` to a temporary file, fsync it, then swap it in (a kill leaves one of the two)."""
+    tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "w", encoding="utf-8") as fh:
-        fh.writelines(keep)
+        fh.writelines(lines)
         fh.flush()
         os.fsync(fh.fileno())
-    os.replace(tmp, p)
-    return len(moved)
+    os.replace(tmp, path)
 
 
 def append_episode(path: str | os.PathLike, episode: EpisodeRecord) -> None:

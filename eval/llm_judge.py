@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from eval.judge import DIMENSIONS, DialogueJudge, RuleBasedJudge
+from eval.rule_judge import DIMENSIONS, DialogueJudge, RuleBasedJudge
 from situ_gym.llm import METER, ChatBackend, ChatRequest, extract_json, make_backend
 from situ_gym.records import EpisodeRecord
 from situ_gym.scene.index import SceneIndex

@@ -20,7 +20,7 @@ every component in [0, 1]; defaults alpha=1, beta=0.5, tau=0.5, divided by
 * The ablation ladder R1..R5: "outcome", "+instruction", "+relevance", "+behavior", "full".
 
 ``RecRMReward`` wraps an env; ``python -m recrm.score FILE`` re-scores trajectories;
-``python -m recrm.bench`` times the scorers.
+``python -m benchmarks.recrm_scoring`` times the scorers.
 """
 
 from recrm.components import (

@@ -1,4 +1,5 @@
-"""How much of the outcome bonus a purchase earns: the share of validly presented turns.
+"""How much of the outcome bonus a purchase earns (the share of validly presented turns), and
+the trajectory reward GSPO trains on.
 
 A purchase the shopper was talked into with invented claims, mislabelled recommendations or
 padding should not earn the full bonus. ``outcome_credit`` is 0 when the turn that first
@@ -14,7 +15,7 @@ from situ_gym.language import analyze, lexicon_for
 from situ_gym.records import TurnRecord
 from situ_gym.scene.index import SceneIndex
 
-__all__ = ["outcome_credit"]
+__all__ = ["outcome_credit", "episode_reward"]
 
 
 def _passed(t: TurnRecord) -> bool:
@@ -37,3 +38,19 @@ def outcome_credit(turns: Sequence[TurnRecord], cart: Sequence[str], index: Scen
     if proposing and not _passed(proposing[0]):
         return 0.0
     return sum(_passed(t) for t in gated) / len(gated)
+
+
+def episode_reward(
+    turn_totals: list[float], success: bool, outcome_bonus: float, gate_share: float = 1.0
+) -> float:
+    """The trajectory reward GSPO trains on: mean per-turn R_total + the outcome bonus on
+    success, times ``gate_share`` (``recrm.outcome.outcome_credit``: 0 when the turn that
+    proposed the bought product failed a gate, else the share of turns passing both gates).
+
+    >>> episode_reward([0.2, 0.8], True, 1.0), episode_reward([], False, 1.0)
+    (1.5, 0.0)
+    >>> episode_reward([0.0, 0.8], True, 1.0, gate_share=0.5)
+    0.9
+    """
+    mean_total = sum(turn_totals) / len(turn_totals) if turn_totals else 0.0
+    return mean_total + (outcome_bonus * gate_share if success else 0.0)

@@ -6,7 +6,6 @@ applies, and the most frequent failed checks::
 
     python -m recrm.score runs/heuristic/trajectories.jsonl --variant full
     python -m recrm.score runs/heuristic/trajectories.jsonl --json > recrm.json
-    python -m recrm.score --bench            # microseconds per scored turn
 
 ``score_episodes(episodes)`` is the library entry point (eval.rollout calls it).
 """
@@ -264,16 +263,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tau", type=float, default=0.5)
     parser.add_argument("--outcome-bonus", type=float, default=0.0)
     parser.add_argument("--json", action="store_true", help="print the full result as JSON")
-    parser.add_argument(
-        "--bench", action="store_true", help="time the scorers (microseconds per turn)"
-    )
     args = parser.parse_args(argv)
-    if args.bench:
-        from recrm.bench import main as bench_main
-
-        return bench_main([])
     if not args.file:
-        parser.error("a trajectory file is required (or --bench)")
+        parser.error("a trajectory file is required (python -m benchmarks.recrm_scoring times the scorers)")
     if not Path(args.file).is_file():
         parser.error(f"no such trajectory file: {args.file!r}")
     try:

@@ -1,4 +1,4 @@
-"""Held-out evaluation of an HFPolicyAssistant: episodes in lock-step, one batched generate per turn.
+"""Held-out evaluation of an HFPolicyAssistant: ``eval.runner.play_batch``, one batched generate per turn.
 
 Used by the GPU script for before/after figures (SR, mean R_total, tokens/s). For the
 benchmark's full report use ``python -m eval.rollout --agent hf --model PATH``; both
@@ -8,10 +8,9 @@ drive the same ``HFPolicyAssistant`` (same prompts, same generation code).
 from __future__ import annotations
 
 import logging
-import time
 from typing import Any
 
-from agents.base import agent_info
+from eval.runner import EpisodeSpec, play_batch
 
 __all__ = ["evaluate_policy"]
 
@@ -50,37 +49,24 @@ def evaluate_policy(
             return RecRMReward(env, variant=variant)
 
     envs = [env_factory(store) for _ in task_ids]
-    t_env = time.perf_counter()
-    observations, infos = [], []
-    for env, task_id in zip(envs, task_ids, strict=True):
-        obs, info = env.reset(seed=seed, options={"task_id": task_id})
-        observations.append(obs)
-        infos.append(agent_info(info))  # no hidden task, no task id that leads to it
-    env_s = time.perf_counter() - t_env
-    tokens0, gen0 = agent.generated_tokens, agent.generate_seconds
-    agent.reset_batch(observations, infos, seeds=[seed] * len(task_ids))
-    active = list(range(len(task_ids)))
     totals: list[float] = []
-    turns = [0] * len(task_ids)
-    terminations: list[str | None] = [None] * len(task_ids)
-    while active:
-        texts = agent.act_batch([observations[i] for i in active], episodes=active)
-        t0 = time.perf_counter()
-        still = []
-        for i, text in zip(active, texts, strict=True):
-            obs, _, terminated, truncated, info = envs[i].step(text)
-            turns[i] += 1
-            if "recrm" in info:
-                totals.append(float(info["recrm"]["total"]))
-            if terminated or truncated:
-                terminations[i] = info.get("termination")
-            else:
-                observations[i] = obs
-                still.append(i)
-        env_s += time.perf_counter() - t0
-        active = still
-    for env in envs:
-        env.close()
+
+    def on_step(_i: int, _text: str, _obs: Any, info: dict[str, Any], _done: bool) -> None:
+        if "recrm" in info:
+            totals.append(float(info["recrm"]["total"]))
+
+    tokens0, gen0 = agent.generated_tokens, agent.generate_seconds
+    try:
+        results = play_batch(envs, agent, [EpisodeSpec(task_id, seed) for task_id in task_ids], on_step=on_step)
+    finally:
+        for env in envs:
+            env.close()
+    crashed = next((r.error for r in results if r.error is not None), None)
+    if crashed is not None:  # evaluation figures over crashed episodes would mislead
+        raise RuntimeError(f"an evaluation episode crashed: {crashed.strip().splitlines()[-1]}")
+    terminations = [r.termination for r in results]
+    turns = [r.turns for r in results]
+    env_s = sum(r.env_seconds for r in results)
     gen_tokens = agent.generated_tokens - tokens0
     gen_s = agent.generate_seconds - gen0
     counts: dict[str, int] = {}

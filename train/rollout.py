@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agents.prompting import Conversation
-from recrm.outcome import outcome_credit
+from recrm.outcome import episode_reward, outcome_credit  # episode_reward: re-exported
 from train.config import GSPOScriptConfig, gate_floor_at
 from train.tasks import ENV_OF_STORE, parse_prompt_key
 
@@ -63,22 +63,6 @@ def soft_gated_total(recrm: dict[str, Any], floor: float) -> float:
     gates = recrm.get("gates", {})
     soft = max(float(gates.get("instruction", 1.0)), floor) * max(float(gates.get("consistency", 1.0)), floor)
     return soft * float(recrm["ungated"])
-
-
-def episode_reward(
-    turn_totals: list[float], success: bool, outcome_bonus: float, gate_share: float = 1.0
-) -> float:
-    """The trajectory reward GSPO trains on: mean per-turn R_total + the outcome bonus on
-    success, times ``gate_share`` (``recrm.outcome.outcome_credit``: 0 when the turn that
-    proposed the bought product failed a gate, else the share of turns passing both gates).
-
-    >>> episode_reward([0.2, 0.8], True, 1.0), episode_reward([], False, 1.0)
-    (1.5, 0.0)
-    >>> episode_reward([0.0, 0.8], True, 1.0, gate_share=0.5)
-    0.9
-    """
-    mean_total = sum(turn_totals) / len(turn_totals) if turn_totals else 0.0
-    return mean_total + (outcome_bonus * gate_share if success else 0.0)
 
 
 @dataclass

@@ -33,7 +33,6 @@ from typing import Any
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents.base import agent_info  # noqa: E402
 from train.config import SFTScriptConfig, parse_config  # noqa: E402
 
 __all__ = ["ReplayMismatchError", "replay_episode", "teacher_episode", "keep_episode", "build_dataset", "main"]
@@ -98,26 +97,30 @@ def replay_episode(record: Any, env: Any, tokenizer: Any) -> dict[str, list[int]
 
 
 def teacher_episode(agent: Any, env: Any, tokenizer: Any, store: str, task_id: str, seed: int) -> tuple[dict, dict]:
-    """Let ``agent`` play one episode; returns (training sequence, summary)."""
+    """Let ``agent`` play one episode (``eval.runner.play_batch``); returns (training sequence, summary)."""
     from agents.prompting import Conversation, turn_end_ids
+    from eval.runner import EpisodeSpec, play_batch
 
     end = set(turn_end_ids(tokenizer))
-    obs, info = env.reset(seed=seed, options={"task_id": task_id})
-    agent.reset(obs, agent_info(info), seed=seed)
-    conv = Conversation(tokenizer, store, obs)
-    totals, termination = [], None
-    while True:
-        text = agent.act(obs)
-        conv.add_model_tokens(_model_tokens(tokenizer, text), eos_ids=end)
-        obs, _, terminated, truncated, info = env.step(text)
+    conversations: list[Any] = []
+    totals: list[float] = []
+
+    def on_reset(_i: int, obs: dict[str, Any], _info: dict[str, Any]) -> None:
+        conversations.append(Conversation(tokenizer, store, obs))
+
+    def on_step(_i: int, text: str, obs: dict[str, Any], info: dict[str, Any], done: bool) -> None:
+        conversations[0].add_model_tokens(_model_tokens(tokenizer, text), eos_ids=end)
         if "recrm" in info:
             totals.append(float(info["recrm"]["total"]))
-        if terminated or truncated:
-            termination = info.get("termination")
-            break
-        conv.add_observation(obs)
+        if not done:
+            conversations[0].add_observation(obs)
+
+    (result,) = play_batch([env], agent, [EpisodeSpec(task_id, seed)], on_reset=on_reset, on_step=on_step)
+    if result.error is not None:
+        raise RuntimeError(f"teacher episode {task_id} (seed {seed}) crashed: {result.error.strip().splitlines()[-1]}")
     mean = sum(totals) / len(totals) if totals else None
-    return _example(conv), {"task_id": task_id, "seed": seed, "termination": termination, "mean_reward": mean}
+    return _example(conversations[0]), {"task_id": task_id, "seed": seed, "termination": result.termination,
+                                        "mean_reward": mean}
 
 
 def keep_episode(termination: str | None, mean_reward: float | None, cfg: SFTScriptConfig) -> bool:

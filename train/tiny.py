@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-
-from agents.base import agent_info
+from typing import Any
 
 __all__ = [
     "CHATML_TEMPLATE",
@@ -77,22 +76,21 @@ def store_texts(
     for store in stores:
         env = gym.make(ENV_OF_STORE[store], image_size=image_size, max_turns=teacher_turns)
         obs, _ = env.reset(seed=0)
-        lines += obs["catalog"].splitlines() + obs["visible"].splitlines()
+        lines.extend(obs["catalog"].splitlines() + obs["visible"].splitlines())
         if teacher_tasks > 0:
             from agents.heuristic import HeuristicAssistant
+            from eval.runner import EpisodeSpec, play_batch
+
+            def on_step(_i: int, text: str, obs: dict[str, Any], _info: dict[str, Any], _done: bool) -> None:
+                lines.append(text)
+                lines.extend(obs["visible"].splitlines())
 
             teacher = HeuristicAssistant()
             for task_id in split_tasks(store, 0.2, 0)[0][:teacher_tasks]:
                 for seed in (0, 1):
-                    obs, info = env.reset(seed=seed, options={"task_id": task_id})
-                    teacher.reset(obs, agent_info(info), seed=seed)
-                    done = False
-                    while not done:
-                        text = teacher.act(obs)
-                        lines.append(text)
-                        obs, _, terminated, truncated, _ = env.step(text)
-                        lines += obs["visible"].splitlines()
-                        done = terminated or truncated
+                    (result,) = play_batch([env], teacher, [EpisodeSpec(task_id, seed)], on_step=on_step)
+                    if result.error is not None:
+                        raise RuntimeError(f"teacher episode {task_id} crashed: {result.error.strip().splitlines()[-1]}")
         env.close()
     return lines
 

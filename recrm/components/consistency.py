@@ -7,7 +7,15 @@ from typing import Any
 
 from recrm.components.base import ComponentScore
 from recrm.context import TurnContext
-from recrm.text import FUNCTION_WORDS, NEGATIONS, Lexicon, Mention, clauses, lexicon, tokenize
+from situ_gym.language.claims import (
+    FUNCTION_WORDS,
+    NEGATIONS,
+    Lexicon,
+    Mention,
+    clauses,
+    lexicon,
+    tokenize,
+)
 
 __all__ = ["FactualConsistency"]
 
@@ -66,7 +74,7 @@ class FactualConsistency:
     * ``attribute``: a tag value ("gluten-free", "oak") stated of a product (same
       clause, or via "it/this/they") that neither its tags nor its name, category or
       attributes carry; negated and preference clauses ("you wanted ...") are skipped,
-      as are vague words and situational keys (``recrm.text.VAGUE_WORDS``,
+      as are vague words and situational keys (``situ_gym.language.claims.VAGUE_WORDS``,
       ``UNCHECKED_TAG_KEYS``); allergens count only after "contains";
     * ``location``: "in/at/on <fixture, store or area>" said of a product kept elsewhere;
     * ``visibility``: Recommend says ``visible_now`` while the product is not in view.

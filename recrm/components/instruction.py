@@ -10,11 +10,11 @@ from lemminflect import getAllLemmas
 
 from recrm.components.base import ComponentScore
 from recrm.context import TurnContext
-from recrm.text import FUNCTION_WORDS, lexicon, words
 from situ_gym.actions.assistant import ACTION_TYPES, MAX_RANKING, REQUIRED_FIELDS
 from situ_gym.actions.parse import extract_json_object
 from situ_gym.actions.tools import LEGAL_TOOLS, TARGET_ARGUMENT
 from situ_gym.language import lexicon_for
+from situ_gym.language.claims import FUNCTION_WORDS, lexicon, words
 from situ_gym.language.tokens import FUNCTION_WORDS as CLOSED_CLASS
 
 __all__ = ["DIMENSIONS", "InstructionFollowing"]

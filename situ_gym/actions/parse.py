@@ -26,29 +26,23 @@ Decisions (documented for the env, metrics and prompt authors):
   fields are then not resolved and not flagged. ``no_view=True`` (the paper's ablation
   without captions) resolves fixed handles without the visibility requirement, lets
   ``pick_up_item``/``check_item`` omit the product and accepts a display name for it.
-* Marker disclosure: the response may not name a marker label. Always flagged: a
-  handle-shaped token (``7``, ``b``, ``aa``, ``1a``, ``A1``) in square or curly
-  brackets (``[a]``), after ``label``/``labelled``/``marker``/``mark``/``marked``
-  (``label 7``, ``marker "1a"``), or after ``#`` (``#5``). Flagged only when the token is
-  one of the assistant's current handles: ``(3)`` and ``handle b``, and kind words
-  followed by it (``shelf 7``, ``item b``, ``store 2``, ``area 1a``, ``aisle 7``; also
-  product/fixture/shop/freezer/cooler) unless that phrase is part of an
-  entity name in the scene (a store whose fixtures are named "Aisle 7 ..." may say
-  "aisle 7"). Our Supermarket names its fixtures "Shelf N: ...", so "shelf 7" is a
-  real name there, while "aisle 7" (no aisle names) is flagged when 7 is a handle. Common short words (``a``, ``in``, ``it``...) after a label word are only
-  flagged when quoted or bracketed, so "a great choice", "$3.99", "marked down" pass.
+* Marker disclosure: the response may not name a marker label (the forms flagged are
+  listed in :mod:`situ_gym.language.names`).
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import re
-import unicodedata
-import weakref
 from typing import Any
 
 from situ_gym.actions.assistant import ACTION_TYPES, MAX_RANKING, REQUIRED_FIELDS, AssistantOutput
+from situ_gym.actions.extract import (
+    MAX_RESPONSE_CHARS,
+    extract_json_object,
+    recover_response,
+    scrub_surrogates,
+)
 from situ_gym.actions.tools import LEGAL_TOOLS, TARGET_ARGUMENT
 from situ_gym.actions.validate import (
     check_approach,
@@ -58,6 +52,7 @@ from situ_gym.actions.validate import (
     resolve_target,
     short_repr,
 )
+from situ_gym.language.names import find_marker_disclosures, name_table, normalize_name
 from situ_gym.records import ToolCall
 from situ_gym.scene.index import SceneIndex
 from situ_gym.som.types import RoleView
@@ -75,7 +70,6 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-MAX_RESPONSE_CHARS = 2000
 TARGET_APPROACHES = ("outside_doorway", "inside_doorway", "area")
 _NAV_KINDS = {"supermarket": ("fixture",), "home_furnishings": ("store", "area")}
 _TOP_KEYS = ("response", "assistant_actions", "expected_user_action", "ranking")
@@ -90,201 +84,7 @@ FREE_MOVES = (
     "move_and_turn",
     "side_step",
 )
-# Bounds on the work spent on a pathological input.
-_MAX_STARTS = 64  # '{' positions tried with the JSON decoder
-_MAX_REPAIRS = 4  # '{' positions tried again after repairing trailing commas
-_MAX_REPAIR_CHARS = 200_000
 _INSPECT_TOOLS = ("pick_up_item", "check_item")
-
-# ---------------------------------------------------------------- JSON extraction
-
-_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\r?\n?(.*?)```", re.DOTALL)
-_SIGNIFICANT = re.compile(r'[{}"\\]')
-_TRAILING_COMMA = re.compile(r",(\s*[}\]])")
-_DECODER = json.JSONDecoder()
-
-
-def _segments(text: str) -> list[str]:
-    """Fenced blocks first (in order), then the whole text."""
-    blocks = [m.group(2) for m in _FENCE.finditer(text)]
-    return [b for b in blocks if "{" in b or "[" in b] + [text]
-
-
-def _balanced_end(text: str, start: int) -> int | None:
-    """End (exclusive) of the brace-balanced span opening at ``text[start] == '{'``,
-    honouring JSON strings and escapes; None if it never closes."""
-    depth = 0
-    in_string = False
-    skip = -1
-    for m in _SIGNIFICANT.finditer(text, start):
-        pos = m.start()
-        if pos <= skip:
-            continue
-        ch = m.group()
-        if in_string:
-            if ch == "\\":
-                skip = pos + 1
-            elif ch == '"':
-                in_string = False
-            continue
-        if ch == '"':
-            in_string = True
-        elif ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-            if depth == 0:
-                return pos + 1
-    return None
-
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def scrub_surrogates(value: Any) -> Any:
-    """``value`` with every lone UTF-16 surrogate (e.g. from a ``"\\ud800"`` escape) in its
-    strings, keys included, replaced by U+FFFD: such text cannot be encoded as UTF-8, so a
-    record holding it could not be saved."""
-    if isinstance(value, str):
-        return _SURROGATE.sub("\ufffd", value)
-    if isinstance(value, dict):
-        return {scrub_surrogates(k): scrub_surrogates(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [scrub_surrogates(v) for v in value]
-    return value
-
-
-def _loads(candidate: str) -> tuple[Any, bool]:
-    try:
-        return json.loads(candidate), True
-    except (ValueError, RecursionError):  # RecursionError: absurdly deep nesting
-        return None, False
-
-
-def extract_json_object(text: str) -> tuple[dict[str, Any] | None, str | None]:
-    """Find the assistant's JSON object in ``text``: ``(object, None)`` or ``(None, error)``.
-
-    Looks in fenced code blocks first, then in the whole text; takes the first balanced
-    top-level object that carries one of the schema's keys (else the first object
-    found). A top-level array holding exactly one object is unwrapped; any other
-    non-object JSON is an error. Trailing commas are repaired, and an object encoded
-    twice (a JSON string holding the object) is decoded.
-
-    >>> extract_json_object('Sure! ```json\\n{"response": "Hi", "ranking": [],}\\n```')
-    ({'response': 'Hi', 'ranking': []}, None)
-    >>> extract_json_object('[1, 2]')
-    (None, 'output must be a JSON object, got list of 2')
-    """
-    first_dict: dict[str, Any] | None = None
-    for segment in _segments(text):
-        stripped = segment.strip()
-        if stripped[:1] in ("[", "{", '"') or stripped[:1].isdigit():
-            value, ok = _loads(stripped)
-            if ok and isinstance(value, str) and value.lstrip().startswith("{"):
-                inner, inner_ok = _loads(value)  # the object encoded twice, as a JSON string
-                if inner_ok and isinstance(inner, dict):
-                    return inner, None
-            if ok and not isinstance(value, dict):
-                if isinstance(value, list) and len(value) == 1 and isinstance(value[0], dict):
-                    return value[0], None
-                kind = "null" if value is None else type(value).__name__
-                if isinstance(value, list):
-                    return None, f"output must be a JSON object, got list of {len(value)}"
-                return None, f"output must be a JSON object, got {kind}"
-        starts = repairs = 0
-        pos = segment.find("{")
-        while pos != -1 and starts < _MAX_STARTS:
-            starts += 1
-            end = pos + 1
-            try:
-                value, end = _DECODER.raw_decode(segment, pos)
-                ok = True
-            except (ValueError, RecursionError):
-                value, ok = None, False
-            if not ok and repairs < _MAX_REPAIRS and len(segment) - pos <= _MAX_REPAIR_CHARS:
-                repairs += 1
-                close = _balanced_end(segment, pos)
-                if close is not None:
-                    value, ok = _loads(_TRAILING_COMMA.sub(r"\1", segment[pos:close]))
-                    end = close
-            if ok and isinstance(value, dict):
-                if any(key in value for key in _TOP_KEYS):
-                    return value, None
-                if first_dict is None:
-                    first_dict = value
-                pos = segment.find("{", end)
-            else:
-                pos = segment.find("{", pos + 1)
-    if first_dict is not None:
-        return first_dict, None
-    return None, "no JSON object found in the output"
-
-
-# At most 2 * MAX_RESPONSE_CHARS characters of the string are read: enough for the cut.
-_RESPONSE_KEY = re.compile(r'"response"\s*:\s*"((?:[^"\\]|\\.){0,4000})', re.DOTALL)
-
-
-def _truncate(text: str) -> str:
-    text = text.strip()
-    return text if len(text) <= MAX_RESPONSE_CHARS else text[:MAX_RESPONSE_CHARS].rstrip()
-
-
-def recover_response(text: str, obj: dict[str, Any] | None = None) -> str:
-    """The user-facing text of a possibly broken turn, at most MAX_RESPONSE_CHARS long.
-
-    From the parsed object's ``"response"``; else from a ``"response": "..."`` pair in
-    the raw text (also when the string is cut off); else the raw text itself when it
-    reads as prose (JSON and code fences removed); else "".
-    """
-    if obj is not None and isinstance(obj.get("response"), str):
-        return _truncate(obj["response"])
-    m = _RESPONSE_KEY.search(text)
-    if m is not None:
-        body = m.group(1)
-        if body.endswith("\\") and not body.endswith("\\\\"):
-            body = body[:-1]  # a cut-off escape
-        decoded, ok = _loads(f'"{body}"')
-        return _truncate(decoded if ok and isinstance(decoded, str) else body)
-    prose = _FENCE.sub(" ", text)
-    first, last = prose.find("{"), prose.rfind("}")
-    if first != -1 and last > first:
-        prose = prose[:first] + " " + prose[last + 1 :]
-    prose = re.sub(r"\s+", " ", prose).strip()
-    if '":' in prose or not any(ch.isalpha() for ch in prose[:MAX_RESPONSE_CHARS]):
-        return ""
-    return _truncate(prose)
-
-
-# ---------------------------------------------------------------- names and handles
-
-_NORM_CACHE: weakref.WeakKeyDictionary[SceneIndex, dict[str, dict[str, str | None]]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-def _norm(text: str) -> str:
-    """Lowercase, accents and apostrophes dropped, other punctuation collapsed to spaces."""
-    text = unicodedata.normalize("NFKD", text)
-    text = "".join(ch for ch in text if not unicodedata.combining(ch)).lower()
-    text = re.sub(r"['\u2019`]", "", text).replace("&", " and ")
-    return " ".join(re.findall(r"[^\W_]+", text))
-
-
-def _name_table(index: SceneIndex, group: str) -> dict[str, str | None]:
-    """Normalised name -> entity id (None where two entities share the name)."""
-    tables = _NORM_CACHE.setdefault(index, {})
-    if group not in tables:
-        if group == "products":
-            entities = index.products
-        else:
-            entities = {eid: index.entities[eid] for eid in index.nav_targets}
-        table: dict[str, str | None] = {}
-        for eid, entity in entities.items():
-            key = _norm(entity.name)
-            table[key] = None if key in table and table[key] != eid else eid
-        tables[group] = table
-    return tables[group]
-
 
 def resolve_product_name(name: str, index: SceneIndex) -> tuple[str | None, str | None]:
     """Map a display name to a product id: ``(id, None)`` or ``(None, error)``.
@@ -299,8 +99,8 @@ def resolve_product_name(name: str, index: SceneIndex) -> tuple[str | None, str 
     exact = index.product_by_name(name)
     if exact is not None:
         return exact, None
-    key = _norm(name)
-    table = _name_table(index, "products")
+    key = normalize_name(name)
+    table = name_table(index, "products")
     if key in table:
         if table[key] is None:
             return None, f"display_name {short_repr(name)} matches several catalog products"
@@ -360,99 +160,10 @@ def _resolve_nav_goal(
         )
     if handle in index.entities and _entity_kind(index, handle) in kinds:
         return handle, None
-    eid = _name_table(index, "nav").get(_norm(handle))
+    eid = name_table(index, "nav").get(normalize_name(handle))
     if eid is not None:
         return eid, None
     return None, f"navigation_goal {short_repr(handle)} is not a {what} handle or name in {store}"
-
-
-# ---------------------------------------------------------------- marker disclosure
-
-_NAMES_CACHE: weakref.WeakKeyDictionary[SceneIndex, tuple[str, ...]] = weakref.WeakKeyDictionary()
-
-
-def _entity_names(index: SceneIndex) -> tuple[str, ...]:
-    """Normalised entity names, space-padded for whole-word phrase search."""
-    if index not in _NAMES_CACHE:
-        _NAMES_CACHE[index] = tuple(" " + _norm(e.name) + " " for e in index.entities.values())
-    return _NAMES_CACHE[index]
-
-
-_TOKEN = r"(?:\d{1,3}[A-Za-z]?|[A-Za-z]{1,2}\d{0,2})"
-_END = r"(?![\w%$])(?![.,]\d)"
-_BRACKETED = re.compile(r"[\[{]\s*(" + _TOKEN + r")\s*[\]}]")
-_PAREN = re.compile(r"(?<![A-Za-z])\(\s*(" + _TOKEN + r")\s*\)")  # not "item(s)"
-_HASH = re.compile(r"(?<![\w&#])#(" + _TOKEN + r")" + _END)  # "#5", not "# 5" headings
-_LABELLED = re.compile(
-    r"\b(labels?|label(?:l?ed)|markers?|mark|marked|handles?)\b(?:\s+(?:as|with))?(?:\s*[:=#]\s*|\s+)"
-    r"([\"'\u2018\u201c\[(])?\s*(" + _TOKEN + r")" + _END + r"(?(2)[\"'\u2019\u201d\])]?)",
-    re.IGNORECASE,
-)
-_KIND_WORD = re.compile(
-    r"\b(items?|products?|fixtures?|shel(?:f|ves)|stores?|shops?|areas?|freezers?|coolers?|"
-    r"aisles?)\s+"
-    r"([\"'\u2018\u201c\[(])?\s*(" + _TOKEN + r")" + _END + r"(?(2)[\"'\u2019\u201d\])]?)",
-    re.IGNORECASE,
-)
-_UNIT = re.compile(r"\d+[gGlL]")  # "label: 5g sugar", "2l" - quantities, not areas
-_STOPWORDS = frozenset(
-    "a i an am as at be by do go he if in is it me my no of on or so to up us we ok oz lb "
-    "kg g ml l".split()
-)
-
-
-def find_marker_disclosures(
-    response: str, *, handles: dict[str, str] | None = None, index: SceneIndex | None = None
-) -> list[str]:
-    """Marker references in ``response``: the matched text in reading order, without
-    repeats; overlapping forms ("marked [1]") count once.
-
-    ``handles`` are the assistant's current handles (see the module docstring for which
-    forms need them); ``index`` supplies entity names, so phrases that are part of a
-    real name ("Aisle 7") are not flagged.
-
-    >>> find_marker_disclosures("Try [a], or the one with label 7 - $3.99, a great choice")
-    ['[a]', 'label 7']
-    """
-    current = set(handles or ())
-    names: tuple[str, ...] | None = None
-    hits: list[tuple[int, int, str]] = []
-
-    def add(m: re.Match[str]) -> None:
-        start, end = m.span()
-        if all(end <= s or start >= e for s, e, _ in hits):  # overlaps are one reference
-            hits.append((start, end, m.group(0).strip()))
-
-    for m in _BRACKETED.finditer(response):
-        add(m)
-    for m in _HASH.finditer(response):
-        add(m)
-    for m in _PAREN.finditer(response):
-        if m.group(1) in current:
-            add(m)
-    for m in _LABELLED.finditer(response):
-        word, quote, token = m.group(1).lower(), m.group(2), m.group(3)
-        if not quote and (token.lower() in _STOPWORDS or _UNIT.fullmatch(token)):
-            continue
-        if word.startswith("handle") and token not in current and not quote:
-            continue
-        add(m)
-    for m in _KIND_WORD.finditer(response):
-        quote, token = m.group(2), m.group(3)
-        if token not in current or (not quote and token.lower() in _STOPWORDS):
-            continue
-        if index is not None:
-            if names is None:
-                names = _entity_names(index)
-            phrase = " " + _norm(m.group(0)) + " "
-            if any(phrase in name for name in names):
-                continue
-        add(m)
-    found: list[str] = []
-    for _, _, text in sorted(hits):
-        if text not in found:
-            found.append(text)
-    return found
 
 
 # ---------------------------------------------------------------- validation

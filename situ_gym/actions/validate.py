@@ -4,7 +4,7 @@ A user tool call is ``{"name": <tool>, "arguments": {...}}`` with the user's own
 handles. :func:`validate_user_call` checks it against the store's legal set, the tool's
 argument schema (:data:`situ_gym.actions.tools.TOOLS`) and what the user sees now, and
 returns the entity-level :class:`~situ_gym.backends.base.Primitive` for the backend
-together with the :class:`~situ_gym.records.ToolCall` for the trajectory. Bad input
+(distances in metres, angles in degrees: backends do not check them again) together with the :class:`~situ_gym.records.ToolCall` for the trajectory. Bad input
 never raises: it yields ``(None, ToolCall(valid=False, error=...))``.
 
 The argument checks (:func:`check_arguments`) and target resolution
@@ -18,7 +18,14 @@ import json
 import math
 from typing import Any
 
-from situ_gym.actions.tools import ANGLE_RANGE, DISTANCES, LEGAL_TOOLS, TARGET_ARGUMENT, TOOLS
+from situ_gym.actions.tools import (
+    ANGLE_RANGE,
+    DISTANCES,
+    LEGAL_TOOLS,
+    TARGET_ARGUMENT,
+    TOOLS,
+    TRANSLATIONAL_TOOLS,
+)
 from situ_gym.backends.base import Primitive
 from situ_gym.records import ToolCall
 from situ_gym.scene.index import SceneIndex
@@ -33,6 +40,7 @@ __all__ = [
     "render_tool_schema",
     "short_repr",
     "check_store",
+    "to_primitive",
 ]
 
 # Entity kind each target argument must name.
@@ -241,7 +249,7 @@ def validate_user_call(
     >>> prim, tc = validate_user_call({"name": "turn", "arguments": {"direction": "left", "angle": 30}},
     ...                               store="supermarket", view=view, held_item=None)
     >>> prim
-    Primitive(name='turn', args={'direction': 'left', 'angle': 30.0})
+    Primitive(name='turn', args={'direction': 'left', 'angle': 30.0}, translational=False)
     >>> validate_user_call({"name": "fly"}, store="supermarket", view=view, held_item=None)[1].error
     "'fly' is not a legal tool in supermarket"
     """
@@ -303,7 +311,16 @@ def validate_user_call(
     )
     if errors:
         return None, record
-    return Primitive(name=name, args=clean), record
+    return to_primitive(name, clean), record
+
+
+def to_primitive(name: str, clean: dict[str, Any]) -> Primitive:
+    """The backend's form of a checked call: distance words become metres, and the
+    primitive says whether the tool moves the body (the motion-stall rule counts it)."""
+    args = dict(clean)
+    if "distance" in args:
+        args["distance"] = DISTANCES[args["distance"]]
+    return Primitive(name=name, args=args, translational=name in TRANSLATIONAL_TOOLS)
 
 
 def _describe_argument(arg: str, kind: object, store: str) -> str:

@@ -48,14 +48,19 @@ class Frame:
 
 @dataclass(frozen=True)
 class Primitive:
-    """A user tool action with entity ids in place of handles.
+    """A validated user tool action, in the units a backend executes.
 
-    ``name`` is a user tool name (see ``situ_gym.actions.tools``); ``args`` holds the
-    validated arguments, with ``item``/``fixture``/``store``/``area`` as entity ids.
+    Built by ``situ_gym.actions.validate`` (the only place that knows tool semantics), so
+    a backend never re-checks it: ``name`` is a tool legal in the store; ``args`` holds
+    ``distance`` in metres, ``angle`` in degrees, ``direction``/``approach`` as allowed
+    words and ``item``/``fixture``/``store``/``area`` as entity ids; ``translational``
+    says whether the action moves the body (it counts toward the motion-stall rule even
+    when it fails).
     """
 
     name: str
     args: dict[str, Any] = field(default_factory=dict)
+    translational: bool = False
 
 
 @dataclass

@@ -5,9 +5,9 @@ No server, no GPU, no download. ``capture`` renders the user's egocentric view
 rasteriser; ``execute`` runs the user's tool actions with a body disc that collides
 with walls, fixtures, storefront walls (doorways stay open) and furniture.
 
-Conventions: distances are the ``DISTANCES`` words of ``situ_gym.actions.tools`` (a
-plain number of metres up to 10 is accepted too); angles in degrees, "left" turns
-counter-clockwise; pitch is clamped to +-45 degrees. Straight moves stop at the first
+Conventions: ``execute`` takes primitives validated by ``situ_gym.actions.validate``
+(distances in metres, angles in degrees, legal tools only) and does not check them
+again; "left" turns counter-clockwise; pitch is clamped to +-45 degrees. Straight moves stop at the first
 contact of the body disc and report the distance actually walked.
 
 Targeted moves (``move_to_fixture``, ``move_to_store``, ``move_to_area``) plan on a
@@ -34,7 +34,6 @@ from typing import Any
 
 import numpy as np
 
-from situ_gym.actions.tools import ANGLE_RANGE, DISTANCES, LEGAL_TOOLS, TRANSLATIONAL_TOOLS
 from situ_gym.backends.base import ActionResult, BackendError, Frame, Pose, Primitive
 from situ_gym.backends.geometry import build_geometry, face_entity_table
 from situ_gym.backends.motion import obstacles_from_scene, sweep
@@ -201,42 +200,23 @@ class EmbeddedBackend:
     def execute(self, primitive: Primitive) -> ActionResult:
         if self._closed:
             raise BackendError("execute() on a closed EmbeddedBackend")
-        name, args = primitive.name, dict(primitive.args or {})
-        if name not in LEGAL_TOOLS[self.scene.store]:
-            return ActionResult(False, f"{name!r} is not available in this store")
+        handler = getattr(self, f"_do_{primitive.name}", None)
+        if handler is None:  # validate_user_call never builds one: a caller bypassed it
+            raise BackendError(f"no such primitive {primitive.name!r}; build primitives with "
+                               "situ_gym.actions.validate_user_call")
         try:
-            return getattr(self, f"_do_{name}")(args)
+            return handler(dict(primitive.args or {}))
         except _Infeasible as exc:
-            return ActionResult(False, str(exc), translational=name in TRANSLATIONAL_TOOLS)
+            return ActionResult(False, str(exc), translational=primitive.translational)
 
-    # argument helpers
+    # argument helpers (the arguments are validated: metres, degrees, allowed words)
     @staticmethod
     def _distance(args: dict[str, Any]) -> float:
-        d = args.get("distance")
-        if isinstance(d, str) and d in DISTANCES:
-            return DISTANCES[d]
-        if isinstance(d, int | float) and not isinstance(d, bool) and 0 < d <= 10:
-            return float(d)
-        raise _Infeasible(f"distance must be one of {sorted(DISTANCES)}, got {d!r}")
+        return float(args["distance"])
 
     @staticmethod
     def _angle(args: dict[str, Any]) -> float:
-        a = args.get("angle")
-        if isinstance(a, str):
-            try:
-                a = float(a)
-            except ValueError:
-                pass
-        if isinstance(a, int | float) and not isinstance(a, bool) and ANGLE_RANGE[0] <= a <= ANGLE_RANGE[1]:
-            return float(a)
-        raise _Infeasible(f"angle must be {ANGLE_RANGE[0]:g}-{ANGLE_RANGE[1]:g} degrees, got {a!r}")
-
-    @staticmethod
-    def _direction(args: dict[str, Any], allowed: tuple[str, str]) -> str:
-        d = args.get("direction")
-        if d not in allowed:
-            raise _Infeasible(f"direction must be {' or '.join(allowed)}, got {d!r}")
-        return d
+        return float(args["angle"])
 
     def _entity(self, args: dict[str, Any], key: str, table: dict, what: str):
         eid = args.get(key)
@@ -271,34 +251,34 @@ class EmbeddedBackend:
         return ActionResult(True, msg, displacement=walked, translational=True)
 
     def _do_side_step(self, args):
-        direction = self._direction(args, ("left", "right"))
+        direction = args["direction"]
         d = self._distance(args)
         heading = self._pose.yaw + (90.0 if direction == "left" else -90.0)
         walked, msg = self._walk(heading, d, f"to the {direction}")
         return ActionResult(True, msg, displacement=walked, translational=True)
 
     def _do_turn_and_move(self, args):
-        direction = self._direction(args, ("left", "right"))
+        direction = args["direction"]
         angle, d = self._angle(args), self._distance(args)
         self._turn(direction, angle)
         walked, msg = self._walk(self._pose.yaw, d, "forward")
         return ActionResult(True, f"turned {angle:g} deg {direction}, {msg}", displacement=walked, translational=True)
 
     def _do_move_and_turn(self, args):
-        direction = self._direction(args, ("left", "right"))
+        direction = args["direction"]
         angle, d = self._angle(args), self._distance(args)
         walked, msg = self._walk(self._pose.yaw, d, "forward")
         self._turn(direction, angle)
         return ActionResult(True, f"{msg}, turned {angle:g} deg {direction}", displacement=walked, translational=True)
 
     def _do_turn(self, args):
-        direction = self._direction(args, ("left", "right"))
+        direction = args["direction"]
         angle = self._angle(args)
         self._turn(direction, angle)
         return ActionResult(True, f"turned {angle:g} deg {direction}")
 
     def _do_look_up_down(self, args):
-        direction = self._direction(args, ("up", "down"))
+        direction = args["direction"]
         angle = self._angle(args)
         p = self._pose
         target = p.pitch + (angle if direction == "up" else -angle)

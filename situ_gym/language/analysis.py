@@ -151,6 +151,10 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
     prices = tuple(float((m.group(1) or m.group(2)).replace(",", "")) for m in _PRICE.finditer(text))
 
     earlier: list[str] = []  # products already referred to, in order
+    # Kinds of product the utterance names ("the Kira" next to "yoga mat" is the Kira yoga mat).
+    context_categories = {m.category for m in mentions if m.category} | {
+        lex.category_of[m.candidates[0]] for m in mentions if len(m.candidates) == 1
+    }
 
     def resolve(m: Mention) -> str | None:
         """A product for a mention: the only or best-named candidate, preferring one already
@@ -164,6 +168,8 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
         again = [pid for pid in earlier if pid in c]
         if again and len(c) > 1:
             return again[-1]
+        if len(c) > 1 and m.kind == "product":
+            c = [pid for pid in c if lex.category_of[pid] in context_categories] or c
         seen = [pid for pid in c if pid in visible]
         if m.kind == "category":
             return seen[0] if len(seen) == 1 or (seen and len(c) <= 2) else None
@@ -262,6 +268,8 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
     subject = next((r[3] for r in refs if r[3] in proposed), None) or (ref_pids[0] if ref_pids else None)
     if subject is not None and subject not in proposed and P.HANDLE_REJECTION.search(low):
         subject = None  # reasons against a product turned down are no explanation for it
+    if subject is not None and not proposed and all(low[s:e].rstrip().endswith("?") for s, e in sentences):
+        subject = None  # a question about a product ("do you mean dairy milk?") gives no reasons
     explanation = _explanation(subject, low, toks, mentions, tags, prices, lex) if subject else None
     budget = _budget(low, prices)
     categories = _unique(
@@ -490,11 +498,14 @@ def _explanation(pid, low, toks, mentions, tags, prices, lex) -> Explanation | N
     product = lex.index.products.get(pid) if lex is not None else None
     if product is None:
         return None
-    spans = [(m.start, m.end) for m in mentions if pid in m.candidates]
+    # Labels inside the words that name the product identify it ("the vanilla yogurt") and
+    # are no reason; said again later, or predicated ("they're organic blueberries"), they are.
+    naming = [m for m in mentions if pid in m.candidates]
+    spans = [(m.start, m.end) for m in naming[:1] if not _PREDICATE.search(low[max(0, m.char_start - 14) : m.char_start])]
     cites: list[str] = []
     for t in tags:
         if any(a <= t.start < b for a, b in spans):
-            continue  # part of the product's name, not a reason
+            continue
         for tag in sorted(t.tags & set(product.tags)):
             value = tuple(t.phrase.split())
             if tag.startswith("packaging:") and set(value) <= _CONTAINERS:
@@ -507,11 +518,7 @@ def _explanation(pid, low, toks, mentions, tags, prices, lex) -> Explanation | N
     if re.search(r"\b(?:budget|your limit|afford|under (?:the|your) \$|(?:the|that) \$[\d.,]+ you)\b", low):
         cites.append("budget")
     cites = _unique(cites)
-    if not cites and not P.REASON.search(low):
-        return None
-    if not cites and not (spans or _PRONOUN.search(low)):
-        return None
-    return Explanation(pid, tuple(cites))
+    return Explanation(pid, tuple(cites)) if cites else None  # a reason names a fact of the product
 
 
 def _budget(low: str, prices) -> Budget | None:
@@ -540,8 +547,8 @@ def _act(u: Utterance, focus: str | None, low: str) -> str:
         len(new_proposal) >= 2 and set(u.compared) <= set(new_proposal)
     ):
         return "Compare"
-    if u.purchase_prompt and not (new_proposal and P.PROPOSE.search(low)):
-        return "ConfirmPurchase"
+    if u.purchase_prompt and not (new_proposal and _EXPLICIT_RECOMMEND.search(low)):
+        return "ConfirmPurchase"  # "grab the X and check out": the purchase is what is asked
     if new_proposal:
         return "Recommend"
     if u.navigation is not None:
@@ -551,7 +558,8 @@ def _act(u: Utterance, focus: str | None, low: str) -> str:
     if u.proposed and not u.explanation:
         return "Recommend"
     if u.questions:
-        return "ClarifyNeed" if any(q.clarifies for q in u.questions) else "AskPreference"
+        clarifies = any(q.clarifies for q in u.questions) or P.CLARIFY.search(low) is not None
+        return "ClarifyNeed" if clarifies else "AskPreference"
     answers = re.match(r"^\W*(?:yes|yeah|yep|no|nope|sorry|unfortunately|we (?:only )?(?:have|carry|stock|do)|there (?:is|are)|you asked)\b", low)
     about_focus = focus is not None and focus in u.mentioned
     if not answers and (u.explanation is not None or about_focus) and (P.REASON.search(low) or about_focus):
@@ -559,6 +567,8 @@ def _act(u: Utterance, focus: str | None, low: str) -> str:
     return "AnswerQuestion"
 
 
+_PREDICATE = re.compile(r"\b(?:it'?s|it is|they'?re|they are|this is|that'?s)(?: an?| the| really| very| all)?\s*$")
+_EXPLICIT_RECOMMEND = re.compile(r"\b(?:i'?d |i would |i )?(?:recommend|suggest)\w*|\bmy (?:pick|top pick|choice)\b")
 _ACK_OPENING = re.compile(
     r"^\W*(?:no problem|no worries|understood|fair enough|i understand|that'?s (?:fine|okay|ok|alright)|sorry|i'?m sorry|noted|"
     r"totally|makes sense|okay|ok|alright|got it|fine|i see|i get it|ah|oh|fair point|you'?re right|good to know|i hear you|thanks for telling)"

@@ -19,9 +19,9 @@ import math
 import re
 import weakref
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 
-from lemminflect import getAllLemmas
+from lemminflect import getAllInflections, getAllLemmas
 from rapidfuzz import fuzz, process
 
 from situ_gym.language.tokens import FUNCTION_WORDS, STOPWORDS, Token, lemma, normalize, tokenize
@@ -57,13 +57,44 @@ def lemmas_of(text: str) -> tuple[str, ...]:
 _DIGIT_WORDS = {str(v): k for k, v in _NUMBER_WORDS.items()}
 
 
-def _label_aliases(value: str) -> list[tuple[str, ...]]:
+@cache
+def _able_verb(word: str) -> str | None:
+    """The verb an "-able"/"-ible" adjective is made from ("dimmable" -> "dim",
+    "removable" -> "remove"), when lemminflect knows it as a verb."""
+    if not word.endswith(("able", "ible")) or len(word) < 7:
+        return None
+    stem = word[:-4]
+    candidates = [stem, stem + "e"] + ([stem[:-1]] if len(stem) > 2 and stem[-1] == stem[-2] else [])
+    return next((c for c in candidates if getAllInflections(c, upos="VERB")), None)
+
+
+_INTENSIFIERS = frozenset({"extra", "super", "ultra", "very"})
+
+
+def _label_aliases(value: str, key_name: str = "") -> list[tuple[str, ...]]:
     """Ways to say a label value: "fragrance-free" also as "no fragrance" / "without
-    fragrance", "non-shedding" as "doesn't shed", "3-ply" as "three-ply"."""
+    fragrance", "non-shedding" as "doesn't shed", "3-ply" as "three-ply", "dimmable" as
+    "it dims", "adjustable arm" as "the arm adjusts", "high protein" as "packed with
+    protein", "extra thick" as "thick", "saucer included" as "saucer", "pulp: none" as
+    "no pulp"."""
     key = lemmas_of(value)
     if not key:
         return []
     out = [key]
+    verbs = [_able_verb(w) for w in key]
+    if any(verbs):
+        said = tuple(v or w for v, w in zip(verbs, key, strict=True))
+        out.append(said)
+        if len(said) == 2:
+            out.append(said[::-1])
+    if key[0] == "high" and len(key) == 2:
+        out += [("rich", "in", key[1]), ("pack", "with", key[1]), ("full", "of", key[1]), ("lot", "of", key[1]), (key[1], "rich")]
+    if key[0] in _INTENSIFIERS and len(key) >= 2:
+        out.append(key[1:])
+    if key[-1] == "include" and len(key) >= 2:
+        out.append(key[:-1])
+    if key == ("none",) and key_name:
+        out += [("no", *lemmas_of(key_name)), ("without", *lemmas_of(key_name))]
     if len(key) >= 2 and key[-1] == "free":
         stem = key[:-1]
         out += [("no", *stem), ("without", *stem), ("zero", *stem)]
@@ -124,6 +155,8 @@ class SceneLexicon:
         self.index = index
         products = index.products
         self.name_words: dict[str, frozenset[str]] = {}
+        # what follows the comma in "Vale Shelving Unit, Black Powder-Coated Steel"
+        self._name_tail = {pid: lemmas_of(p.name.rpartition(", ")[2]) if ", " in p.name else () for pid, p in products.items()}
         self.brand_words: dict[str, frozenset[str]] = {}
         self.all_words: dict[str, frozenset[str]] = {}  # everything true of the product
         self.category_of = {pid: p.category for pid, p in products.items()}
@@ -179,7 +212,8 @@ class SceneLexicon:
         self.tag_phrases: dict[tuple[str, ...], set[str]] = {}
         for p in products.values():
             for tag in p.tags:
-                for key in _label_aliases(tag.partition(":")[2]):
+                name, _, value = tag.partition(":")
+                for key in _label_aliases(value, name):
                     self.tag_phrases.setdefault(key, set()).add(tag)
         self.tag_first: dict[str, int] = {}
         for key in self.tag_phrases:
@@ -397,14 +431,16 @@ class SceneLexicon:
         return out
 
     def _with_size(self, toks, lem, m: Mention, j: int) -> tuple[Mention, int]:
-        """Extend a product mention over a size written after a comma ("Cereal, 12 oz")."""
+        """Extend a product mention over the rest of its name written after a comma: a size
+        ("Cereal, 12 oz") or the variant ("Shelving Unit, Black Powder-Coated Steel")."""
         if not m.candidates or j >= len(toks) or toks[j].text != ",":
             return m, j
         k = j + 1
         while k < len(toks) and (lem[k][0].isdigit() or lem[k] in _UNITS or lem[k] in self.name_words[m.candidates[0]]):
             k += 1
         size = [w for w in lem[j + 1 : k]]
-        if k == j + 1 or not any(w[0].isdigit() for w in size):
+        variant = any(self._name_tail[p] and self._name_tail[p] == tuple(w for w in size if w not in STOPWORDS) for p in m.candidates)
+        if k == j + 1 or not (variant or any(w[0].isdigit() for w in size)):
             return m, j
         keep = tuple(p for p in m.candidates if set(size) <= self.name_words[p]) or m.candidates
         phrase = m.phrase + ", " + " ".join(t.text for t in toks[j + 1 : k])
@@ -465,7 +501,8 @@ class SceneLexicon:
             return sum(self.idf.get(w, 1.0) for w in content & name) / total
 
         cands.sort(key=lambda pid: (-coverage(pid), pid))
-        if specific:
+        if specific and (has_head or brand_hit):
+            # a bare model name ("the Kira") stays ambiguous: the kind named beside it decides
             best = coverage(cands[0])
             cands = [pid for pid in cands if coverage(pid) >= best - 1e-9]
         exact = self.categories.get(tuple(w for w in words if w in self.category_words))

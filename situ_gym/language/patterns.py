@@ -83,13 +83,13 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"assembl\w*", r"do you want (?:it|the [a-z ]+) to", r"or the colou?r")),
 )
 CLARIFY = _words(
-    r"right\?", r"you said", r"would around", r"^(?:is|are|was|were|did|do you (?:need|mean|want (?:the|it|one))|is it|is the|is this)\b[^?]*,? or\b",
-    r"just so", r"not sure i follow",
+    r"right(?=\?)", r"you said", r"would around", r"^(?:is|are|was|were|did|do you (?:need|mean|want (?:the|it|one))|is it|is the|is this)\b[^?]*,? or\b",
+    r"just so", r"just checking", r"not sure i follow",
     r"should (?:it|the|this|that)", r"would an? [a-z ]{1,30} (?:work|do)", r"sorry", r"remember", r"say that again",
     r"^so\b", r"wiggle room", r"hard limit", r"a must,? or", r"count too", r"including", r"or (?:is|are) (?:a|an|the)? ?[a-z ]{1,25} (?:fine|okay|ok)",
     r"or for (?:the|a)", r"or was it", r"chocolate bars",
     r"just to (?:confirm|check|be sure|clarify|make sure)", r"to confirm", r"did you (?:mean|say)", r"do you mean",
-    r"you mean", r"you said", r"you mentioned", r"so you(?:'re| are| want| need)", r"correct\?", r"right\?",
+    r"you mean", r"you said", r"you mentioned", r"so you(?:'re| are| want| need)", r"correct(?=\?)", r"right(?=\?)",
     r"is that right", r"is that correct", r"or would you", r"or do you", r"or (?:rather|instead)", r"rather have",
     r"clarify", r"when you say", r"am i right", r"does that mean", r"should i (?:assume|take it)",
 )
@@ -115,7 +115,7 @@ PROPOSE = _words(
 NOT_PROPOSED = _words(
     r"already (?:turned|ruled|said|rejected|passed|looked|declined|saw|seen|checked)", r"turned (?:it |that |this )?down",
     r"ruled (?:it |that )?out", r"rejected", r"declined", r"did(?:n'?t| not) (?:like|want|work|suit|fit)",
-    r"instead of", r"rather than", r"unlike", r"skip", r"(?:over|above|beyond|exceeds?) your (?:budget|limit)",
+    r"(?:do|did) you mean", r"instead of", r"rather than", r"unlike", r"skip", r"(?:over|above|beyond|exceeds?) your (?:budget|limit)",
     r"too (?:expensive|pricey|costly)", r"does(?:n'?t| not) (?:have|fit|suit|match|meet|come)", r"out of (?:stock|range)",
     r"no longer", r"won'?t (?:work|fit|suit)", r"sold out", r"(?<!why )not (?:the|that|a good|right|suitable|ideal)", r"set aside",
     r"already in your (?:cart|basket)", r"off the list", r"it'?s out", r"wouldn'?t (?:go|pick|choose|recommend|suggest)", r"well over",
@@ -157,9 +157,9 @@ DIRECTION: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("up", _words(r"look up", r"glance up", r"tilt (?:your (?:head|view) )?up", r"upward", r"top shelf", r"upper shel\w*", r"higher shel\w*", r"up high")),
     ("down", _words(r"look down", r"glance down", r"tilt (?:your (?:head|view) )?down", r"downward", r"bottom shel\w*", r"lower shel\w*", r"down low")),
     ("left", _words(r"left")),
-    ("right", _words(r"right(?!\s+(?:now|there|here|away|choice|one|fit|for|after|next|by|beside|behind|in|at|on|up|outside|inside|across|before|where|beyond))(?!,? i)")),
+    ("right", _words(r"(?<!get it )(?<!got it )right(?!\s+(?:now|there|here|away|choice|one|fit|for|after|next|by|beside|behind|in|at|on|up|outside|inside|across|before|where|beyond))(?!,? i)")),
     ("back", _words(r"back up", r"step back", r"backwards?", r"go back", r"reverse", r"walk back", r"move back", r"take a step back")),
-    ("ahead", _words(r"straight", r"ahead", r"forwards?", r"keep going", r"keep walking", r"carry on", r"onward")),
+    ("ahead", _words(r"straight", r"ahead(?! and\b)", r"forwards?", r"keep going", r"keep walking", r"carry on", r"onward")),
 )
 DISTANCE: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("short", _words(r"an? (?:step|pace|few steps|couple of steps|little|bit)", r"one step", r"two steps", r"few steps",

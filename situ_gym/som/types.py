@@ -7,7 +7,9 @@ from typing import Literal
 
 import numpy as np
 
-__all__ = ["ROLES", "EntityKind", "VisibleEntity", "RoleView"]
+from situ_gym.backends.base import Frame
+
+__all__ = ["ROLES", "EntityKind", "VisibleEntity", "RoleView", "Region", "Analysis"]
 
 ROLES = ("user", "assistant")
 EntityKind = Literal["product", "fixture", "store", "area"]
@@ -45,4 +47,32 @@ class RoleView:
         for handle, eid in self.handles.items():
             if eid == entity_id:
                 return handle
+        return None
+
+
+@dataclass(frozen=True)
+class Region:
+    """One entity's visible region in a frame (pixels within the depth limit)."""
+
+    entity_id: str
+    kind: str
+    name: str
+    pixels: int
+    distance: float  # metres to the nearest visible pixel
+    bbox: tuple[int, int, int, int]  # x, y, w, h of the whole visible region
+    anchor: tuple[int, int]  # (x, y) label point, a pixel of the region
+    contours: tuple[np.ndarray, ...] = ()  # products, and buildings too large for a box; image coordinates
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """Role-independent result of ``situ_gym.som.marks.analyse``; feed it to ``draw`` per role."""
+
+    frame: Frame
+    regions: tuple[Region, ...]  # products (by entity order) then fixtures/stores/areas
+
+    def region(self, entity_id: str) -> Region | None:
+        for r in self.regions:
+            if r.entity_id == entity_id:
+                return r
         return None

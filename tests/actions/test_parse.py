@@ -709,8 +709,11 @@ def test_aisle_number_flagged_when_not_a_scene_name(home):
 
 
 def test_module_doctests():
-    result = doctest.testmod(parse_module)
-    assert result.attempted >= 3 and result.failed == 0
+    from situ_gym.actions import extract
+    from situ_gym.language import names
+
+    results = [doctest.testmod(m) for m in (parse_module, extract, names)]
+    assert sum(r.attempted for r in results) >= 3 and not any(r.failed for r in results)
 
 
 def _random_value(rng, depth=0):

@@ -25,7 +25,7 @@ def test_move_to_fixture_resolves_entity(market, market_views):
     prim, tc = market_call(
         call("move_to_fixture", fixture="A", approach="front"), market_views, market
     )
-    assert prim == Primitive("move_to_fixture", {"fixture": "sm_f01", "approach": "front"})
+    assert prim == Primitive("move_to_fixture", {"fixture": "sm_f01", "approach": "front"}, translational=True)
     assert tc.name == "move_to_fixture" and tc.target_id == "sm_f01"
     assert tc.arguments == {"fixture": "A", "approach": "front"}  # as given, user handles
     assert tc.legal and tc.valid and tc.error is None
@@ -35,9 +35,11 @@ def test_movement_arguments_cleaned(market, market_views):
     prim, tc = market_call(
         call("turn_and_move", direction=" Left", angle=45, distance="MEDIUM"), market_views, market
     )
+    # The backend gets metres and degrees (it checks nothing again); the record keeps the words.
     assert prim == Primitive(
-        "turn_and_move", {"direction": "left", "angle": 45.0, "distance": "medium"}
+        "turn_and_move", {"direction": "left", "angle": 45.0, "distance": 1.5}, translational=True
     )
+    assert tc.arguments["distance"] == "MEDIUM"
     assert tc.valid and tc.target_id is None
 
 
@@ -127,7 +129,7 @@ def test_back_approach_needs_a_back_viewpoint(market, market_views):
         view=market_views[1],
         held_item=None,
     )
-    assert prim == Primitive("move_to_fixture", {"fixture": "sm_f01", "approach": "back"})
+    assert prim == Primitive("move_to_fixture", {"fixture": "sm_f01", "approach": "back"}, translational=True)
 
 
 @pytest.mark.parametrize(
@@ -204,7 +206,7 @@ def test_json_string_arguments_accepted(market, market_views):
         market_views,
         market,
     )
-    assert prim == Primitive("side_step", {"direction": "right", "distance": "short"})
+    assert prim == Primitive("side_step", {"direction": "right", "distance": 0.5}, translational=True)
 
 
 def test_home_tools(home, home_views):
@@ -215,11 +217,11 @@ def test_home_tools(home, home_views):
         view=view,
         held_item=None,
     )
-    assert prim == Primitive("move_to_store", {"store": "hf_s01", "approach": "outside_doorway"})
+    assert prim == Primitive("move_to_store", {"store": "hf_s01", "approach": "outside_doorway"}, translational=True)
     prim, tc = validate_user_call(
         call("move_to_area", area="A1"), store="home_furnishings", view=view, held_item=None
     )
-    assert prim == Primitive("move_to_area", {"area": "hf_a01"}) and tc.target_id == "hf_a01"
+    assert prim == Primitive("move_to_area", {"area": "hf_a01"}, translational=True) and tc.target_id == "hf_a01"
     prim, tc = validate_user_call(
         call("move_to_area", area="B1"), store="home_furnishings", view=view, held_item=None
     )

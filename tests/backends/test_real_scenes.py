@@ -110,8 +110,8 @@ def test_hiding_products_behind_panels_changes_no_pixel(mart):
     """Culling products behind their fixture's back panel is exact: same images as without it."""
     import dataclasses
 
+    from benchmarks.frames import bench_poses
     from situ_gym.backends.raster import Renderer
-    from situ_gym.bench import bench_poses
 
     geo = mart.geometry
     plain = Renderer(dataclasses.replace(geo, hide_axis=np.full_like(geo.hide_axis, -1)), mart.camera,

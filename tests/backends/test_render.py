@@ -7,7 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from situ_gym.backends.base import Backend, BackendError, Pose, Primitive
+from situ_gym.actions.validate import to_primitive as validated  # backends get validated primitives
+from situ_gym.backends.base import Backend, BackendError, Pose
 from situ_gym.backends.embedded import EmbeddedBackend
 from situ_gym.scene.model import BACKGROUND_COLOR, FLOOR_COLOR, Instance
 from tests.backends._scenes import _product, tiny_home, tiny_supermarket
@@ -132,10 +133,10 @@ def test_package_art_shows_within_the_products_segment():
 
 def test_capture_is_deterministic_and_backends_agree():
     actions = [
-        Primitive("move_forward", {"distance": "medium"}),
-        Primitive("turn", {"direction": "left", "angle": 35}),
-        Primitive("look_up_down", {"direction": "down", "angle": 10}),
-        Primitive("move_to_fixture", {"fixture": "f_shelf", "approach": "front"}),
+        validated("move_forward", {"distance": "medium"}),
+        validated("turn", {"direction": "left", "angle": 35}),
+        validated("look_up_down", {"direction": "down", "angle": 10}),
+        validated("move_to_fixture", {"fixture": "f_shelf", "approach": "front"}),
     ]
     a, b = EmbeddedBackend(tiny_supermarket(), width=160, height=120), EmbeddedBackend(
         tiny_supermarket(), width=160, height=120
@@ -156,7 +157,7 @@ def test_frames_do_not_share_memory():
     b = EmbeddedBackend(tiny_supermarket(), width=160, height=120)
     first = b.capture()
     kept = (first.rgb.copy(), first.depth.copy(), first.seg.copy())
-    b.execute(Primitive("turn", {"direction": "left", "angle": 90}))
+    b.execute(validated("turn", {"direction": "left", "angle": 90}))
     second = b.capture()
     assert second.seg.tobytes() != kept[2].tobytes()  # the view changed ...
     assert first.rgb.tobytes() == kept[0].tobytes()  # ... and the old frame did not
@@ -203,10 +204,10 @@ def test_unchanged_pose_reuses_the_read_only_frame():
     assert not first.rgb.flags.writeable and not first.seg.flags.writeable
     with pytest.raises(ValueError):
         first.rgb[0, 0] = 0  # a snapshot: copy it to edit
-    b.execute(Primitive("idle", {}))
+    b.execute(validated("idle", {}))
     again = b.capture()
     assert again.rgb is first.rgb and again.entity_index is first.entity_index  # no re-render
-    b.execute(Primitive("turn", {"direction": "left", "angle": 30}))
+    b.execute(validated("turn", {"direction": "left", "angle": 30}))
     moved = b.capture()
     assert moved.rgb is not first.rgb and moved.seg.tobytes() != first.seg.tobytes()
     b.reset(Pose(*[getattr(first.pose, k) for k in ("x", "y", "yaw", "pitch")]))

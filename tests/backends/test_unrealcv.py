@@ -10,7 +10,8 @@ import time
 import numpy as np
 import pytest
 
-from situ_gym.backends.base import Backend, BackendError, Pose, Primitive
+from situ_gym.actions.validate import to_primitive as validated  # backends get validated primitives
+from situ_gym.backends.base import Backend, BackendError, Pose
 from situ_gym.backends.embedded import EmbeddedBackend
 from situ_gym.backends.unrealcv import (
     ColorSnapper,
@@ -173,27 +174,27 @@ def test_reset_places_camera_in_ue_coordinates(backend, server):
 # -- motion ---------------------------------------------------------------------------
 def test_moveto_into_wall_reports_true_clamped_displacement(backend, server):
     backend.reset(Pose(1.0, 4.0, 0.0))
-    r = backend.execute(Primitive("move_forward", {"distance": "long"}))
+    r = backend.execute(validated("move_forward", {"distance": "long"}))
     assert r.ok and r.translational and r.displacement == pytest.approx(3.0) and r.message == "walked 3.0 m forward"
-    r = backend.execute(Primitive("move_forward", {"distance": "long"}))  # wall at X=600 cm, body 30 cm
+    r = backend.execute(validated("move_forward", {"distance": "long"}))  # wall at X=600 cm, body 30 cm
     assert r.translational and r.displacement == pytest.approx(1.7, abs=1e-3)
     assert r.message == "blocked after 1.7 m"
     assert (backend.pose().x, backend.pose().y) == pytest.approx((5.7, 4.0), abs=1e-3)
     assert server.location[0] == pytest.approx(570.0)
     assert any(c.startswith("vset /camera/0/moveto 700.000 -400.000 160.000") for c in server.commands)
-    r = backend.execute(Primitive("move_backward", {"distance": "short"}))
+    r = backend.execute(validated("move_backward", {"distance": "short"}))
     assert r.displacement == pytest.approx(0.5) and backend.pose().x == pytest.approx(5.2, abs=1e-3)
 
 
 def test_turns_and_looks_map_to_ue_rotation(backend, server):
     backend.reset(Pose(1.0, 4.0, 0.0))
-    backend.execute(Primitive("turn", {"direction": "left", "angle": 90}))
+    backend.execute(validated("turn", {"direction": "left", "angle": 90}))
     assert backend.pose().yaw == 90.0 and server.rotation == pytest.approx([0.0, -90.0, 0.0])
-    backend.execute(Primitive("turn", {"direction": "right", "angle": 180}))
+    backend.execute(validated("turn", {"direction": "right", "angle": 180}))
     assert backend.pose().yaw == 270.0 and server.rotation == pytest.approx([0.0, 90.0, 0.0])
-    backend.execute(Primitive("look_up_down", {"direction": "down", "angle": 20}))
+    backend.execute(validated("look_up_down", {"direction": "down", "angle": 20}))
     assert server.rotation == pytest.approx([-20.0, 90.0, 0.0])
-    r = backend.execute(Primitive("side_step", {"direction": "left", "distance": "short"}))  # facing -y: left is +x
+    r = backend.execute(validated("side_step", {"direction": "left", "distance": "short"}))  # facing -y: left is +x
     assert r.displacement == pytest.approx(0.5) and server.location[:2] == pytest.approx([150.0, -400.0])
 
 
@@ -201,7 +202,7 @@ def test_targeted_move_walks_planned_legs_to_the_embedded_approach_pose(scene, b
     emb = EmbeddedBackend(scene, width=32, height=24)
     for b in (emb, backend):
         b.reset(Pose(1.0, 4.0, 0.0))
-    prim = Primitive("move_to_fixture", {"fixture": "f_chest", "approach": "front"})
+    prim = validated("move_to_fixture", {"fixture": "f_chest", "approach": "front"})
     want, got = emb.execute(prim), backend.execute(prim)
     assert got.ok and got.message == want.message and got.displacement == pytest.approx(want.displacement, abs=1e-3)
     assert backend.pose().x == pytest.approx(emb.pose().x, abs=1e-3)
@@ -210,7 +211,7 @@ def test_targeted_move_walks_planned_legs_to_the_embedded_approach_pose(scene, b
     assert server.rotation == pytest.approx([emb.pose().pitch, to_ue(0, 0, 0, emb.pose().yaw)[1][1], 0.0])
     assert sum(c.startswith("vset /camera/0/moveto") for c in server.commands) >= 1
     # nearest approach: same end point as the embedded planner
-    prim = Primitive("move_to_fixture", {"fixture": "f_shelf"})
+    prim = validated("move_to_fixture", {"fixture": "f_shelf"})
     want, got = emb.execute(prim), backend.execute(prim)
     assert got.ok and (backend.pose().x, backend.pose().y) == pytest.approx((emb.pose().x, emb.pose().y), abs=2e-3)
 
@@ -224,8 +225,8 @@ def test_home_store_and_area_moves_match_the_embedded_backend():
         b = UnrealCVBackend(scene, width=32, height=24, port=srv.port, timeout=2.0)
         assert srv.objects["s1"] == (180, 120, 40) and srv.objects["a1"] == (60, 160, 90)
         emb = EmbeddedBackend(scene, width=32, height=24)
-        for prim in (Primitive("move_to_store", {"store": "s1", "approach": "inside_doorway"}),
-                     Primitive("move_to_area", {"area": "a1"})):
+        for prim in (validated("move_to_store", {"store": "s1", "approach": "inside_doorway"}),
+                     validated("move_to_area", {"area": "a1"})):
             want, got = emb.execute(prim), b.execute(prim)
             assert got.ok and got.message == want.message
             assert got.displacement == pytest.approx(want.displacement, abs=1e-3)
@@ -237,17 +238,17 @@ def test_home_store_and_area_moves_match_the_embedded_backend():
 
 def test_targeted_move_blocked_in_engine_reports_partial_walk(backend, server):
     backend.reset(Pose(1.0, 4.0, 0.0))
-    r = backend.execute(Primitive("move_to_fixture", {"fixture": "f_upright", "approach": "front"}))  # at x=10.2
+    r = backend.execute(validated("move_to_fixture", {"fixture": "f_upright", "approach": "front"}))  # at x=10.2
     assert not r.ok and r.translational and "blocked on the way to the front of Upright Freezer 1" in r.message
     assert r.displacement == pytest.approx(backend.pose().x - 1.0, abs=0.05) and backend.pose().x < 5.75
 
 
 def test_item_actions_match_the_embedded_backend(scene, backend, server):
     emb = EmbeddedBackend(scene, width=32, height=24)
-    plan = [Primitive("pick_up_item", {"item": "p1"}), Primitive("check_item", {"item": "p2"}),
-            Primitive("pick_up_item", {"item": "p2"}), Primitive("drop_item"), Primitive("drop_item"),
-            Primitive("do_not_add_to_cart", {"item": "p1"}), Primitive("add_to_cart", {"item": "p2"}),
-            Primitive("move_to_store", {"store": "x", "approach": "inside_doorway"})]
+    plan = [validated("pick_up_item", {"item": "p1"}), validated("check_item", {"item": "p2"}),
+            validated("pick_up_item", {"item": "p2"}), validated("drop_item", {}), validated("drop_item", {}),
+            validated("do_not_add_to_cart", {"item": "p1"}), validated("add_to_cart", {"item": "p2"}),
+            validated("move_to_store", {"store": "x", "approach": "inside_doorway"})]
     n = len(server.commands)
     for prim in plan:
         want, got = emb.execute(prim), backend.execute(prim)
@@ -278,11 +279,11 @@ def test_refused_connection_raises(scene):
 def test_killed_server_fails_fast_on_the_next_call(scene):
     srv = FakeUnrealCVServer(_names(scene)).start()
     b = UnrealCVBackend(scene, width=32, height=24, port=srv.port, timeout=30.0)  # the timeout is not the rescue
-    b.execute(Primitive("move_forward", {"distance": "short"}))
+    b.execute(validated("move_forward", {"distance": "short"}))
     srv.kill()
     t0 = time.monotonic()
     with pytest.raises(BackendError):
-        b.execute(Primitive("move_forward", {"distance": "short"}))
+        b.execute(validated("move_forward", {"distance": "short"}))
     with pytest.raises(BackendError):
         b.capture()
     assert time.monotonic() - t0 < HANG_BOUND
@@ -308,13 +309,13 @@ def test_timeout_reconnects_and_the_next_request_gets_its_own_answer(scene, serv
     b.reset(Pose(1.0, 4.0, 0.0))
     server.delays.append(("vget /camera/0/location", 3.0))  # the moveto's read-back answers late
     with pytest.raises(BackendError, match="no reply"):
-        b.execute(Primitive("move_forward", {"distance": "short"}))
+        b.execute(validated("move_forward", {"distance": "short"}))
     assert server.accepted == 1
     # The late location reply must not answer the next request: lit PNG bytes must come back.
     f = b.capture()
     assert server.accepted == 2 and tuple(f.rgb[15, 20]) == (250, 200, 10)
     assert b.pose().x == pytest.approx(1.5, abs=1e-3)  # the lost move's end is read back on reconnect
-    r = b.execute(Primitive("move_forward", {"distance": "short"}))
+    r = b.execute(validated("move_forward", {"distance": "short"}))
     assert r.ok and b.pose().x == pytest.approx(2.0, abs=1e-3) and r.displacement == pytest.approx(0.5, abs=1e-3)
     assert server.commands.count("vget /unrealcv/status") == 1  # set-up is not repeated
     b.close()
@@ -326,7 +327,7 @@ def test_close_is_idempotent_and_final(backend):
     with pytest.raises(BackendError, match="closed"):
         backend.capture()
     with pytest.raises(BackendError, match="closed"):
-        backend.execute(Primitive("idle"))
+        backend.execute(validated("idle", {}))
 
 
 def test_missing_client_names_the_extra(scene, monkeypatch):
@@ -349,7 +350,7 @@ def test_user_object_follows_and_animations_call_blueprints(scene):
         b = UnrealCVBackend(scene, width=32, height=24, port=srv.port, timeout=2.0, user_object="Shopper",
                             animations={"turn": "PlayTurn"})
         b.reset(Pose(1.0, 4.0, 0.0))
-        b.execute(Primitive("turn", {"direction": "left", "angle": 90}))
+        b.execute(validated("turn", {"direction": "left", "angle": 90}))
         assert "vset /object/Shopper/location 100.000 -400.000 0.000" in srv.commands
         assert srv.commands[-2:] == ["vset /object/Shopper/rotation 0.000 -90.000 0.000", "vbp Shopper PlayTurn"]
         b.close()
@@ -422,7 +423,7 @@ def test_launch_writes_ini_waits_for_greeting_and_kills_the_group(scene, tmp_pat
         assert not proc.alive
         t0 = time.monotonic()
         with pytest.raises(BackendError):
-            b.execute(Primitive("move_forward", {"distance": "short"}))
+            b.execute(validated("move_forward", {"distance": "short"}))
         assert time.monotonic() - t0 < HANG_BOUND
         b.close()
     finally:

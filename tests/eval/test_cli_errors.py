@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from eval.metrics import _main as metrics_main
+from eval.metrics.__main__ import main as metrics_main
 from recrm.score import main as score_main
 
 

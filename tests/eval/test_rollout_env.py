@@ -77,6 +77,8 @@ def test_worker_count_does_not_change_results(tmp_path):
     run(RolloutConfig(out=str(two), workers=2, repeats=2, **SMALL))
     a, b = _by_id(one / "trajectories.jsonl"), _by_id(two / "trajectories.jsonl")
     assert len(a) == 6 and a == b
+    # The file itself, not only its episodes: rewritten in (task, repeat) order at the end.
+    assert (one / "trajectories.jsonl").read_bytes() == (two / "trajectories.jsonl").read_bytes()
     seeds = sorted({ep.seed for ep in read_episodes(one / "trajectories.jsonl")})
     assert seeds == [0, 1]  # repeat r uses seed + r
 

@@ -125,6 +125,7 @@ def test_surrogates_in_model_output_never_lose_a_turn(tmp_path, workers):
         (["--tasks", "5-2"], "start 5 is after its end 2"),
         (["--tasks", "abc"], "unknown task ids"),
         (["--workers", "0"], "workers must be >= 1"),
+        (["--executor", "dask"], "executor must be one of ['inline', 'process', 'ray']"),
         (["--env-kwargs", "[1, 2]"], "must be a JSON object"),
 
     ],
@@ -304,14 +305,15 @@ def test_ctrl_c_says_what_was_saved_and_how_to_go_on(tmp_path, capsys):
 
 
 def test_a_record_with_text_no_parser_cleaned_still_serialises():
-    from eval.rollout import EpisodeJob, _record
+    from eval.rollout import EpisodeJob
+    from eval.rollout_worker import episode_record
     from situ_gym.records import EpisodeRecord, ToolCall
     from tests.eval.builders import turn
 
     job = EpisodeJob(RolloutConfig(**SMALL), "sm_u01_t1", 0, "sm_u01", 3, "sm_p210", ("sm_p210",), 6.0)
     odd = turn(1, actual=ToolCall(name="idle", arguments={"note": "from a plug-in shopper \ud800"}),
                user_utterance="hi \udfff")
-    record = EpisodeRecord.model_validate_json(_record(job, [odd], [], "turn_limit", None))
+    record = EpisodeRecord.model_validate_json(episode_record(job, [odd], [], "turn_limit", None))
     assert record.turns[0].user_action.arguments == {"note": "from a plug-in shopper \ufffd"}
     assert record.turns[0].user_utterance == "hi \ufffd" and record.task_id == "sm_u01_t1"
 

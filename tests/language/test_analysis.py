@@ -14,7 +14,7 @@ from .corpus import lexicons, load_corpus, score
 # Measured on tests/language/corpus (542 utterances written apart from the layer). The issue
 # asks for 95%; see the issue note for where the remaining errors are. A drop below this
 # floor is a regression.
-ACCURACY_FLOOR = 0.935
+ACCURACY_FLOOR = 0.95
 
 
 @pytest.fixture(scope="module")

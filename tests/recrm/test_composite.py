@@ -168,7 +168,7 @@ def test_probe_naming_a_product_not_in_the_catalog(index, task):
 
 
 def test_probes_on_a_150_product_catalog():
-    from recrm.bench import sample_turns, synthetic_world
+    from benchmarks.recrm_scoring import sample_turns, synthetic_world
 
     index, task = synthetic_world(150)
     comp = RecRMComposite()

@@ -277,7 +277,7 @@ def test_bad_role_and_mismatched_images_raise(market):
 
 
 def test_label_placement_stays_inside_and_avoids_taken_rects():
-    from situ_gym.som.marks import _overlaps, _place
+    from situ_gym.som.overlay import _overlaps, _place
 
     taken: list = []
     for _ in range(4):  # four labels wanting the same spot

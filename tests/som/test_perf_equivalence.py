@@ -20,9 +20,9 @@ import cv2
 import numpy as np
 import pytest
 
+from benchmarks.frames import bench_poses
 from situ_gym.backends.base import Pose
 from situ_gym.backends.embedded import EmbeddedBackend
-from situ_gym.bench import bench_poses
 from situ_gym.scene.index import SceneIndex
 from situ_gym.scene.loader import load_scene
 from situ_gym.som.marks import analyse, draw

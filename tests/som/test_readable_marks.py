@@ -5,24 +5,24 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from benchmarks.frames import bench_poses
 from situ_gym.backends.base import Pose
 from situ_gym.backends.embedded import EmbeddedBackend
-from situ_gym.bench import bench_poses
 from situ_gym.scene.index import SceneIndex
 from situ_gym.scene.loader import load_scene
-from situ_gym.som import marks
+from situ_gym.som import overlay
 from situ_gym.som.marks import analyse, draw
 from situ_gym.som.minimap import render_minimap
 
 
 def _disjoint(rects) -> bool:
-    return not any(marks._overlaps(a, b) for i, a in enumerate(rects) for b in rects[i + 1 :])
+    return not any(overlay._overlaps(a, b) for i, a in enumerate(rects) for b in rects[i + 1 :])
 
 
 def test_crowded_labels_at_one_point_never_overlap():
     taken: list = []
     for _ in range(60):
-        taken.append(marks._place((200, 150), (22, 16), (480, 640), taken))
+        taken.append(overlay._place((200, 150), (22, 16), (480, 640), taken))
     assert _disjoint(taken)
     assert all(0 <= x0 and 0 <= y0 and x1 <= 640 and y1 <= 480 for x0, y0, x1, y1 in taken)
     # the nearest free spots are used: the crowd stays around its point
@@ -36,14 +36,14 @@ def test_no_two_labels_overlap_in_real_views(store, monkeypatch):
     index = SceneIndex(scene)
     backend = EmbeddedBackend(scene, width=640, height=480)
     placed: list = []
-    real = marks._place
+    real = overlay._place
 
     def record(anchor, size, shape, taken):
         rect = real(anchor, size, shape, taken)
         placed.append(rect)
         return rect
 
-    monkeypatch.setattr(marks, "_place", record)
+    monkeypatch.setattr(overlay, "_place", record)
     views = 0
     for pose in bench_poses(scene, 12, seed=3):
         backend.reset(pose)
@@ -57,8 +57,8 @@ def test_no_two_labels_overlap_in_real_views(store, monkeypatch):
 
 
 def test_label_text_follows_image_size():
-    small, large = marks._font(240), marks._font(960)
-    assert small[0] < marks._font(480)[0] < large[0] and large[1] >= small[1]
+    small, large = overlay._font(240), overlay._font(960)
+    assert small[0] < overlay._font(480)[0] < large[0] and large[1] >= small[1]
 
 
 def test_a_store_filling_the_view_is_outlined_not_boxed():

@@ -95,7 +95,7 @@ def test_bad_input_gets_one_line_and_changes_nothing(tmp_path):
 
 def test_finished_conversations_become_runs_that_eval_reads(tmp_path):
     from eval.aggregate import load_indexes, summarize_groups
-    from eval.metrics import _main as metrics_main
+    from eval.metrics.__main__ import main as metrics_main
 
     client, study = _client(tmp_path / "s", assistants=("heuristic", "random"))
     auth = _join(client)

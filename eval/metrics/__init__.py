@@ -202,15 +202,14 @@ def _legal(store: str) -> tuple[str, ...]:
 def afr_scores(ep: EpisodeRecord) -> list[int]:
     """One 0/1 per event of V_e (expected tool name in the legal set): 1 iff the user's
     tool name equals it. Absent actual actions score 0."""
+    return [int(act is not None and act.name == exp.name) for exp, act in _legal_events(ep)]
+
+
+def _legal_events(ep: EpisodeRecord) -> list[tuple[ToolCall, ToolCall | None]]:
+    """(expected, actual) user actions of the turns whose expected tool is legal in the store (V_e)."""
     legal = _legal(ep.store)
-    out = []
-    for t in ep.turns:
-        exp = t.expected_user_action
-        if exp is None or exp.name not in legal:
-            continue
-        act = t.user_action
-        out.append(int(act is not None and act.name == exp.name))
-    return out
+    return [(t.expected_user_action, t.user_action) for t in ep.turns
+            if t.expected_user_action is not None and t.expected_user_action.name in legal]
 
 
 def _arg(call: ToolCall, key: str) -> str | None:
@@ -241,16 +240,8 @@ def _lnsr_event(store: str, exp: ToolCall, act: ToolCall | None) -> int | None:
 
 def lnsr_scores(ep: EpisodeRecord) -> list[int]:
     """One 0/1 per event of D_e (comparable expected action within V_e)."""
-    legal = _legal(ep.store)
-    out = []
-    for t in ep.turns:
-        exp = t.expected_user_action
-        if exp is None or exp.name not in legal:
-            continue
-        s = _lnsr_event(ep.store, exp, t.user_action)
-        if s is not None:
-            out.append(s)
-    return out
+    scores = (_lnsr_event(ep.store, exp, act) for exp, act in _legal_events(ep))
+    return [s for s in scores if s is not None]
 
 
 def episode_afr(ep: EpisodeRecord) -> float | None:
@@ -388,48 +379,3 @@ def episode_metrics(
         "cgv_first_seen": cgv_events(ep, index),
         "termination": ep.termination,
     }
-
-
-def _main(argv: list[str] | None = None) -> int:
-    import argparse
-    from pathlib import Path
-
-    from eval.aggregate import load_indexes, load_tasks, summarize_groups
-    from eval.io import read_episodes, task_order
-    from eval.judge import make_judge
-    from eval.report import format_console
-
-    parser = argparse.ArgumentParser(
-        prog="python -m eval.metrics", description="Score a SituRec trajectory file (App. C.1)."
-    )
-    parser.add_argument("file", help="trajectories.jsonl (or the run directory holding it)")
-    parser.add_argument("--json", action="store_true", help="print every figure as JSON")
-    parser.add_argument("--judge", default="rule", help="dialogue judge ('rule'; 'none' to skip)")
-    parser.add_argument("--no-scene", action="store_true",
-                        help="do not load the scene (Catalog %% and the Home CGV product rule off)")
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    path = Path(args.file)
-    try:
-        episodes = task_order(read_episodes(path / "trajectories.jsonl" if path.is_dir() else path))
-        judge = None if args.judge == "none" else make_judge(args.judge)
-    except (ValueError, OSError) as exc:  # missing, unreadable or garbage file; unknown judge
-        parser.error(str(exc).splitlines()[0])
-    if not episodes:
-        parser.error(f"no episodes in {str(path)!r}")
-    stores = {ep.store for ep in episodes}
-    indexes = {} if args.no_scene else load_indexes(stores)
-    ratings = None
-    if judge is not None:
-        tasks = {} if args.no_scene else load_tasks(stores)
-        ratings = [judge.rate(ep, tasks.get(ep.task_id), indexes.get(ep.store)) for ep in episodes]
-    groups = summarize_groups(episodes, indexes=indexes, ratings=ratings)
-    if args.json:
-        print(json.dumps(groups, indent=2, sort_keys=True))
-    else:
-        print(format_console(groups))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(_main())

@@ -9,7 +9,7 @@ import pytest
 
 from agents.probes import PromoProbe
 from agents.registry import PROBE_AGENTS
-from recrm.probes import (
+from eval.probes import (
     REFERENCES,
     ProbeConfig,
     ProbeRow,

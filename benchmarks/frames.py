@@ -1,6 +1,6 @@
 """Frames per second of the embedded backend, alone and with both roles' Set-of-Mark views.
 
-    python -m situ_gym.bench [--store supermarket|home_furnishings|all] [--repeats 5]
+    python -m benchmarks.frames [--store supermarket|home_furnishings|all] [--repeats 5]
                              [--poses 40] [--sizes 640x480,320x240] [--save-images docs/img]
 
 ``--save-images DIR`` also writes ``DIR/contact_sheet.png``: each store's example views
@@ -179,7 +179,7 @@ def _example_poses(scene: Scene) -> list[Pose]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.frames", description=__doc__.splitlines()[0])
     parser.add_argument("--store", default="all", choices=[*STORE_KINDS, "all"])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--poses", type=int, default=40)

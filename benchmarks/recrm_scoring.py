@@ -1,4 +1,4 @@
-"""Cost of the rule-based RecRM scorers: ``python -m recrm.bench`` prints CPU microseconds per turn.
+"""Cost of the rule-based RecRM scorers: ``python -m benchmarks.recrm_scoring`` prints CPU microseconds per turn.
 
 Uses the packaged Supermarket assets when they load, else a synthetic catalog of
 ``--products`` items; scores a fixed mix of turns (questions, honest recommendations,
@@ -16,7 +16,7 @@ import time
 from recrm.components import default_components
 from recrm.composite import RecRMComposite
 from recrm.context import TurnContext
-from recrm.text import _words, lexicon, tokenize
+from situ_gym.language.claims import _words, lexicon, tokenize
 from situ_gym.records import ToolCall, TurnRecord
 from situ_gym.scene.index import SceneIndex
 from situ_gym.scene.model import (
@@ -219,7 +219,7 @@ def sample_turns(index: SceneIndex, task: Task) -> list[tuple[TurnRecord, list[T
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m recrm.bench", description=__doc__.splitlines()[0]
+        prog="python -m benchmarks.recrm_scoring", description=__doc__.splitlines()[0]
     )
     parser.add_argument("--repeat", type=int, default=300)
     parser.add_argument(

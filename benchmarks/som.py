@@ -1,6 +1,6 @@
 """Speed of the SoM layer at 640x480 (a benchmark that prints figures, not a test).
 
-    python -m tests.som.bench_som [--real]
+    python -m benchmarks.som [--real]
 
 Synthetic frame: 4 fixtures with 40 product regions (2 instances each) in front; with
 --real, 640x480 frames rendered by the embedded backend in the committed Supermarket
@@ -80,7 +80,7 @@ def _mean(results: list[str]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.som", description=__doc__.splitlines()[0])
     parser.add_argument("--real", action="store_true")
     parser.add_argument("-n", type=int, default=50)
     args = parser.parse_args()

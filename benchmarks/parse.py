@@ -1,6 +1,6 @@
 """Benchmark of the actions layer: parse/validate throughput and robustness figures.
 
-Run: ``python -m tests.actions.bench_parse`` (prints figures; asserts nothing timed).
+Run: ``python -m benchmarks.parse`` (prints figures; asserts nothing timed).
 """
 
 from __future__ import annotations

@@ -1,4 +1,10 @@
-"""Catalog-aware text analysis for the rule-based judges: tokens, product mentions, claims."""
+"""Catalog claims in a response, for the RecRM judges: which products it names (brand-only
+and unknown names included), in which clause, with which labels and places.
+
+Tokens come from :mod:`situ_gym.language.tokens` (the layer's one tokenizer); this lexicon
+keeps the claim-level views the factual-consistency judge needs (words that describe a
+product, names that cover a display name) beside the dialogue-level ``SceneLexicon``.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +13,9 @@ import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import NamedTuple
 
+from situ_gym.language.tokens import STOPWORDS, Token
+from situ_gym.language.tokens import tokenize as _layer_tokenize
 from situ_gym.scene.index import SceneIndex
 
 __all__ = [
@@ -25,7 +32,6 @@ __all__ = [
     "clauses",
 ]
 
-_TOKEN = re.compile(r"[A-Za-z0-9]+(?:'[A-Za-z]+)?")
 # Clause boundaries: sentence ends, commas (not before a size: "Cereal, 12 oz"), semicolons,
 # dashes and a few conjunctions.
 _CLAUSE = re.compile(
@@ -33,10 +39,7 @@ _CLAUSE = re.compile(
     re.IGNORECASE,
 )
 
-FUNCTION_WORDS = frozenset(
-    "a an the and or of for with in on at to from by is are was be this that these those it its "
-    "they them their your you our my we i".split()
-)
+FUNCTION_WORDS = STOPWORDS  # articles, pronouns, copulas: never what a claim is about
 NEGATIONS = frozenset(
     "none avoid avoids skip not no never isn't aren't doesn't don't without neither nor isnt arent doesnt dont".split()
 )
@@ -84,20 +87,11 @@ _VERBS = frozenset(
 )
 
 
-class Token(NamedTuple):
-    text: str  # as written
-    low: str  # lower case, apostrophes removed
-    start: int
-    end: int
-
-
 @lru_cache(maxsize=8192)
 def tokenize(text: str) -> tuple[Token, ...]:
-    """Word tokens with their spans (cached: the judges re-read the same texts)."""
-    return tuple(
-        Token(m.group(0), m.group(0).lower().replace("'", ""), m.start(), m.end())
-        for m in _TOKEN.finditer(text)
-    )
+    """The layer's word tokens (punctuation left out) with their spans; cached, since the
+    judges re-read the same texts. Apostrophes are dropped from ``low`` ("doesnt")."""
+    return tuple(t._replace(low=t.low.replace("'", "")) for t in _layer_tokenize(text) if t.text[0].isalnum())
 
 
 @lru_cache(maxsize=8192)

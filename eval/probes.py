@@ -1,6 +1,6 @@
 """Probe table: does RecRM pay assistants that game it more than an honest one?
 
-    python -m recrm.probes --env SituRec-Supermarket-v0 --tasks all [--workers N] [--seed S] \\
+    python -m eval.probes --env SituRec-Supermarket-v0 --tasks all [--workers N] [--seed S] \\
         [--json OUT] [--assistants heuristic,plain,probe-echo,...] [--out DIR]
 
 Plays every probe assistant (``agents.probes``, registered as ``probe-*``) next to
@@ -8,7 +8,7 @@ Plays every probe assistant (``agents.probes``, registered as ``probe-*``) next 
 registered) on real episodes, through ``eval.rollout.run`` with the env wrapped by
 ``recrm.RecRMReward(variant="full", outcome_bonus=1.0)``, and prints per assistant: the
 mean per-turn ``R_total``, the per-episode training reward (mean per-turn ``R_total`` +
-the outcome bonus on a cart addition: ``train.rollout.episode_reward``, what GSPO
+the outcome bonus on a cart addition: ``recrm.outcome.episode_reward``, what GSPO
 trains on), the gate pass rates (instruction, consistency) and SR. A probe that is not
 below the reference (plain, else heuristic) on a measure is flagged in the last column.
 ``--env all`` plays both stores. Deterministic under ``--seed``.
@@ -97,7 +97,7 @@ class ProbeRow:
     episodes: int
     turns: int
     r_total: float  # mean over all turns
-    train_reward: float  # mean over episodes of train.rollout.episode_reward
+    train_reward: float  # mean over episodes of recrm.outcome.episode_reward
     gate_instruction: float  # share of turns with C_inst = 1
     gate_consistency: float  # share of turns with C_consist = 1
     sr: float  # share of episodes with a nonempty cart (eval.metrics.success)
@@ -133,12 +133,11 @@ def play(env: str, assistant: str, config: ProbeConfig, run_dir: Path) -> list[E
 def summarize(env: str, assistant: str, episodes: list[EpisodeRecord]) -> ProbeRow:
     """The row of one assistant; crashed episodes are counted, not scored."""
     from eval.metrics import success
-    from train.rollout import episode_reward
+    from recrm.outcome import episode_reward, outcome_credit
 
     played = [ep for ep in episodes if ep.termination != "error"]
     totals = [[float(t.reward.get("recrm/total") or 0.0) for t in ep.turns] for ep in played]
     turns = [t for ep in played for t in ep.turns]
-    from recrm.outcome import outcome_credit
     from situ_gym.scene import SceneIndex
     from situ_gym.scene.loader import load_scene
 
@@ -248,7 +247,7 @@ def format_table(rows: list[ProbeRow], notes: list[str]) -> str:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m recrm.probes", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m eval.probes", description=__doc__.split("\n")[0])
     for f in dataclasses.fields(ProbeConfig):
         kind = int if f.type in ("int", int) else str
         parser.add_argument("--" + f.name.replace("_", "-"), type=kind, default=f.default,

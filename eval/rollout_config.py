@@ -1,0 +1,234 @@
+"""The rollout's configuration: its dataclass (the CLI's flags), the episode jobs it plans,
+task selection, and the settings of its LLM roles."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from eval.executors import EXECUTORS
+from eval.io import episode_id_for
+
+__all__ = ["IDENTITY", "RolloutConfig", "EpisodeJob", "ConfigError", "store_of", "select_tasks", "make_jobs",
+           "executor_of", "llm_cache", "llm_roles", "judge_kwargs"]
+
+# Fields whose change makes an existing run directory a different experiment.
+IDENTITY = ("env", "agent", "user", "seed", "max_turns", "reward", "model", "env_kwargs", "reward_kwargs",
+            "user_model", "moderator", "moderator_model")
+
+
+class ConfigError(ValueError):
+    """A setup fault (unknown agent, bad path, dead engine, bad option): the command stops
+    before the first episode and the run directory is left as it was."""
+
+
+@dataclass
+class RolloutConfig:
+    env: str = field(default="SituRec-Supermarket-v0", metadata={"help": "registered env id"})
+    agent: str = field(default="heuristic", metadata={"help": "random | heuristic | hf | openai | chat | pkg.module:Class"})
+    user: str = field(default="rule", metadata={"help": "user simulator name"})
+    tasks: str = field(default="all", metadata={"help": "all | A-B (bank positions, inclusive) | id,id,... | "
+                                                       "per-profile (one task per profile, seed 42; Table 7)"})
+    workers: int = field(default=1, metadata={"help": "parallel workers: local processes, or local Ray CPUs"})
+    executor: str | None = field(default=None, metadata={
+        "help": "inline | process | ray (default: process when --workers > 1, else inline); results do not "
+                "depend on it"})
+    ray_address: str | None = field(default=None, metadata={
+        "help": "with --executor ray: a running cluster (auto | ray://HOST:10001); default: start Ray here"})
+    seed: int = field(default=0, metadata={"help": "base seed; repeat r uses seed + r"})
+    repeats: int = field(default=1, metadata={"help": "runs per task (pass^k uses k = repeats)"})
+    out: str = field(default="runs/default", metadata={"help": "run directory"})
+    resume: bool = field(default=False, metadata={"help": "skip (task, repeat) pairs already saved"})
+    save_frames: bool = field(default=False, metadata={"help": "save both roles' SoM frames as PNG"})
+    max_turns: int = field(default=20, metadata={"help": "turn limit"})
+    reward: str = field(default="none", metadata={"help": "none | recrm (wrap with recrm.RecRMReward)"})
+    model: str | None = field(default=None, metadata={"help": "model path or id for --agent hf"})
+    judge: str = field(default="rule", metadata={"help": "dialogue judge: rule | llm | none"})
+    user_model: str | None = field(default=None, metadata={"help": "chat model SPEC for --user llm: hf:... | openai:NAME"})
+    user_base_url: str | None = field(default=None, metadata={"help": "OpenAI-compatible URL for the user model"})
+    moderator: str = field(default="rule", metadata={"help": "moderator: rule | llm"})
+    moderator_model: str | None = field(default=None, metadata={"help": "SPEC for --moderator llm (default: --user-model)"})
+    judge_model: str | None = field(default=None, metadata={"help": "chat model SPEC for --judge llm"})
+    judge_base_url: str | None = field(default=None, metadata={"help": "OpenAI-compatible URL for the judge model"})
+    base_url: str | None = field(default=None, metadata={"help": "OpenAI-compatible URL for --agent openai"})
+    images: bool = field(default=False, metadata={"help": "send Set-of-Mark images to chat-backend roles (vision models)"})
+    llm_cache: str | None = field(default=None, metadata={"help": "response cache file (default: ~/.cache/situ_gym/"
+                                                                    "llm_responses.sqlite; 'none' disables)"})
+    batch_size: int = field(
+        default=1,
+        metadata={"help": "episodes played in lock-step per process with one act_batch per turn "
+                          "(one batched generate for --agent hf); results can depend on it"},
+    )
+    max_episodes: int | None = field(
+        default=None, metadata={"help": "run at most this many new episodes (smoke runs, interrupts)"}
+    )
+    max_consecutive_errors: int = field(
+        default=5, metadata={"help": "stop (exit 1) after this many crashed episodes in a row; 0 never stops"}
+    )
+    no_report: bool = field(default=False, metadata={"help": "skip metrics/report/plots/viewer"})
+    # dict | str: the CLI passes JSON text, which __post_init__ decodes (as TrainingArguments does).
+    env_kwargs: dict[str, Any] | str | None = field(default_factory=dict,
+                                                    metadata={"help": "extra gym.make kwargs (JSON object)"})
+    reward_kwargs: dict[str, Any] | str | None = field(
+        default_factory=dict, metadata={"help": "recrm.RecRMReward kwargs with --reward recrm (JSON object)"}
+    )
+
+    def __post_init__(self):
+        self.env_kwargs = _json_object("env_kwargs", self.env_kwargs)
+        self.reward_kwargs = _json_object("reward_kwargs", self.reward_kwargs)
+        if self.executor is not None and self.executor not in EXECUTORS:
+            raise ValueError(f"executor must be one of {list(EXECUTORS)}, got {self.executor!r}")
+        if self.ray_address and self.executor != "ray":
+            raise ValueError(f"--ray-address needs --executor ray, got executor={self.executor!r}")
+        if self.workers < 1:
+            raise ValueError(f"workers must be >= 1, got {self.workers!r}")
+        if self.batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, got {self.batch_size!r}")
+        if self.repeats < 1:
+            raise ValueError(f"repeats must be >= 1, got {self.repeats!r}")
+        if self.max_turns < 1:
+            raise ValueError(f"max_turns must be >= 1, got {self.max_turns!r}")
+        if self.reward not in ("none", "recrm"):
+            raise ValueError(f"reward must be 'none' or 'recrm', got {self.reward!r}")
+        if self.max_episodes is not None and self.max_episodes < 0:
+            raise ValueError(f"max_episodes must be >= 0, got {self.max_episodes!r}")
+        if self.agent == "hf" and not self.model:
+            raise ValueError("--agent hf needs --model PATH")
+        if self.agent in ("openai", "chat") and not self.model:
+            raise ValueError(f"--agent {self.agent} needs --model NAME (and --base-url URL for a local server)")
+        if self.user == "llm" and not self.user_model:
+            raise ValueError("--user llm needs --user-model SPEC (hf:PATH_OR_ID_OR_GGUF | openai:NAME)")
+        if self.moderator == "llm" and not (self.moderator_model or self.user_model):
+            raise ValueError("--moderator llm needs --moderator-model SPEC (or --user-model)")
+        if self.judge == "llm" and not self.judge_model:
+            raise ValueError("--judge llm needs --judge-model SPEC")
+        if self.seed < 0:
+            raise ValueError(f"seed must be >= 0, got {self.seed!r}")
+        if self.max_consecutive_errors < 0:
+            raise ValueError(f"max_consecutive_errors must be >= 0, got {self.max_consecutive_errors!r}")
+        if self.reward_kwargs and self.reward != "recrm":
+            raise ValueError(f"reward_kwargs need --reward recrm, got reward={self.reward!r}")
+        store_of(self.env)
+
+def _json_object(name: str, value: Any) -> dict[str, Any]:
+    """A kwargs field as a dict: given as one, or as JSON object text (the CLI's form)."""
+    if value is None:
+        return {}
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{name} is not JSON ({exc.msg} at column {exc.colno}): {value!r}") from None
+    if not isinstance(value, dict):
+        raise ValueError(f"{name} must be a JSON object like '{{\"image_size\": [320, 240]}}', got {value!r}")
+    return value
+
+
+def executor_of(config: RolloutConfig, chunks: int) -> str:
+    """The executor a run uses: the one asked for, else processes when several workers have
+    several chunks of work."""
+    if config.executor is not None:
+        return config.executor
+    return "process" if config.workers > 1 and chunks > 1 else "inline"
+
+
+@dataclass(frozen=True)
+class EpisodeJob:
+    """One (task, repeat) with everything a worker needs, including the task's public-to-eval
+    fields so that even an episode that crashes at reset can be recorded."""
+
+    config: RolloutConfig
+    task_id: str
+    repeat: int
+    profile_id: str
+    subset: int
+    target_id: str
+    reference_set: tuple[str, ...]
+    budget: float
+
+    @property
+    def seed(self) -> int:
+        return self.config.seed + self.repeat
+
+    @property
+    def episode_id(self) -> str:
+        return episode_id_for(self.task_id, self.repeat)
+
+
+def store_of(env_id: str) -> str:
+    import situ_gym
+
+    if env_id not in situ_gym.STORE_OF_ENV:
+        raise ValueError(f"unknown env {env_id!r}; choose one of {list(situ_gym.STORE_OF_ENV)}")
+    return situ_gym.STORE_OF_ENV[env_id]
+
+
+def select_tasks(spec: str, task_ids: list[str]) -> list[str]:
+    """Resolve ``all``, ``A-B`` / ``A`` (0-based positions in bank order, inclusive) or a
+    comma list of ids against the bank's ordered ids."""
+    spec = spec.strip()
+    if spec == "all":
+        return list(task_ids)
+    if all(part.strip().isdigit() for part in spec.split("-")) and spec.count("-") <= 1:
+        lo, _, hi = spec.partition("-")
+        a, b = int(lo), int(hi or lo)
+        if a > b:
+            raise ValueError(f"task range {spec!r} is empty: its start {a} is after its end {b}")
+        if b >= len(task_ids):
+            raise ValueError(f"task range {spec!r} is outside 0-{len(task_ids) - 1} (the bank has {len(task_ids)} tasks)")
+        return task_ids[a : b + 1]
+    wanted = [s.strip() for s in spec.split(",") if s.strip()]
+    unknown = [t for t in wanted if t not in set(task_ids)]
+    if unknown or not wanted:
+        raise ValueError(f"unknown task ids {unknown or spec!r}; e.g. {task_ids[:3]}")
+    return wanted
+
+
+def llm_cache(config: RolloutConfig) -> str | None:
+    from situ_gym.llm import default_cache_path
+
+    if config.llm_cache in ("none", ""):
+        return None
+    return config.llm_cache or str(default_cache_path())
+
+
+def llm_roles(config: RolloutConfig) -> dict[str, tuple[str, str | None]]:
+    """role -> (model SPEC, base URL) for every LLM-backed role of this run."""
+    roles = {}
+    if config.user == "llm":
+        roles["user"] = (config.user_model, config.user_base_url)
+    if config.moderator == "llm":
+        roles["moderator"] = (config.moderator_model or config.user_model, config.user_base_url)
+    if config.judge == "llm":
+        roles["judge"] = (config.judge_model, config.judge_base_url)
+    if config.agent == "openai":
+        roles["assistant"] = (f"openai:{config.model}", config.base_url)
+    if config.agent == "chat":
+        roles["assistant"] = (config.model, config.base_url)
+    return roles
+
+
+def judge_kwargs(config: RolloutConfig) -> dict[str, Any]:
+    if config.judge != "llm":
+        return {}
+    return {"model": config.judge_model, "base_url": config.judge_base_url, "cache": llm_cache(config)}
+
+
+def make_jobs(config: RolloutConfig) -> list[EpisodeJob]:
+    from situ_gym.scene.loader import load_task_bank
+
+    bank = load_task_bank(store_of(config.env))
+    tasks = {t.id: t for t in bank.tasks}
+    if config.tasks.strip() == "per-profile":
+        from eval.agreement import per_profile_tasks
+
+        selected = per_profile_tasks(bank.tasks)
+    else:
+        selected = select_tasks(config.tasks, [t.id for t in bank.tasks])
+    return [
+        EpisodeJob(config, tid, r, tasks[tid].profile_id, tasks[tid].subset, tasks[tid].target_product_id,
+                   tuple(tasks[tid].reference_set), float(tasks[tid].budget))
+        for tid in selected
+        for r in range(config.repeats)
+    ]

@@ -1,0 +1,262 @@
+"""The judge interface and the rule-based judge: the seven 1-5 dimensions of App. C.1.
+
+``DialogueJudge.rate(episode, task, index)`` returns the seven dimensions plus ``"judge"``.
+``RuleBasedJudge`` derives each from the record (deterministic, no model); the LLM judge
+(``eval.llm_judge.LLMJudge``) implements the same interface, and ``eval.judge.make_judge``
+picks one by name. Every rule maps a fraction f in [0, 1] to ``1 + 4 f``:
+
+* Informativeness: among turns answering a user question or request (read by
+  ``situ_gym.language``; all turns when the user never asked), the share of responses
+  with specific content: a catalog product or place, a price, or a catalog label.
+* Naturalness: mean per-response score, 1 minus 1/3 per flaw: system jargon (entity ids,
+  bracketed handles, JSON/field names, snake_case), bad length (< 3 or > 80 words),
+  formulaic phrasing (a stock phrase, or the same first four words as an earlier response);
+  an invalid assistant output counts one flaw more.
+* Groundedness: checkable claims in responses: each "$x" price must equal the price of a
+  product named in the same response (or of any catalog product when none is named); each
+  Recommend must name a catalog product and, when it says ``visible_now``, that product
+  must be in the view it acted on. No checkable claim: 3.
+* Preference Alignment: the share of recommendations (Recommend turns) that break none of
+  the constraints the user had revealed *before* that turn (budget, avoided tag, needed
+  tag, category; from the task's disclosure items and ``TurnRecord.revealed``), minus a
+  re-recommendation of a product the user already declined (``do_not_add_to_cart`` or a
+  rejection right after it). No recommendation or no task: 3.
+* Proactiveness: the share of turns that move things on: Navigate, Recommend, Explain,
+  AnswerQuestion, Compare, HandleRejection, ConfirmPurchase from a valid output, or
+  Greet/AskPreference/ClarifyNeed within the first three turns; +0.5 (capped at 5) when the
+  episode ends in a purchase.
+* Non-repetition: 1 minus the share of turns that repeat an earlier response nearly word
+  for word (word-set Jaccard >= 0.8), the same product recommendation, or the previous
+  turn's navigation goal after the user did not move.
+* Overall: 0.7 * mean of the six above + 0.3 * outcome, outcome = 5 (reference item
+  bought), 4 (other item bought) or 2 (no purchase), clipped to [1, 5].
+"""
+
+from __future__ import annotations
+
+import re
+from abc import ABC, abstractmethod
+from typing import Any
+
+from situ_gym.language import analyze, lexicon_for
+from situ_gym.records import EpisodeRecord, TurnRecord
+from situ_gym.scene.index import SceneIndex
+
+__all__ = ["DIMENSIONS", "DialogueJudge", "RuleBasedJudge"]
+
+DIMENSIONS = (
+    "Informativeness",
+    "Naturalness",
+    "Groundedness",
+    "Preference Alignment",
+    "Proactiveness",
+    "Non-repetition",
+    "Overall",
+)
+
+_JARGON = re.compile(
+    r"\b(?:sm|hf)_[a-z]\d+\b|\[[0-9a-z]{1,3}\]|[{}]|\b(?:json|navigation_goal|expected_user_action|"
+    r"assistant_actions|ranking|visible_now|display_name|handle|entity id)\b|\b[a-z]+_[a-z_]+\b",
+    re.I,
+)
+_STOCK = (
+    "as an ai",
+    "i am an ai",
+    "i'm an ai",
+    "let me help you with that",
+    "how can i assist you",
+    "i hope this helps",
+    "feel free to",
+    "is there anything else",
+)
+_PROGRESS = {"Navigate", "Recommend", "Explain", "AnswerQuestion", "Compare", "HandleRejection", "ConfirmPurchase"}
+_ELICIT = {"Greet", "AskPreference", "ClarifyNeed"}
+
+
+def _scale(f: float) -> float:
+    return round(1.0 + 4.0 * min(1.0, max(0.0, f)), 3)
+
+
+def _words(text: str) -> list[str]:
+    return [t.low for t in analyze(text).tokens if t.text[:1].isalnum()]
+
+
+class DialogueJudge(ABC):
+    """Rates one finished episode on the seven App. C.1 dimensions (1-5)."""
+
+    name: str = "judge"
+
+    @abstractmethod
+    def rate(self, episode: EpisodeRecord, task: Any = None, index: SceneIndex | None = None) -> dict[str, Any]:
+        """``{dimension: score for DIMENSIONS} | {"judge": self.name}``."""
+
+
+class RuleBasedJudge(DialogueJudge):
+    """Deterministic ratings from the trajectory, the catalog and the task (module doc)."""
+
+    name = "rule-based"
+
+    def rate(self, episode: EpisodeRecord, task: Any = None, index: SceneIndex | None = None) -> dict[str, Any]:
+        turns = sorted(episode.turns, key=lambda t: t.turn)
+        if not turns:
+            scores = {d: 1.0 for d in DIMENSIONS}
+            return scores | {"judge": self.name}
+        scores = {
+            "Informativeness": self._informativeness(turns, index),
+            "Naturalness": self._naturalness(turns),
+            "Groundedness": self._groundedness(turns, index),
+            "Preference Alignment": self._preference(turns, task, index),
+            "Proactiveness": self._proactiveness(turns, episode),
+            "Non-repetition": self._nonrepetition(turns),
+        }
+        outcome = 2.0
+        if episode.cart:
+            outcome = 5.0 if set(episode.cart) & set(episode.reference_set) else 4.0
+        mean6 = sum(scores.values()) / len(scores)
+        scores["Overall"] = round(min(5.0, max(1.0, 0.7 * mean6 + 0.3 * outcome)), 3)
+        return scores | {"judge": self.name}
+
+    # -------------------------------------------------------------- dimensions
+
+    @staticmethod
+    def _specific(text: str, index: SceneIndex | None) -> bool:
+        """Specific content: a product, place, price or catalog label (read by the language layer)."""
+        u = analyze(text, lexicon_for(index) if index is not None else None)
+        if u.prices:
+            return True
+        if index is None:
+            return any(t.text[:1].isdigit() for t in u.tokens)
+        return bool(u.products or u.places or [t for t in u.tags if not t.in_name])
+
+    def _informativeness(self, turns: list[TurnRecord], index: SceneIndex | None) -> float:
+        asked = [
+            t for prev, t in zip(turns, turns[1:], strict=False)
+            if (lambda u: u.questions or u.requests)(analyze(prev.user_utterance))
+        ]
+        pool = asked or turns
+        return _scale(sum(self._specific(t.response, index) for t in pool) / len(pool))
+
+    @staticmethod
+    def _naturalness(turns: list[TurnRecord]) -> float:
+        openings: set[tuple[str, ...]] = set()
+        total = 0.0
+        for t in turns:
+            words = _words(t.response)
+            flaws = 0
+            if _JARGON.search(t.response):
+                flaws += 1
+            if not 3 <= len(words) <= 80:
+                flaws += 1
+            opening = tuple(words[:4])
+            low = t.response.lower()
+            if any(s in low for s in _STOCK) or (len(opening) == 4 and opening in openings):
+                flaws += 1
+            openings.add(opening)
+            if not t.assistant_valid:
+                flaws += 1
+            total += max(0.0, 1.0 - flaws / 3.0)
+        return _scale(total / len(turns))
+
+    @staticmethod
+    def _groundedness(turns: list[TurnRecord], index: SceneIndex | None) -> float:
+        if index is None:
+            return 3.0
+        claims = ok = 0
+        all_prices = {round(p.price, 2) for p in index.products.values()}
+        lex = lexicon_for(index)
+        for t in turns:
+            u = analyze(t.response, lex, visible=frozenset(t.visible_before))
+            allowed = {round(index.products[p].price, 2) for p in u.products} or all_prices
+            for price in u.prices:
+                claims += 1
+                ok += round(price, 2) in allowed
+            if t.action_type == "Recommend":
+                claims += 1
+                rid = t.recommended_id
+                good = rid is not None and rid in index.products
+                if good and isinstance(t.action, dict) and t.action.get("visible_now") is True:
+                    good = rid in t.visible_before
+                ok += good
+        return 3.0 if claims == 0 else _scale(ok / claims)
+
+    @staticmethod
+    def _violates(pid: str, constraints: list[tuple[str, Any]], index: SceneIndex) -> bool:
+        p = index.products[pid]
+        for kind, value in constraints:
+            if kind == "budget" and isinstance(value, (int, float)) and p.price > float(value):
+                return True
+            if kind == "avoid" and isinstance(value, str) and value in p.tags:
+                return True
+            if kind == "need" and isinstance(value, str) and value not in p.tags:
+                return True
+            if kind == "category" and isinstance(value, str) and value.lower() != p.category.lower():
+                return True
+        return False
+
+    def _preference(self, turns: list[TurnRecord], task: Any, index: SceneIndex | None) -> float:
+        if task is None or index is None:
+            return 3.0
+        by_kind: dict[str, list[Any]] = {}
+        for item in task.disclosure:
+            value = item.value
+            if item.kind == "budget" and value is None:
+                value = task.budget
+            if item.kind == "category" and value is None:
+                value = task.category
+            by_kind.setdefault(item.kind, []).append(value)
+        revealed: list[tuple[str, Any]] = []
+        declined: set[str] = set()
+        recs = good = 0
+        prev: TurnRecord | None = None
+        for t in turns:
+            if prev is not None and prev.recommended_id and analyze(prev.user_utterance).rejects:
+                declined.add(prev.recommended_id)
+            rid = t.recommended_id
+            if t.action_type == "Recommend" and rid and rid in index.products:
+                recs += 1
+                good += not self._violates(rid, revealed, index) and rid not in declined
+            for kind in t.revealed:  # disclosed this turn: binding from the next turn on
+                for value in by_kind.get(kind, []):
+                    revealed.append((kind, value))
+            ua = t.user_action
+            if ua is not None and ua.name == "do_not_add_to_cart" and ua.target_id:
+                declined.add(ua.target_id)
+            prev = t
+        return 3.0 if recs == 0 else _scale(good / recs)
+
+    @staticmethod
+    def _proactiveness(turns: list[TurnRecord], episode: EpisodeRecord) -> float:
+        moving = sum(
+            1
+            for i, t in enumerate(turns)
+            if t.assistant_valid
+            and (t.action_type in _PROGRESS or (t.action_type in _ELICIT and i < 3))
+        )
+        score = _scale(moving / len(turns))
+        return min(5.0, score + 0.5) if episode.cart else score
+
+    @staticmethod
+    def _nonrepetition(turns: list[TurnRecord]) -> float:
+        seen_words: list[set[str]] = []
+        recommended: set[str] = set()
+        repeats = 0
+        prev: TurnRecord | None = None
+        for t in turns:
+            words = set(_words(t.response))
+            rep = any(
+                words and (len(words & w) / len(words | w)) >= 0.8 for w in seen_words
+            )
+            if t.action_type == "Recommend" and t.recommended_id:
+                rep = rep or t.recommended_id in recommended
+                recommended.add(t.recommended_id)
+            if (
+                prev is not None
+                and t.navigation_goal_id
+                and t.navigation_goal_id == prev.navigation_goal_id
+                and (prev.result is None or prev.result.displacement < 0.05)
+            ):
+                rep = True
+            repeats += rep
+            seen_words.append(words)
+            prev = t
+        return _scale(1.0 - repeats / len(turns))
