@@ -249,10 +249,20 @@ def turn_end_ids(tokenizer: Any) -> list[int]:
 class Conversation:
     """One episode's growing conversation as token ids (the source of truth).
 
-    >>> conv = Conversation(tokenizer, "supermarket", first_obs)        # doctest: +SKIP
-    >>> ids = conv.ids                                                 # generate from these
-    >>> conv.add_model_tokens(generated_ids)                            # the model's turn
-    >>> env_ids = conv.add_observation(next_obs)                        # the env's turn
+    >>> from train.tiny import build_tiny_tokenizer, corpus   # any chat tokenizer will do
+    >>> tokenizer = build_tiny_tokenizer(corpus(), vocab_size=400)
+    >>> first_obs = {"history": "", "catalog": "Catalog:", "visible": "Cart: empty", "pose": [0, 0, 90]}
+    >>> conv = Conversation(tokenizer, "supermarket", first_obs)
+    >>> tokenizer.decode(conv.ids).endswith("<|im_start|>assistant\\n")  # generate from these
+    True
+    >>> generated_ids = tokenizer('{"response": "Hi!"}<|im_end|>')["input_ids"]
+    >>> conv.add_model_tokens(generated_ids, eos_ids={tokenizer.eos_token_id})  # model's turn
+    >>> next_obs = {**first_obs, "history": "Assistant: Hi!\\nUser: Hello."}
+    >>> env_ids = conv.add_observation(next_obs)                      # the env's turn
+    >>> "User: Hello." in tokenizer.decode(env_ids)
+    True
+    >>> conv.env_mask == [1] * len(generated_ids) + [0] * len(env_ids)
+    True
     """
 
     def __init__(self, tokenizer: Any, store: str, observation: dict[str, Any]):

@@ -1,19 +1,24 @@
 """Agreement between shopper types across assistants (paper Table 4): per-metric Pearson and Spearman.
 
     python -m eval.agreement RUN_DIR [RUN_DIR ...] [--judge rule|llm|none] [--judge-model SPEC]
-                             [--users A,B] [--tasks per-profile] [--json OUT]
+                             [--ratings judge|questionnaire] [--users A,B] [--tasks per-profile]
+                             [--json OUT]
 
 Each RUN_DIR holds ``trajectories.jsonl`` and ``config.json``; the config records the
 agent name and the user type (``{"config": {"agent": ..., "user": ...}}`` as written by
-``eval.rollout``, or the same two keys at the top level). An optional ``ratings.jsonl``
-(one JSON object per line: ``{"episode_id": ..., "ratings": {dimension: 1-5}}``, e.g.
-human questionnaire answers) replaces the judge's ratings of those episodes, dimension by
-dimension; every other rating comes from ``--judge`` (default: the rule-based judge; ``llm`` with
-``--judge-model``, as in the paper, which uses the same LLM judge for both groups).
+``eval.rollout``, or the same two keys at the top level). Dialogue ratings come from
+``--judge`` (default: the rule-based judge; ``llm`` with ``--judge-model``), which rates the
+trajectories of both groups, as Table 4 does (App. C.2: "the same LLM judge for dialogue
+ratings"). With ``--ratings questionnaire`` a run's ``ratings.jsonl`` (one JSON object per
+line: ``{"episode_id": ..., "ratings": {dimension: 1-5}}``, the participants' answers that
+``eval.human`` saves) replaces the judge's ratings of those episodes, dimension by
+dimension, and the judge rates only what is left.
 
 Runs are grouped by user type (exactly two types, or the two named by ``--users``; the
-first is the reference, e.g. ``human``) and paired by agent; runs sharing a user type and
-an agent are pooled. For every metric (SR, AFR, LNSR, R@5, NDCG@10 and the seven dialogue
+first is the reference, e.g. ``human``) and paired by assistant: the agent name, joined
+with its model when the config records one (``openai:gpt-4o``, ``hf:runs/x``, the names of
+``eval.human``'s study), so two models of one kind are two assistants; runs sharing a user
+type and an assistant are pooled. For every metric (SR, AFR, LNSR, R@5, NDCG@10 and the seven dialogue
 dimensions) each agent contributes one mean per user type: the mean over the four
 profile-stratified subsets for simulated users, the plain mean over all trajectories for
 ``human`` runs (App. C.2). Pearson's r and Spearman's rho (``scipy.stats``; values are
@@ -38,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["METRICS", "COLUMNS", "per_profile_tasks", "load_run", "agent_means", "correlate", "format_table", "main"]
+__all__ = ["METRICS", "COLUMNS", "per_profile_tasks", "assistant_name", "load_run", "agent_means", "correlate", "format_table", "main"]
 
 logger = logging.getLogger(__name__)
 
@@ -82,6 +87,16 @@ def _read_config(run: Path) -> dict[str, Any]:
     return cfg
 
 
+def assistant_name(cfg: dict[str, Any]) -> str:
+    """The assistant a run measured: ``agent``, or ``agent:model`` for model-backed agents.
+
+    >>> assistant_name({"agent": "openai", "model": "gpt-4o"}), assistant_name({"agent": "heuristic", "model": None})
+    ('openai:gpt-4o', 'heuristic')
+    """
+    model = cfg.get("model")
+    return f"{cfg['agent']}:{model}" if isinstance(model, str) and model else cfg["agent"]
+
+
 def _read_ratings(run: Path) -> dict[str, dict[str, float]]:
     path = run / "ratings.jsonl"
     if not path.exists():
@@ -106,8 +121,9 @@ def _read_ratings(run: Path) -> dict[str, dict[str, float]]:
     return out
 
 
-def load_run(run_dir: str | Path, *, tasks: str = "all") -> dict[str, Any]:
-    """``{"dir", "agent", "user", "episodes", "ratings_override"}`` of one run directory."""
+def load_run(run_dir: str | Path, *, tasks: str = "all", questionnaire: bool = False) -> dict[str, Any]:
+    """``{"dir", "agent", "user", "episodes", "ratings_override"}`` of one run directory;
+    the override holds its ``ratings.jsonl`` when ``questionnaire`` is set, else nothing."""
     from eval.io import read_episodes
 
     run = Path(run_dir)
@@ -124,8 +140,8 @@ def load_run(run_dir: str | Path, *, tasks: str = "all") -> dict[str, Any]:
         episodes = [ep for ep in episodes if ep.task_id in keep]
     elif tasks != "all":
         raise ValueError(f"tasks must be 'all' or 'per-profile', got {tasks!r}")
-    return {"dir": str(run), "agent": cfg["agent"], "user": cfg["user"], "episodes": episodes,
-            "ratings_override": _read_ratings(run)}
+    return {"dir": str(run), "agent": assistant_name(cfg), "user": cfg["user"], "episodes": episodes,
+            "ratings_override": _read_ratings(run) if questionnaire else {}}
 
 
 def agent_means(runs: Sequence[dict[str, Any]], judge: Any | None) -> dict[str, float | None]:
@@ -227,6 +243,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--judge", default="rule", help="rule | llm | none (default: rule)")
     parser.add_argument("--judge-model", default=None, help="chat model SPEC for --judge llm")
     parser.add_argument("--judge-base-url", default=None, help="OpenAI-compatible URL for the judge")
+    parser.add_argument("--ratings", default="judge", choices=("judge", "questionnaire"),
+                        help="dialogue ratings: judge (default; the judge rates every trajectory, as Table 4) "
+                             "or questionnaire (a run's ratings.jsonl replaces the judge's)")
     parser.add_argument("--users", default=None, help="the two user types to compare, e.g. human,llm")
     parser.add_argument("--tasks", default="all", help="all | per-profile (one task per profile, seed 42)")
     parser.add_argument("--json", default=None, help="write coefficients and per-agent means here")
@@ -239,7 +258,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.judge != "none":
             kwargs = {"model": args.judge_model, "base_url": args.judge_base_url} if args.judge == "llm" else {}
             judge = make_judge(args.judge, **kwargs)
-        runs = [load_run(r, tasks=args.tasks) for r in args.runs]
+        runs = [load_run(r, tasks=args.tasks, questionnaire=args.ratings == "questionnaire") for r in args.runs]
         users = [u.strip() for u in args.users.split(",")] if args.users else None
         result = compare(runs, judge, users)
     except (ValueError, FileNotFoundError, RuntimeError) as exc:

@@ -1,7 +1,9 @@
-"""Cost and latency per turn per role of LLM-backed roles: a short uncached rollout, then its usage table.
+"""Cost and latency per turn per role of LLM-backed roles: a short uncached rollout, or one request per role.
 
     python -m eval.llm_bench [--model hf:gguf:smollm2] [--base-url URL] [--agent heuristic|chat]
                              [--tasks 0-1] [--max-turns 3] [--batch-size 2] [--out runs/llm_bench]
+    python -m eval.llm_bench --per-role [--model SPEC] [--task 0] [--repeats 1]
+                             [--roles user,moderator,judge,assistant]
 
 Plays the given tasks with the LLM shopper, the LLM moderator and the LLM judge on
 ``--model`` (no response cache), with the heuristic assistant or (``--agent chat``) the
@@ -11,17 +13,126 @@ chat assistant on the same model. The assistant's prompt holds the whole catalog
 and moderator: one per turn, plus re-asks; judge: one per episode), prompt and completion
 tokens, seconds per call (the batch's wall time shared over its requests) and completion
 tokens per second, and re-asks and fallbacks.
+
+``--per-role`` times the four roles one request at a time instead: the requests are the
+ones the roles build in a real episode (the env plays the first turn of task ``--task``
+with the LLM shopper and moderator and the chat assistant on a recording backend that
+gives canned valid replies; the LLM judge rates a short heuristic episode of that task).
+Each is sent to ``--model`` uncached with the role's own sampling settings and token
+limit; printed per role: prompt and completion tokens, seconds per call (wall clock,
+and this process's CPU seconds, all threads, which a busy machine distorts less),
+completion tokens per second (medians over ``--repeats``). A prompt longer than the model's context
+(the assistant's whole catalog on SmolLM2) is still sent, and flagged.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import shutil
+import statistics
+import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
-__all__ = ["main"]
+__all__ = ["record_role_requests", "time_requests", "format_rows", "main"]
+
+_REPLIES = {
+    "user": json.dumps({"utterance": "Hi, I am looking for yogurt.", "tool_call": {"name": "idle", "arguments": {}}}),
+    "moderator": json.dumps({"end": False, "reason": "still shopping"}),
+    "assistant": json.dumps({"response": "Hello! What are you shopping for today?",
+                             "assistant_actions": [{"type": "Greet"}],
+                             "expected_user_action": {"name": "idle", "arguments": {}}, "ranking": []}),
+    "judge": json.dumps({d: 3 for d in ("Informativeness", "Naturalness", "Groundedness", "Preference Alignment",
+                                        "Proactiveness", "Non-repetition", "Overall")}),
+}
+
+
+def record_role_requests(env_id: str = "SituRec-Supermarket-v0", task: int = 0) -> dict[str, Any]:
+    """``role -> ChatRequest``: the first request each role makes in a real episode of task ``task``."""
+    import gymnasium as gym
+
+    import situ_gym  # noqa: F401 - registers the envs
+    from agents.base import agent_info
+    from agents.chat_agent import ChatAssistant
+    from eval.aggregate import load_indexes, load_tasks
+    from eval.io import read_episodes
+    from eval.llm_judge import LLMJudge
+    from eval.rollout import RolloutConfig, run
+    from situ_gym.llm import ChatBackend, ChatResult
+    from situ_gym.user import LLMModerator, LLMUser
+
+    class Recorder(ChatBackend):
+        model = "recorder"
+
+        def __init__(self):
+            self.first: dict[str, Any] = {}
+
+        def chat_batch(self, requests):
+            for r in requests:  # a copy: the assistant appends to its message list afterwards
+                self.first.setdefault(r.role, copy.deepcopy(r))
+            return [ChatResult(text=_REPLIES[r.role], model=self.model) for r in requests]
+
+    rec = Recorder()
+    env = gym.make(env_id, user=LLMUser(rec), moderator=LLMModerator(rec))
+    obs, info = env.reset(seed=0, options={"task_id": env.unwrapped.task_ids[task]})
+    agent = ChatAssistant(rec)
+    agent.reset(obs, agent_info(info), seed=0)
+    env.step(agent.act(obs))
+    env.close()
+    with tempfile.TemporaryDirectory() as tmp:
+        run(RolloutConfig(env=env_id, agent="heuristic", tasks=str(task), max_turns=6, out=tmp,
+                          no_report=True, judge="none"))
+        (episode,) = read_episodes(Path(tmp) / "trajectories.jsonl")
+    stores = {episode.store}
+    LLMJudge(rec).rate(episode, load_tasks(stores).get(episode.task_id), load_indexes(stores).get(episode.store))
+    return dict(rec.first)
+
+
+def time_requests(backend: Any, requests: dict[str, Any], repeats: int = 1,
+                  on_row: Any = None) -> list[dict[str, Any]]:
+    """Send each role's request ``repeats`` times; median figures per role (``on_row(row)`` after each)."""
+    rows = []
+    for role, request in requests.items():
+        results, cpu = [], []
+        for _ in range(repeats):
+            c0 = time.process_time()  # this process's CPU time, all threads: a busy machine distorts it less
+            results.append(backend.chat_batch([request])[0])
+            cpu.append(time.process_time() - c0)
+        seconds = statistics.median(r.seconds for r in results)
+        completion = statistics.median(r.completion_tokens for r in results)
+        rows.append({
+            "role": role,
+            "prompt_tokens": results[0].prompt_tokens,
+            "completion_tokens": completion,
+            "max_tokens": request.max_tokens,
+            "seconds": seconds,
+            "cpu_seconds": statistics.median(cpu),
+            "tokens_per_s": completion / seconds if seconds > 0 else None,
+            "reply": results[0].text[:80],
+        })
+        if on_row is not None:
+            on_row(rows[-1])
+    return rows
+
+
+def _context(backend: Any) -> int | None:
+    net = getattr(getattr(backend, "inner", backend), "net", None)
+    return getattr(getattr(net, "config", None), "max_position_embeddings", None)
+
+
+def format_rows(rows: list[dict[str, Any]], context: int | None = None) -> str:
+    """A markdown table, one line per role."""
+    names = {"user": "shopper", "moderator": "moderator", "judge": "judge", "assistant": "assistant"}
+    lines = ["| Role | Prompt tok | Completion tok (limit) | s / call | CPU s / call | tok/s |", "|---|---|---|---|---|---|"]
+    for r in rows:
+        note = f" (beyond the {context}-token context)" if context and r["prompt_tokens"] > context else ""
+        tps = "-" if r["tokens_per_s"] is None else f"{r['tokens_per_s']:.1f}"
+        lines.append(f"| {names.get(r['role'], r['role'])} | {r['prompt_tokens']:,}{note} | "
+                     f"{r['completion_tokens']:g} ({r['max_tokens']}) | {r['seconds']:.1f} | {r['cpu_seconds']:.1f} | {tps} |")
+    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -34,7 +145,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-turns", type=int, default=3)
     parser.add_argument("--batch-size", type=int, default=2)
     parser.add_argument("--out", default="runs/llm_bench")
+    parser.add_argument("--per-role", action="store_true", help="time one real request per role instead")
+    parser.add_argument("--task", type=int, default=0, help="--per-role: task position in the bank")
+    parser.add_argument("--repeats", type=int, default=1, help="--per-role: calls per role (medians)")
+    parser.add_argument("--roles", default="user,moderator,judge,assistant", help="--per-role: roles to time")
     args = parser.parse_args(argv)
+    if args.per_role:
+        return _per_role(args, parser)
 
     from eval.rollout import RolloutConfig, run
     from situ_gym.llm import format_usage
@@ -57,6 +174,27 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\n{args.model} on {args.env}: tasks {args.tasks}, batch {args.batch_size}, {turns} turns, "
           f"wall {wall:.0f} s (incl. model load)\n")
     print(format_usage(usage))
+    return 0
+
+
+def _per_role(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    from situ_gym.llm import make_backend
+
+    wanted = [r.strip() for r in args.roles.split(",") if r.strip()]
+    unknown = sorted(set(wanted) - set(_REPLIES))
+    if unknown or args.repeats < 1:
+        parser.error(f"unknown roles {unknown}; choose from {sorted(_REPLIES)}" if unknown else "--repeats must be >= 1")
+    requests = record_role_requests(args.env, args.task)
+    t0 = time.perf_counter()
+    backend = make_backend(args.model, base_url=args.base_url)
+    load = time.perf_counter() - t0
+    print(f"{args.model} on {args.env}, task {args.task}: model load {load:.0f} s, repeats {args.repeats}", flush=True)
+    rows = time_requests(backend, {r: requests[r] for r in wanted}, args.repeats,
+                         on_row=lambda row: print(format_rows([row], _context(backend)).splitlines()[-1], flush=True))
+    print()
+    print(format_rows(rows, _context(backend)))
+    for r in rows:
+        print(f"  {r['role']} replied: {r['reply']!r}")
     return 0
 
 

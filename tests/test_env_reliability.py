@@ -147,7 +147,6 @@ def test_human_render_without_pygame_names_the_extra(monkeypatch):
 
 
 def test_human_render_without_a_display_warns_and_still_steps(monkeypatch):
-    pytest.importorskip("pygame")
     monkeypatch.delenv("DISPLAY", raising=False)
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
     monkeypatch.delenv("SDL_VIDEODRIVER", raising=False)

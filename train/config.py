@@ -1,44 +1,35 @@
-"""Script configs for SFT warm start and GSPO: one dataclass each, read by ``trl.TrlParser``.
+"""Training configuration on TRL's own dataclasses: ``TrlParser((SituRec args, SFTConfig | GSPOConfig, ModelConfig))``.
 
-YAML files (``train/configs/*.yaml``) set the fields; ``--field value`` overrides them.
+Every TRL, Trainer and PEFT option comes from TRL's classes (``SFTConfig``, ``GRPOConfig``,
+``ModelConfig``); only the environment, reward and teacher-data fields are ours. YAML files
+(``train/configs/*.yaml``) set any of them; ``--field value`` overrides them.
 """
 
 from __future__ import annotations
 
 import logging
-from dataclasses import asdict, dataclass, field
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["VARIANT_NAMES", "SFTScriptConfig", "GSPOScriptConfig", "gate_floor_at", "parse_config"]
+from trl import GRPOConfig, ModelConfig, SFTConfig, TrlParser
+
+__all__ = ["INTERFACES", "STAGES", "VARIANT_NAMES", "GSPOConfig", "SituRecArguments", "TeacherDataArguments",
+           "load_model_and_tokenizer", "parse_args", "parse_or_exit"]
 
 logger = logging.getLogger(__name__)
 
 # The RecRM ablation ladder (recrm.composite.VARIANTS): R1..R5.
 VARIANT_NAMES = ("outcome", "+instruction", "+relevance", "+behavior", "full")
 _STORES = ("supermarket", "home_furnishings")
-
-
-def _check_common(cfg: Any) -> None:
-    unknown = [s for s in cfg.stores if s not in _STORES]
-    if unknown or not cfg.stores:
-        raise ValueError(f"stores must be a non-empty subset of {_STORES}, got {cfg.stores!r}")
-    if not 0.0 < cfg.eval_profile_fraction < 1.0:
-        raise ValueError(f"eval_profile_fraction must be in (0, 1), got {cfg.eval_profile_fraction!r}")
-    if cfg.lora_r < 1:
-        raise ValueError(f"lora_r must be positive, got {cfg.lora_r!r}")
-    if cfg.max_turns < 1:
-        raise ValueError(f"max_turns must be positive, got {cfg.max_turns!r}")
-    if len(cfg.env_image_size) != 2 or min(cfg.env_image_size) < 16:
-        raise ValueError(f"env_image_size must be [width, height] >= 16, got {cfg.env_image_size!r}")
+INTERFACES = ("rollout_func", "environment_factory")
 
 
 @dataclass
-class _Common:
-    model_name_or_path: str = field(
-        default="", metadata={"help": "Local checkpoint directory (full, merged or PEFT adapter) or hub id."}
-    )
-    output_dir: str = field(default="runs/train", metadata={"help": "Checkpoints and logs go here."})
-    seed: int = field(default=0, metadata={"help": "Seeds torch/numpy/python, the task split and env seeds."})
+class SituRecArguments:
+    """The environment (stores, task split, episode shape) and the RecRM reward GSPO trains on."""
+
     stores: list[str] = field(
         default_factory=lambda: ["supermarket"],
         metadata={"help": "Stores to train on: supermarket and/or home_furnishings."},
@@ -56,117 +47,10 @@ class _Common:
         default_factory=lambda: [640, 480],
         metadata={"help": "Env view [width, height]; must match evaluation (captions depend on it)."},
     )
-    use_peft: bool = field(default=False, metadata={"help": "Train a LoRA adapter instead of all weights."})
-    lora_r: int = field(default=16, metadata={"help": "LoRA rank."})
-    lora_alpha: int = field(default=32, metadata={"help": "LoRA alpha."})
-    lora_dropout: float = field(default=0.0, metadata={"help": "LoRA dropout."})
-    lora_target_modules: list[str] = field(
-        default_factory=lambda: ["all-linear"], metadata={"help": "Modules LoRA adapts ('all-linear' = every linear)."}
+    episodes_per_task: int = field(
+        default=4, metadata={"help": "GSPO dataset rows per task (env seeds seed..seed+N-1)."}
     )
-    learning_rate: float = field(default=1e-6, metadata={"help": "AdamW learning rate."})
-    per_device_train_batch_size: int = field(default=8, metadata={"help": "Sequences per device per micro-batch."})
-    gradient_accumulation_steps: int = field(default=1, metadata={"help": "Micro-batches per optimizer step."})
-    max_steps: int = field(default=100, metadata={"help": "Optimizer steps."})
-    logging_steps: int = field(default=1, metadata={"help": "Log every N steps."})
-    save_steps: int = field(default=50, metadata={"help": "Checkpoint every N steps."})
-    save_total_limit: int | None = field(default=3, metadata={"help": "Keep at most N checkpoints."})
-    bf16: bool = field(default=False, metadata={"help": "bf16 mixed precision (GPU)."})
-    gradient_checkpointing: bool = field(default=False, metadata={"help": "Trade compute for memory."})
-    report_to: list[str] = field(default_factory=lambda: ["none"], metadata={"help": "TrainingArguments.report_to."})
-    run_name: str | None = field(default=None, metadata={"help": "Run name; default {env}__{exp}__{seed}__{time}."})
-
-    def peft_config(self):
-        if not self.use_peft:
-            return None
-        from peft import LoraConfig
-
-        targets = self.lora_target_modules
-        return LoraConfig(
-            r=self.lora_r,
-            lora_alpha=self.lora_alpha,
-            lora_dropout=self.lora_dropout,
-            target_modules=targets[0] if targets == ["all-linear"] else list(targets),
-            task_type="CAUSAL_LM",
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass
-class SFTScriptConfig(_Common):
-    """SFT warm start on a teacher's trajectories (replayed) or on teacher episodes run now."""
-
-    trajectories: list[str] = field(
-        default_factory=list,
-        metadata={"help": "runs/NAME/trajectories.jsonl files of a teacher (eval.rollout output)."},
-    )
-    teacher: str | None = field(
-        default=None,
-        metadata={"help": "Run this agent (agents.registry name, e.g. heuristic) now instead of reading files."},
-    )
-    teacher_episodes_per_task: int = field(default=1, metadata={"help": "Teacher episodes per training task."})
-    success_only: bool = field(default=True, metadata={"help": "Keep only episodes that ended with a purchase."})
-    min_mean_reward: float | None = field(
-        default=None,
-        metadata={"help": "Also keep failed episodes whose mean recrm/total per turn reaches this (needs rewards)."},
-    )
-    max_length: int = field(default=16384, metadata={"help": "Tokens per training sequence (one episode)."})
-    num_train_epochs: float = field(default=1.0, metadata={"help": "Epochs (max_steps wins when > 0)."})
-
-    def __post_init__(self):
-        _check_common(self)
-        if not self.trajectories and self.teacher is None:
-            raise ValueError("give trajectories (files) or teacher (an agent name), got neither")
-        if self.teacher_episodes_per_task < 1:
-            raise ValueError(f"teacher_episodes_per_task must be positive, got {self.teacher_episodes_per_task!r}")
-        if self.max_length < 64:
-            raise ValueError(f"max_length must be at least 64, got {self.max_length!r}")
-
-    def to_sft_config(self):
-        from trl import SFTConfig
-
-        return SFTConfig(
-            output_dir=self.output_dir,
-            seed=self.seed,
-            learning_rate=self.learning_rate,
-            per_device_train_batch_size=self.per_device_train_batch_size,
-            gradient_accumulation_steps=self.gradient_accumulation_steps,
-            max_steps=self.max_steps,
-            num_train_epochs=self.num_train_epochs,
-            logging_steps=self.logging_steps,
-            save_steps=self.save_steps,
-            save_total_limit=self.save_total_limit,
-            bf16=self.bf16,
-            activation_checkpointing=self.gradient_checkpointing,
-            report_to=self.report_to,
-            run_name=self.run_name,
-            max_length=self.max_length,
-            completion_only_loss=True,  # loss on the model's own turns only (completion_mask)
-            packing=False,
-            dataset_kwargs={"skip_prepare_dataset": False},
-        )
-
-
-@dataclass
-class GSPOScriptConfig(_Common):
-    """GSPO (GRPOTrainer, sequence-level importance sampling) on multi-turn SituRec episodes."""
-
-    num_generations: int = field(default=8, metadata={"help": "G: rollouts per (task, seed) group."})
-    steps_per_generation: int = field(
-        default=4,
-        metadata={"help": "Optimizer micro-steps per generation cycle; > gradient_accumulation_steps so GSPO's clip acts."},
-    )
-    episodes_per_task: int = field(default=4, metadata={"help": "Dataset rows per task (env seeds seed..seed+N-1)."})
     max_new_tokens: int = field(default=256, metadata={"help": "Tokens the model may write per turn."})
-    max_completion_length: int = field(
-        default=4096, metadata={"help": "Cap on model + env tokens after the first prompt (truncated here)."}
-    )
-    temperature: float = field(default=1.0, metadata={"help": "Sampling temperature in rollouts."})
-    top_p: float = field(default=1.0, metadata={"help": "Nucleus sampling in rollouts."})
-    epsilon: float = field(default=3e-4, metadata={"help": "GSPO lower clip (sequence ratio >= 1 - epsilon)."})
-    epsilon_high: float = field(default=4e-4, metadata={"help": "GSPO upper clip (sequence ratio <= 1 + epsilon_high)."})
-    kl_beta: float = field(default=0.0, metadata={"help": "KL coefficient (GRPOConfig.beta); 0 loads no reference model."})
     reward_variant: str = field(
         default="full",
         metadata={"help": "RecRM ladder: outcome (R1), +instruction (R2), +relevance (R3), +behavior (R4), full (R5)."},
@@ -186,101 +70,170 @@ class GSPOScriptConfig(_Common):
         metadata={"help": "Soft gate at step 0: gates count as max(gate, floor); the floor anneals linearly to 0."},
     )
     gate_warmup_steps: int = field(default=0, metadata={"help": "Steps over which gate_floor anneals to 0."})
-    use_vllm: bool = field(default=False, metadata={"help": "Generate with TRL's vLLM backend (passthrough)."})
-    vllm_mode: str = field(default="colocate", metadata={"help": "vLLM mode: colocate or server."})
-    log_completions: bool = field(default=False, metadata={"help": "Log sample completions."})
-    world_size: int = field(
-        default=1, metadata={"help": "Processes you launch with (only for the batch-size checks below)."}
+    interface: str = field(
+        default="rollout_func",
+        metadata={"help": "How GSPO plays episodes: rollout_func (lock-step, any chat model) or environment_factory "
+                          "(TRL's tool-calling environment, train/environment.py; needs a tool-calling chat template).",
+                  "choices": INTERFACES},
     )
 
     def __post_init__(self):
-        _check_common(self)
+        unknown = [s for s in self.stores if s not in _STORES]
+        if unknown or not self.stores:
+            raise ValueError(f"stores must be a non-empty subset of {_STORES}, got {self.stores!r}")
+        if not 0.0 < self.eval_profile_fraction < 1.0:
+            raise ValueError(f"eval_profile_fraction must be in (0, 1), got {self.eval_profile_fraction!r}")
+        if self.max_turns < 1:
+            raise ValueError(f"max_turns must be positive, got {self.max_turns!r}")
+        if len(self.env_image_size) != 2 or min(self.env_image_size) < 16:
+            raise ValueError(f"env_image_size must be [width, height] >= 16, got {self.env_image_size!r}")
+        if self.episodes_per_task < 1:
+            raise ValueError(f"episodes_per_task must be positive, got {self.episodes_per_task!r}")
+        if self.max_new_tokens < 1:
+            raise ValueError(f"max_new_tokens must be positive, got {self.max_new_tokens!r}")
         if self.reward_variant not in VARIANT_NAMES:
             raise ValueError(f"reward_variant must be one of {VARIANT_NAMES}, got {self.reward_variant!r}")
         bad = {k: v for k, v in self.recrm_scorers.items() if v != "rule" and not str(v).startswith("model:")}
         if bad:
             raise ValueError(f"recrm_scorers values must be 'rule' or 'model:PATH', got {bad}")
-        if self.num_generations < 2:
-            raise ValueError(f"num_generations must be >= 2 for group advantages, got {self.num_generations}")
-        generation_batch = self.per_device_train_batch_size * self.world_size * self.steps_per_generation
-        if generation_batch % self.num_generations:
-            raise ValueError(
-                f"generation batch = per_device_train_batch_size {self.per_device_train_batch_size} x world_size "
-                f"{self.world_size} x steps_per_generation {self.steps_per_generation} = {generation_batch} is not "
-                f"divisible by num_generations {self.num_generations}"
-            )
-        if self.steps_per_generation <= self.gradient_accumulation_steps:
-            raise ValueError(
-                f"steps_per_generation {self.steps_per_generation} must exceed gradient_accumulation_steps "
-                f"{self.gradient_accumulation_steps}: otherwise every update is on-policy and the GSPO clip never acts"
-            )
-        if self.max_new_tokens > self.max_completion_length:
-            raise ValueError(
-                f"max_new_tokens {self.max_new_tokens} exceeds max_completion_length {self.max_completion_length}"
-            )
         if not 0.0 <= self.gate_floor <= 1.0:
             raise ValueError(f"gate_floor must be in [0, 1], got {self.gate_floor!r}")
         if self.gate_floor > 0 and self.gate_warmup_steps < 1:
             raise ValueError(f"gate_floor {self.gate_floor} needs gate_warmup_steps >= 1, got {self.gate_warmup_steps}")
-        if not 0 < self.epsilon and 0 < self.epsilon_high:
+        if self.interface not in INTERFACES:
+            raise ValueError(f"interface must be one of {INTERFACES}, got {self.interface!r}")
+        if self.interface == "environment_factory" and self.gate_floor > 0:
+            raise ValueError(
+                f"gate_floor {self.gate_floor} needs interface rollout_func: TRL's environments do not see the "
+                "training step the soft gate anneals with"
+            )
+
+    def recrm_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments of ``recrm.RecRMReward`` for this reward."""
+        return {"variant": self.reward_variant, "alpha": self.recrm_alpha, "beta": self.recrm_beta,
+                "tau": self.recrm_tau, "scorers": self.recrm_scorers or None}
+
+
+@dataclass
+class TeacherDataArguments(SituRecArguments):
+    """SFT warm start data: a teacher's trajectories (replayed) or teacher episodes run now."""
+
+    trajectories: list[str] = field(
+        default_factory=list,
+        metadata={"help": "runs/NAME/trajectories.jsonl files of a teacher (eval.rollout output)."},
+    )
+    teacher: str | None = field(
+        default=None,
+        metadata={"help": "Run this agent (agents.registry name, e.g. heuristic) now instead of reading files."},
+    )
+    teacher_episodes_per_task: int = field(default=1, metadata={"help": "Teacher episodes per training task."})
+    success_only: bool = field(default=True, metadata={"help": "Keep only episodes that ended with a purchase."})
+    min_mean_reward: float | None = field(
+        default=None,
+        metadata={"help": "Also keep failed episodes whose mean recrm/total per turn reaches this (needs rewards)."},
+    )
+
+    def __post_init__(self):
+        super().__post_init__()
+        if not self.trajectories and self.teacher is None:
+            raise ValueError("give trajectories (files) or teacher (an agent name), got neither")
+        if self.teacher_episodes_per_task < 1:
+            raise ValueError(f"teacher_episodes_per_task must be positive, got {self.teacher_episodes_per_task!r}")
+
+
+@dataclass
+class GSPOConfig(GRPOConfig):
+    """TRL's ``GRPOConfig`` (no new fields) with the cross-field checks GSPO on SituRec episodes needs."""
+
+    def __post_init__(self):
+        super().__post_init__()
+        epsilon_high = self.epsilon if self.epsilon_high is None else self.epsilon_high
+        if not (self.epsilon > 0 and epsilon_high > 0):
             raise ValueError(f"epsilon and epsilon_high must be positive, got {self.epsilon}, {self.epsilon_high}")
-        if self.episodes_per_task < 1:
-            raise ValueError(f"episodes_per_task must be positive, got {self.episodes_per_task!r}")
+        if self.importance_sampling_level == "sequence" and self.loss_type != "grpo":
+            raise ValueError(
+                f"importance_sampling_level 'sequence' (GSPO) needs loss_type 'grpo', got {self.loss_type!r} "
+                "(TRL only warns about the other losses under sequence-level sampling)"
+            )
+        # TRL recomputes old log-probs (and so the clip can act) only when a generation batch
+        # spans more optimizer steps than one accumulation window.
+        if self.steps_per_generation * self.num_iterations <= self.gradient_accumulation_steps:
+            raise ValueError(
+                f"steps_per_generation {self.steps_per_generation} x num_iterations {self.num_iterations} must exceed "
+                f"gradient_accumulation_steps {self.gradient_accumulation_steps}: otherwise every update is on-policy "
+                "and the GSPO clip never acts"
+            )
+        if self.remove_unused_columns:
+            raise ValueError("remove_unused_columns must be false: rows carry store / task_id / seed for the rollout")
+
+
+# stage -> (our dataclass, TRL's training config); ModelConfig completes both.
+STAGES: dict[str, tuple[type, type]] = {"sft": (TeacherDataArguments, SFTConfig), "gspo": (SituRecArguments, GSPOConfig)}
+
+
+def _check_stage(stage: str, script_args: Any, training_args: Any, model_args: ModelConfig) -> None:
+    """Checks that need two of the three dataclasses."""
+    if not model_args.model_name_or_path:
+        raise ValueError("model_name_or_path is required (a local checkpoint directory or a hub id)")
+    if stage == "sft":
+        if training_args.completion_only_loss is not True:
+            raise ValueError(
+                f"completion_only_loss must be true, got {training_args.completion_only_loss!r}: "
+                "only the teacher's turns carry the loss (completion_mask), never the catalog or the shopper"
+            )
+        if training_args.max_length is None or training_args.max_length < 64:
+            raise ValueError(f"max_length must be at least 64, got {training_args.max_length!r}")
+    elif script_args.max_new_tokens > training_args.max_completion_length:
+        raise ValueError(
+            f"max_new_tokens {script_args.max_new_tokens} exceeds max_completion_length "
+            f"{training_args.max_completion_length}"
+        )
+
+
+def parse_args(stage: str, args: Sequence[str] | None = None) -> tuple[Any, Any, ModelConfig]:
+    """``--config FILE.yaml`` plus ``--field value`` overrides -> (script args, training args, model args)."""
+    if stage not in STAGES:
+        raise ValueError(f"stage must be one of {sorted(STAGES)}, got {stage!r}")
+    script_cls, training_cls = STAGES[stage]
+    parser = TrlParser((script_cls, training_cls, ModelConfig))
+    script_args, training_args, model_args = parser.parse_args_and_config(None if args is None else list(args))
+    _check_stage(stage, script_args, training_args, model_args)
+    if stage == "gspo":
         logger.info(
             "GSPO: G=%d, generation batch %d (= %d groups), %d micro-steps per generation, %d accumulation",
-            self.num_generations, generation_batch, generation_batch // self.num_generations,
-            self.steps_per_generation, self.gradient_accumulation_steps,
+            training_args.num_generations, training_args.generation_batch_size,
+            training_args.generation_batch_size // training_args.num_generations,
+            training_args.steps_per_generation, training_args.gradient_accumulation_steps,
         )
-
-    def to_grpo_config(self):
-        from trl import GRPOConfig
-
-        return GRPOConfig(
-            output_dir=self.output_dir,
-            seed=self.seed,
-            learning_rate=self.learning_rate,
-            per_device_train_batch_size=self.per_device_train_batch_size,
-            gradient_accumulation_steps=self.gradient_accumulation_steps,
-            steps_per_generation=self.steps_per_generation,
-            num_generations=self.num_generations,
-            max_completion_length=self.max_completion_length,
-            temperature=self.temperature,
-            top_p=self.top_p,
-            max_steps=self.max_steps,
-            logging_steps=self.logging_steps,
-            save_steps=self.save_steps,
-            save_total_limit=self.save_total_limit,
-            bf16=self.bf16,
-            activation_checkpointing=self.gradient_checkpointing,
-            report_to=self.report_to,
-            run_name=self.run_name,
-            # GSPO (Zheng et al. 2025): sequence-level ratio, tiny clip range, no KL.
-            importance_sampling_level="sequence",
-            loss_type="grpo",
-            epsilon=self.epsilon,
-            epsilon_high=self.epsilon_high,
-            beta=self.kl_beta,
-            use_vllm=self.use_vllm,
-            vllm_mode=self.vllm_mode,
-            log_completions=self.log_completions,
-            remove_unused_columns=False,  # rows carry task_id / seed / store for the rollout and reward
-        )
+    return script_args, training_args, model_args
 
 
-def gate_floor_at(step: int, floor: float, warmup_steps: int) -> float:
-    """Soft-gate floor at ``step``: ``floor`` at 0, linear to 0 at ``warmup_steps``.
+def parse_or_exit(stage: str, args: Sequence[str] | None = None) -> tuple[Any, Any, ModelConfig]:
+    """``parse_args`` for command lines: a bad setting exits with one line, not a traceback."""
+    try:
+        return parse_args(stage, args)
+    except (ValueError, OSError) as err:
+        sys.exit(f"error: {err}")
 
-    >>> [gate_floor_at(s, 0.5, 4) for s in (0, 2, 4, 9)]
-    [0.5, 0.25, 0.0, 0.0]
+
+def load_model_and_tokenizer(training_args: Any, model_args: ModelConfig) -> tuple[Any, Any]:
+    """(causal LM, tokenizer with a pad token) of ``model_args``, loaded as TRL's own scripts do.
+
+    A GGUF spec (``gguf:smollm2``, ``gguf:PATH``) loads through ``situ_gym.llm.gguf.load_model``:
+    dequantised weights without the GGUF quantizer, which Trainer refuses to fine-tune.
     """
-    if floor <= 0 or warmup_steps < 1:
-        return 0.0
-    return floor * max(0.0, 1.0 - step / warmup_steps)
+    from transformers import AutoModelForCausalLM
 
+    from agents.hf_policy import load_tokenizer
+    from situ_gym.llm.gguf import load_model, parse_gguf_spec
 
-def parse_config(cls: type, args: list[str] | None = None):
-    """``--config FILE.yaml`` plus ``--field value`` overrides -> one ``cls`` instance."""
-    from trl import TrlParser
-
-    (cfg,) = TrlParser((cls,)).parse_args_and_config(args)
-    return cfg
+    tokenizer = load_tokenizer(model_args.model_name_or_path)
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    kwargs = {"revision": model_args.model_revision, "trust_remote_code": training_args.trust_remote_code,
+              "attn_implementation": model_args.attn_implementation, "dtype": model_args.dtype}
+    kwargs.update(training_args.model_init_kwargs or {})  # GRPOConfig/SFTConfig.model_init_kwargs win
+    if parse_gguf_spec(model_args.model_name_or_path) is not None:
+        dtype = kwargs["dtype"] if kwargs.get("dtype") not in (None, "auto") else None
+        return load_model(model_args.model_name_or_path, dtype=dtype), tokenizer
+    return AutoModelForCausalLM.from_pretrained(model_args.model_name_or_path, **kwargs), tokenizer

@@ -4,12 +4,18 @@
     accelerate launch --cpu --num_processes 1 --mixed_precision no --dynamo_backend no \\
         train/gspo.py --config train/configs/gspo_tiny.yaml --model_name_or_path runs/tiny/model
 
+Configuration: ``train.config.parse_args("gspo")``, i.e. ``TrlParser((SituRecArguments,
+GSPOConfig, ModelConfig))``: every GRPOConfig / ModelConfig option is a YAML key or flag.
+
 Dataset rows are (store, task_id, seed) for the TRAINING tasks (held-out profiles never
 train; their task ids are written to OUTPUT_DIR/held_out_tasks.json for evaluation).
 TRL repeats each row G times; ``train.rollout.SituRecRollout`` plays the G episodes of a
 group from the same env seed (same starting situation) and returns one token sequence
 each; ``trajectory_reward`` hands TRL the trajectory reward. Metrics: rewards/*,
 recrm/<component>/mean, recrm/gate_*/pass_rate, siturec/success_rate, timing/*.
+With ``interface: environment_factory`` TRL plays the episodes itself through
+``train.environment.SituRecToolEnv`` (one ``assist`` tool call per turn, reward from
+``get_reward``, logged as rewards/SituRecToolEnv/*).
 """
 
 from __future__ import annotations
@@ -24,17 +30,15 @@ from pathlib import Path
 if __package__ in (None, ""):  # `python train/gspo.py` / `accelerate launch train/gspo.py`
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from train.config import GSPOScriptConfig, parse_config  # noqa: E402
+from train.config import SituRecArguments, load_model_and_tokenizer, parse_or_exit  # noqa: E402
 
-__all__ = ["build_dataset", "main"]
+__all__ = ["build_dataset", "main", "training_rows"]
 
 logger = logging.getLogger(__name__)
 
 
-def build_dataset(cfg: GSPOScriptConfig):
-    """(train Dataset of prompt keys, {store: held-out task ids})."""
-    from datasets import Dataset
-
+def training_rows(cfg: SituRecArguments, seed: int) -> tuple[list[dict], dict[str, list[str]]]:
+    """(rows of (prompt key, store, task_id, seed) for the TRAINING tasks, {store: held-out task ids})."""
     from train.tasks import gspo_rows, split_tasks
 
     rows, held_out = [], {}
@@ -43,54 +47,67 @@ def build_dataset(cfg: GSPOScriptConfig):
         if cfg.max_tasks is not None:
             train_ids = train_ids[: cfg.max_tasks]
         held_out[store] = held
-        rows.extend(gspo_rows(store, train_ids, cfg.episodes_per_task, cfg.seed))
+        rows.extend(gspo_rows(store, train_ids, cfg.episodes_per_task, seed))
     if not rows:
         raise ValueError(f"no training tasks for stores {cfg.stores!r}")
+    return rows, held_out
+
+
+def build_dataset(cfg: SituRecArguments, seed: int):
+    """(train Dataset of prompt keys, {store: held-out task ids}); env seeds start at ``seed``."""
+    from datasets import Dataset
+
+    rows, held_out = training_rows(cfg, seed)
     return Dataset.from_list(rows), held_out
 
 
-def main(cfg: GSPOScriptConfig) -> Path:
+def main(script_args: SituRecArguments, training_args, model_args) -> Path:
+    """Train; returns the output directory (model, tokenizer, held-out task ids, configs, log)."""
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
-    import torch
-    from transformers import set_seed
-    from trl import GRPOTrainer
+    from dataclasses import asdict
 
-    from agents.hf_policy import load_tokenizer
-    from situ_gym.llm.gguf import load_model  # also takes gguf:smollm2 / gguf:PATH
+    from transformers import set_seed
+    from trl import GRPOTrainer, get_peft_config
+
     from train.rollout import SituRecRollout, trajectory_reward
 
-    set_seed(cfg.seed)
-    if not cfg.model_name_or_path:
-        raise ValueError("model_name_or_path is required")
-    if cfg.run_name is None:
-        cfg.run_name = f"{'+'.join(cfg.stores)}__gspo-{cfg.reward_variant}__{cfg.seed}__{int(time.time())}"
-    logger.info("config: %s", json.dumps(cfg.to_dict(), default=str))
+    set_seed(training_args.seed)
+    if training_args.run_name is None:
+        training_args.run_name = (
+            f"{'+'.join(script_args.stores)}__gspo-{script_args.reward_variant}__{training_args.seed}__{int(time.time())}"
+        )
+    logger.info("config: %s", json.dumps(asdict(script_args)))
 
-    dataset, held_out = build_dataset(cfg)
-    tokenizer = load_tokenizer(cfg.model_name_or_path)
-    if tokenizer.pad_token is None:
-        tokenizer.pad_token = tokenizer.eos_token
-    model = load_model(cfg.model_name_or_path, dtype=torch.bfloat16 if cfg.bf16 else torch.float32)
+    if script_args.interface == "environment_factory":  # TRL's tool-calling environments (train/environment.py)
+        from train.environment import SituRecToolEnv, tool_dataset
+
+        dataset, held_out = tool_dataset(script_args, training_args.seed)
+        episodes = {"environment_factory": SituRecToolEnv.factory(script_args)}  # get_reward is the reward
+    else:
+        dataset, held_out = build_dataset(script_args, training_args.seed)
+        episodes = {"reward_funcs": [trajectory_reward],
+                    "rollout_func": SituRecRollout(script_args, training_args.max_completion_length)}
+    model, tokenizer = load_model_and_tokenizer(training_args, model_args)
     trainer = GRPOTrainer(
         model=model,
-        reward_funcs=[trajectory_reward],
-        args=cfg.to_grpo_config(),
+        args=training_args,
         train_dataset=dataset,
         processing_class=tokenizer,
-        peft_config=cfg.peft_config(),
-        rollout_func=SituRecRollout(cfg),
+        peft_config=get_peft_config(model_args),
+        **episodes,
     )
     trainer.train()
-    out = Path(cfg.output_dir)
+    out = Path(training_args.output_dir)
     trainer.save_model(str(out))
     if trainer.accelerator.is_main_process:
         tokenizer.save_pretrained(out)
         (out / "held_out_tasks.json").write_text(json.dumps(held_out, indent=1))
-        (out / "script_config.json").write_text(json.dumps(cfg.to_dict(), indent=1, default=str))
+        configs = {"situ_rec": asdict(script_args), "model": asdict(model_args)}
+        (out / "script_config.json").write_text(json.dumps(configs, indent=1, default=str))
         (out / "log_history.json").write_text(json.dumps(trainer.state.log_history, indent=1, default=str))
     return out
 
 
 if __name__ == "__main__":
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    main(parse_config(GSPOScriptConfig))
+    main(*parse_or_exit("gspo"))

@@ -32,19 +32,33 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agents.prompting import Conversation
 from recrm.outcome import episode_reward, outcome_credit  # episode_reward: re-exported
-from train.config import GSPOScriptConfig, gate_floor_at
 from train.tasks import ENV_OF_STORE, parse_prompt_key
 
-__all__ = ["COMPONENTS", "SituRecRollout", "episode_reward", "soft_gated_total", "trajectory_reward"]
+if TYPE_CHECKING:  # train.config imports trl; recrm.probes uses episode_reward without it
+    from train.config import SituRecArguments
+
+__all__ = ["COMPONENTS", "SituRecRollout", "episode_outcome_credit", "episode_reward", "gate_floor_at",
+           "make_recrm_env", "soft_gated_total", "trajectory_reward"]
 
 logger = logging.getLogger(__name__)
 
 COMPONENTS = ("instruction", "consistency", "relevance", "ranking", "behavior")
 Generate = Callable[[list[list[int]], int], list[list[int]]]
+
+
+def gate_floor_at(step: int, floor: float, warmup_steps: int) -> float:
+    """Soft-gate floor at ``step``: ``floor`` at 0, linear to 0 at ``warmup_steps``.
+
+    >>> [gate_floor_at(s, 0.5, 4) for s in (0, 2, 4, 9)]
+    [0.5, 0.25, 0.0, 0.0]
+    """
+    if floor <= 0 or warmup_steps < 1:
+        return 0.0
+    return floor * max(0.0, 1.0 - step / warmup_steps)
 
 
 def soft_gated_total(recrm: dict[str, Any], floor: float) -> float:
@@ -90,46 +104,47 @@ def _turns_cart_index(env: Any):
     return turns, getattr(backend, "cart", None), index
 
 
+def episode_outcome_credit(env: Any) -> float:
+    """``recrm.outcome.outcome_credit`` of a finished episode (1.0 for envs without records)."""
+    turns, cart, index = _turns_cart_index(env)
+    if turns is None or cart is None or index is None:
+        return 1.0
+    return outcome_credit(turns, cart, index)
+
+
+def make_recrm_env(cfg: SituRecArguments, store: str):
+    """``gym.make`` of ``store``'s env with the configured turn limit and view, wrapped by ``recrm.RecRMReward``."""
+    import gymnasium as gym
+
+    import situ_gym  # noqa: F401  (registers the envs)
+    from recrm import RecRMReward
+
+    env = gym.make(ENV_OF_STORE[store], max_turns=cfg.max_turns, image_size=tuple(cfg.env_image_size))
+    return RecRMReward(env, **cfg.recrm_kwargs())
+
+
 class SituRecRollout:
-    """The ``rollout_func``: ``SituRecRollout(cfg)`` is called as ``rollout(prompts, trainer)``.
+    """The ``rollout_func``: ``SituRecRollout(cfg, max_completion_length)`` is called as ``rollout(prompts, trainer)``.
+
+    ``max_completion_length`` is ``GRPOConfig.max_completion_length``: TRL does not enforce
+    it on rollout output, so completions are truncated here.
 
     ``env_factory(store) -> env`` defaults to ``gym.make(ENV_OF_STORE[store], ...)``
     wrapped by ``recrm.RecRMReward``. Envs are pooled per store and reused across calls
     (``reset`` with the row's seed and task_id).
     """
 
-    def __init__(self, cfg: GSPOScriptConfig, env_factory: Callable[[str], Any] | None = None):
+    def __init__(
+        self, cfg: SituRecArguments, max_completion_length: int, env_factory: Callable[[str], Any] | None = None
+    ):
+        if max_completion_length < 1:
+            raise ValueError(f"max_completion_length must be positive, got {max_completion_length!r}")
         self.cfg = cfg
-        self.env_factory = env_factory or self._make_env
+        self.max_completion_length = max_completion_length
+        self.env_factory = env_factory or (lambda store: make_recrm_env(cfg, store))
         self._pools: dict[str, list[Any]] = {}
 
     # ------------------------------------------------------------------ envs
-    @staticmethod
-    def _outcome_credit(env: Any) -> float:
-        """``recrm.outcome.outcome_credit`` of a finished episode (1.0 for envs without records)."""
-        turns, cart, index = _turns_cart_index(env)
-        if turns is None or cart is None or index is None:
-            return 1.0
-        return outcome_credit(turns, cart, index)
-
-    def _make_env(self, store: str):
-        import gymnasium as gym
-
-        import situ_gym  # noqa: F401  (registers the envs)
-        from recrm import RecRMReward
-
-        env = gym.make(
-            ENV_OF_STORE[store], max_turns=self.cfg.max_turns, image_size=tuple(self.cfg.env_image_size)
-        )
-        return RecRMReward(
-            env,
-            variant=self.cfg.reward_variant,
-            alpha=self.cfg.recrm_alpha,
-            beta=self.cfg.recrm_beta,
-            tau=self.cfg.recrm_tau,
-            scorers=self.cfg.recrm_scorers or None,
-        )
-
     def _envs(self, store: str, n: int) -> list[Any]:
         pool = self._pools.setdefault(store, [])
         while len(pool) < n:
@@ -148,7 +163,12 @@ class SituRecRollout:
             vllm = trainer.vllm_generation
 
             def generate(contexts: list[list[int]], max_new: int) -> list[list[int]]:
-                out = vllm.generate(prompts=contexts, images=None, num_generations=1)
+                # VLLMGeneration reads its token cap at call time: one turn's budget, not the whole episode's.
+                cap, vllm.max_completion_length = vllm.max_completion_length, max_new
+                try:
+                    out = vllm.generate(prompts=contexts, images=None, num_generations=1)
+                finally:
+                    vllm.max_completion_length = cap
                 return [list(ids)[:max_new] for ids in out[1]]
 
         else:
@@ -193,7 +213,7 @@ class SituRecRollout:
             episodes.append(_Episode(env=env, conv=Conversation(tokenizer, store, obs), task_id=task_id))
         time_env = time.perf_counter() - t_env
         time_gen = 0.0
-        limit = cfg.max_completion_length
+        limit = self.max_completion_length
 
         for _ in range(cfg.max_turns):
             active = [e for e in episodes if not e.done]
@@ -240,7 +260,7 @@ class SituRecRollout:
                 e.gates[name].append(1.0 if gate >= 1.0 else 0.0)
 
     def _collect(self, episodes: list[_Episode], time_gen: float, time_env: float) -> dict[str, list]:
-        limit = self.cfg.max_completion_length
+        limit = self.max_completion_length
         out: dict[str, list] = {k: [] for k in ("prompt_ids", "completion_ids", "env_mask")}
         out["logprobs"] = None
         extra: dict[str, list] = {
@@ -255,7 +275,7 @@ class SituRecRollout:
             out["completion_ids"].append(e.conv.completion_ids[:limit])
             out["env_mask"].append(e.conv.env_mask[:limit])
             mean_total = _mean(e.totals) if e.totals else 0.0
-            share = self._outcome_credit(e.env) if success else 1.0
+            share = episode_outcome_credit(e.env) if success else 1.0
             extra["traj_reward"].append(episode_reward(e.totals, success, self.cfg.outcome_bonus, share))
             extra["success"].append(1.0 if success else 0.0)
             extra["num_turns"].append(e.turns)

@@ -1,8 +1,11 @@
 """SFT warm start: teacher episodes -> the policy's own conversation tokens -> TRL SFTTrainer.
 
-    python train/sft.py --config train/configs/sft_tiny.yaml
+    python train/sft.py --config train/configs/sft_tiny.yaml --model_name_or_path runs/tiny/model
     accelerate launch train/sft.py --config train/configs/sft_supermarket.yaml \\
         --trajectories runs/heuristic/trajectories.jsonl
+
+Configuration: ``train.config.parse_args("sft")``, i.e. ``TrlParser((TeacherDataArguments,
+SFTConfig, ModelConfig))``: every SFTConfig / ModelConfig option is a YAML key or flag.
 
 Two sources of teacher episodes:
 
@@ -33,7 +36,7 @@ from typing import Any
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from train.config import SFTScriptConfig, parse_config  # noqa: E402
+from train.config import TeacherDataArguments, load_model_and_tokenizer, parse_or_exit  # noqa: E402
 
 __all__ = ["ReplayMismatchError", "replay_episode", "teacher_episode", "keep_episode", "build_dataset", "main"]
 
@@ -44,7 +47,7 @@ class ReplayMismatchError(ValueError):
     """Replaying a saved episode did not reproduce what the file recorded."""
 
 
-def make_env(store: str, cfg: SFTScriptConfig, *, recrm: bool = False):
+def make_env(store: str, cfg: TeacherDataArguments, *, recrm: bool = False):
     import gymnasium as gym
 
     import situ_gym  # noqa: F401
@@ -123,7 +126,7 @@ def teacher_episode(agent: Any, env: Any, tokenizer: Any, store: str, task_id: s
                                         "mean_reward": mean}
 
 
-def keep_episode(termination: str | None, mean_reward: float | None, cfg: SFTScriptConfig) -> bool:
+def keep_episode(termination: str | None, mean_reward: float | None, cfg: TeacherDataArguments) -> bool:
     """Success (cart addition) always counts; else ``min_mean_reward`` decides (if set)."""
     if termination == "success_cart_added":
         return True
@@ -138,8 +141,8 @@ def _record_mean_reward(record: Any) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def build_dataset(cfg: SFTScriptConfig, tokenizer: Any):
-    """A ``datasets.Dataset`` of {input_ids, completion_mask} and a summary dict."""
+def build_dataset(cfg: TeacherDataArguments, tokenizer: Any, seed: int = 0):
+    """A ``datasets.Dataset`` of {input_ids, completion_mask} and a summary dict (teacher env seeds from ``seed``)."""
     from datasets import Dataset
 
     from train.tasks import split_tasks
@@ -171,7 +174,7 @@ def build_dataset(cfg: SFTScriptConfig, tokenizer: Any):
             env = envs.setdefault(store, make_env(store, cfg, recrm=cfg.min_mean_reward is not None))
             for k in range(cfg.teacher_episodes_per_task):
                 for task_id in sorted(train_ids[store]):
-                    example, info = teacher_episode(agent, env, tokenizer, store, task_id, cfg.seed + k)
+                    example, info = teacher_episode(agent, env, tokenizer, store, task_id, seed + k)
                     summary["episodes"] += 1
                     if keep_episode(info["termination"], info["mean_reward"], cfg):
                         rows.append(example)
@@ -185,34 +188,26 @@ def build_dataset(cfg: SFTScriptConfig, tokenizer: Any):
     return Dataset.from_list(rows), summary
 
 
-def main(cfg: SFTScriptConfig) -> Path:
-    import torch
+def main(script_args: TeacherDataArguments, training_args, model_args) -> Path:
+    """Train; returns OUTPUT_DIR/final (merged model, tokenizer, sft_summary.json)."""
     from transformers import set_seed
-    from trl import SFTTrainer
+    from trl import SFTTrainer, get_peft_config
 
-    from agents.hf_policy import load_tokenizer
-    from situ_gym.llm.gguf import load_model  # also takes gguf:smollm2 / gguf:PATH
-
-    set_seed(cfg.seed)
-    if not cfg.model_name_or_path:
-        raise ValueError("model_name_or_path is required")
-    if cfg.run_name is None:
-        cfg.run_name = f"{'+'.join(cfg.stores)}__sft__{cfg.seed}__{int(time.time())}"
-    tokenizer = load_tokenizer(cfg.model_name_or_path)
-    if tokenizer.pad_token is None:
-        tokenizer.pad_token = tokenizer.eos_token
-    dataset, summary = build_dataset(cfg, tokenizer)
+    set_seed(training_args.seed)
+    if training_args.run_name is None:
+        training_args.run_name = f"{'+'.join(script_args.stores)}__sft__{training_args.seed}__{int(time.time())}"
+    model, tokenizer = load_model_and_tokenizer(training_args, model_args)
+    dataset, summary = build_dataset(script_args, tokenizer, training_args.seed)
     logger.info("SFT data: %s", summary)
-    model = load_model(cfg.model_name_or_path, dtype=torch.bfloat16 if cfg.bf16 else torch.float32)
     trainer = SFTTrainer(
         model=model,
-        args=cfg.to_sft_config(),
+        args=training_args,
         train_dataset=dataset,
         processing_class=tokenizer,
-        peft_config=cfg.peft_config(),
+        peft_config=get_peft_config(model_args),
     )
     trainer.train()
-    final = Path(cfg.output_dir) / "final"
+    final = Path(training_args.output_dir) / "final"
     if trainer.accelerator.is_main_process:
         model = trainer.accelerator.unwrap_model(trainer.model)
         if hasattr(model, "merge_and_unload"):
@@ -226,4 +221,4 @@ def main(cfg: SFTScriptConfig) -> Path:
 
 if __name__ == "__main__":
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    main(parse_config(SFTScriptConfig))
+    main(*parse_or_exit("sft"))

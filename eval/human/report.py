@@ -4,7 +4,9 @@
 plots and the trajectory viewer into every assistant's run directory (as ``eval.rollout``
 does) and ``questionnaire.md`` into the study directory: per assistant, the mean
 participant rating of each App. C.1 dimension next to the judge's mean rating of the
-same trajectories.
+same trajectories, then per dimension how well the two rank the assistants alike
+(Pearson's r and Spearman's rho across assistants, as ``eval.agreement`` computes them;
+"-" with fewer than three rated assistants or a constant column).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any
 from eval.io import read_episodes
 from eval.judge import DIMENSIONS
 
-__all__ = ["read_ratings", "questionnaire_rows", "format_questionnaire", "report"]
+__all__ = ["read_ratings", "questionnaire_rows", "format_questionnaire", "ranking_agreement", "report"]
 
 logger = logging.getLogger(__name__)
 
@@ -87,6 +89,23 @@ def format_questionnaire(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def ranking_agreement(rows: list[dict[str, Any]]) -> dict[str, dict[str, float | None]]:
+    """Per dimension: Pearson and Spearman between participant and judge means across assistants."""
+    from eval.agreement import correlate
+
+    return {d: correlate([r["human"][d] for r in rows], [r["judge"][d] for r in rows]) for d in DIMENSIONS}
+
+
+def _format_agreement(agreement: dict[str, dict[str, float | None]]) -> str:
+    def cell(v: float | None) -> str:
+        return "-" if v is None else f"{v:.3f}"
+
+    lines = ["| Dimension | Assistants | Pearson (r) | Spearman (rho) |", "|---|---|---|---|"]
+    for d, c in agreement.items():
+        lines.append(f"| {d} | {c['n']} | {cell(c['pearson'])} | {cell(c['spearman'])} |")
+    return "\n".join(lines)
+
+
 def report(study_dir: str | Path, judge: str = "rule") -> str:
     """Write every run's report and ``questionnaire.md``; returns the questionnaire table."""
     from eval.rollout import finalize
@@ -97,6 +116,8 @@ def report(study_dir: str | Path, judge: str = "rule") -> str:
         raise ValueError(f"no finished conversations under {root / 'runs'}")
     for run in runs:
         finalize(run, judge=judge)
-    table = format_questionnaire(questionnaire_rows(runs, judge))
+    rows = questionnaire_rows(runs, judge)
+    table = format_questionnaire(rows) + "\n\nParticipants and judge ranking the assistants alike (Fig. 5):\n\n" + \
+        _format_agreement(ranking_agreement(rows))
     (root / "questionnaire.md").write_text(table + "\n", encoding="utf-8")
     return table

@@ -7,7 +7,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from recrm.context import TurnContext
 
-__all__ = ["ComponentScore", "RewardComponent"]
+__all__ = ["ComponentScore", "RewardComponent", "RankingComponent"]
 
 
 @dataclass(frozen=True)
@@ -35,3 +35,22 @@ class RewardComponent(Protocol):
     name: str
 
     def score(self, ctx: TurnContext) -> ComponentScore: ...
+
+
+class RankingComponent:
+    """A component that judges the turn's ranking cut at its top ``k``: ``None`` without one."""
+
+    name = "ranking-based"
+
+    def __init__(self, k: int = 10):
+        if k < 1:
+            raise ValueError(f"k must be >= 1, got {k!r}")
+        self.k = k
+
+    def score(self, ctx: TurnContext) -> ComponentScore:
+        if not ctx.ranking:
+            return ComponentScore(None, {"reason": "no ranking"})
+        return self.score_ranking(ctx, list(ctx.ranking[: self.k]))
+
+    def score_ranking(self, ctx: TurnContext, top: list[str]) -> ComponentScore:
+        raise NotImplementedError

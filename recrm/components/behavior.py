@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from recrm.components.base import ComponentScore
+from recrm.components.base import ComponentScore, RankingComponent
 from recrm.context import TurnContext
 
 __all__ = ["BehaviorPrediction"]
 
 
-class BehaviorPrediction:
+class BehaviorPrediction(RankingComponent):
     """R_beh in {0, 1}: RecRM's list-level behaviour prediction, with the simulator as oracle.
 
     1 when the top ``k`` of the ranking contain the item this shopper would choose: the
@@ -18,19 +18,12 @@ class BehaviorPrediction:
 
     name = "behavior"
 
-    def __init__(self, k: int = 10):
-        if k < 1:
-            raise ValueError(f"k must be >= 1, got {k!r}")
-        self.k = k
-
-    def score(self, ctx: TurnContext) -> ComponentScore:
-        if not ctx.ranking:
-            return ComponentScore(None, {"reason": "no ranking"})
+    def score_ranking(self, ctx: TurnContext, top: list[str]) -> ComponentScore:
         task = ctx.task
         chosen = {task.target_product_id}
         if task.acceptance.accept_substitutes:
             chosen |= set(task.reference_set)
-        hit = [pid for pid in ctx.ranking[: self.k] if pid in chosen]
+        hit = [pid for pid in top if pid in chosen]
         return ComponentScore(
             1.0 if hit else 0.0,
             {"hit": hit[:1], "accept_substitutes": task.acceptance.accept_substitutes},

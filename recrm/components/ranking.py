@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from recrm.components.base import ComponentScore
+from recrm.components.base import ComponentScore, RankingComponent
 from recrm.context import TurnContext
 
 __all__ = ["ItemRanking", "ndcg_at_k"]
@@ -28,7 +28,7 @@ def ndcg_at_k(ranking: list[str] | tuple[str, ...], relevant: set[str], k: int =
     return dcg / ideal
 
 
-class ItemRanking:
+class ItemRanking(RankingComponent):
     """R_rank in [0, 1]: NDCG@10 with binary relevance.
 
     ``rel_r = 1`` when the r-th ranked id is in A_e (the task's reference set plus the
@@ -40,17 +40,10 @@ class ItemRanking:
 
     name = "ranking"
 
-    def __init__(self, k: int = 10):
-        if k < 1:
-            raise ValueError(f"k must be >= 1, got {k!r}")
-        self.k = k
-
-    def score(self, ctx: TurnContext) -> ComponentScore:
-        if not ctx.ranking:
-            return ComponentScore(None, {"reason": "no ranking"})
+    def score_ranking(self, ctx: TurnContext, top: list[str]) -> ComponentScore:
         relevant = set(ctx.task.reference_set) | {ctx.task.target_product_id}
         value = ndcg_at_k(ctx.ranking, relevant, self.k)
-        hits = [r for r, pid in enumerate(ctx.ranking[: self.k], start=1) if pid in relevant]
+        hits = [r for r, pid in enumerate(top, start=1) if pid in relevant]
         return ComponentScore(
             min(1.0, value), {"ndcg": value, "hit_ranks": hits, "n_reference": len(relevant)}
         )

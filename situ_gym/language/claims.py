@@ -9,14 +9,13 @@ product, names that cover a display name) beside the dialogue-level ``SceneLexic
 from __future__ import annotations
 
 import re
-import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from situ_gym.language.tokens import STOPWORDS, Token
 from situ_gym.language.tokens import tokenize as _layer_tokenize
-from situ_gym.scene.index import SceneIndex
+from situ_gym.scene.index import SceneIndex, per_index
 
 __all__ = [
     "FUNCTION_WORDS",
@@ -420,12 +419,7 @@ def _joined(text: str, a: Token, b: Token) -> bool:
     return gap.strip() in ("", "-", "%", "&", "/", "%-")
 
 
-_CACHE: weakref.WeakKeyDictionary[SceneIndex, Lexicon] = weakref.WeakKeyDictionary()
-
-
+@per_index
 def lexicon(index: SceneIndex) -> Lexicon:
     """The (cached) Lexicon of ``index``."""
-    lex = _CACHE.get(index)
-    if lex is None:
-        lex = _CACHE[index] = Lexicon(index)
-    return lex
+    return Lexicon(index)

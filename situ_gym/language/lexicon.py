@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import math
 import re
-import weakref
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
@@ -25,7 +24,7 @@ from lemminflect import getAllInflections, getAllLemmas
 from rapidfuzz import fuzz, process
 
 from situ_gym.language.tokens import FUNCTION_WORDS, STOPWORDS, Token, lemma, normalize, tokenize
-from situ_gym.scene.index import SceneIndex
+from situ_gym.scene.index import SceneIndex, per_index
 
 __all__ = ["SceneLexicon", "Mention", "PlaceMention", "TagMention", "lexicon_for", "lemmas_of"]
 
@@ -518,12 +517,7 @@ class SceneLexicon:
         return frozenset(w for t in p.tags for w in lemmas_of(t.partition(":")[2]))
 
 
-_CACHE: weakref.WeakKeyDictionary[SceneIndex, SceneLexicon] = weakref.WeakKeyDictionary()
-
-
+@per_index
 def lexicon_for(index: SceneIndex) -> SceneLexicon:
     """The (cached) lexicon of ``index``."""
-    lex = _CACHE.get(index)
-    if lex is None:
-        lex = _CACHE[index] = SceneLexicon(index)
-    return lex
+    return SceneLexicon(index)

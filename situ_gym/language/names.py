@@ -21,16 +21,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
-import weakref
 
-from situ_gym.scene.index import SceneIndex
+from situ_gym.scene.index import SceneIndex, per_index
 
 __all__ = ["normalize_name", "name_table", "find_marker_disclosures"]
-
-_NORM_CACHE: weakref.WeakKeyDictionary[SceneIndex, dict[str, dict[str, str | None]]] = (
-    weakref.WeakKeyDictionary()
-)
-
 
 def normalize_name(text: str) -> str:
     """Lowercase, accents and apostrophes dropped, other punctuation collapsed to spaces."""
@@ -41,30 +35,28 @@ def normalize_name(text: str) -> str:
 
 
 def name_table(index: SceneIndex, group: str) -> dict[str, str | None]:
-    """Normalised name -> entity id (None where two entities share the name)."""
-    tables = _NORM_CACHE.setdefault(index, {})
-    if group not in tables:
-        if group == "products":
-            entities = index.products
-        else:
-            entities = {eid: index.entities[eid] for eid in index.nav_targets}
-        table: dict[str, str | None] = {}
+    """Normalised name -> entity id (None where two entities share the name) of the
+    ``"products"`` or the navigation targets (``"nav"``)."""
+    return _name_tables(index)[group]
+
+
+@per_index
+def _name_tables(index: SceneIndex) -> dict[str, dict[str, str | None]]:
+    groups = {"products": index.products, "nav": {eid: index.entities[eid] for eid in index.nav_targets}}
+    tables: dict[str, dict[str, str | None]] = {}
+    for group, entities in groups.items():
+        table = tables[group] = {}
         for eid, entity in entities.items():
             key = normalize_name(entity.name)
             table[key] = None if key in table and table[key] != eid else eid
-        tables[group] = table
-    return tables[group]
+    return tables
 
 
 
-_NAMES_CACHE: weakref.WeakKeyDictionary[SceneIndex, tuple[str, ...]] = weakref.WeakKeyDictionary()
-
-
+@per_index
 def _entity_names(index: SceneIndex) -> tuple[str, ...]:
     """Normalised entity names, space-padded for whole-word phrase search."""
-    if index not in _NAMES_CACHE:
-        _NAMES_CACHE[index] = tuple(" " + normalize_name(e.name) + " " for e in index.entities.values())
-    return _NAMES_CACHE[index]
+    return tuple(" " + normalize_name(e.name) + " " for e in index.entities.values())
 
 
 _TOKEN = r"(?:\d{1,3}[A-Za-z]?|[A-Za-z]{1,2}\d{0,2})"

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import functools
+import weakref
+from collections.abc import Callable
 from functools import cached_property
+from typing import TypeVar
 
 from situ_gym.scene.model import Area, Fixture, Product, Scene, Store
 
-__all__ = ["SceneIndex", "color_key"]
+__all__ = ["SceneIndex", "color_key", "per_index"]
+
+_T = TypeVar("_T")
 
 Entity = Product | Fixture | Store | Area
 
@@ -75,3 +81,18 @@ class SceneIndex:
     def product_by_name(self, name: str) -> str | None:
         """Exact (case-insensitive) display-name match, else None."""
         return self._names_lower.get(name.strip().lower())
+
+
+def per_index(build: Callable[[SceneIndex], _T]) -> Callable[[SceneIndex], _T]:
+    """``build(index)`` computed once per SceneIndex: lexicons and lookup tables derived from
+    a scene. Weakly keyed, so the tables go with the scene."""
+    cache: weakref.WeakKeyDictionary[SceneIndex, _T] = weakref.WeakKeyDictionary()
+
+    @functools.wraps(build)
+    def cached(index: SceneIndex) -> _T:
+        value = cache.get(index)
+        if value is None:
+            value = cache[index] = build(index)
+        return value
+
+    return cached

@@ -8,23 +8,11 @@ import gymnasium as gym
 import pytest
 
 import situ_gym
-from agents.base import agent_info
 from agents.heuristic import HeuristicAssistant
 from agents.random_agent import RandomAssistant
+from tests.episodes import play
 
 TASKS = 8  # enough episodes for a clear gap between the two agents, small enough for CI
-
-
-def play(env, agent, task_id: str, seed: int = 0):
-    obs, info = env.reset(seed=seed, options={"task_id": task_id})
-    agent.reset(obs, agent_info(info), seed=seed)
-    turns, done = [], False
-    while not done:
-        text = agent.act(obs)
-        obs, reward, terminated, truncated, info = env.step(text)
-        turns.append((text, info["turn"]))
-        done = terminated or truncated
-    return turns, info
 
 
 @pytest.mark.parametrize("env_id", situ_gym.ENV_IDS)
@@ -38,7 +26,7 @@ def test_heuristic_turns_are_valid_ranked_and_beat_random(env_id):
             wins[name] += bool(info["turn"].cart)
             if name != "heuristic":
                 continue
-            for text, turn in turns:
+            for text, _, turn in turns:
                 assert turn.assistant_valid, (turn.turn, turn.assistant_errors)
                 out = json.loads(text)
                 assert len(out["ranking"]) == 10

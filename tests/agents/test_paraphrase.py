@@ -13,6 +13,7 @@ from agents.obs_text import parse_catalog, parse_nav_targets
 from agents.paraphrase import ParaphrasingAssistant, mentioned, shared_runs
 from agents.plain_route import short_place
 from agents.registry import make_agent
+from tests.episodes import play
 
 SMALL = (160, 120)  # the heuristic reads the caption text only; a small view keeps rendering cheap
 STRUCTURED = ("assistant_actions", "expected_user_action", "ranking")
@@ -26,19 +27,6 @@ def names_of(obs) -> tuple[list[str], list[str]]:
     return [p.name for p in products], sorted(places), sorted({p.category for p in products})
 
 
-def play(env, agent, task_id: str, seed: int = 0):
-    obs, info = env.reset(seed=seed, options={"task_id": task_id})
-    agent.reset(obs, agent_info(info), seed=seed)
-    turns, done = [], False
-    while not done:
-        text = agent.act(obs)
-        heuristic = dict(agent.last_heuristic)
-        obs, _, terminated, truncated, info = env.step(text)
-        turns.append((text, heuristic, info["turn"]))
-        done = terminated or truncated
-    return turns, obs
-
-
 @pytest.fixture(scope="module", params=situ_gym.ENV_IDS)
 def env(request):
     return gym.make(request.param, image_size=SMALL)
@@ -49,7 +37,8 @@ def test_same_decisions_and_names_in_new_words(env):
     products, places, categories = names_of(obs)
     kinds = set()
     for task_id in env.unwrapped.task_ids[3:100:33]:
-        turns, _ = play(env, ParaphrasingAssistant(), task_id)
+        agent = ParaphrasingAssistant()
+        turns, _ = play(env, agent, task_id, note=lambda agent=agent: dict(agent.last_heuristic))
         for text, heuristic, turn in turns:
             assert turn.assistant_valid, (task_id, turn.turn, turn.assistant_errors)
             out = json.loads(text)

@@ -8,27 +8,15 @@ import gymnasium as gym
 import pytest
 
 import situ_gym
-from agents.base import agent_info
 from agents.obs_text import CatalogEntry
 from agents.plain import PlainAssistant, describe_label
 from agents.plain_reading import CatalogVocabulary, read_utterance
 from agents.plain_route import split_location, turn_toward
 from agents.random_agent import RandomAssistant
 from agents.registry import make_agent
+from tests.episodes import play
 
 SMALL = (160, 120)  # the policy reads the caption text only; a small view keeps rendering cheap
-
-
-def play(env, agent, task_id: str, seed: int = 0):
-    obs, info = env.reset(seed=seed, options={"task_id": task_id})
-    agent.reset(obs, agent_info(info), seed=seed)
-    turns, done = [], False
-    while not done:
-        text = agent.act(obs)
-        obs, _, terminated, truncated, info = env.step(text)
-        turns.append((text, info["turn"]))
-        done = terminated or truncated
-    return turns, info
 
 
 @pytest.fixture(scope="module", params=situ_gym.ENV_IDS)
@@ -40,7 +28,7 @@ def test_every_turn_is_valid_and_grounded(env):
     catalog = set(env.unwrapped.index.products)
     for task_id in env.unwrapped.task_ids[5:100:30]:
         turns, info = play(env, PlainAssistant(), task_id)
-        for text, turn in turns:
+        for text, _, turn in turns:
             assert turn.assistant_valid, (task_id, turn.turn, turn.assistant_errors)
             out = json.loads(text)
             assert set(out["ranking"]) <= catalog
@@ -51,8 +39,8 @@ def test_every_turn_is_valid_and_grounded(env):
 
 def test_same_seed_same_turns(env):
     task_id = env.unwrapped.task_ids[7]
-    a = [t for t, _ in play(env, PlainAssistant(), task_id, seed=3)[0]]
-    b = [t for t, _ in play(env, PlainAssistant(), task_id, seed=3)[0]]
+    a = [t for t, _, _ in play(env, PlainAssistant(), task_id, seed=3)[0]]
+    b = [t for t, _, _ in play(env, PlainAssistant(), task_id, seed=3)[0]]
     assert a == b
 
 

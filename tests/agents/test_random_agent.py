@@ -104,9 +104,9 @@ def test_every_turn_passes_the_env_parser(store):
     from situ_gym.som import caption, fixed_handles
     from situ_gym.som.types import RoleView, VisibleEntity
     from situ_gym.text import catalog_text, nav_targets_text
-    from tests.eval.builders import home_scene, market_scene
+    from tests.world import records_home, records_market
 
-    scene = market_scene() if store == "supermarket" else home_scene()
+    scene = records_market() if store == "supermarket" else records_home()
     seen = [("a", "product"), ("b", "product"), ("fx1", "fixture")] if store == "supermarket" else [
         ("p1", "product"), ("st1", "store"), ("ar1", "area")]
     index = SceneIndex(scene)

@@ -23,7 +23,7 @@ import time
 import cv2
 import numpy as np
 
-__all__ = ["FakeUnrealCVServer", "MAGIC", "STRAY_COLOR"]
+__all__ = ["FakeUnrealCVServer", "MAGIC", "STRAY_COLOR", "scene_objects"]
 
 MAGIC = 0x9E2B83C1
 STRAY_COLOR = (100, 7, 250)  # in the mask, in no scene palette -> must snap to BACKGROUND
@@ -309,6 +309,11 @@ class FakeUnrealCVServer:
         if not ok:
             return b"error encode failed"
         return data.tobytes()
+
+
+def scene_objects(scene) -> list[str]:
+    """The engine's object names for ``scene``: every product instance and every fixture."""
+    return [i.id for p in scene.products for i in p.instances] + [f.id for f in scene.fixtures]
 
 
 def _bmp_top_down(bgra: np.ndarray) -> bytes:

@@ -12,17 +12,17 @@ from situ_gym.backends.base import Pose
 from situ_gym.backends.embedded import PITCH_LIMIT, EmbeddedBackend
 from situ_gym.backends.motion import clearance, obstacles_from_scene
 from situ_gym.scene.model import Fixture, Pose2, Wall
-from tests.backends._scenes import tiny_home, tiny_supermarket
+from tests.world import render_home, render_market
 
 
 @pytest.fixture()
 def mart():
-    return EmbeddedBackend(tiny_supermarket(), width=64, height=48)
+    return EmbeddedBackend(render_market(), width=64, height=48)
 
 
 @pytest.fixture()
 def home():
-    return EmbeddedBackend(tiny_home(), width=64, height=48)
+    return EmbeddedBackend(render_home(), width=64, height=48)
 
 
 def test_free_walk_reports_full_distance(mart):
@@ -103,7 +103,7 @@ def test_move_to_fixture_front_and_missing_back(mart):
 
 
 def test_fixture_view_frames_its_goods():
-    b = EmbeddedBackend(tiny_supermarket(), width=320, height=240)
+    b = EmbeddedBackend(render_market(), width=320, height=240)
     shelf = b.scene.fixtures[0]
     goods = [p for p in b.scene.products if p.fixture_id == shelf.id]
     b.execute(validated("move_to_fixture", {"fixture": shelf.id, "approach": "front"}))
@@ -143,7 +143,7 @@ def test_unreachable_target_leaves_pose(mart):
         levels=[0.2], color=(90, 90, 200), front_yaw=270.0,
         approach={"front": Pose2(x=8.5, y=7.5, yaw=90.0)}, product_ids=[],
     )
-    scene = tiny_supermarket(extra_fixtures=[boxed])
+    scene = render_market(extra_fixtures=[boxed])
     walls = list(scene.layout.walls) + [
         Wall(footprint=(7.0, 6.8, 10.0, 7.0), height=3.0),
         Wall(footprint=(7.0, 7.0, 7.2, 10.0), height=3.0),

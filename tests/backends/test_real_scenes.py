@@ -10,25 +10,17 @@ import pytest
 from situ_gym.backends.base import Pose, Primitive
 from situ_gym.backends.embedded import EmbeddedBackend
 from situ_gym.backends.raster import OrderTree
-
-loader = pytest.importorskip("situ_gym.scene.loader")
-
-
-def _load(store):
-    try:
-        return loader.load_scene(store)
-    except (FileNotFoundError, OSError) as exc:  # data not generated in this checkout
-        pytest.skip(f"no packaged {store} scene: {exc}")
+from situ_gym.scene.loader import load_scene
 
 
 @pytest.fixture(scope="module")
 def mart():
-    return EmbeddedBackend(_load("supermarket"), width=160, height=120)
+    return EmbeddedBackend(load_scene("supermarket"), width=160, height=120)
 
 
 @pytest.fixture(scope="module")
 def home():
-    return EmbeddedBackend(_load("home_furnishings"), width=160, height=120)
+    return EmbeddedBackend(load_scene("home_furnishings"), width=160, height=120)
 
 
 def _start(b):
@@ -43,7 +35,7 @@ def _visible(b, color) -> int:
 @pytest.mark.parametrize("store", ["supermarket", "home_furnishings"])
 def test_geometry_boxes_do_not_overlap(store):
     """Every kd-tree leaf holds one box: exact visibility order everywhere in the store."""
-    b = EmbeddedBackend(_load(store), width=32, height=24)
+    b = EmbeddedBackend(load_scene(store), width=32, height=24)
     tree = OrderTree(b.geometry.lo, b.geometry.hi)
     assert tree.leaf_size.max() == 1
 

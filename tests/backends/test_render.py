@@ -11,7 +11,7 @@ from situ_gym.actions.validate import to_primitive as validated  # backends get 
 from situ_gym.backends.base import Backend, BackendError, Pose
 from situ_gym.backends.embedded import EmbeddedBackend
 from situ_gym.scene.model import BACKGROUND_COLOR, FLOOR_COLOR, Instance
-from tests.backends._scenes import _product, tiny_home, tiny_supermarket
+from tests.world import render_home, render_market, render_product
 
 
 def _mask(seg: np.ndarray, color) -> np.ndarray:
@@ -25,12 +25,12 @@ def _colors(seg: np.ndarray) -> set[tuple[int, int, int]]:
 @pytest.fixture(scope="module")
 def hidden_scene():
     """The tiny supermarket plus a product standing right behind the shelf's back panel."""
-    hidden = _product(
+    hidden = render_product(
         "hidden",
         (250, 128, 16),
         instances=[Instance(id="hidden-0", position=(5.0, 6.9, 0.0), size=(0.5, 0.3, 1.2), facing=90.0)],
     )
-    return tiny_supermarket(extra_products=[hidden])
+    return render_market(extra_products=[hidden])
 
 
 def test_product_behind_fixture_is_not_in_seg(hidden_scene):
@@ -49,11 +49,11 @@ def test_product_behind_fixture_is_not_in_seg(hidden_scene):
 
 
 def test_product_behind_product_is_hidden():
-    front = _product("front", (64, 200, 64),
+    front = render_product("front", (64, 200, 64),
                      instances=[Instance(id="f-0", position=(6.0, 4.0, 0.0), size=(0.6, 0.3, 1.0))])
-    back = _product("back", (200, 64, 200),
+    back = render_product("back", (200, 64, 200),
                     instances=[Instance(id="b-0", position=(7.0, 4.0, 0.0), size=(0.3, 0.3, 0.5))])
-    scene = tiny_supermarket(extra_products=[front, back])
+    scene = render_market(extra_products=[front, back])
     b = EmbeddedBackend(scene, width=320, height=240)
     b.reset(Pose(3.0, 4.0, 0.0, -10.0))  # looking east along y=4: back is fully behind front
     seg = b.capture().seg
@@ -66,7 +66,7 @@ def test_product_behind_product_is_hidden():
 
 @pytest.mark.parametrize("pitch", [0.0, -20.0, 15.0])
 def test_floor_depth_matches_camera_geometry(pitch):
-    scene = tiny_supermarket()
+    scene = render_market()
     w, h, hfov = 320, 240, 90.0
     b = EmbeddedBackend(scene, width=w, height=h, hfov=hfov)
     b.reset(Pose(1.0, 4.0, 0.0, pitch))
@@ -86,7 +86,7 @@ def test_floor_depth_matches_camera_geometry(pitch):
 
 
 def test_images_agree_and_cover_the_view():
-    scene = tiny_supermarket()
+    scene = render_market()
     ahead = [p for p in scene.products if p.instances[0].position[2] == 1.5][3]
     x_ahead = ahead.instances[0].position[0]
     b = EmbeddedBackend(scene, width=320, height=240)
@@ -120,7 +120,7 @@ def test_images_agree_and_cover_the_view():
 
 
 def test_package_art_shows_within_the_products_segment():
-    scene = tiny_supermarket()
+    scene = render_market()
     b = EmbeddedBackend(scene, width=640, height=480)  # near enough for the art (not the far mean colour)
     b.reset(Pose(scene.products[0].instances[0].position[0], 5.0, 90.0, -20.0))
     frame = b.capture()
@@ -138,8 +138,8 @@ def test_capture_is_deterministic_and_backends_agree():
         validated("look_up_down", {"direction": "down", "angle": 10}),
         validated("move_to_fixture", {"fixture": "f_shelf", "approach": "front"}),
     ]
-    a, b = EmbeddedBackend(tiny_supermarket(), width=160, height=120), EmbeddedBackend(
-        tiny_supermarket(), width=160, height=120
+    a, b = EmbeddedBackend(render_market(), width=160, height=120), EmbeddedBackend(
+        render_market(), width=160, height=120
     )
     f1, f2 = a.capture(), a.capture()
     assert f1.rgb.tobytes() == f2.rgb.tobytes() and f1.seg.tobytes() == f2.seg.tobytes()
@@ -154,7 +154,7 @@ def test_capture_is_deterministic_and_backends_agree():
 
 
 def test_frames_do_not_share_memory():
-    b = EmbeddedBackend(tiny_supermarket(), width=160, height=120)
+    b = EmbeddedBackend(render_market(), width=160, height=120)
     first = b.capture()
     kept = (first.rgb.copy(), first.depth.copy(), first.seg.copy())
     b.execute(validated("turn", {"direction": "left", "angle": 90}))
@@ -166,7 +166,7 @@ def test_frames_do_not_share_memory():
 
 
 def test_home_store_walls_and_areas_use_entity_colours():
-    scene = tiny_home()
+    scene = render_home()
     b = EmbeddedBackend(scene, width=320, height=240)
     b.reset(Pose(8.0, 5.2, 90.0, -10.0))  # outside the doorway, looking in
     seg = b.capture().seg
@@ -180,7 +180,7 @@ def test_home_store_walls_and_areas_use_entity_colours():
 
 
 def test_is_a_backend_and_closes_twice():
-    b = EmbeddedBackend(tiny_supermarket(), width=64, height=48)
+    b = EmbeddedBackend(render_market(), width=64, height=48)
     assert isinstance(b, Backend)
     assert b.camera_intrinsics()[0, 0] == pytest.approx(32.0)
     b.close()
@@ -195,11 +195,11 @@ def test_is_a_backend_and_closes_twice():
 )
 def test_bad_arguments_raise_valueerror_naming_the_value(kwargs):
     with pytest.raises(ValueError, match=repr(next(iter(kwargs.values())))):
-        EmbeddedBackend(tiny_supermarket(), **kwargs)
+        EmbeddedBackend(render_market(), **kwargs)
 
 
 def test_unchanged_pose_reuses_the_read_only_frame():
-    b = EmbeddedBackend(tiny_supermarket(), width=160, height=120)
+    b = EmbeddedBackend(render_market(), width=160, height=120)
     first = b.capture()
     assert not first.rgb.flags.writeable and not first.seg.flags.writeable
     with pytest.raises(ValueError):

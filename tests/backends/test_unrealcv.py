@@ -22,34 +22,15 @@ from situ_gym.backends.unrealcv import (
     to_ue,
 )
 from situ_gym.scene.model import BACKGROUND_COLOR
-from tests.backends._scenes import tiny_supermarket
-from tests.backends.fake_unrealcv_server import STRAY_COLOR, FakeUnrealCVServer
+from tests.backends.fake_unrealcv_server import STRAY_COLOR, FakeUnrealCVServer, scene_objects
 
 # Every wait below is bounded: a hang would surface as a failed bound, not a stuck suite.
 HANG_BOUND = 5.0  # seconds; far below the stock client's ~55 s dead-socket retry and 15 s waits
 
 
-def _names(scene):
-    return [i.id for p in scene.products for i in p.instances] + [f.id for f in scene.fixtures]
-
-
 @pytest.fixture()
-def scene():
-    return tiny_supermarket()
-
-
-@pytest.fixture()
-def server(scene):
-    srv = FakeUnrealCVServer(_names(scene), mask_object="p3-0", wall_x=600.0).start()
-    yield srv
-    srv.kill()
-
-
-@pytest.fixture()
-def backend(scene, server):
-    b = UnrealCVBackend(scene, width=64, height=48, port=server.port, timeout=2.0)
-    yield b
-    b.close()
+def wall_x():
+    return 600.0  # cm: the fake engine's wall that moveto cannot cross
 
 
 def _product(scene, pid):
@@ -148,7 +129,7 @@ def test_connect_sets_up_and_capture_is_consistent(scene, server, fmt):
 
 
 def test_object_names_mapping_and_missing_objects_do_not_fail(scene):
-    names = [*_names(scene), "ShelfActor_1"]
+    names = [*scene_objects(scene), "ShelfActor_1"]
     with FakeUnrealCVServer(names) as srv:
         b = UnrealCVBackend(scene, width=32, height=24, port=srv.port, timeout=2.0,
                             object_names={"f_shelf": "ShelfActor_1", "f_chest": ["ChestMissing"]})
@@ -217,9 +198,9 @@ def test_targeted_move_walks_planned_legs_to_the_embedded_approach_pose(scene, b
 
 
 def test_home_store_and_area_moves_match_the_embedded_backend():
-    from tests.backends._scenes import tiny_home
+    from tests.world import render_home
 
-    scene = tiny_home()
+    scene = render_home()
     names = [i.id for p in scene.products for i in p.instances] + ["s1", "a1"]
     with FakeUnrealCVServer(names) as srv:
         b = UnrealCVBackend(scene, width=32, height=24, port=srv.port, timeout=2.0)
@@ -277,7 +258,7 @@ def test_refused_connection_raises(scene):
 
 
 def test_killed_server_fails_fast_on_the_next_call(scene):
-    srv = FakeUnrealCVServer(_names(scene)).start()
+    srv = FakeUnrealCVServer(scene_objects(scene)).start()
     b = UnrealCVBackend(scene, width=32, height=24, port=srv.port, timeout=30.0)  # the timeout is not the rescue
     b.execute(validated("move_forward", {"distance": "short"}))
     srv.kill()
@@ -291,7 +272,7 @@ def test_killed_server_fails_fast_on_the_next_call(scene):
 
 
 def test_server_dying_mid_request_fails_fast(scene):
-    srv = FakeUnrealCVServer(_names(scene)).start()
+    srv = FakeUnrealCVServer(scene_objects(scene)).start()
     b = UnrealCVBackend(scene, width=32, height=24, port=srv.port, timeout=30.0)
     srv.delays.append(("vget /camera/0/lit", 10.0))
     killer = threading.Timer(0.2, srv.kill)
@@ -346,7 +327,7 @@ def test_bad_arguments_print_the_value(scene, kwargs):
 
 
 def test_user_object_follows_and_animations_call_blueprints(scene):
-    with FakeUnrealCVServer([*_names(scene), "Shopper"]) as srv:
+    with FakeUnrealCVServer([*scene_objects(scene), "Shopper"]) as srv:
         b = UnrealCVBackend(scene, width=32, height=24, port=srv.port, timeout=2.0, user_object="Shopper",
                             animations={"turn": "PlayTurn"})
         b.reset(Pose(1.0, 4.0, 0.0))
@@ -377,7 +358,7 @@ def test_works_inside_situ_rec_env():
 
     scene = load_scene("supermarket")
     product = scene.products[0]
-    with FakeUnrealCVServer(_names(scene), mask_object=product.instances[0].id) as srv:
+    with FakeUnrealCVServer(scene_objects(scene), mask_object=product.instances[0].id) as srv:
         backend = UnrealCVBackend(scene, width=64, height=48, port=srv.port, timeout=5.0)
         env = SituRecEnv("supermarket", backend=backend, user=TwoSteps(), image_size=(64, 48))
         try:

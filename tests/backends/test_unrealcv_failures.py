@@ -9,31 +9,7 @@ import pytest
 
 from situ_gym.backends.base import BackendError, Pose
 from situ_gym.backends.unrealcv import UnrealCVBackend, decode_image
-from tests.backends._scenes import tiny_supermarket
-from tests.backends.fake_unrealcv_server import FakeUnrealCVServer
-
-
-def _names(scene):
-    return [i.id for p in scene.products for i in p.instances] + [f.id for f in scene.fixtures]
-
-
-@pytest.fixture()
-def scene():
-    return tiny_supermarket()
-
-
-@pytest.fixture()
-def server(scene):
-    srv = FakeUnrealCVServer(_names(scene), mask_object="p3-0").start()
-    yield srv
-    srv.kill()
-
-
-@pytest.fixture()
-def backend(scene, server):
-    b = UnrealCVBackend(scene, width=64, height=48, port=server.port, timeout=2.0)
-    yield b
-    b.close()
+from tests.backends.fake_unrealcv_server import FakeUnrealCVServer, scene_objects
 
 
 @pytest.mark.parametrize("data", [b"", b"\x89PNG\r\n\x1a\n", b"BM" + b"\x00" * 60, b"\x00" * 3])
@@ -78,7 +54,7 @@ def test_failed_step_leaves_no_half_state_and_needs_a_reset():
     scene = load_scene("supermarket")
     action = json.dumps({"response": "Please walk ahead.", "assistant_actions": [{"type": "AskPreference"}],
                          "expected_user_action": {"name": "idle", "arguments": {}}, "ranking": []})
-    with FakeUnrealCVServer(_names(scene), mask_object=scene.products[0].instances[0].id) as srv:
+    with FakeUnrealCVServer(scene_objects(scene), mask_object=scene.products[0].instances[0].id) as srv:
         backend = UnrealCVBackend(scene, width=64, height=48, port=srv.port, timeout=5.0)
         env = SituRecEnv("supermarket", backend=backend, user=Walker(), image_size=(64, 48))
         try:

@@ -1,16 +1,16 @@
-"""Fixtures of the eval tests."""
+"""Fixtures of the eval tests: the records world of tests/world.py."""
 
 import pytest
 
 from situ_gym.scene.index import SceneIndex
-from tests.eval.builders import home_scene, market_scene
+from tests.world import records_home, records_market
 
 
 @pytest.fixture
 def home_index():
-    return SceneIndex(home_scene())
+    return SceneIndex(records_home())
 
 
 @pytest.fixture
 def market_index():
-    return SceneIndex(market_scene())
+    return SceneIndex(records_market())

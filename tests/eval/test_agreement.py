@@ -7,7 +7,10 @@ import shutil
 
 import pytest
 
+from eval.aggregate import load_indexes, load_tasks
 from eval.agreement import main, per_profile_tasks
+from eval.io import read_episodes
+from eval.judge import RuleBasedJudge
 from eval.rollout import RolloutConfig, run
 from situ_gym.scene.loader import load_task_bank
 
@@ -53,7 +56,8 @@ def test_identical_runs_agree_and_ratings_override_the_judge(sim_runs, tmp_path,
     humans = _relabel(tmp_path, dirs, ratings_of)
     sims = _relabel(tmp_path, dirs, ratings_of, user="rule")
     out_json = tmp_path / "agree.json"
-    assert main([*map(str, humans), *map(str, sims), "--judge", "none", "--json", str(out_json)]) == 0
+    assert main([*map(str, humans), *map(str, sims), "--judge", "none", "--ratings", "questionnaire",
+                 "--json", str(out_json)]) == 0
     printed = capsys.readouterr().out
     assert "Pearson (r)" in printed and "Spearman (rho)" in printed and "Nonrep." in printed
     result = json.loads(out_json.read_text())
@@ -74,10 +78,18 @@ def test_rule_judge_rates_episodes_without_override(sim_runs, tmp_path):
     root, dirs = sim_runs
     humans = _relabel(tmp_path, dirs, lambda u, a: {"Overall": 3})
     out_json = tmp_path / "a.json"
-    assert main([*map(str, humans), *map(str, dirs.values()), "--json", str(out_json)]) == 0
+    assert main([*map(str, humans), *map(str, dirs.values()), "--ratings", "questionnaire", "--json", str(out_json)]) == 0
     means = json.loads(out_json.read_text())["means"]
     assert means["human"]["heuristic"]["Overall"] == 3.0
     assert 1.0 <= means["human"]["heuristic"]["Naturalness"] <= 5.0  # rule judge filled it in
+    # By default the judge rates both groups (Table 4): the same trajectories get the same means.
+    assert main([*map(str, humans), *map(str, dirs.values()), "--json", str(out_json)]) == 0
+    human = json.loads(out_json.read_text())["means"]["human"]["heuristic"]
+    eps = read_episodes(dirs["heuristic"] / "trajectories.jsonl")
+    judge, index, tasks = RuleBasedJudge(), load_indexes({"supermarket"})["supermarket"], load_tasks({"supermarket"})
+    rated = [judge.rate(ep, tasks[ep.task_id], index) for ep in eps]
+    for m in ("Overall", "Naturalness"):  # human runs: the plain mean of the judge's ratings
+        assert human[m] == pytest.approx(sum(r[m] for r in rated) / len(rated))
 
 
 def _fails(argv, capsys) -> str:
@@ -96,7 +108,8 @@ def test_bad_inputs_give_one_line_errors(sim_runs, tmp_path, capsys):
     bad = tmp_path / "bad"
     shutil.copytree(next(iter(dirs.values())), bad)
     (bad / "ratings.jsonl").write_text('{"episode_id": "x", "ratings": {"Overall": 9}}\n')
-    assert "must be a number from 1 to 5, got 9" in _fails([str(bad), str(bad), "--users", "rule,human"], capsys)
+    argv = [str(bad), str(bad), "--users", "rule,human", "--ratings", "questionnaire"]
+    assert "must be a number from 1 to 5, got 9" in _fails(argv, capsys)
 
 
 def test_per_profile_cohort_is_one_task_per_profile_and_fixed():

@@ -56,6 +56,7 @@ def _turns(played, env, name):
     return [t for ep in played[(env, name)] for t in ep.turns]
 
 
+@pytest.mark.slow  # plays every default assistant on 4 tasks per store
 @pytest.mark.parametrize("env", ENVS)
 def test_probes_emit_valid_output(played, env):
     # The gates must stop a probe for what it says, not for a malformed turn.
@@ -66,6 +67,7 @@ def test_probes_emit_valid_output(played, env):
         assert not bad, f"{name}: invalid turns {bad[:3]}"
 
 
+@pytest.mark.slow  # plays every default assistant on 4 tasks per store
 @pytest.mark.parametrize("env", ENVS)
 def test_probes_say_what_they_are_meant_to(played, env):
     lexicon = lexicon_for(SceneIndex(load_scene(STORE_OF_ENV[env])))
@@ -91,6 +93,7 @@ def test_probes_say_what_they_are_meant_to(played, env):
     assert any(analyze(t.response, lexicon).proposed for t in mislabel)  # ... while proposing products
 
 
+@pytest.mark.slow  # plays every default assistant on 4 tasks per store
 def test_runs_use_the_training_reward(played):
     # RecRMReward(variant="full", outcome_bonus=1.0): the step that fills the cart pays the bonus.
     finished = [ep for (_, name), eps in played.items() if name == "heuristic" for ep in eps
@@ -136,6 +139,7 @@ def test_gaming_compares_against_plain_else_heuristic():
                                                    ("probe-b", "train_reward")}
 
 
+@pytest.mark.slow  # plays every default assistant on 4 tasks per store
 @pytest.mark.parametrize("env", ENVS)
 def test_every_probe_scores_below_the_honest_assistant(rows, env):
     ref = next(name for name in REFERENCES if any(r.assistant == name for r in rows))

@@ -10,18 +10,6 @@ from eval.aggregate import summarize_groups
 from eval.io import read_episodes
 from eval.rollout import RolloutConfig, run
 
-try:  # the env needs the generated assets; skip until they are committed
-    import gymnasium as gym
-
-    import situ_gym  # noqa: F401
-
-    gym.make("SituRec-Supermarket-v0", image_size=(64, 48)).close()
-    HAVE_ENV = True
-except Exception:  # noqa: BLE001
-    HAVE_ENV = False
-
-pytestmark = pytest.mark.skipif(not HAVE_ENV, reason="SituRec env or its assets not available")
-
 # Tiny settings so the whole module stays a few seconds: 3 tasks, 3 turns, 64x48 frames.
 SMALL = dict(env="SituRec-Supermarket-v0", agent="random", tasks="0-2", max_turns=3,
              env_kwargs={"image_size": [64, 48]}, judge="none", no_report=True)

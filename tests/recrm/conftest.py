@@ -1,13 +1,15 @@
+"""Fixtures of the RecRM tests: the reward world of tests/world.py and its breakfast task."""
+
 import pytest
 
-from tests.recrm.world import make_index, make_task
+from tests.world import reward_market, reward_task
 
 
 @pytest.fixture(scope="module")
 def index():
-    return make_index()
+    return reward_market()
 
 
 @pytest.fixture(scope="module")
 def task():
-    return make_task()
+    return reward_task()

@@ -2,7 +2,7 @@ import pytest
 
 from recrm.components import FactualConsistency
 from recrm.context import TurnContext
-from tests.recrm.world import honest_recommend, opening_history, turn
+from tests.recrm.turns import honest_recommend, opening_history, turn
 
 judge = FactualConsistency()
 

@@ -1,7 +1,8 @@
 import pytest
 
 from recrm.context import TurnContext
-from tests.recrm.world import honest_recommend, make_task, opening_history, turn
+from tests.recrm.turns import honest_recommend, opening_history, turn
+from tests.world import reward_task
 
 
 def test_revealed_counts_only_earlier_turns(index, task):
@@ -61,4 +62,4 @@ def test_mismatched_task_is_rejected(index, task):
     with pytest.raises(ValueError, match="other"):
         TurnContext.from_record(turn("x"), ep, task, index)
     with pytest.raises(ValueError, match="home_furnishings"):
-        TurnContext.from_record(turn("x"), None, make_task(store="home_furnishings"), index)
+        TurnContext.from_record(turn("x"), None, reward_task(store="home_furnishings"), index)

@@ -2,12 +2,13 @@ import random
 
 from recrm.composite import RecRMComposite
 from recrm.context import TurnContext
-from tests.recrm.world import FIXTURES, PRODUCTS, opening_history, turn
+from tests.recrm.turns import opening_history, turn
+from tests.world import REWARD_FIXTURES, REWARD_PRODUCTS
 
 PIECES = (
-    [p[1] for p in PRODUCTS]
-    + [p[2] for p in PRODUCTS]
-    + [f[1] for f in FIXTURES]
+    [p[1] for p in REWARD_PRODUCTS]
+    + [p[2] for p in REWARD_PRODUCTS]
+    + [f[1] for f in REWARD_FIXTURES]
     + [
         "$4.99",
         "$",
@@ -45,13 +46,13 @@ def test_random_responses_never_raise_and_stay_in_range(index, task):
     for n in range(300):
         text = " ".join(rng.choice(PIECES) for _ in range(rng.randint(0, 25)))
         atype = rng.choice(["Recommend", "Explain", "AskPreference", "Navigate", None])
-        pid = rng.choice([p[0] for p in PRODUCTS] + [None, "sm_p999"])
+        pid = rng.choice([p[0] for p in REWARD_PRODUCTS] + [None, "sm_p999"])
         rec = turn(
             text,
             atype,
             n=3,
             recommended_id=pid,
-            ranking=rng.sample([p[0] for p in PRODUCTS] + ["x"], rng.randint(0, 5)),
+            ranking=rng.sample([p[0] for p in REWARD_PRODUCTS] + ["x"], rng.randint(0, 5)),
             action={
                 "display_name": rng.choice(PIECES),
                 "visible_now": rng.choice([True, False, "yes"]),

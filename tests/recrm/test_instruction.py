@@ -3,7 +3,7 @@ import pytest
 from recrm.components import InstructionFollowing
 from recrm.context import TurnContext
 from situ_gym.records import ToolCall
-from tests.recrm.world import honest_recommend, opening_history, output, turn
+from tests.recrm.turns import honest_recommend, opening_history, output, turn
 
 judge = InstructionFollowing()
 

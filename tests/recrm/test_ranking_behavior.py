@@ -4,7 +4,8 @@ import pytest
 
 from recrm.components import BehaviorPrediction, ItemRanking, ndcg_at_k
 from recrm.context import TurnContext
-from tests.recrm.world import make_task, turn
+from tests.recrm.turns import turn
+from tests.world import reward_task
 
 L2, L3, L4 = 1.0, 1 / math.log2(3), 1 / math.log2(4)  # position discounts 1, 2, 3
 
@@ -44,8 +45,8 @@ def test_ndcg_function():
 
 
 def test_behavior_target_and_substitutes(index):
-    strict = make_task(accept_substitutes=False)
-    loose = make_task(accept_substitutes=True)
+    strict = reward_task(accept_substitutes=False)
+    loose = reward_task(accept_substitutes=True)
     beh = BehaviorPrediction()
     assert beh.score(ctx_for(index, strict, ["sm_p005", "sm_p004"])).value == 1.0
     assert beh.score(ctx_for(index, strict, ["sm_p008"])).value == 0.0

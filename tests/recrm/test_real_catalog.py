@@ -6,6 +6,7 @@ from recrm.components import FactualConsistency, InstructionFollowing
 from recrm.context import TurnContext
 from situ_gym.records import ToolCall, TurnRecord
 from situ_gym.scene.index import SceneIndex
+from situ_gym.scene.loader import load_scene
 from situ_gym.scene.model import AcceptancePolicy, Task
 
 STORES = ["supermarket", "home_furnishings"]
@@ -13,11 +14,7 @@ STORES = ["supermarket", "home_furnishings"]
 
 @pytest.fixture(scope="module", params=STORES)
 def world(request):
-    loader = pytest.importorskip("situ_gym.scene.loader")
-    try:
-        index = SceneIndex(loader.load_scene(request.param))
-    except Exception as exc:
-        pytest.skip(f"{request.param} scene not available: {exc}")
+    index = SceneIndex(load_scene(request.param))
     pid = next(iter(index.products))
     task = Task(
         id="t",

@@ -2,7 +2,8 @@ import pytest
 
 from recrm.components import QueryItemRelevance
 from recrm.context import TurnContext
-from tests.recrm.world import make_task, turn
+from tests.recrm.turns import turn
+from tests.world import reward_task
 
 judge = QueryItemRelevance()
 
@@ -56,7 +57,7 @@ def test_unrevealed_requirements_are_not_used(index, task):
 @pytest.mark.parametrize("price_budget, expected", [(6.5, 1.0), (5.9, 1.0), (5.8, 0.5)])
 def test_budget_tolerance_is_ten_percent(index, price_budget, expected):
     # sm_p008 costs 6.49; it meets a budget b iff 6.49 <= 1.1 b
-    task = make_task(budget=price_budget)
+    task = reward_task(budget=price_budget)
     task = task.model_copy(
         update={
             "disclosure": [

@@ -5,7 +5,8 @@ import pytest
 import recrm.score as score_mod
 from recrm.score import read_trajectories, score_episodes
 from situ_gym.records import EpisodeRecord
-from tests.recrm.world import honest_recommend, make_index, make_task, opening_history
+from tests.recrm.turns import honest_recommend, opening_history
+from tests.world import reward_market, reward_task
 
 
 def episode(agent, last, cart):
@@ -38,7 +39,7 @@ def episodes():
 
 @pytest.fixture()
 def world():
-    return {"tasks": {"sm_t001": make_task()}, "indexes": {"supermarket": make_index()}}
+    return {"tasks": {"sm_t001": reward_task()}, "indexes": {"supermarket": reward_market()}}
 
 
 def test_score_episodes_per_agent(episodes, world):
@@ -63,7 +64,7 @@ def test_outcome_variant_and_bonus(episodes, world):
 
 
 def test_unknown_task_is_skipped(episodes, world, monkeypatch):
-    monkeypatch.setattr(score_mod, "load_world", lambda store: ({}, make_index()))
+    monkeypatch.setattr(score_mod, "load_world", lambda store: ({}, reward_market()))
     ep = episodes[0].model_copy(update={"task_id": "sm_t999", "episode_id": "x"})
     out = score_episodes([ep], **world)
     assert out["skipped"] == ["x"] and out["overall"]["turns"] == 0
@@ -74,7 +75,7 @@ def test_cli_reads_file_and_prints_json(episodes, tmp_path, monkeypatch, capsys)
     path.write_text("".join(ep.model_dump_json() + "\n" for ep in episodes) + '{"truncated": ')
     assert len(read_trajectories(path)) == 2  # a broken last line is dropped
     monkeypatch.setattr(
-        score_mod, "load_world", lambda store: ({"sm_t001": make_task()}, make_index())
+        score_mod, "load_world", lambda store: ({"sm_t001": reward_task()}, reward_market())
     )
     assert score_mod.main([str(path), "--json", "--variant", "R4"]) == 0
     out = json.loads(capsys.readouterr().out)
@@ -92,7 +93,7 @@ def test_cli_rejects_unknown_variant(tmp_path):
 
 def test_episode_from_other_assets_keeps_its_ground_truth(episodes, world):
     # the bank's task now targets sm_p008 only; the saved episode still says sm_p004
-    world["tasks"]["sm_t001"] = make_task(target_product_id="sm_p008", reference_set=["sm_p008"])
+    world["tasks"]["sm_t001"] = reward_task(target_product_id="sm_p008", reference_set=["sm_p008"])
     out = score_episodes(episodes[:1], **world)
     assert out["stale"] == [episodes[0].episode_id]
     # NDCG against the saved {sm_p004, sm_p008}: 1.0 (against the bank's {sm_p008} it would be 0.63)

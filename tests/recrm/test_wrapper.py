@@ -4,7 +4,8 @@ import pytest
 from gymnasium import spaces
 
 from recrm.wrapper import RecRMReward
-from tests.recrm.world import honest_recommend, make_index, make_task, opening_history
+from tests.recrm.turns import honest_recommend, opening_history
+from tests.world import reward_market, reward_task
 
 
 class ScriptedEnv(gym.Env):
@@ -15,7 +16,7 @@ class ScriptedEnv(gym.Env):
     def __init__(self, script=None):
         self.observation_space = spaces.Discrete(1)
         self.action_space = spaces.Text(max_length=4096)
-        self.index, self.task = make_index(), make_task()
+        self.index, self.task = reward_market(), reward_task()
         self.script = script or [
             *opening_history(),
             honest_recommend(n=3).model_copy(update={"cart": ["sm_p004"]}),

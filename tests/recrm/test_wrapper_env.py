@@ -1,4 +1,4 @@
-"""RecRMReward on the real SituRec env (skipped until the env and its assets load)."""
+"""RecRMReward on the real SituRec env: rewards, records and vectorised use."""
 
 import json
 
@@ -25,16 +25,7 @@ def _text(response, action, ranking=(), eua=None):
 GREET = _text("Hi! What are you shopping for today?", {"type": "Greet"})
 
 
-@pytest.fixture(scope="module")
-def env_available():
-    pytest.importorskip("situ_gym.env")
-    try:
-        gym.make(ENV_ID, image_size=(160, 120)).close()
-    except Exception as exc:  # assets or env not ready in this checkout
-        pytest.skip(f"{ENV_ID} not available: {exc}")
-
-
-def test_real_env_rewards_and_records(env_available):
+def test_real_env_rewards_and_records():
     env = RecRMReward(gym.make(ENV_ID, image_size=(160, 120)))
     obs, info = env.reset(seed=3)
     task = env.unwrapped.task
@@ -68,7 +59,7 @@ def test_real_env_rewards_and_records(env_available):
     env.close()
 
 
-def test_real_env_under_make_vec(env_available):
+def test_real_env_under_make_vec():
     envs = gym.make_vec(
         ENV_ID, num_envs=2, vectorization_mode="sync", wrappers=[RecRMReward], image_size=(160, 120)
     )

@@ -5,7 +5,6 @@ import pytest
 
 @pytest.fixture(scope="session")
 def runs(tmp_path_factory):
-    pytest.importorskip("situ_gym.env")
     from eval.rollout import RolloutConfig, run
 
     root = tmp_path_factory.mktemp("rm_runs")

@@ -141,21 +141,3 @@ def test_class_counts_split_by_held_out_profile(data_dir):
     for r in recs["relevance"]:
         tasks[r.split].add(r.source.task_id.rsplit("_", 1)[0])
     assert not tasks["train"] & tasks["test"]  # no shopper profile on both sides
-
-
-def test_gspo_config_takes_scorers_from_yaml(tmp_path):
-    pytest.importorskip("trl")
-    from pathlib import Path
-
-    from train.config import GSPOScriptConfig, parse_config
-
-    base = (Path(__file__).parents[2] / "train/configs/gspo_tiny.yaml").read_text()
-    good = tmp_path / "good.yaml"
-    good.write_text(base + "\nrecrm_scorers:\n  relevance: model:runs/rm/relevance\n")
-    assert parse_config(GSPOScriptConfig, ["--config", str(good)]).recrm_scorers == {
-        "relevance": "model:runs/rm/relevance"
-    }
-    bad = tmp_path / "bad.yaml"
-    bad.write_text(base + "\nrecrm_scorers:\n  relevance: gpt\n")
-    with pytest.raises(ValueError, match="'rule' or 'model:PATH'"):
-        parse_config(GSPOScriptConfig, ["--config", str(bad)])

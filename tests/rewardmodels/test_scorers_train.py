@@ -1,19 +1,18 @@
+import json
 import math
 
 import pytest
+import torch
 
-torch = pytest.importorskip("torch")
-pytest.importorskip("trl")
-
-from recrm.components import QueryItemRelevance  # noqa: E402
-from recrm.composite import RecRMComposite  # noqa: E402
-from recrm.context import TurnContext  # noqa: E402
-from recrm.data import read_records  # noqa: E402
-from recrm.data.prompts import SYSTEM_PROMPTS  # noqa: E402
-from recrm.evaluate import evaluate  # noqa: E402
-from recrm.scorers import SCORER_FILE, build_components, resolve_scorer  # noqa: E402
-from recrm.train import RMTrainConfig, train  # noqa: E402
-from recrm.train.ranker import listwise_loss  # noqa: E402
+from recrm.components import QueryItemRelevance
+from recrm.composite import RecRMComposite
+from recrm.context import TurnContext
+from recrm.data import read_records
+from recrm.data.prompts import SYSTEM_PROMPTS
+from recrm.evaluate import evaluate
+from recrm.scorers import SCORER_FILE, build_components, resolve_scorer
+from recrm.train import RMTrainConfig, train
+from recrm.train.ranker import listwise_loss
 
 
 @pytest.fixture(scope="module")
@@ -135,14 +134,23 @@ def test_model_scorer_in_the_composite_batches_like_single_turns(relevance_judge
 
 @pytest.mark.slow
 def test_wrapper_takes_scorers(relevance_judge):
-    gym = pytest.importorskip("gymnasium")
+    import gymnasium as gym
+
     import situ_gym  # noqa: F401
     from recrm import RecRMReward
 
     env = RecRMReward(gym.make("SituRec-Supermarket-v0"), scorers={"relevance": f"model:{relevance_judge}"})
     env.reset(seed=0)
-    assert env.unwrapped is not None
     assert env.composite.components["relevance"].path == relevance_judge.resolve()
+    task = env.unwrapped.task
+    name = env.unwrapped.index.products[task.target_product_id].name
+    recommend = {"response": f"I'd suggest the {name}.", "ranking": [task.target_product_id],
+                 "assistant_actions": [{"type": "Recommend", "display_name": name, "visible_now": False,
+                                        "reason": "it fits"}]}
+    rc = env.step(json.dumps(recommend))[-1]["recrm"]
+    assert rc["judged_item"] == task.target_product_id
+    assert rc["details"]["relevance"]["scorer"] == str(relevance_judge.resolve())  # the judge ruled
+    assert rc["components"]["relevance"] in (0.0, 0.5, 1.0)
     env.close()
 
 

@@ -8,66 +8,44 @@ import pytest
 from situ_gym.backends.base import Pose
 from situ_gym.backends.embedded import EmbeddedBackend
 from situ_gym.scene.index import SceneIndex
-from situ_gym.scene.model import Fixture, Instance, Layout, Pose2, Product, Scene, Waypoint
+from situ_gym.scene.model import Instance
 from situ_gym.som import analyse, annotate_roles, caption, render_minimap
+from tests.world import fixture, pose, product, scene, waypoint
 
 FACING_GAP = 0.01  # as the Supermarket generator spaces facings of one product
 
 
 def _product(i, color, xs, y, fixture_id):
-    return Product(
-        id=f"p{i}",
-        name=f"Product {i}",
-        brand="Brand",
-        category="thing",
-        group="things",
-        price=2.0,
-        attributes={},
-        tags=[],
-        color=color,
-        fixture_id=fixture_id,
-        instances=[
-            Instance(id=f"p{i}_{k}", position=(x, y, 0.8), size=(0.2, 0.15, 0.25), facing=-90.0)
-            for k, x in enumerate(xs)
-        ],
-    )
+    facings = [
+        Instance(id=f"p{i}_{k}", position=(x, y, 0.8), size=(0.2, 0.15, 0.25), facing=-90.0)
+        for k, x in enumerate(xs)
+    ]
+    return product(f"p{i}", f"Product {i}", brand="Brand", category="thing", group="things",
+                   price=2.0, color=color, fixture_id=fixture_id, instances=facings)
 
 
 def _fixture(i, rect, color):
-    front = Pose2(x=(rect[0] + rect[2]) / 2, y=rect[1] - 0.8, yaw=90.0)
-    return Fixture(
-        id=f"f{i}",
-        name=f"Shelf {i}",
-        kind="shelf",
-        footprint=rect,
-        height=1.6,
-        levels=[0.1, 0.8],
-        color=color,
-        front_yaw=-90.0,
-        approach={"front": front},
-        product_ids=[],
-    )
+    front = pose((rect[0] + rect[2]) / 2, rect[1] - 0.8, 90.0)
+    return fixture(f"f{i}", f"Shelf {i}", footprint=rect, height=1.6, levels=[0.1, 0.8],
+                   color=color, front_yaw=-90.0, approach={"front": front})
 
 
 @pytest.fixture(scope="module")
 def shelf():
-    scene = Scene(
-        store="supermarket",
-        name="som-shelf",
-        layout=Layout(bounds=(0.0, 0.0, 6.0, 14.0), walls=[], start=Pose2(x=3.0, y=1.5, yaw=90.0)),
-        products=[
-            _product(0, (200, 10, 0), [2.6, 2.8 + FACING_GAP], 3.1, "f0"),  # two adjacent facings
-            _product(1, (200, 30, 0), [3.4], 3.1, "f0"),
-            _product(2, (200, 50, 0), [5.0], 11.1, "f1"),  # far down the hall
-        ],
-        fixtures=[
-            _fixture(0, (2.0, 3.0, 4.0, 3.4), (10, 40, 200)),
-            _fixture(1, (4.2, 11.0, 5.8, 11.4), (10, 60, 200)),
-        ],
-        waypoints=[Waypoint(id="w0", x=3.0, y=1.0, neighbors=[])],
-    )
-    backend = EmbeddedBackend(scene, width=320, height=240)
-    yield SceneIndex(scene), backend
+    products = [
+        _product(0, (200, 10, 0), [2.6, 2.8 + FACING_GAP], 3.1, "f0"),  # two adjacent facings
+        _product(1, (200, 30, 0), [3.4], 3.1, "f0"),
+        _product(2, (200, 50, 0), [5.0], 11.1, "f1"),  # far down the hall
+    ]
+    fixtures = [
+        _fixture(0, (2.0, 3.0, 4.0, 3.4), (10, 40, 200)),
+        _fixture(1, (4.2, 11.0, 5.8, 11.4), (10, 60, 200)),
+    ]
+    hall = scene("supermarket", "som-shelf", products, fixtures=fixtures,
+                 bounds=(0.0, 0.0, 6.0, 14.0), start=pose(3.0, 1.5, 90.0),
+                 waypoints=[waypoint("w0", 3.0, 1.0)])
+    backend = EmbeddedBackend(hall, width=320, height=240)
+    yield SceneIndex(hall), backend
     backend.close()
 
 

@@ -9,7 +9,7 @@ import pytest
 from situ_gym.scene.index import SceneIndex
 from situ_gym.som import RoleView, VisibleEntity, caption, fixed_handles, fixed_handles_by_id
 from situ_gym.som.labels import letters, product_label
-from tests.som.conftest import make_home, make_supermarket
+from tests.world import marks_home, marks_market
 
 USER_FIXTURE = re.compile(r"^[A-Z]+$")
 USER_AREA = re.compile(r"^[A-Z]+\d+$")
@@ -43,7 +43,7 @@ def test_product_labels_per_role():
 
 
 def test_supermarket_fixed_handles_formats_and_coverage():
-    index = SceneIndex(make_supermarket(n_fixtures=30))
+    index = SceneIndex(marks_market(n_fixtures=30))
     user, assistant = fixed_handles(index, "user"), fixed_handles(index, "assistant")
     assert all(USER_FIXTURE.match(h) for h in user)
     assert all(ASSISTANT_FIXTURE.match(h) for h in assistant)
@@ -54,7 +54,7 @@ def test_supermarket_fixed_handles_formats_and_coverage():
 
 
 def test_home_fixed_handles_formats_and_area_prefixes():
-    index = SceneIndex(make_home())
+    index = SceneIndex(marks_home())
     for role, store_re, area_re in (
         ("user", USER_FIXTURE, USER_AREA),
         ("assistant", ASSISTANT_FIXTURE, ASSISTANT_AREA),
@@ -72,7 +72,7 @@ def test_home_fixed_handles_formats_and_area_prefixes():
             assert handles[handle] == area_id
 
 
-@pytest.mark.parametrize("make", [make_supermarket, make_home])
+@pytest.mark.parametrize("make", [marks_market, marks_home])
 def test_user_order_never_matches_assistant_order(make):
     index = SceneIndex(make())
     user = fixed_handles_by_id(index, "user")
@@ -87,24 +87,24 @@ def test_user_order_never_matches_assistant_order(make):
 
 
 def test_fixed_handles_are_stable_and_keyed_on_scene_name():
-    a1 = fixed_handles(SceneIndex(make_supermarket(n_fixtures=8)), "user")
-    a2 = fixed_handles(SceneIndex(make_supermarket(n_fixtures=8)), "user")
+    a1 = fixed_handles(SceneIndex(marks_market(n_fixtures=8)), "user")
+    a2 = fixed_handles(SceneIndex(marks_market(n_fixtures=8)), "user")
     assert a1 == a2 and list(a1) == list(a2)
     others = [
-        fixed_handles(SceneIndex(make_supermarket(n_fixtures=8, name=f"market-{i}")), "user")
+        fixed_handles(SceneIndex(marks_market(n_fixtures=8, name=f"market-{i}")), "user")
         for i in range(4)
     ]
     assert any(o != a1 for o in others)  # the permutation depends on the scene name
 
 
 def test_fixed_handles_returns_copies():
-    index = SceneIndex(make_supermarket())
+    index = SceneIndex(marks_market())
     fixed_handles(index, "user").clear()
     assert fixed_handles(index, "user")
 
 
 def test_handle_maps_are_sorted_by_handle():
-    index = SceneIndex(make_supermarket(n_fixtures=30))
+    index = SceneIndex(marks_market(n_fixtures=30))
     user = list(fixed_handles(index, "user"))
     assert user[:3] == ["A", "B", "C"] and user[-4:] == ["AA", "AB", "AC", "AD"]
     assert list(fixed_handles(index, "assistant"))[8:11] == ["9", "10", "11"]
@@ -122,7 +122,7 @@ def _view(index: SceneIndex) -> RoleView:
 
 
 def test_caption_supermarket_exact():
-    index = SceneIndex(make_supermarket())
+    index = SceneIndex(marks_market())
     text = caption(_view(index), index, held_item="p3", cart=["p0", "p1"])
     assert text == (
         "Visible products:\n"
@@ -137,13 +137,13 @@ def test_caption_supermarket_exact():
 
 
 def test_caption_empty_view_keeps_holding_and_cart():
-    index = SceneIndex(make_supermarket())
+    index = SceneIndex(marks_market())
     view = RoleView("user", image=None, handles=fixed_handles(index, "user"), visible=[])
     assert caption(view, index, held_item=None, cart=[]) == "Holding: nothing\nCart: empty"
 
 
 def test_caption_home_stores_and_areas():
-    index = SceneIndex(make_home())
+    index = SceneIndex(marks_home())
     by_id = fixed_handles_by_id(index, "user")
     view = RoleView(
         "user",

@@ -304,9 +304,9 @@ def test_assistant_rows_follow_shelf_levels(market):
 
 def test_shared_or_reserved_entity_colours_are_rejected():
     from situ_gym.scene.index import SceneIndex
-    from tests.som.conftest import make_supermarket
+    from tests.world import marks_market
 
-    scene = make_supermarket()
+    scene = marks_market()
     clash = scene.model_copy(
         update={
             "products": [

@@ -76,12 +76,12 @@ def heuristic_run(tmp_path_factory):
 def test_replay_rebuilds_teacher_episodes_and_catches_a_mismatch(tiny, heuristic_run, tmp_path):
     from agents.hf_policy import load_tokenizer
     from eval.io import read_episodes
-    from train.config import SFTScriptConfig
+    from train.config import TeacherDataArguments
     from train.sft import ReplayMismatchError, build_dataset, make_env, replay_episode
 
     tok = load_tokenizer(str(tiny))
-    cfg = SFTScriptConfig(model_name_or_path=str(tiny), trajectories=[str(heuristic_run)], success_only=False,
-                          max_turns=2, env_image_size=[160, 120], eval_profile_fraction=0.2)
+    cfg = TeacherDataArguments(trajectories=[str(heuristic_run)], success_only=False, max_turns=2,
+                               env_image_size=[160, 120], eval_profile_fraction=0.2)
     records = read_episodes(heuristic_run)
     dataset, summary = build_dataset(cfg, tok)
     # The held-out profile's episode never becomes training data.
@@ -103,15 +103,14 @@ def test_rollout_on_the_real_env_masks_env_tokens_and_groups_share_a_task(tiny):
     from transformers import AutoModelForCausalLM
 
     from agents.hf_policy import eos_token_ids, generate_batch, load_tokenizer
-    from train.config import GSPOScriptConfig
+    from train.config import SituRecArguments
     from train.rollout import SituRecRollout
     from train.tasks import prompt_key, split_tasks
 
     tok = load_tokenizer(str(tiny))
     model = AutoModelForCausalLM.from_pretrained(tiny)
     eos = eos_token_ids(model, tok)
-    cfg = GSPOScriptConfig(model_name_or_path=str(tiny), num_generations=2, per_device_train_batch_size=1,
-                           steps_per_generation=2, max_turns=2, max_new_tokens=12, env_image_size=[160, 120])
+    cfg = SituRecArguments(max_turns=2, max_new_tokens=12, env_image_size=[160, 120])
     task = split_tasks("supermarket", 0.2, 0)[0][0]
     calls, given = [], []
 
@@ -121,7 +120,7 @@ def test_rollout_on_the_real_env_masks_env_tokens_and_groups_share_a_task(tiny):
         given.append(outs)
         return outs
 
-    out = SituRecRollout(cfg).play([prompt_key("supermarket", task, 3)] * 2, tok, generate, eos_ids=eos)
+    out = SituRecRollout(cfg, 4096).play([prompt_key("supermarket", task, 3)] * 2, tok, generate, eos_ids=eos)
     assert out["task_id"] == [task, task] and out["prompt_ids"][0] == out["prompt_ids"][1]
     assert calls[0] == 2  # both episodes of the group in one generate call
     for row in range(2):

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from train.config import GSPOScriptConfig
+from train.config import SituRecArguments
 from train.rollout import SituRecRollout, soft_gated_total, trajectory_reward
 from train.tasks import prompt_key
 from train.tiny import build_tiny_tokenizer, corpus
@@ -66,12 +66,11 @@ def tokenizer():
 
 
 def cfg(**kw):
-    base = dict(
-        model_name_or_path="x", num_generations=2, per_device_train_batch_size=2, steps_per_generation=2,
-        max_turns=4, max_new_tokens=6, max_completion_length=4000, outcome_bonus=1.0,
-    )
-    base.update(kw)
-    return GSPOScriptConfig(**base)
+    return SituRecArguments(**{"max_turns": 4, "max_new_tokens": 6, "outcome_bonus": 1.0, **kw})
+
+
+def rollout_of(c: SituRecArguments, env_factory, max_completion_length: int = 4000) -> SituRecRollout:
+    return SituRecRollout(c, max_completion_length, env_factory=env_factory)
 
 
 class ScriptedGenerate:
@@ -93,9 +92,9 @@ class ScriptedGenerate:
         return out
 
 
-def play(tokenizer, prompts, **kw):
+def play(tokenizer, prompts, max_completion_length=4000, **kw):
     c = cfg(**kw)
-    rollout = SituRecRollout(c, env_factory=lambda store: ScriptedEnv(c.max_turns))
+    rollout = rollout_of(c, lambda store: ScriptedEnv(c.max_turns), max_completion_length)
     gen = ScriptedGenerate(tokenizer)
     out = rollout.play(prompts, tokenizer, gen, eos_ids=frozenset({tokenizer.eos_token_id}))
     return out, gen, rollout
@@ -156,7 +155,7 @@ def test_trajectory_reward_is_mean_turn_total_plus_outcome_bonus(tokenizer):
 def test_soft_gate_lets_gated_turns_score_during_warmup(tokenizer):
     prompts = [prompt_key("supermarket", "t_gate", 0)] * 2
     c = cfg()
-    rollout = SituRecRollout(c, env_factory=lambda store: ScriptedEnv(c.max_turns))
+    rollout = rollout_of(c, lambda store: ScriptedEnv(c.max_turns))
     out = rollout.play(prompts, tokenizer, ScriptedGenerate(tokenizer), eos_ids=frozenset({tokenizer.eos_token_id}),
                        gate_floor=0.5)
     # Turn 1 failed C_inst: max(0, 0.5) * ungated bracket (relevance 1, rank 0: (1 + 0.5*0)/2 = 0.5) = 0.25.
@@ -179,14 +178,14 @@ def test_missing_recrm_info_is_a_clear_error(tokenizer):
             info.pop("recrm")
             return obs, r, term, trunc, info
 
-    rollout = SituRecRollout(cfg(), env_factory=lambda store: Bare(4))
+    rollout = rollout_of(cfg(), lambda store: Bare(4))
     with pytest.raises(RuntimeError, match="RecRMReward"):
         rollout.play([prompt_key("supermarket", "t_long", 0)] * 2, tokenizer, ScriptedGenerate(tokenizer),
                      eos_ids=frozenset({tokenizer.eos_token_id}))
 
 
 def test_bad_prompt_key_names_the_value(tokenizer):
-    rollout = SituRecRollout(cfg(), env_factory=lambda store: ScriptedEnv(4))
+    rollout = rollout_of(cfg(), lambda store: ScriptedEnv(4))
     with pytest.raises(ValueError, match="'hello'"):
         rollout.play(["hello"], tokenizer, ScriptedGenerate(tokenizer), eos_ids=frozenset())
 
@@ -205,9 +204,10 @@ def test_soft_gate_agrees_with_the_composite_on_every_variant():
     """The composite's ``ungated`` is what its total divides into: total = gates x ungated."""
     from recrm.composite import VARIANTS, RecRMComposite
     from recrm.context import TurnContext
-    from tests.recrm.world import honest_recommend, make_index, make_task, opening_history
+    from tests.recrm.turns import honest_recommend, opening_history
+    from tests.world import reward_market, reward_task
 
-    index, task = make_index(), make_task()
+    index, task = reward_market(), reward_task()
     ctx = TurnContext.from_record(honest_recommend(), None, task, index, opening_history())
     for name in VARIANTS:
         result = RecRMComposite(variant=name).score(ctx).as_dict()

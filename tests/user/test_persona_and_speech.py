@@ -15,20 +15,19 @@ from situ_gym.scene.loader import load_task_bank
 from situ_gym.user.rule.decision import Decision, assess
 from situ_gym.user.rule.persona import Persona
 from situ_gym.user.rule.state import EpisodeState
-
-from .conftest import make_profile, make_sm_task
+from tests.world import shopper_market_task, shopper_profile
 
 
 def _persona(task, **b5_and_settings):
     big_five = {k: b5_and_settings.pop(k) for k in list(b5_and_settings) if k in
                 ("openness", "agreeableness", "neuroticism", "extraversion", "conscientiousness")}
-    profile = make_profile(**b5_and_settings)
+    profile = shopper_profile(**b5_and_settings)
     profile = profile.model_copy(update={"big_five": {**profile.big_five, **big_five}})
     return Persona.of(profile, task)
 
 
 def test_traits_set_patience_disclosure_and_acceptance():
-    task = make_sm_task()
+    task = shopper_market_task()
     calm = _persona(task, agreeableness=0.9, neuroticism=0.1, extraversion=0.9, talkativeness="high")
     tense = _persona(task, agreeableness=0.1, neuroticism=0.9, extraversion=0.1, talkativeness="low")
     assert calm.patience == tense.patience + 2
@@ -40,7 +39,7 @@ def test_traits_set_patience_disclosure_and_acceptance():
 
 
 def test_hard_constraints_stay_hard_and_soft_misses_need_a_convincing_explanation():
-    task = make_sm_task(accept_substitutes=True).model_copy(update={"required_tags": ["prep:plain", "diet:high_protein"]})
+    task = shopper_market_task(accept_substitutes=True).model_copy(update={"required_tags": ["prep:plain", "diet:high_protein"]})
     persona = _persona(task, openness=0.9, agreeableness=1.0, price_sensitivity="low")
     assert "diet:high_protein" in persona.soft_needs and "prep:plain" not in persona.soft_needs
     avoid = {"price": 5.0, "tags": ["prep:breaded", "prep:plain", "diet:high_protein"], "category": "frozen fish"}

@@ -11,14 +11,9 @@ from situ_gym.actions.tools import LEGAL_TOOLS, TARGET_ARGUMENT
 from situ_gym.language import analyze
 from situ_gym.user import RuleBasedUser, RuleModerator, make_user
 from situ_gym.user.rule.navigation import call_for_direction
+from tests.world import shopper_home_task, shopper_market_task, shopper_profile
 
-from .conftest import (
-    MiniShop,
-    make_hf_task,
-    make_profile,
-    make_sm_task,
-    make_view,
-)
+from .conftest import MiniShop, make_view
 
 SM_PLACES = {
     "start": ["sm_f01", "sm_f02", "sm_f03"],
@@ -47,7 +42,7 @@ ASSISTANT_LINES = [
 def _user(index, task=None, seed=0, **interaction):
     user = RuleBasedUser()
     user.reset(
-        task or make_sm_task(), make_profile(**interaction), index, np.random.default_rng(seed)
+        task or shopper_market_task(), shopper_profile(**interaction), index, np.random.default_rng(seed)
     )
     return user
 
@@ -117,9 +112,9 @@ def test_never_buys_over_budget_or_with_avoided_tag(sm_index, hf_index):
     purchases = 0
     for seed in range(40):
         for index, task, places, start in (
-            (sm_index, make_sm_task(accept_substitutes=True), SM_PLACES, "start"),
-            (sm_index, make_sm_task(explanations_needed=2), SM_PLACES, "sm_f01"),
-            (hf_index, make_hf_task(accept_substitutes=True), HF_PLACES, "start"),
+            (sm_index, shopper_market_task(accept_substitutes=True), SM_PLACES, "start"),
+            (sm_index, shopper_market_task(explanations_needed=2), SM_PLACES, "sm_f01"),
+            (hf_index, shopper_home_task(accept_substitutes=True), HF_PLACES, "start"),
         ):
             shop, _ = _run(
                 index,
@@ -164,7 +159,7 @@ def test_buys_target_after_inspecting_when_shown_and_recommended(sm_index):
 
 
 def test_waits_for_explanations_before_buying(sm_index):
-    task = make_sm_task(explanations_needed=2)
+    task = shopper_market_task(explanations_needed=2)
     user = _user(sm_index, task, seed=1, explanation_seeking="medium")
     shop = MiniShop(sm_index, SM_PLACES, "sm_f01")
     bare = "Have a look at the Harbor Catch Plain Cod Fillets."
@@ -187,7 +182,7 @@ def test_waits_for_explanations_before_buying(sm_index):
 
 def test_rejects_unsuitable_item_with_reason_and_drops_it(sm_index):
     # price sensitivity "high": no budget slack, so the price alone rules it out (see Persona)
-    user = _user(sm_index, make_sm_task(rejection_style="clarify"), seed=2, price_sensitivity="high")
+    user = _user(sm_index, shopper_market_task(rejection_style="clarify"), seed=2, price_sensitivity="high")
     shop = MiniShop(sm_index, SM_PLACES, "sm_f01")
     script = [
         "Hi! What are you shopping for?",
@@ -206,7 +201,7 @@ def test_rejects_unsuitable_item_with_reason_and_drops_it(sm_index):
 
 
 def test_home_check_then_do_not_add_then_buy_target(hf_index):
-    user = _user(hf_index, make_hf_task(), seed=0)
+    user = _user(hf_index, shopper_home_task(), seed=0)
     shop = MiniShop(hf_index, HF_PLACES, "hf_a01")
     script = [
         "Welcome! What can I help you find?",
@@ -272,7 +267,7 @@ def test_repeated_guidance_to_where_the_user_stands_makes_it_look_around(sm_inde
 
 def test_follows_store_area_and_direction_wording(hf_index, sm_index):
     ids = ["hf_s01", "hf_s02", "hf_a01"]
-    user = _user(hf_index, make_hf_task(), seed=0, navigation_following=1.0)
+    user = _user(hf_index, shopper_home_task(), seed=0, navigation_following=1.0)
     user.respond(_obs(hf_index, 1, "Hello!", ids))
     turn = user.respond(_obs(hf_index, 2, "Walk to the entrance of Light Logic.", ids))
     assert turn.tool_call == {
@@ -350,8 +345,8 @@ def test_helpful_turns_do_not_cost_patience(sm_index):
 def test_tool_calls_legal_and_utterances_free_of_handles(sm_index, hf_index):
     for seed in range(25):
         for index, task, places in (
-            (sm_index, make_sm_task(), SM_PLACES),
-            (hf_index, make_hf_task(), HF_PLACES),
+            (sm_index, shopper_market_task(), SM_PLACES),
+            (hf_index, shopper_home_task(), HF_PLACES),
         ):
             shop, turns = _run(
                 index,
@@ -390,7 +385,7 @@ def test_same_seed_same_turns_and_different_seeds_differ(sm_index):
 def test_reset_rejects_wrong_store_and_factory(sm_index, hf_index):
     user = make_user("rule")
     with pytest.raises(ValueError, match="home_furnishings"):
-        user.reset(make_hf_task(), make_profile(), sm_index, np.random.default_rng(0))
+        user.reset(shopper_home_task(), shopper_profile(), sm_index, np.random.default_rng(0))
     with pytest.raises(ValueError, match="before reset"):
         RuleBasedUser().respond(_obs(sm_index, 1, "hi", []))
 
@@ -416,14 +411,14 @@ def test_substitutes_need_policy_and_willingness(hf_index):
     ] * 3
     bought = 0
     for seed in range(20):
-        user = _user(hf_index, make_hf_task(accept_substitutes=False), seed=seed)
+        user = _user(hf_index, shopper_home_task(accept_substitutes=False), seed=seed)
         shop = MiniShop(hf_index, LAMPS, "hf_a01")
         turns = _play(user, shop, script)
         assert shop.cart == []
         assert turns[2].intent == "reject" and "Wicker Rattan Floor Lamp" in turns[2].utterance
         user = _user(
             hf_index,
-            make_hf_task(accept_substitutes=True),
+            shopper_home_task(accept_substitutes=True),
             seed=seed,
             substitute_willingness="high",
         )
@@ -435,7 +430,7 @@ def test_substitutes_need_policy_and_willingness(hf_index):
 
 @pytest.mark.parametrize(("sensitivity", "buys"), [("high", False), ("medium", True)])
 def test_price_sensitive_user_rejects_a_clearly_pricier_fit(hf_index, sensitivity, buys):
-    task = make_hf_task(accept_substitutes=True, explanations_needed=1)
+    task = shopper_home_task(accept_substitutes=True, explanations_needed=1)
     user = _user(
         hf_index, task, seed=0, price_sensitivity=sensitivity, explanation_seeking="medium"
     )

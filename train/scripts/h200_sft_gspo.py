@@ -1,70 +1,111 @@
 """One-GPU benchmark: SFT warm start then GSPO on a small model, held-out evaluation before/after.
 
     python train/scripts/h200_sft_gspo.py --model /models/Qwen2.5-0.5B-Instruct --out runs/h200
-    python train/scripts/h200_sft_gspo.py --random-init --out runs/h200_scratch     # no weights needed
-    python train/scripts/h200_sft_gspo.py --tiny --out /tmp/h200_tiny               # CPU check, ~1 min
+    python train/scripts/h200_sft_gspo.py --random_init --out runs/h200_scratch    # no weights needed
+    python train/scripts/h200_sft_gspo.py --tiny --out /tmp/h200_tiny              # CPU check, ~1 min
+    # GSPO generation by `trl vllm-serve` on GPU 0, training on GPU 1:
+    CUDA_VISIBLE_DEVICES=1 python train/scripts/h200_sft_gspo.py --model PATH --out runs/h200_vllm \\
+        --gspo_config train/configs/gspo_supermarket_vllm_server.yaml --vllm_server_gpus 0
 
-Prints: generation tokens/s (evaluation and GSPO rollouts), GSPO step-time split
-(generation / env + reward / optimisation and the rest), SR and mean R_total on held-out
-tasks (profiles never trained on) before and after. Writes OUT/summary.json.
+A thin driver: the two stages are train/sft.py and train/gspo.py configured by YAML files
+(default train/configs/sft_supermarket_200_steps.yaml and gspo_supermarket_30_steps.yaml;
+``--tiny``: sft_tiny.yaml and gspo_tiny.yaml), parsed by the same ``train.config.parse_args``
+as the stage scripts; ``--sft_args`` / ``--gspo_args`` add overrides in the same syntax
+(``--gspo_args "--max_steps 5 --warmup_steps 2"``). Prints generation tokens/s (evaluation
+and GSPO rollouts), the GSPO step-time split (generation / env + reward / optimisation and
+the rest), SR and mean R_total on held-out tasks (profiles never trained on) before and after.
+Writes OUT/summary.json.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import logging
+import shlex
+import subprocess
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from train.config import parse_args  # noqa: E402
+
+__all__ = ["DriverArguments", "main", "parse_driver_args", "stage_args", "vllm_server_command"]
+
 logger = logging.getLogger("h200_sft_gspo")
 
-# ~0.5B-parameter Qwen2 body for --random-init (Qwen2.5-0.5B's shape, our own BPE vocabulary).
+CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+# ~0.5B-parameter Qwen2 body for --random_init (Qwen2.5-0.5B's shape, our own BPE vocabulary).
 RANDOM_INIT = {"hidden_size": 896, "num_layers": 24, "vocab_size": 16384}
 
 
-def parse_args(argv=None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    src = p.add_mutually_exclusive_group(required=True)
-    src.add_argument("--model", help="local weights directory (or hub id if cached)")
-    src.add_argument("--random-init", action="store_true", help="random ~0.5B Qwen2 + in-process tokenizer")
-    src.add_argument("--tiny", action="store_true", help="tiny random model and shrunk settings (CPU check)")
-    p.add_argument("--out", required=True)
-    p.add_argument("--store", default="supermarket", choices=["supermarket", "home_furnishings"])
-    p.add_argument("--sft-steps", type=int, default=None)
-    p.add_argument("--gspo-steps", type=int, default=None)
-    p.add_argument("--eval-tasks", type=int, default=None, help="held-out tasks evaluated before/after")
-    p.add_argument("--train-tasks", type=int, default=None, help="cap on training tasks")
-    p.add_argument("--max-turns", type=int, default=None)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--use-vllm", action="store_true")
-    return p.parse_args(argv)
+@dataclass
+class DriverArguments:
+    """Which model, where to write, which stage configs; training settings live in the YAML files."""
+
+    out: str = field(metadata={"help": "Output folder: base/ (built models), sft/, gspo/, summary.json."})
+    model: str | None = field(default=None, metadata={"help": "Local weights directory (or hub id if cached)."})
+    random_init: bool = field(default=False, metadata={"help": "Random ~0.5B Qwen2 + in-process tokenizer."})
+    tiny: bool = field(default=False, metadata={"help": "Tiny random model and the *_tiny.yaml configs (CPU check)."})
+    store: str = field(default="supermarket", metadata={"help": "Store trained and evaluated (sets --stores)."})
+    seed: int = field(default=0, metadata={"help": "Seed of both stages and of the evaluation."})
+    eval_tasks: int | None = field(default=None, metadata={"help": "Held-out tasks evaluated (default 20, tiny 2)."})
+    sft_config: str | None = field(default=None, metadata={"help": "SFT YAML (default by mode, see above)."})
+    gspo_config: str | None = field(default=None, metadata={"help": "GSPO YAML (default by mode, see above)."})
+    sft_args: str = field(default="", metadata={"help": "Extra train/sft.py flags, e.g. '--max_steps 20'."})
+    gspo_args: str = field(default="", metadata={"help": "Extra train/gspo.py flags, e.g. '--max_steps 5'."})
+    vllm_server_gpus: str | None = field(
+        default=None,
+        metadata={"help": "With a vllm_mode: server config, launch `trl vllm-serve` on these CUDA devices."},
+    )
+
+    def __post_init__(self):
+        sources = [bool(self.model), self.random_init, self.tiny]
+        if sum(sources) != 1:
+            raise ValueError("give exactly one of --model PATH, --random_init, --tiny")
+        if self.store not in ("supermarket", "home_furnishings"):
+            raise ValueError(f"store must be supermarket or home_furnishings, got {self.store!r}")
+        if self.eval_tasks is None:
+            self.eval_tasks = 2 if self.tiny else 20
+        if self.eval_tasks < 1:
+            raise ValueError(f"eval_tasks must be positive, got {self.eval_tasks}")
+        size = "tiny" if self.tiny else None
+        self.sft_config = self.sft_config or str(CONFIGS / ("sft_tiny.yaml" if size else "sft_supermarket_200_steps.yaml"))
+        self.gspo_config = self.gspo_config or str(CONFIGS / ("gspo_tiny.yaml" if size else "gspo_supermarket_30_steps.yaml"))
 
 
-def settings(args) -> dict:
-    if args.tiny:
-        base = dict(sft_steps=8, gspo_steps=2, eval_tasks=2, train_tasks=2, max_turns=2, max_new_tokens=24,
-                    num_generations=4, batch=4, steps_per_generation=2, image_size=[160, 120], bf16=False,
-                    max_completion_length=2048, max_length=32768, lr_sft=1e-2, lr_gspo=1e-3)
-    else:
-        base = dict(sft_steps=200, gspo_steps=30, eval_tasks=20, train_tasks=None, max_turns=20, max_new_tokens=256,
-                    num_generations=8, batch=16, steps_per_generation=4, image_size=[640, 480], bf16=True,
-                    max_completion_length=8192, max_length=32768, lr_sft=1e-5, lr_gspo=1e-6)
-    for key in ("sft_steps", "gspo_steps", "eval_tasks", "train_tasks", "max_turns"):
-        if getattr(args, key) is not None:
-            base[key] = getattr(args, key)
-    return base
+def stage_args(args: DriverArguments, model_dir: str) -> tuple[tuple, tuple]:
+    """(SFT, GSPO) parsed configs: the YAML files + the driver's paths, store and seed + extra flags."""
+    out = Path(args.out)
+    common = ["--stores", args.store, "--seed", str(args.seed)]
+    sft = parse_args("sft", ["--config", args.sft_config, "--model_name_or_path", model_dir,
+                             "--output_dir", str(out / "sft"), *common, *shlex.split(args.sft_args)])
+    sft_final = Path(sft[1].output_dir) / "final"  # what train/sft.py writes
+    gspo = parse_args("gspo", ["--config", args.gspo_config, "--model_name_or_path", str(sft_final),
+                               "--output_dir", str(out / "gspo"), *common, *shlex.split(args.gspo_args)])
+    return sft, gspo
 
 
-def prepare_model(args, out: Path) -> str:
+def vllm_server_command(training_args: Any, model_dir: str) -> list[str] | None:
+    """``trl vllm-serve`` for a server-mode GSPO config (None when the config does not use a server)."""
+    if not (training_args.use_vllm and training_args.vllm_mode == "server"):
+        return None
+    if training_args.vllm_server_base_url:
+        raise ValueError("vllm_server_base_url points at a running server: start none, drop --vllm_server_gpus")
+    return ["trl", "vllm-serve", "--model", model_dir, "--host", training_args.vllm_server_host,
+            "--port", str(training_args.vllm_server_port)]
+
+
+def prepare_model(args: DriverArguments) -> str:
     if args.model:
         return args.model
     from train.tiny import build_tiny_model, store_texts
 
+    out = Path(args.out)
     if args.tiny:  # whole-line tokens keep CPU prompts ~1k tokens (see train/tiny.py)
         texts = store_texts((args.store,), teacher_tasks=2)
         return str(build_tiny_model(out / "base", texts, seed=args.seed, vocab_size=8192, hidden_size=32,
@@ -78,14 +119,14 @@ def prepare_model(args, out: Path) -> str:
                                 hidden_size=RANDOM_INIT["hidden_size"], num_layers=RANDOM_INIT["num_layers"]))
 
 
-def evaluate(model_dir: str, held_out: list[str], s: dict, args) -> dict:
+def evaluate(model_dir: str, held_out: list[str], env_args: Any, args: DriverArguments) -> dict:
     from agents.hf_policy import HFPolicyAssistant
     from train.evaluate import evaluate_policy
 
-    agent = HFPolicyAssistant(model_dir, max_new_tokens=s["max_new_tokens"], temperature=0.7, top_p=0.95,
+    agent = HFPolicyAssistant(model_dir, max_new_tokens=env_args.max_new_tokens, temperature=0.7, top_p=0.95,
                               seed=args.seed)
-    result = evaluate_policy(agent, args.store, held_out, seed=args.seed, max_turns=s["max_turns"],
-                             image_size=tuple(s["image_size"]))
+    result = evaluate_policy(agent, args.store, held_out, seed=args.seed, max_turns=env_args.max_turns,
+                             image_size=tuple(env_args.env_image_size))
     del agent
     return result
 
@@ -96,56 +137,61 @@ def gspo_timing(log_history: list[dict], runtime: float) -> dict:
     return {"total_s": runtime, "generation_s": gen, "env_reward_s": env, "optimisation_and_rest_s": runtime - gen - env}
 
 
-def main(argv=None) -> dict:
-    args = parse_args(argv)
+def _run_gspo(gspo_args: tuple, server_gpus: str | None) -> Path:
+    """train/gspo.py's main, with a `trl vllm-serve` subprocess around it when asked for."""
+    import os
+
+    from train import gspo
+
+    script_args, training_args, model_args = gspo_args
+    command = vllm_server_command(training_args, model_args.model_name_or_path) if server_gpus is not None else None
+    if command is None:
+        return gspo.main(script_args, training_args, model_args)
+    logger.info("starting %s on CUDA devices %s", shlex.join(command), server_gpus)
+    server = subprocess.Popen(command, env=dict(os.environ, CUDA_VISIBLE_DEVICES=server_gpus))
+    try:  # the trainer waits up to vllm_server_timeout for the server's /health
+        return gspo.main(script_args, training_args, model_args)
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+
+
+def main(args: DriverArguments) -> dict:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     import torch
 
-    from train import gspo, sft
-    from train.config import GSPOScriptConfig, SFTScriptConfig
+    from train import sft
     from train.tasks import split_tasks
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    s = settings(args)
-    logger.info("settings: %s", s)
-    held_out = split_tasks(args.store, 0.2, args.seed)[1][: s["eval_tasks"]]
-    model_dir = prepare_model(args, out)
-    summary: dict = {"model": model_dir, "store": args.store, "held_out_tasks": held_out, "settings": s,
+    model_dir = prepare_model(args)
+    sft_args, gspo_args = stage_args(args, model_dir)
+    env_args = gspo_args[0]
+    held_out = split_tasks(args.store, env_args.eval_profile_fraction, env_args.split_seed)[1][: args.eval_tasks]
+    summary: dict = {"model": model_dir, "store": args.store, "held_out_tasks": held_out,
+                     "configs": {"sft": args.sft_config, "gspo": args.gspo_config},
                      "device": torch.cuda.get_device_name(0) if torch.cuda.is_available() else "cpu"}
 
-    summary["before"] = evaluate(model_dir, held_out, s, args)
+    summary["before"] = evaluate(model_dir, held_out, env_args, args)
     logger.info("before: %s", summary["before"])
 
-    common = dict(stores=[args.store], seed=args.seed, max_turns=s["max_turns"], env_image_size=s["image_size"],
-                  max_tasks=s["train_tasks"], bf16=s["bf16"], logging_steps=1, report_to=["none"])
     t0 = time.perf_counter()
-    sft_cfg = SFTScriptConfig(model_name_or_path=model_dir, output_dir=str(out / "sft"), teacher="heuristic",
-                              success_only=not args.tiny, max_steps=s["sft_steps"], learning_rate=s["lr_sft"],
-                              per_device_train_batch_size=1, max_length=s["max_length"],
-                              save_steps=max(1, s["sft_steps"]), **common)
-    sft_final = sft.main(sft_cfg)
+    sft.main(*sft_args)
     summary["sft_s"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
-    gspo_cfg = GSPOScriptConfig(
-        model_name_or_path=str(sft_final), output_dir=str(out / "gspo"), max_steps=s["gspo_steps"],
-        learning_rate=s["lr_gspo"], num_generations=s["num_generations"], per_device_train_batch_size=s["batch"],
-        steps_per_generation=s["steps_per_generation"], gradient_accumulation_steps=1,
-        max_new_tokens=s["max_new_tokens"], max_completion_length=s["max_completion_length"],
-        gate_floor=0.3, gate_warmup_steps=max(1, s["gspo_steps"] // 2), use_vllm=args.use_vllm,
-        save_steps=max(1, s["gspo_steps"]), episodes_per_task=1, **common,
-    )
-    gspo_dir = gspo.main(gspo_cfg)
+    gspo_dir = _run_gspo(gspo_args, args.vllm_server_gpus)
     runtime = time.perf_counter() - t0
     history = json.loads((gspo_dir / "log_history.json").read_text())
     summary["gspo_timing"] = gspo_timing(history, runtime)
     lengths = [float(h["completions/mean_length"]) for h in history if "completions/mean_length" in h]
-    gen_batch = s["batch"] * s["steps_per_generation"]
     if summary["gspo_timing"]["generation_s"] > 0:
-        summary["gspo_rollout_tokens_per_s"] = sum(lengths) * gen_batch / summary["gspo_timing"]["generation_s"]
+        summary["gspo_rollout_tokens_per_s"] = (
+            sum(lengths) * gspo_args[1].generation_batch_size / summary["gspo_timing"]["generation_s"]
+        )
 
-    summary["after"] = evaluate(str(gspo_dir), held_out, s, args)
+    summary["after"] = evaluate(str(gspo_dir), held_out, env_args, args)
     (out / "summary.json").write_text(json.dumps(summary, indent=1, default=str))
 
     b, a, t = summary["before"], summary["after"], summary["gspo_timing"]
@@ -154,13 +200,27 @@ def main(argv=None) -> dict:
     print(f"{'':8}{'SR':>8}{'R_total':>10}{'turns':>8}{'gen tok/s':>12}")
     for name, r in (("before", b), ("after", a)):
         print(f"{name:8}{r['success_rate']:8.3f}{r['mean_r_total']:10.4f}{r['mean_turns']:8.2f}{r['tokens_per_s']:12.1f}")
-    print(f"SFT: {summary['sft_s']:.1f} s for {s['sft_steps']} steps")
-    print(f"GSPO: {t['total_s']:.1f} s for {s['gspo_steps']} steps = generation {t['generation_s']:.1f} s + "
+    print(f"SFT: {summary['sft_s']:.1f} s for {sft_args[1].max_steps} steps")
+    print(f"GSPO: {t['total_s']:.1f} s for {gspo_args[1].max_steps} steps = generation {t['generation_s']:.1f} s + "
           f"env/reward {t['env_reward_s']:.1f} s + optimisation/other {t['optimisation_and_rest_s']:.1f} s")
     if "gspo_rollout_tokens_per_s" in summary:
         print(f"GSPO rollout model tokens/s: {summary['gspo_rollout_tokens_per_s']:.1f}")
     return summary
 
 
+def parse_driver_args(argv: list[str] | None = None) -> DriverArguments:
+    """The driver's flags through the same parser as the stages (``TrlParser``); bad input exits with one line."""
+    from trl import TrlParser
+
+    try:
+        (args,) = TrlParser((DriverArguments,)).parse_args_and_config(argv)
+        _, (_, gspo, _) = stage_args(args, args.model or "MODEL")  # fail before any model is built or trained
+        if args.vllm_server_gpus is not None and vllm_server_command(gspo, "MODEL") is None:
+            raise ValueError("--vllm_server_gpus needs a GSPO config with use_vllm: true and vllm_mode: server")
+    except (ValueError, OSError) as err:
+        sys.exit(f"error: {err}")
+    return args
+
+
 if __name__ == "__main__":
-    main()
+    main(parse_driver_args())

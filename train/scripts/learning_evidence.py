@@ -204,35 +204,51 @@ def evaluate(model_dir: str, held_out: dict[str, list[str]], p: Preset, seed: in
 
 
 # ---------------------------------------------------------------------------------------------- configs
-def sft_config(p: Preset, base: str, out: Path, seed: int):
-    from train.config import SFTScriptConfig
+_CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 
-    return SFTScriptConfig(
-        model_name_or_path=base, output_dir=str(out / "sft"), teacher="heuristic", stores=list(p.stores),
-        seed=seed, eval_profile_fraction=p.eval_profile_fraction, max_tasks=p.train_tasks, max_turns=p.max_turns,
-        env_image_size=list(p.image_size), teacher_episodes_per_task=p.teacher_episodes_per_task,
-        success_only=p.success_only, max_steps=p.sft_steps, learning_rate=p.sft_lr,
-        per_device_train_batch_size=p.sft_batch, max_length=p.context_tokens, bf16=p.bf16, logging_steps=1,
-        save_steps=p.sft_steps + 1, save_total_limit=1,  # no mid-run checkpoint: sft.main saves final/
-        report_to=["none"],
-    )
+
+def _flags(**values: Any) -> list[str]:
+    """``--name value`` pairs for TrlParser (lists as several values, None left out)."""
+    argv: list[str] = []
+    for name, value in values.items():
+        if value is None:
+            continue
+        argv.append(f"--{name}")
+        argv.extend(str(v) for v in value) if isinstance(value, list | tuple) else argv.append(str(value))
+    return argv
+
+
+def _shared(p: Preset, seed: int) -> dict[str, Any]:
+    return dict(stores=list(p.stores), seed=seed, eval_profile_fraction=p.eval_profile_fraction,
+                max_tasks=p.train_tasks, max_turns=p.max_turns, env_image_size=list(p.image_size), bf16=p.bf16,
+                dtype="bfloat16" if p.bf16 else "float32", logging_steps=1, report_to="none",
+                activation_checkpointing=False)
+
+
+def sft_config(p: Preset, base: str, out: Path, seed: int):
+    """(script, training, model) args of the SFT stage: train/configs/sft_supermarket.yaml + the preset."""
+    from train.config import parse_args
+
+    return parse_args("sft", ["--config", str(_CONFIGS / "sft_supermarket.yaml"), *_flags(
+        model_name_or_path=base, output_dir=str(out / "sft"), teacher="heuristic",
+        teacher_episodes_per_task=p.teacher_episodes_per_task, success_only=p.success_only, max_steps=p.sft_steps,
+        learning_rate=p.sft_lr, per_device_train_batch_size=p.sft_batch, gradient_accumulation_steps=1,
+        max_length=p.context_tokens, save_steps=p.sft_steps + 1,  # no mid-run checkpoint: sft.main saves final/
+        **_shared(p, seed))])
 
 
 def gspo_config(p: Preset, model_dir: str, out: Path, variant: str, seed: int):
-    from train.config import GSPOScriptConfig
+    """(script, training, model) args of one GSPO run: train/configs/gspo_supermarket.yaml (GSPO's
+    paper settings) + the preset."""
+    from train.config import parse_args
 
-    slug = variant.lstrip("+")
-    return GSPOScriptConfig(
-        model_name_or_path=model_dir, output_dir=str(out / f"gspo-{slug}"), reward_variant=variant,
-        stores=list(p.stores), seed=seed, eval_profile_fraction=p.eval_profile_fraction, max_tasks=p.train_tasks,
-        max_turns=p.max_turns, env_image_size=list(p.image_size), episodes_per_task=1, max_steps=p.gspo_steps,
-        learning_rate=p.gspo_lr, num_generations=p.num_generations, per_device_train_batch_size=p.gspo_batch,
-        steps_per_generation=p.steps_per_generation, gradient_accumulation_steps=1,
+    return parse_args("gspo", ["--config", str(_CONFIGS / "gspo_supermarket.yaml"), *_flags(
+        model_name_or_path=model_dir, output_dir=str(out / f"gspo-{variant.lstrip('+')}"), reward_variant=variant,
+        episodes_per_task=1, max_steps=p.gspo_steps, learning_rate=p.gspo_lr, num_generations=p.num_generations,
+        per_device_train_batch_size=p.gspo_batch, steps_per_generation=p.steps_per_generation,
         max_new_tokens=p.max_new_tokens, max_completion_length=p.max_completion_length, temperature=p.temperature,
         gate_floor=p.gate_floor, gate_warmup_steps=max(1, p.gspo_steps // 2) if p.gate_floor > 0 else 0,
-        bf16=p.bf16, logging_steps=1, save_steps=p.gspo_steps + 1, save_total_limit=1,  # gspo.main saves the model itself
-        report_to=["none"],
-    )
+        save_steps=p.gspo_steps + 1, **_shared(p, seed))])  # gspo.main saves the model itself
 
 
 def held_out_tasks(p: Preset, seed: int) -> dict[str, list[str]]:
@@ -315,13 +331,17 @@ def estimate_seconds(p: Preset, m: dict, n_variants: int, n_train_tasks: int, *,
 
 def dry_run(p: Preset, out: Path, seed: int) -> dict[str, Any]:
     """Configurations, batch shapes and token budgets of ``p``, checked without training."""
+    import torch
+
     from situ_gym.llm.gguf import load_tokenizer
     from train.tasks import split_tasks
 
     variants = p.reward_variants()
     model = prepare_model(p, out, seed) if p.model == "tiny" else p.model
-    sft_cfg = sft_config(p, model, out, seed)  # each config's own checks run here
-    gspo_cfgs = {v: gspo_config(p, model, out, v, seed) for v in variants}
+    built = p if torch.cuda.is_available() else replace(p, bf16=False)  # TRL refuses bf16 without a GPU
+    _, sft_args, _ = sft_config(built, model, out, seed)  # each config's own checks run here
+    gspo_args = {v: gspo_config(built, model, out, v, seed)[1] for v in variants}
+    grpo = next(iter(gspo_args.values()))
     tokenizer = load_tokenizer(model)
     held = held_out_tasks(p, seed)
     splits = {s: split_tasks(s, p.eval_profile_fraction, seed)[0] for s in p.stores}
@@ -329,11 +349,6 @@ def dry_run(p: Preset, out: Path, seed: int) -> dict[str, Any]:
     with observation_mode(p.observation_mode):
         stores = {s: _measure_store(s, p, tokenizer, splits[s][0], held[s][0], seed) for s in p.stores}
     worst = {k: max(m[k] for m in stores.values()) for k in next(iter(stores.values()))}
-    import torch
-
-    cpu = {} if torch.cuda.is_available() else {"bf16": False}  # TRL refuses bf16 without a GPU
-    replace(sft_cfg, **cpu).to_sft_config()
-    grpo = [replace(c, **cpu).to_grpo_config() for c in gspo_cfgs.values()][0]
     generation_batch = p.gspo_batch * p.steps_per_generation
     estimate = estimate_seconds(p, worst, len(variants), n_train, gen_tps=p.est_generate_tokens_per_s,
                                 train_tps=p.est_train_tokens_per_s, load_s=p.est_load_s)
@@ -359,7 +374,7 @@ def dry_run(p: Preset, out: Path, seed: int) -> dict[str, Any]:
         "grpo_config": {k: getattr(grpo, k) for k in
                         ("importance_sampling_level", "loss_type", "epsilon", "epsilon_high", "beta",
                          "num_generations", "steps_per_generation", "generation_batch_size")},
-        "sft_max_length": sft_cfg.max_length,
+        "sft_max_length": sft_args.max_length,
         "estimate_s": estimate,
         "estimate_assumes_tokens_per_s": {"generation": p.est_generate_tokens_per_s,
                                           "training": p.est_train_tokens_per_s},
@@ -395,7 +410,7 @@ def run(p: Preset, out: Path, seed: int) -> dict[str, Any]:
         _print_phase("before SFT", summary["phases"]["before_sft"])
 
         t0 = time.perf_counter()
-        sft_dir = sft.main(sft_config(p, base, out, seed))
+        sft_dir = sft.main(*sft_config(p, base, out, seed))
         summary["timings"]["sft_s"] = time.perf_counter() - t0
         data = sft_dir / "sft_summary.json"
         summary["sft_data"] = json.loads(data.read_text()) if data.is_file() else None
@@ -405,7 +420,7 @@ def run(p: Preset, out: Path, seed: int) -> dict[str, Any]:
         curves = {}
         for variant in variants:
             t0 = time.perf_counter()
-            gspo_dir = gspo.main(gspo_config(p, str(sft_dir), out, variant, seed))
+            gspo_dir = gspo.main(*gspo_config(p, str(sft_dir), out, variant, seed))
             wall = time.perf_counter() - t0
             history = json.loads((gspo_dir / "log_history.json").read_text())
             curves[variant] = gspo_curve(history)

@@ -58,3 +58,20 @@ class ModelAssistant(ChattyAssistant):
 
     def act(self, observation):
         return super().act(observation).replace("hello", f"hello via {self.base_url}")
+
+
+class NamedModelAssistant(Assistant):
+    """A model-backed kind whose "model" names the registered agent that answers (``KIND:heuristic``):
+    two models of one kind that behave differently, as two API models would."""
+
+    def __init__(self, model, **options):
+        from agents.registry import make_agent
+
+        self.model = model
+        self.inner = make_agent(model)
+
+    def reset(self, observation, info, *, seed=None):
+        self.inner.reset(observation, info, seed=seed)
+
+    def act(self, observation):
+        return self.inner.act(observation)

@@ -1,0 +1,142 @@
+"""SituRec as a TRL ``environment_factory`` environment: the assistant's turn is one ``assist`` tool call.
+
+TRL 1.16's ``GRPOTrainer(environment_factory=...)`` makes one instance per rollout and,
+for each dataset row, calls ``reset(**row)`` (its text is appended to the row's last user
+message); the public methods are tools the model calls in its chat template's
+tool-calling format, and ``get_reward()`` scores the finished rollout::
+
+    from train.environment import SituRecToolEnv, tool_dataset
+    trainer = GRPOTrainer(model, args=gspo_config, train_dataset=tool_dataset(env_args, seed=0),
+                          environment_factory=SituRecToolEnv.factory(env_args), processing_class=tok)
+
+Here the ``assist`` tool carries the structured action (response, assistant_actions,
+expected_user_action, ranking), which the SituRec env receives as its JSON action; the
+tool result is the shopper's reply and the new view. ``get_reward`` is the trajectory
+reward of ``train.rollout`` (mean per-turn RecRM R_total of the ``recrm.RecRMReward``
+wrapper + the outcome bonus times the outcome credit), without the soft-gate warm-up (the
+environment does not see the training step). The model needs a chat template with tool
+calling (e.g. Qwen2.5-Instruct's); TRL renders tool results as tool messages.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+from agents.prompting import system_prompt, turn_text
+from train.config import SituRecArguments
+from train.rollout import episode_outcome_credit, episode_reward, make_recrm_env, soft_gated_total
+
+__all__ = ["TOOL_INSTRUCTIONS", "SituRecToolEnv", "tool_dataset"]
+
+logger = logging.getLogger(__name__)
+
+TOOL_INSTRUCTIONS = (
+    "In this session you do not write the JSON object as text: every turn, call the `assist` tool ONCE with "
+    "its four fields (response, assistant_actions, expected_user_action, ranking) as the arguments. The tool "
+    "returns what the shopper said and did and the new view. Stop when the tool says the episode has ended."
+)
+
+
+class SituRecToolEnv:
+    """One SituRec episode per rollout, driven by ``assist`` tool calls and scored by RecRM.
+
+    ``env_factory(store)`` defaults to ``train.rollout.make_recrm_env`` (the configured store
+    env wrapped by ``recrm.RecRMReward``); one env per store is kept and reset per episode.
+    """
+
+    def __init__(self, args: SituRecArguments, env_factory: Callable[[str], Any] | None = None):
+        self.args = args
+        self._env_factory = env_factory or partial(make_recrm_env, args)
+        self._envs: dict[str, Any] = {}
+        self.env: Any = None
+        self.store: str | None = None
+        self.task_id: str | None = None
+        self.seed: int | None = None
+        self.actions: list[dict[str, Any]] = []  # what the env received, one per turn
+        self.totals: list[float] = []
+        self.termination: str | None = None
+        self._seen_history = ""
+
+    @classmethod
+    def factory(cls, args: SituRecArguments, env_factory: Callable[[str], Any] | None = None):
+        """The zero-argument callable ``GRPOTrainer(environment_factory=...)`` expects."""
+        return partial(cls, args, env_factory)
+
+    def reset(self, store: str, task_id: str, seed: int, **row: Any) -> str:
+        """Start the row's episode; returns the first turn's text (dialogue so far, pose, view)."""
+        if store not in self._envs:
+            self._envs[store] = self._env_factory(store)
+        self.env = self._envs[store]
+        obs, info = self.env.reset(seed=int(seed), options={"task_id": task_id})
+        if info.get("task_id", task_id) != task_id:
+            raise RuntimeError(f"env reset to task {info.get('task_id')!r}, asked for {task_id!r}")
+        self.store, self.task_id, self.seed = store, task_id, int(seed)
+        self.actions, self.totals, self.termination = [], [], None
+        self._seen_history = str(obs.get("history", ""))
+        return turn_text(obs)
+
+    def assist(
+        self, response: str, assistant_actions: list[dict], expected_user_action: dict, ranking: list[str]
+    ) -> str:
+        """Take your turn: say something to the shopper, annotated with your dialogue action.
+
+        Args:
+            response: What you say to the shopper (natural language, no handles or ids).
+            assistant_actions: Exactly one dialogue action, e.g. {"type": "Navigate", "navigation_goal": "3", "reason": "..."}.
+            expected_user_action: The physical action you expect next, e.g. {"name": "move_to_fixture", "arguments": {"fixture": "3"}}.
+            ranking: Up to 10 catalog product ids, best first.
+
+        Returns:
+            The shopper's reply and action, their pose and the new view; or that the episode has ended.
+        """
+        if self.env is None:
+            raise RuntimeError("assist called before reset")
+        if self.termination is not None:
+            raise ValueError(f"the episode has ended ({self.termination}); do not call assist again")
+        action = {"response": response, "assistant_actions": assistant_actions,
+                  "expected_user_action": expected_user_action, "ranking": ranking}
+        obs, _reward, terminated, truncated, info = self.env.step(json.dumps(action, ensure_ascii=False))
+        self.actions.append(action)
+        recrm = info.get("recrm")
+        if recrm is None:
+            raise RuntimeError("the env step returned no info['recrm']: wrap the env with recrm.RecRMReward")
+        self.totals.append(soft_gated_total(recrm, 0.0))
+        text = turn_text(obs, self._seen_history)
+        self._seen_history = str(obs.get("history", ""))
+        if terminated or truncated:
+            self.termination = info.get("termination") or ("turn_limit" if truncated else "ended")
+            return f"{text}\n\nThe episode has ended ({self.termination})."
+        return text
+
+    def get_reward(self) -> float:
+        """Trajectory reward: mean per-turn RecRM R_total + outcome bonus x outcome credit on a purchase."""
+        success = self.termination == "success_cart_added"
+        share = episode_outcome_credit(self.env) if success else 1.0
+        return episode_reward(self.totals, success, self.args.outcome_bonus, share)
+
+
+def tool_dataset(args: SituRecArguments, seed: int, env_factory: Callable[[str], Any] | None = None):
+    """(``datasets.Dataset`` of training rows, {store: held-out task ids}) for the environment path.
+
+    Each row: ``prompt`` = [system: the store's rules + catalog + ``TOOL_INSTRUCTIONS``, user: ""]
+    (``reset`` appends the first turn), and ``store``, ``task_id``, ``seed`` for ``reset``.
+    """
+    from datasets import Dataset
+
+    from train.gspo import training_rows
+
+    rows, held_out = training_rows(args, seed)
+    make_env = env_factory or partial(make_recrm_env, args)
+    systems: dict[str, str] = {}
+    for row in rows:
+        if row["store"] not in systems:  # the catalog is the store's, not the task's
+            env = make_env(row["store"])
+            obs, _ = env.reset(seed=seed, options={"task_id": row["task_id"]})
+            env.close()
+            systems[row["store"]] = f"{system_prompt(row['store'], str(obs['catalog']))}\n\n{TOOL_INSTRUCTIONS}"
+        row["prompt"] = [{"role": "system", "content": systems[row["store"]]}, {"role": "user", "content": ""}]
+    return Dataset.from_list(rows), held_out
