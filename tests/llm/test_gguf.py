@@ -83,6 +83,27 @@ def test_policy_loader_routes_gguf_specs_to_the_gguf_loader(tmp_path, monkeypatc
         load_policy(f"gguf:{tmp_path / 'missing.gguf'}")
 
 
+def test_training_loader_routes_gguf_specs_to_the_gguf_loader(tmp_path, monkeypatch):
+    """SFT and GSPO (train.config.load_model_and_tokenizer) hand a gguf: spec to load_model."""
+    from trl import ModelConfig, SFTConfig
+
+    from train.config import load_model_and_tokenizer
+    from train.tiny import build_tiny_model
+
+    folder = build_tiny_model(tmp_path / "tiny")
+    f = tmp_path / "m.gguf"
+    f.write_bytes(b"GGUF")
+    asked = []
+    real_model, real_tok = gguf.load_model, gguf.load_tokenizer
+    monkeypatch.setattr(gguf, "load_model",
+                        lambda spec, **kw: asked.append(("model", spec, kw.get("dtype"))) or real_model(str(folder)))
+    monkeypatch.setattr(gguf, "load_tokenizer", lambda spec, **kw: asked.append(("tok", spec, None)) or real_tok(str(folder)))
+    args = SFTConfig(output_dir=str(tmp_path / "out"), bf16=False, report_to="none")
+    model, tok = load_model_and_tokenizer(args, ModelConfig(model_name_or_path=f"gguf:{f}", dtype="float32"))
+    assert asked == [("tok", f"gguf:{f}", None), ("model", f"gguf:{f}", "float32")]
+    assert tok.pad_token_id is not None and sum(p.numel() for p in model.parameters()) > 0
+
+
 @pytest.fixture(scope="module")
 def smollm2():
     """ONE load of the packaged SmolLM2 GGUF (~20-30 s) shared by the slow tests below."""
