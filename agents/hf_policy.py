@@ -40,23 +40,10 @@ def _looks_like_path(name: str) -> bool:
 
 
 def load_tokenizer(name_or_path: str, *, local_files_only: bool = False):
-    """``AutoTokenizer``, except that a tokenizer saved as a plain ``TokenizersBackend`` loads as saved.
+    """The tokenizer of a model spec (``situ_gym.llm.gguf.load_tokenizer``: GGUF, folder or hub id)."""
+    from situ_gym.llm.gguf import load_tokenizer as load
 
-    transformers 5 rebuilds a known model type's tokenizer with that type's class (a Qwen2
-    checkpoint gets ``Qwen2Tokenizer`` and its fixed pre-tokenizer) even when
-    ``tokenizer_config.json`` names another class; the in-process tiny tokenizer
-    (``train/tiny.py``) relies on its own pre-tokenizer, so it is loaded directly.
-    """
-    from transformers import AutoTokenizer
-
-    config = Path(name_or_path).expanduser() / "tokenizer_config.json"
-    if config.is_file():
-        saved = json.loads(config.read_text()).get("tokenizer_class")
-        if saved in ("TokenizersBackend", "PreTrainedTokenizerFast"):
-            from transformers import PreTrainedTokenizerFast
-
-            return PreTrainedTokenizerFast.from_pretrained(str(config.parent))
-    return AutoTokenizer.from_pretrained(name_or_path, local_files_only=local_files_only)
+    return load(name_or_path, local_files_only=local_files_only)
 
 
 def load_policy(
@@ -71,16 +58,22 @@ def load_policy(
     """Load (model, tokenizer, image processor or None) for generation.
 
     ``name_or_path`` is a local directory (a full or merged checkpoint, or a PEFT adapter
-    directory whose ``adapter_config.json`` names its base model) or a hub id.
+    directory whose ``adapter_config.json`` names its base model), a hub id, or a GGUF file
+    (``gguf:smollm2``, ``gguf:PATH``; loaded by ``situ_gym.llm.gguf``).
     ``adapter`` is an optional LoRA adapter directory applied with ``PeftModel``.
     """
     import torch
-    from transformers import AutoModelForCausalLM
+
+    from situ_gym.llm.gguf import load_model, parse_gguf_spec
 
     if not isinstance(name_or_path, str) or not name_or_path:
         raise ValueError(f"model must be a non-empty path or hub id, got {name_or_path!r}")
+    try:
+        gguf = parse_gguf_spec(name_or_path)
+    except FileNotFoundError as exc:
+        raise ValueError(str(exc)) from exc
     path = Path(name_or_path).expanduser()
-    if _looks_like_path(name_or_path) and not path.exists():
+    if gguf is None and _looks_like_path(name_or_path) and not path.exists():
         raise ValueError(f"model path does not exist: {name_or_path!r}")
     if adapter is not None and not Path(adapter).expanduser().exists():
         raise ValueError(f"adapter path does not exist: {adapter!r}")
@@ -106,7 +99,7 @@ def load_policy(
         tokenizer = load_tokenizer(base, local_files_only=local_files_only)
         vision = False
         if images is not False:
-            vision = _has_image_processor(base, local_files_only)
+            vision = gguf is None and _has_image_processor(base, local_files_only)
             if images is True and not vision:
                 raise ValueError(f"images=True but {base!r} has no image processor")
         if vision:
@@ -117,7 +110,7 @@ def load_policy(
                 base, dtype=torch_dtype, local_files_only=local_files_only
             )
         else:
-            model = AutoModelForCausalLM.from_pretrained(base, dtype=torch_dtype, local_files_only=local_files_only)
+            model = load_model(base, dtype=torch_dtype, local_files_only=local_files_only)
     except OSError as exc:
         raise ValueError(f"cannot load model {base!r}: {exc}") from exc
     if adapter is not None:

@@ -227,10 +227,15 @@ def parse_or_exit(stage: str, args: Sequence[str] | None = None) -> tuple[Any, A
 
 
 def load_model_and_tokenizer(training_args: Any, model_args: ModelConfig) -> tuple[Any, Any]:
-    """(causal LM, tokenizer with a pad token) of ``model_args``, loaded as TRL's own scripts do."""
+    """(causal LM, tokenizer with a pad token) of ``model_args``, loaded as TRL's own scripts do.
+
+    A GGUF spec (``gguf:smollm2``, ``gguf:PATH``) loads through ``situ_gym.llm.gguf.load_model``:
+    dequantised weights without the GGUF quantizer, which Trainer refuses to fine-tune.
+    """
     from transformers import AutoModelForCausalLM
 
     from agents.hf_policy import load_tokenizer
+    from situ_gym.llm.gguf import load_model, parse_gguf_spec
 
     tokenizer = load_tokenizer(model_args.model_name_or_path)
     if tokenizer.pad_token is None:
@@ -238,4 +243,7 @@ def load_model_and_tokenizer(training_args: Any, model_args: ModelConfig) -> tup
     kwargs = {"revision": model_args.model_revision, "trust_remote_code": training_args.trust_remote_code,
               "attn_implementation": model_args.attn_implementation, "dtype": model_args.dtype}
     kwargs.update(training_args.model_init_kwargs or {})  # GRPOConfig/SFTConfig.model_init_kwargs win
+    if parse_gguf_spec(model_args.model_name_or_path) is not None:
+        dtype = kwargs["dtype"] if kwargs.get("dtype") not in (None, "auto") else None
+        return load_model(model_args.model_name_or_path, dtype=dtype), tokenizer
     return AutoModelForCausalLM.from_pretrained(model_args.model_name_or_path, **kwargs), tokenizer
