@@ -13,6 +13,7 @@ __all__ = [
     "SUCCESS",
     "NavOnlyCatalog",
     "OBSERVATION_MODES",
+    "TEACHERS",
     "observation_mode",
     "wilson_interval",
     "bootstrap_interval",
@@ -39,12 +40,16 @@ class NavOnlyCatalog(gym.ObservationWrapper):
         return {**observation, "catalog": self.env.unwrapped._nav_text}
 
 
-# name -> (env keywords, wrapper or None). The compact view of issue 15 point 2 goes here
-# as e.g. "compact": ({"catalog_view": "retrieved"}, None) once the env accepts it.
+# name -> (env keywords, wrapper or None). "compact" is the retrieved catalog view (BM25 over the
+# dialogue, README "Compact observation"): what fits SmolLM2's 8,192-token context.
 OBSERVATION_MODES: dict[str, tuple[dict[str, Any], Any]] = {
     "full": ({}, None),
+    "compact": ({"catalog_view": "retrieved", "catalog_k": 5}, None),
     "nav_only": ({}, NavOnlyCatalog),
 }
+# The SFT teacher of each mode: in the compact view the heuristic may only use the entries the
+# conversation has listed (agents/restricted.py), as the policy it teaches.
+TEACHERS = {"full": "heuristic", "compact": "heuristic-restricted", "nav_only": "heuristic"}
 
 
 @contextlib.contextmanager

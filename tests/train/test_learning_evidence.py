@@ -142,6 +142,8 @@ def test_h200_dry_run_checks_the_real_prompt_against_smollm2s_context(tmp_path, 
     store = report["tokens"]["per_store"]["supermarket"]
     assert report["tokens"]["context"] == 8192
     assert report["checks"]["first_prompt_fits_context"] == (store["first_prompt_tokens"] <= 8192)
+    # the compact (retrieved-catalog) view is what makes the preset fit SmolLM2 at all
+    assert ev.PRESETS["h200"].observation_mode == "compact" and rc == 0 and report["ok"]
     assert store["teacher_turns"] >= 1 and store["max_teacher_turn_tokens"] > 20
     assert report["batch"] == {"generation_batch": 64, "groups_per_generation": 8, "generation_cycles": 2,
                                "eval_episodes_per_phase": 20, "sft_sequences": 240}

@@ -23,11 +23,11 @@ model's context and the preset's time budget, writes OUT/dry_run.json and exits 
 check fails. Nothing is trained.
 
 Observation mode (``Preset.observation_mode``): SmolLM2 reads 8,192 tokens, but the full
-catalog renders to ~19.8k (supermarket). The compact retrieved-catalog view (issue 15,
-point 2) is the intended setting; until it exists, ``cpu-smoke`` uses ``nav_only`` (the
-catalog replaced by the navigation index, ~2.3k-token prompts: proves the path, not
-learning) and ``h200`` uses ``full`` (its dry run reports the overflow). Switching a preset
-to the compact view = add its env keywords to ``OBSERVATION_MODES`` and name it in the preset.
+catalog renders to ~19.8k (supermarket). ``h200`` uses ``compact``: the retrieved-catalog view
+(``catalog_view="retrieved"``, README "Compact observation"), taught by the heuristic limited
+to the entries the conversation lists (``heuristic-restricted``); ``cpu-smoke`` uses
+``nav_only`` (the catalog replaced by the navigation index, ~2.3k-token prompts, one-turn
+episodes: proves the path, not learning).
 
 Getting it onto the GPU machine (no package registry; at most 64 MiB carried per call;
 what earlier calls left stays while the machine is warm). Here, once (runs/ is git-ignored)::
@@ -70,6 +70,7 @@ logger = logging.getLogger("learning_evidence")
 
 from train.evidence import (  # noqa: E402
     OBSERVATION_MODES,
+    TEACHERS,
     EpisodeLog,
     gspo_curve,
     gspo_timing,
@@ -144,7 +145,7 @@ PRESETS = {
     # is <= 255 tokens, an env turn <= ~650 at 640x480), 2 generation cycles of 64 episodes per
     # reward, 20 held-out episodes per evaluation. Dry-run estimate with a 3k-token compact
     # prompt: ~480 s (8 turns or 40 evaluation episodes: ~560-590 s).
-    "h200": Preset(name="h200", bf16=True, max_turns=6, eval_tasks=20, eval_seeds=1, sft_steps=60,
+    "h200": Preset(name="h200", observation_mode="compact", bf16=True, max_turns=6, eval_tasks=20, eval_seeds=1, sft_steps=60,
                    gspo_steps=8, max_new_tokens=256, max_completion_length=4096),
     # 2 CPU cores, <= 10 min: proves the path with the real model, not learning. One turn per
     # episode (a 2.3k-token prompt costs 20-35 s per forward here), one held-out task, one SFT
@@ -230,7 +231,7 @@ def sft_config(p: Preset, base: str, out: Path, seed: int):
     from train.config import parse_args
 
     return parse_args("sft", ["--config", str(_CONFIGS / "sft_supermarket.yaml"), *_flags(
-        model_name_or_path=base, output_dir=str(out / "sft"), teacher="heuristic",
+        model_name_or_path=base, output_dir=str(out / "sft"), teacher=TEACHERS[p.observation_mode],
         teacher_episodes_per_task=p.teacher_episodes_per_task, success_only=p.success_only, max_steps=p.sft_steps,
         learning_rate=p.sft_lr, per_device_train_batch_size=p.sft_batch, gradient_accumulation_steps=1,
         max_length=p.context_tokens, save_steps=p.sft_steps + 1,  # no mid-run checkpoint: sft.main saves final/
@@ -279,8 +280,8 @@ def _measure_store(store: str, p: Preset, tokenizer: Any, train_task: str, held_
     import gymnasium as gym
 
     from agents.base import agent_info
-    from agents.heuristic import HeuristicAssistant
     from agents.prompting import Conversation, turn_end_ids
+    from agents.registry import make_agent
     from recrm import RecRMReward
     from train.tasks import ENV_OF_STORE
 
@@ -288,7 +289,7 @@ def _measure_store(store: str, p: Preset, tokenizer: Any, train_task: str, held_
     obs, _ = env.reset(seed=seed, options={"task_id": held_task})
     held_prompt = len(Conversation(tokenizer, store, obs).prompt_ids)
     obs, info = env.reset(seed=seed, options={"task_id": train_task})
-    agent = HeuristicAssistant()
+    agent = make_agent(TEACHERS[p.observation_mode])
     agent.reset(obs, agent_info(info), seed=seed)
     conv = Conversation(tokenizer, store, obs)
     model_turns, env_turns, env_s, done = [], [], 0.0, False
