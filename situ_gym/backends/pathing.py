@@ -21,6 +21,9 @@ _SQ2 = math.sqrt(2.0)
 _MOVES = [(1, 0, 1.0), (-1, 0, 1.0), (0, 1, 1.0), (0, -1, 1.0), (1, 1, _SQ2), (1, -1, _SQ2), (-1, 1, _SQ2), (-1, -1, _SQ2)]
 
 
+_MAX_CACHED_PATHS = 4096
+
+
 class FloorGrid:
     """Walkable cells of the hall for a body of ``radius`` metres, ``cell`` metres per cell."""
 
@@ -51,6 +54,9 @@ class FloorGrid:
         self.free = free
         _, self.component = cv2.connectedComponents(free.astype(np.uint8), connectivity=8)
         self._free_flat = free.reshape(-1).tolist()
+        # A* cell paths between two cells (the grid never changes): episodes of a task walk
+        # the same routes again and again. Bounded; cleared when full.
+        self._paths: dict[tuple[tuple[int, int], tuple[int, int]], list[tuple[int, int]] | None] = {}
 
     # -- coordinates -----------------------------------------------------------
     def cell_of(self, x: float, y: float) -> tuple[int, int]:
@@ -184,7 +190,15 @@ class FloorGrid:
         goal_cells = {c for c in goal_cells if self.component[c[1], c[0]] == comp}
         if not goal_cells:
             return None
-        cells = self.astar(s, goal_cells, heuristic or (lambda i, j: 0.0))
+        if goal is not None:  # one goal cell, straight-line heuristic: the path depends on the two cells only
+            key = (s, gcell)
+            if key not in self._paths:
+                if len(self._paths) >= _MAX_CACHED_PATHS:
+                    self._paths.clear()
+                self._paths[key] = self.astar(s, goal_cells, heuristic)
+            cells = self._paths[key]
+        else:
+            cells = self.astar(s, goal_cells, heuristic or (lambda i, j: 0.0))
         if cells is None:
             return None
         end = goal if goal is not None else self.centre(*cells[-1])

@@ -221,3 +221,16 @@ def test_a_primitive_no_validator_builds_is_a_backend_error(mart):
 
     with pytest.raises(BackendError, match="no such primitive 'fly'"):
         mart.execute(Primitive("fly", {}))
+
+
+def test_a_route_walked_again_is_planned_once_and_is_the_same(mart, monkeypatch):
+    grid = mart.grid
+    grid._paths.clear()
+    searches = []
+    real = grid.astar
+    monkeypatch.setattr(grid, "astar", lambda *a: searches.append(a) or real(*a))
+    first = grid.plan((5.0, 8.0), (5.0, 1.0))
+    again = grid.plan((5.0, 8.0), (5.0, 1.0))
+    assert first is not None and first == again and len(searches) == 1  # the second walk reuses the path
+    grid._paths.clear()
+    assert grid.plan((5.0, 8.0), (5.0, 1.0)) == first and len(searches) == 2  # same as a fresh search
