@@ -20,17 +20,17 @@ names where to walk, not a curio cabinet.
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Iterable
 
 import numpy as np
 
-from situ_gym.language.lexicon import lemmas_of
-from situ_gym.language.tokens import FUNCTION_WORDS
+from situ_gym.language.analysis import analyze
+from situ_gym.language.lexicon import SceneLexicon, lemmas_of, lexicon_for
+from situ_gym.language.tokens import FUNCTION_WORDS, STOPWORDS
 from situ_gym.scene.index import SceneIndex
 
 __all__ = [
-    "CATALOG_VIEWS", "RETRIEVED_TITLE", "USER_WEIGHT", "CatalogRetriever", "document_words", "place_pattern", "query_words",
+    "CATALOG_VIEWS", "RETRIEVED_TITLE", "USER_WEIGHT", "CatalogRetriever", "document_words", "query_words",
 ]
 
 logger = logging.getLogger(__name__)
@@ -52,25 +52,24 @@ def document_words(index: SceneIndex, product_id: str) -> list[str]:
     return [w for part in parts for w in _content(part)]
 
 
-def place_pattern(index: SceneIndex) -> re.Pattern[str]:
-    """Matches the name of any store, area or fixture (also without a fixture's content list)."""
-    names = {index.name(eid) for eid in (*index.stores, *index.areas, *index.fixtures)}
-    names |= {name.split(":", 1)[0] for name in names}
-    alternatives = sorted((n.strip() for n in names if n.strip()), key=len, reverse=True)
-    return re.compile("|".join(re.escape(n) for n in alternatives), re.IGNORECASE)
-
-
 def query_words(
-    dialogue: Iterable[tuple[str, str]], places: re.Pattern[str] | None = None
+    dialogue: Iterable[tuple[str, str]], lexicon: SceneLexicon | None = None
 ) -> tuple[list[str], list[str]]:
     """(shopper lemmas, assistant lemmas) of ``dialogue``, a list of (speaker, text) pairs,
-    with the text that ``places`` matches left out."""
+    read through the language layer (its analysis is cached, so the growing dialogue costs
+    one new analysis per turn); places the lexicon links (stores, areas, fixtures) are left
+    out: they say where to walk, not what to buy."""
     user: list[str] = []
     assistant: list[str] = []
     for speaker, text in dialogue:
-        if places is not None:
-            text = places.sub(" ", text)
-        (user if speaker == "user" else assistant).extend(_content(text))
+        u = analyze(text, lexicon)
+        placed = {i for p in u.places for i in range(p.start, p.end)}
+        words = [
+            t.lemma for i, t in enumerate(u.tokens)
+            if i not in placed and t.lemma.isalpha() and len(t.lemma) > 1
+            and t.lemma not in FUNCTION_WORDS and t.lemma not in STOPWORDS
+        ]
+        (user if speaker == "user" else assistant).extend(words)
     return user, assistant
 
 
@@ -89,7 +88,7 @@ class CatalogRetriever:
         corpus = [document_words(index, pid) for pid in self.product_ids]
         self._bm25.index(corpus, show_progress=False)
         self._vocabulary = set(self._bm25.vocab_dict)
-        self._places = place_pattern(index)
+        self._lexicon = lexicon_for(index)
 
     def _scores(self, words: list[str]) -> np.ndarray:
         known = [w for w in words if w in self._vocabulary]
@@ -99,7 +98,7 @@ class CatalogRetriever:
 
     def scores(self, dialogue: Iterable[tuple[str, str]]) -> np.ndarray:
         """One BM25 score per catalog entry (catalog order) for ``dialogue``."""
-        user, assistant = query_words(dialogue, self._places)
+        user, assistant = query_words(dialogue, self._lexicon)
         return USER_WEIGHT * self._scores(user) + self._scores(assistant)
 
     def retrieve(self, dialogue: Iterable[tuple[str, str]], k: int) -> list[str]:
