@@ -34,11 +34,11 @@ picks one by name. Every rule maps a fraction f in [0, 1] to ``1 + 4 f``:
 
 from __future__ import annotations
 
-import re
 from abc import ABC, abstractmethod
 from typing import Any
 
 from situ_gym.language import analyze, lexicon_for
+from situ_gym.language import patterns as P
 from situ_gym.records import EpisodeRecord, TurnRecord
 from situ_gym.scene.index import SceneIndex
 
@@ -54,11 +54,6 @@ DIMENSIONS = (
     "Overall",
 )
 
-_JARGON = re.compile(
-    r"\b(?:sm|hf)_[a-z]\d+\b|\[[0-9a-z]{1,3}\]|[{}]|\b(?:json|navigation_goal|expected_user_action|"
-    r"assistant_actions|ranking|visible_now|display_name|handle|entity id)\b|\b[a-z]+_[a-z_]+\b",
-    re.I,
-)
 _STOCK = (
     "as an ai",
     "i am an ai",
@@ -143,7 +138,7 @@ class RuleBasedJudge(DialogueJudge):
         for t in turns:
             words = _words(t.response)
             flaws = 0
-            if _JARGON.search(t.response):
+            if P.JUDGE_JARGON.search(t.response):
                 flaws += 1
             if not 3 <= len(words) <= 80:
                 flaws += 1

@@ -7,6 +7,7 @@ from typing import Any
 
 from recrm.components.base import ComponentScore
 from recrm.context import TurnContext
+from situ_gym.language import patterns as P
 from situ_gym.language.claims import (
     FUNCTION_WORDS,
     NEGATIONS,
@@ -47,12 +48,6 @@ _BUDGET_CLAIM = re.compile(
     re.IGNORECASE,
 )
 _FOCUS_ACTIONS = ("Explain", "AnswerQuestion", "Compare", "ConfirmPurchase")
-# A claim about the shopper's own wishes ("since you said you love organic ...").
-_ABOUT_THEM = re.compile(
-    r"\byou(?:'ve| have)? (?:said|mentioned|told me|asked for|wanted|want|like|love|prefer|need|were after|are after|hate|avoid)\b"
-    r"|\byour (?:love|preference|wish|request) (?:of|for)\b",
-    re.IGNORECASE,
-)
 
 
 class FactualConsistency:
@@ -254,7 +249,7 @@ class FactualConsistency:
             found("content", "commercial", f"claims {claim!r}, which the catalog does not support")
         told = {t for u in ctx.shopper_said for t in u.wants + u.avoids}
         told |= {str(i.value) for i in ctx.revealed_items if isinstance(i.value, str)}
-        for cue in _ABOUT_THEM.finditer(said.text):
+        for cue in P.ABOUT_THE_SHOPPER.finditer(said.text):
             # the labels said right after "you said / you wanted / you love ..."
             window = (cue.end(), cue.end() + 40)
             claimed = {

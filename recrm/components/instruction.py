@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import difflib
-import re
 from typing import Any
 
 from lemminflect import getAllLemmas
@@ -14,6 +13,7 @@ from situ_gym.actions.assistant import ACTION_TYPES, MAX_RANKING, REQUIRED_FIELD
 from situ_gym.actions.parse import extract_json_object
 from situ_gym.actions.tools import LEGAL_TOOLS, TARGET_ARGUMENT
 from situ_gym.language import lexicon_for
+from situ_gym.language import patterns as P
 from situ_gym.language.claims import FUNCTION_WORDS, lexicon, words
 from situ_gym.language.tokens import FUNCTION_WORDS as CLOSED_CLASS
 
@@ -22,20 +22,6 @@ __all__ = ["DIMENSIONS", "InstructionFollowing"]
 # RecRM-Bench's instruction-following rubric dimensions (judge prompt, App. "IF").
 DIMENSIONS = ("role", "process", "format", "content_quality", "constraint", "style")
 
-# SoM marker labels as the assistant sees them: [a], [ab], [3], [2a]; or "label b", "marker 3".
-_MARKER = re.compile(
-    r"\[\s*(?:[a-z]{1,2}|\d{1,2}[a-z]?)\s*\]|\b(?:label|marker|mark|tag)\s+['\"]?(?:[a-z]{1,2}|\d{1,2}[a-z]?)['\"]?(?=[\s.,!?;:)]|$)",
-    re.IGNORECASE,
-)
-# Words of the system's internals that the user must never hear.
-_JARGON = re.compile(
-    r"\bjson\b|\bentity[ _-]?ids?\b|\b(?:product|item|fixture)[ _-]ids?\b|\branking\b|"
-    r"\bexpected_user_action\b|\bassistant_actions\b|\bnavigation_goal\b|\bvisible_now\b|"
-    r"\bdisplay_name\b|\bhandles?\s+(?:\[|[a-z]{1,2}\b|\d)|\bset[- ]of[- ]marks?\b|\bsom\b",
-    re.IGNORECASE,
-)
-# Catalog ids such as sm_p012 / hf_p104 / sm_f03.
-_ID = re.compile(r"\b[a-z]{2,3}_[a-z]{1,2}\d{2,4}\b", re.IGNORECASE)
 
 
 class InstructionFollowing:
@@ -170,13 +156,13 @@ class InstructionFollowing:
 
         # ---- constraint / role (what the user hears)
         text = ctx.response
-        m = _MARKER.search(text)
+        m = P.MARKER_LABEL.search(text)
         if m:
             hard("constraint", f"response discloses a marker label {m.group(0)!r}")
-        m = _JARGON.search(text)
+        m = P.INTERNAL_JARGON.search(text)
         if m:
             hard("role", f"response uses system jargon {m.group(0)!r}")
-        m = _ID.search(text)
+        m = P.CATALOG_ID.search(text)
         if m:
             hard("role", f"response shows a catalog id {m.group(0)!r}")
 

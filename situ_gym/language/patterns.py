@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 __all__ = [
+    "MARKER_LABEL", "INTERNAL_JARGON", "ABOUT_THE_SHOPPER", "JUDGE_JARGON", "CATALOG_ID",
     "ACCEPT", "THANKS", "INFO_REQUEST", "BUDGET_BOUND", "CLAIMS", "CLARIFY", "CLOSING", "COMPARE",
     "DIRECTION", "DISTANCE", "GREETING", "MOTION", "NEGATION", "NOT_PROPOSED",
     "PROPOSE", "PURCHASE", "REASON", "HANDLE_REJECTION", "COMPARATIVE", "REJECT", "RELATION", "REQUESTS", "SLOTS",
@@ -232,3 +233,30 @@ HANDLE_REJECTION = _words(
     r"good to know", r"fair point", r"shame", r"not (?:for|right for) you", r"(?:didn'?t|doesn'?t) (?:work|suit) (?:for )?you",
     r"(?:alright|okay|ok|got it),? no [a-z]+", r"no [a-z ]{1,20} then", r"thanks for telling me",
 )
+
+# Read in the assistant's response by the RecRM gates and the rule-based dialogue judge.
+# SoM marker labels as the assistant sees them: [a], [ab], [3], [2a]; or "label b", "marker 3".
+MARKER_LABEL = re.compile(
+    r"\[\s*(?:[a-z]{1,2}|\d{1,2}[a-z]?)\s*\]|\b(?:label|marker|mark|tag)\s+['\"]?(?:[a-z]{1,2}|\d{1,2}[a-z]?)['\"]?(?=[\s.,!?;:)]|$)",
+    re.IGNORECASE,
+)
+# Words of the system's internals that the user must never hear.
+INTERNAL_JARGON = re.compile(
+    r"\bjson\b|\bentity[ _-]?ids?\b|\b(?:product|item|fixture)[ _-]ids?\b|\branking\b|"
+    r"\bexpected_user_action\b|\bassistant_actions\b|\bnavigation_goal\b|\bvisible_now\b|"
+    r"\bdisplay_name\b|\bhandles?\s+(?:\[|[a-z]{1,2}\b|\d)|\bset[- ]of[- ]marks?\b|\bsom\b",
+    re.IGNORECASE,
+)
+# A claim about the shopper's own wishes ("since you said you love organic ...").
+ABOUT_THE_SHOPPER = re.compile(
+    r"\byou(?:'ve| have)? (?:said|mentioned|told me|asked for|wanted|want|like|love|prefer|need|were after|are after|hate|avoid)\b"
+    r"|\byour (?:love|preference|wish|request) (?:of|for)\b",
+    re.IGNORECASE,
+)
+JUDGE_JARGON = re.compile(
+    r"\b(?:sm|hf)_[a-z]\d+\b|\[[0-9a-z]{1,3}\]|[{}]|\b(?:json|navigation_goal|expected_user_action|"
+    r"assistant_actions|ranking|visible_now|display_name|handle|entity id)\b|\b[a-z]+_[a-z_]+\b",
+    re.I,
+)
+# Catalog ids such as sm_p012 / hf_p104 / sm_f03.
+CATALOG_ID = re.compile(r"\b[a-z]{2,3}_[a-z]{1,2}\d{2,4}\b", re.IGNORECASE)
