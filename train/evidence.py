@@ -183,6 +183,7 @@ def plot_curves(curves: dict[str, list[dict]], path: Path) -> Path:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     fig, axes = plt.subplots(1, 2, figsize=(10, 4))
     for variant, curve in curves.items():
@@ -190,8 +191,12 @@ def plot_curves(curves: dict[str, list[dict]], path: Path) -> Path:
         axes[0].plot(steps, [c["success_rate"] for c in curve], marker="o", label=variant)
         axes[1].plot(steps, [c["reward"] for c in curve], marker="o", label=variant)
     axes[0].set_ylim(-0.02, 1.02)
+    steps_seen = sorted({c["step"] for curve in curves.values() for c in curve}) or [0]
     for ax, title in zip(axes, ("rollout success rate", "mean trajectory reward"), strict=True):
         ax.set_xlabel("GSPO step")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # steps are whole numbers
+        if len(steps_seen) <= 2:
+            ax.set_xlim(min(steps_seen) - 1, max(steps_seen) + 1)  # a lone step is no range of steps
         ax.set_title(title)
         ax.grid(alpha=0.3)
         ax.legend()
