@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from situ_gym.records import EpisodeRecord
+from situ_gym.records import EpisodeRecord, parse_episode_lines, read_episodes
 
 __all__ = [
     "append_episode",
@@ -113,42 +113,6 @@ def append_episode(path: str | os.PathLike, episode: EpisodeRecord) -> None:
         os.fsync(fh.fileno())
 
 
-def _parse_lines(text: str, path: str) -> tuple[list[EpisodeRecord], int | None]:
-    """Parse every line; return the records and the index of a bad last line (or None)."""
-    episodes: list[EpisodeRecord] = []
-    lines = text.split("\n")
-    # A file written by append_episode ends with "\n", so the final split piece is "".
-    for i, line in enumerate(lines):
-        if not line.strip():
-            continue
-        try:
-            episodes.append(EpisodeRecord.model_validate(json.loads(line)))
-        except (json.JSONDecodeError, ValueError) as exc:
-            is_last = all(not rest.strip() for rest in lines[i + 1 :])
-            if is_last:
-                logger.warning(
-                    "%s: dropping truncated last line %d (%d chars): %s",
-                    path, i + 1, len(line), str(exc).splitlines()[0],
-                )
-                return episodes, i
-            raise ValueError(f"{path}: line {i + 1} is not a valid EpisodeRecord: {exc}") from exc
-    return episodes, None
-
-
-def read_episodes(path: str | os.PathLike) -> list[EpisodeRecord]:
-    """Read a trajectory file. A broken *last* line (a run killed mid-write) is dropped with
-    a warning; a broken line anywhere else raises ``ValueError`` naming the line."""
-    p = Path(path)
-    if not p.exists():
-        raise ValueError(f"trajectory file does not exist: {str(p)!r}")
-    try:
-        text = p.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{p}: not a trajectory file (not UTF-8 text at byte {exc.start})") from None
-    episodes, _ = _parse_lines(text, str(p))
-    return episodes
-
-
 def drop_truncated_tail(path: str | os.PathLike) -> int:
     """Cut a truncated last line off the file (before appending to it on resume).
 
@@ -159,7 +123,7 @@ def drop_truncated_tail(path: str | os.PathLike) -> int:
     if not p.exists():
         return 0
     raw = p.read_bytes()
-    _, bad_line = _parse_lines(raw.decode("utf-8", errors="replace"), str(p))
+    _, bad_line = parse_episode_lines(raw.decode("utf-8", errors="replace"), str(p))
     if bad_line is None:
         if raw and not raw.endswith(b"\n"):  # complete record without its newline
             with open(p, "ab") as fh:

@@ -123,13 +123,13 @@ def analyse_run(episodes: Sequence[EpisodeRecord], *, tau: float = 0.5) -> dict[
 
 def load_run(path: str | Path) -> tuple[str, str, list[EpisodeRecord]]:
     """(assistant name, env id, episodes) of a run directory or a trajectories.jsonl file."""
-    from recrm.score import read_trajectories
+    from situ_gym.records import read_episodes
 
     p = Path(path)
     file = p / "trajectories.jsonl" if p.is_dir() else p
     if not file.is_file():
         raise ValueError(f"no trajectory file at {str(file)!r} (give a run directory or a .jsonl file)")
-    episodes = read_trajectories(file)
+    episodes = read_episodes(file)
     if not episodes:
         raise ValueError(f"{file}: no episodes")
     agents = sorted({ep.agent for ep in episodes})

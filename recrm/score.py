@@ -23,11 +23,11 @@ from typing import Any
 
 from recrm.composite import COMPONENT_NAMES, VARIANTS, RecRMComposite
 from recrm.context import TurnContext
-from situ_gym.records import EpisodeRecord
+from situ_gym.records import EpisodeRecord, read_episodes
 from situ_gym.scene.index import SceneIndex
 from situ_gym.scene.model import Task
 
-__all__ = ["score_episodes", "read_trajectories", "load_world", "main"]
+__all__ = ["score_episodes", "load_world", "main"]
 
 logger = logging.getLogger(__name__)
 
@@ -38,26 +38,6 @@ def load_world(store: str) -> tuple[dict[str, Task], SceneIndex]:
 
     bank = load_task_bank(store)
     return {t.id: t for t in bank.tasks}, SceneIndex(load_scene(store))
-
-
-def read_trajectories(path: str | Path) -> list[EpisodeRecord]:
-    """Episodes of a JSON-lines trajectory file; a truncated last line is dropped with a warning."""
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{path}: not a trajectory file (not UTF-8 text at byte {exc.start})") from None
-    episodes = []
-    for i, line in enumerate(lines):
-        if not line.strip():
-            continue
-        try:
-            episodes.append(EpisodeRecord.model_validate_json(line))
-        except ValueError as exc:
-            if all(not rest.strip() for rest in lines[i + 1 :]):
-                logger.warning("%s: dropping unreadable last line %d", path, i + 1)
-                break
-            raise ValueError(f"{path}: line {i + 1} is not an EpisodeRecord: {exc}") from exc
-    return episodes
 
 
 class _Summary:
@@ -275,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         parser.error(str(exc))
     try:
-        episodes = read_trajectories(args.file)
+        episodes = read_episodes(args.file)
     except (ValueError, OSError) as exc:  # garbage, binary or unreadable file
         parser.error(str(exc).splitlines()[0])
     result = score_episodes(episodes, composite=composite, outcome_bonus=args.outcome_bonus)

@@ -8,11 +8,20 @@ Everything is stored by entity id, never by SoM handle (handles are per observat
 
 from __future__ import annotations
 
+import json
+import logging
+import os
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-__all__ = ["ToolCall", "ExecutionResult", "TurnRecord", "EpisodeRecord", "TERMINATION_REASONS"]
+__all__ = [
+    "ToolCall", "ExecutionResult", "TurnRecord", "EpisodeRecord", "TERMINATION_REASONS",
+    "read_episodes", "parse_episode_lines",
+]
+
+logger = logging.getLogger(__name__)
 
 TERMINATION_REASONS = (
     "success_cart_added",
@@ -91,3 +100,42 @@ class EpisodeRecord(_Record):
     termination: str
     error: str | None = None
     frames: list[str] = []  # optional paths of saved SoM frames, relative to the run dir
+
+
+# ---- trajectory files (JSON lines, one EpisodeRecord each), read by eval and recrm alike
+
+
+def parse_episode_lines(text: str, path: str) -> tuple[list[EpisodeRecord], int | None]:
+    """Parse every line; return the records and the index of a bad last line (or None)."""
+    episodes: list[EpisodeRecord] = []
+    lines = text.split("\n")
+    # A file written by append_episode ends with "\n", so the final split piece is "".
+    for i, line in enumerate(lines):
+        if not line.strip():
+            continue
+        try:
+            episodes.append(EpisodeRecord.model_validate(json.loads(line)))
+        except (json.JSONDecodeError, ValueError) as exc:
+            is_last = all(not rest.strip() for rest in lines[i + 1 :])
+            if is_last:
+                logger.warning(
+                    "%s: dropping truncated last line %d (%d chars): %s",
+                    path, i + 1, len(line), str(exc).splitlines()[0],
+                )
+                return episodes, i
+            raise ValueError(f"{path}: line {i + 1} is not a valid EpisodeRecord: {exc}") from exc
+    return episodes, None
+
+
+def read_episodes(path: str | os.PathLike) -> list[EpisodeRecord]:
+    """Read a trajectory file. A broken *last* line (a run killed mid-write) is dropped with
+    a warning; a broken line anywhere else raises ``ValueError`` naming the line."""
+    p = Path(path)
+    if not p.exists():
+        raise ValueError(f"trajectory file does not exist: {str(p)!r}")
+    try:
+        text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{p}: not a trajectory file (not UTF-8 text at byte {exc.start})") from None
+    episodes, _ = parse_episode_lines(text, str(p))
+    return episodes

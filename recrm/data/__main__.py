@@ -18,7 +18,7 @@ __all__ = ["main"]
 def _synthesize(args) -> int:
     from recrm.data.io import DataError, to_dataset, write_records
     from recrm.data.synth import SynthConfig, World, class_counts, synthesize
-    from recrm.score import read_trajectories
+    from situ_gym.records import read_episodes
 
     episodes = []
     for run in args.runs:
@@ -26,7 +26,7 @@ def _synthesize(args) -> int:
         path = path / "trajectories.jsonl" if path.is_dir() else path
         if not path.is_file():
             raise DataError(f"{run}: no trajectories.jsonl (expected a run directory or a trajectory file)")
-        episodes += [e for e in read_trajectories(path) if e.error is None]
+        episodes += [e for e in read_episodes(path) if e.error is None]
     if not episodes:
         raise DataError(f"no finished episodes in {args.runs}")
     worlds = {store: World.load(store) for store in sorted({e.store for e in episodes})}

@@ -3,8 +3,8 @@ import json
 import pytest
 
 import recrm.score as score_mod
-from recrm.score import read_trajectories, score_episodes
-from situ_gym.records import EpisodeRecord
+from recrm.score import score_episodes
+from situ_gym.records import EpisodeRecord, read_episodes
 from tests.recrm.turns import honest_recommend, opening_history
 from tests.world import reward_market, reward_task
 
@@ -73,7 +73,7 @@ def test_unknown_task_is_skipped(episodes, world, monkeypatch):
 def test_cli_reads_file_and_prints_json(episodes, tmp_path, monkeypatch, capsys):
     path = tmp_path / "trajectories.jsonl"
     path.write_text("".join(ep.model_dump_json() + "\n" for ep in episodes) + '{"truncated": ')
-    assert len(read_trajectories(path)) == 2  # a broken last line is dropped
+    assert len(read_episodes(path)) == 2  # a broken last line is dropped
     monkeypatch.setattr(
         score_mod, "load_world", lambda store: ({"sm_t001": reward_task()}, reward_market())
     )

@@ -19,9 +19,9 @@ def runs(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def episodes(runs):
-    from recrm.score import read_trajectories
+    from situ_gym.records import read_episodes
 
-    return [e for r in runs for e in read_trajectories(r / "trajectories.jsonl")]
+    return [e for r in runs for e in read_episodes(r / "trajectories.jsonl")]
 
 
 @pytest.fixture(scope="session")
