@@ -54,16 +54,6 @@ DIMENSIONS = (
     "Overall",
 )
 
-_STOCK = (
-    "as an ai",
-    "i am an ai",
-    "i'm an ai",
-    "let me help you with that",
-    "how can i assist you",
-    "i hope this helps",
-    "feel free to",
-    "is there anything else",
-)
 _PROGRESS = {"Navigate", "Recommend", "Explain", "AnswerQuestion", "Compare", "HandleRejection", "ConfirmPurchase"}
 _ELICIT = {"Greet", "AskPreference", "ClarifyNeed"}
 
@@ -144,7 +134,7 @@ class RuleBasedJudge(DialogueJudge):
                 flaws += 1
             opening = tuple(words[:4])
             low = t.response.lower()
-            if any(s in low for s in _STOCK) or (len(opening) == 4 and opening in openings):
+            if any(s in low for s in P.STOCK_PHRASES) or (len(opening) == 4 and opening in openings):
                 flaws += 1
             openings.add(opening)
             if not t.assistant_valid:

@@ -20,33 +20,6 @@ from situ_gym.language.claims import (
 
 __all__ = ["FactualConsistency"]
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
-_PRICE = re.compile(r"\$\s?(\d{1,6}(?:,\d{3})*(?:\.\d{1,2})?)")
-_BUDGET_WORDS = frozenset(
-    "budget under below less within limit spend spending max maximum cap afford upto than".split()
-)
-_PRONOUNS = frozenset("it its it's this these they them one".split())
-_PREFERENCE_WORDS = frozenset(
-    "want wanted need needed looking prefer avoid asked mentioned said".split()
-)
-_PLACE_PREPS = frozenset("in at on inside from".split())
-_CART_CLAIM = re.compile(
-    r"\balready\b.*\b(?:cart|basket)\b|"
-    r"\b(?:is|are|'s|got|have|has)\s+(?:already\s+)?(?:in|inside)\s+(?:your|the)\s+(?:cart|basket)\b|"
-    r"\byou(?:'ve|\s+have)?\s+(?:already\s+)?(?:added|put|placed)\b.*\b(?:cart|basket)\b",
-    re.IGNORECASE,
-)
-_HAND_CLAIM = re.compile(
-    r"\byou(?:'re|\s+are)\s+(?:now\s+|already\s+)?holding\b|\bin\s+your\s+hands?\b|"
-    r"\byou(?:'ve|\s+have)?\s+(?:already\s+|just\s+)?picked\s+up\b|\bthe\s+one\s+you(?:'re|\s+are)\s+holding\b",
-    re.IGNORECASE,
-)
-_BUDGET_CLAIM = re.compile(
-    r"\byour\s+(?:budget|limit|price\s+limit)\b[^.$!?]{0,40}?\$\s?(\d{1,6}(?:\.\d{1,2})?)|"
-    r"\$\s?(\d{1,6}(?:\.\d{1,2})?)\s+(?:budget|limit)\b[^.!?]{0,20}\byou\b"
-    r"|\byour\s+\$\s?(\d{1,6}(?:\.\d{1,2})?)\s+(?:budget|limit|price\s+limit)\b",
-    re.IGNORECASE,
-)
 _FOCUS_ACTIONS = ("Explain", "AnswerQuestion", "Compare", "ConfirmPurchase")
 
 
@@ -127,10 +100,10 @@ class FactualConsistency:
             )
 
         # ---- price claims
-        sentences = _spans(_SENTENCE, text)
-        for pm in _PRICE.finditer(text):
+        sentences = _spans(P.CLAIM_SENTENCE_END, text)
+        for pm in P.CLAIM_PRICE.finditer(text):
             before = [t.low for t in all_toks if t.end <= pm.start()][-4:]
-            if _BUDGET_WORDS.intersection(before) or "up" in before and "to" in before:
+            if P.BUDGET_WORDS.intersection(before) or "up" in before and "to" in before:
                 continue
             if _in_budget_claim(text, pm.start()):
                 continue
@@ -158,7 +131,7 @@ class FactualConsistency:
                 current = set(ref_here[-1].candidates)
             elif focus and _this_one(low):
                 ref = current = {focus}
-            elif _PRONOUNS.intersection(low):
+            elif P.REFERRING_PRONOUNS.intersection(low):
                 ref = current
             else:
                 ref = set()
@@ -168,7 +141,7 @@ class FactualConsistency:
             masked = list(low)  # place names ("Leather and Ink") are no attribute claims
             for i, place in places:
                 masked[i : i + len(place)] = ["\0"] * len(place)
-            if not _PREFERENCE_WORDS.intersection(low):
+            if not P.PREFERENCE_WORDS.intersection(low):
                 for phrase in _find_phrases(masked, lex):
                     tags = lex.tag_phrases[phrase]
                     if all(t.startswith("allergen:") for t in tags) and not _says_contains(
@@ -189,8 +162,8 @@ class FactualConsistency:
             for i, place in places:
                 if (
                     i == 0
-                    or low[i - 1] not in _PLACE_PREPS
-                    and not (low[i - 1] == "the" and i > 1 and low[i - 2] in _PLACE_PREPS)
+                    or low[i - 1] not in P.PLACE_PREPOSITIONS
+                    and not (low[i - 1] == "the" and i > 1 and low[i - 2] in P.PLACE_PREPOSITIONS)
                 ):
                     continue
                 eid = lex.places[place]
@@ -212,9 +185,9 @@ class FactualConsistency:
             ref = (
                 set().union(*(m.candidates for m in ref_here))
                 if ref_here
-                else (set(prev[-1].candidates) if prev and _PRONOUNS.intersection(low) else set())
+                else (set(prev[-1].candidates) if prev and P.REFERRING_PRONOUNS.intersection(low) else set())
             )
-            if _CART_CLAIM.search(clause):
+            if P.CART_CLAIM.search(clause):
                 if not ctx.cart:
                     found("content", "cart", f"says {clause.strip()!r} but the cart is empty")
                 elif ref and not ref.intersection(ctx.cart):
@@ -223,7 +196,7 @@ class FactualConsistency:
                         "cart",
                         f"says {clause.strip()!r} but the cart holds {list(ctx.cart)}",
                     )
-            if _HAND_CLAIM.search(clause):
+            if P.HAND_CLAIM.search(clause):
                 if ctx.held_item is None:
                     found(
                         "content", "holding", f"says {clause.strip()!r} but the user holds nothing"
@@ -234,7 +207,7 @@ class FactualConsistency:
                         "holding",
                         f"says {clause.strip()!r} but the user holds {ctx.held_item!r}",
                     )
-        for bm in _BUDGET_CLAIM.finditer(text):
+        for bm in P.BUDGET_CLAIM.finditer(text):
             written = bm.group(1) or bm.group(2) or bm.group(3)
             amount = float(written)
             budget = _revealed_budget(ctx)
@@ -351,7 +324,7 @@ def _referent(
             if any(m.unknown for m in mentions if s <= m.start < e):
                 return set()  # already reported as an unknown product
             lead = {t.low for t in tokenize(text[s:pos])}
-            if _PRONOUNS & lead or not inside:
+            if P.REFERRING_PRONOUNS & lead or not inside:
                 earlier = [m for m in mentions if m.start < s and m.candidates]
                 if earlier:
                     return set(earlier[-1].candidates)
@@ -361,7 +334,7 @@ def _referent(
 
 
 def _in_budget_claim(text: str, pos: int) -> bool:
-    return any(m.start() <= pos < m.end() for m in _BUDGET_CLAIM.finditer(text))
+    return any(m.start() <= pos < m.end() for m in P.BUDGET_CLAIM.finditer(text))
 
 
 def _find_phrases(low: list[str], lex: Lexicon):

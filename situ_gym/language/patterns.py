@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 
 __all__ = [
+    "STOCK_PHRASES",
+    "CLAIM_SENTENCE_END", "CLAIM_PRICE", "BUDGET_WORDS", "REFERRING_PRONOUNS", "PREFERENCE_WORDS", "PLACE_PREPOSITIONS", "CART_CLAIM", "HAND_CLAIM", "BUDGET_CLAIM",
     "MARKER_LABEL", "INTERNAL_JARGON", "ABOUT_THE_SHOPPER", "JUDGE_JARGON", "CATALOG_ID",
     "ACCEPT", "THANKS", "INFO_REQUEST", "BUDGET_BOUND", "CLAIMS", "CLARIFY", "CLOSING", "COMPARE",
     "DIRECTION", "DISTANCE", "GREETING", "MOTION", "NEGATION", "NOT_PROPOSED",
@@ -260,3 +262,43 @@ JUDGE_JARGON = re.compile(
 )
 # Catalog ids such as sm_p012 / hf_p104 / sm_f03.
 CATALOG_ID = re.compile(r"\b[a-z]{2,3}_[a-z]{1,2}\d{2,4}\b", re.IGNORECASE)
+
+# Read by the factual-consistency judge: claims about the cart, the hand and the budget.
+CLAIM_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+CLAIM_PRICE = re.compile(r"\$\s?(\d{1,6}(?:,\d{3})*(?:\.\d{1,2})?)")
+BUDGET_WORDS = frozenset(
+    "budget under below less within limit spend spending max maximum cap afford upto than".split()
+)
+REFERRING_PRONOUNS = frozenset("it its it's this these they them one".split())
+PREFERENCE_WORDS = frozenset(
+    "want wanted need needed looking prefer avoid asked mentioned said".split()
+)
+PLACE_PREPOSITIONS = frozenset("in at on inside from".split())
+CART_CLAIM = re.compile(
+    r"\balready\b.*\b(?:cart|basket)\b|"
+    r"\b(?:is|are|'s|got|have|has)\s+(?:already\s+)?(?:in|inside)\s+(?:your|the)\s+(?:cart|basket)\b|"
+    r"\byou(?:'ve|\s+have)?\s+(?:already\s+)?(?:added|put|placed)\b.*\b(?:cart|basket)\b",
+    re.IGNORECASE,
+)
+HAND_CLAIM = re.compile(
+    r"\byou(?:'re|\s+are)\s+(?:now\s+|already\s+)?holding\b|\bin\s+your\s+hands?\b|"
+    r"\byou(?:'ve|\s+have)?\s+(?:already\s+|just\s+)?picked\s+up\b|\bthe\s+one\s+you(?:'re|\s+are)\s+holding\b",
+    re.IGNORECASE,
+)
+BUDGET_CLAIM = re.compile(
+    r"\byour\s+(?:budget|limit|price\s+limit)\b[^.$!?]{0,40}?\$\s?(\d{1,6}(?:\.\d{1,2})?)|"
+    r"\$\s?(\d{1,6}(?:\.\d{1,2})?)\s+(?:budget|limit)\b[^.!?]{0,20}\byou\b"
+    r"|\byour\s+\$\s?(\d{1,6}(?:\.\d{1,2})?)\s+(?:budget|limit|price\s+limit)\b",
+    re.IGNORECASE,
+)
+# Stock chatbot phrases the rule-based dialogue judge counts against naturalness.
+STOCK_PHRASES = (
+    "as an ai",
+    "i am an ai",
+    "i'm an ai",
+    "let me help you with that",
+    "how can i assist you",
+    "i hope this helps",
+    "feel free to",
+    "is there anything else",
+)
