@@ -24,6 +24,7 @@ from agents.obs_text import (
     parse_history,
     parse_nav_targets,
 )
+from situ_gym.actions.assistant import MAX_RANKING
 from situ_gym.language import SceneLexicon, analyze, lexicon_for
 from situ_gym.scene import SceneIndex
 from situ_gym.scene.loader import load_scene
@@ -57,6 +58,8 @@ class HeuristicAssistant(Assistant):
     """Greets, asks about unknown slots, filters the catalog, routes, recommends, confirms."""
 
     name = "heuristic"
+
+    ranking_size = MAX_RANKING  # ids per ranking
 
     def __init__(self, max_questions: int = 3):
         self.max_questions = max_questions
@@ -112,7 +115,7 @@ class HeuristicAssistant(Assistant):
                 "response": response,
                 "assistant_actions": [action],
                 "expected_user_action": expected,
-                "ranking": [p.id for p in ranking[:10]],
+                "ranking": [p.id for p in ranking[: self.ranking_size]],
             }
         )
 
@@ -290,14 +293,16 @@ class HeuristicAssistant(Assistant):
             return (
                 {"type": "AskPreference"},
                 idle,
-                f"Got it, {b.category}. Roughly how much would you like to spend?",
+                f"Got it, {b.category}. Roughly how much would you like to spend?"
+                if b.category
+                else "Roughly how much would you like to spend?",
             )
         if len(self.asked) < self.max_questions and "features" not in self.asked and not b.required:
             self.asked.append("features")
             return (
                 {"type": "ClarifyNeed"},
                 idle,
-                f"Any must-haves or things to avoid for your {b.category}, like flavour, material, size or allergens?",
+                f"Any must-haves or things to avoid for your {b.category or 'purchase'}, like flavour, material, size or allergens?",
             )
 
         # Best confident product in view (the top one may be just out of sight).

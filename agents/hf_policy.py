@@ -26,7 +26,10 @@ from agents.prompting import (
     turn_text,
 )
 
-__all__ = ["HFPolicyAssistant", "load_tokenizer", "load_policy", "generate_batch", "eos_token_ids"]
+__all__ = [
+    "HFPolicyAssistant", "ContextLengthError", "context_length", "load_tokenizer", "load_policy", "generate_batch",
+    "eos_token_ids",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -134,6 +137,18 @@ def _has_image_processor(base: str, local_files_only: bool) -> bool:
         return hasattr(AutoProcessor.from_pretrained(base, local_files_only=local_files_only), "image_processor")
     except (OSError, ValueError):
         return False
+
+
+class ContextLengthError(RuntimeError):
+    """An episode's conversation has filled the policy model's context."""
+
+
+def context_length(model: Any) -> int | None:
+    """The model's context in tokens (``max_position_embeddings`` of its text config), if it says."""
+    config = getattr(model, "config", None)
+    config = getattr(config, "text_config", None) or config
+    value = getattr(config, "max_position_embeddings", None)
+    return int(value) if isinstance(value, int) and value > 0 else None
 
 
 def eos_token_ids(model: Any, tokenizer: Any) -> frozenset[int]:
@@ -260,6 +275,7 @@ class HFPolicyAssistant(Assistant):
         self.do_sample = bool(do_sample)
         self.seed = int(seed)
         self.eos_ids = eos_token_ids(self.model, self.tokenizer)
+        self.context_tokens = context_length(self.model)
         self._slots: list[dict[str, Any]] = []
         self.generated_tokens = 0  # running totals, for throughput figures
         self.generate_seconds = 0.0
@@ -335,18 +351,29 @@ class HFPolicyAssistant(Assistant):
                 slot["conv"] = Conversation(self.tokenizer, slot["store"], obs)
             else:
                 slot["conv"].add_observation(obs)
+        # Never generate past the model's context: positions beyond it were never trained.
+        budgets = [self.max_new_tokens] * len(slots)
+        if self.context_tokens is not None:
+            budgets = [min(self.max_new_tokens, self.context_tokens - len(slot["conv"].ids)) for slot in slots]
+            full = [len(slot["conv"].ids) for slot, b in zip(slots, budgets, strict=True) if b < 1]
+            if full:
+                raise ContextLengthError(
+                    f"the conversation holds {full[0]} tokens, the model's context is {self.context_tokens}: "
+                    "use the compact observation (env keyword catalog_view='retrieved') or a longer-context model"
+                )
         outputs = generate_batch(
             self.model,
             [slot["conv"].ids for slot in slots],
             pad_id=self.tokenizer.pad_token_id,
             eos_ids=self.eos_ids,
-            max_new_tokens=self.max_new_tokens,
+            max_new_tokens=max(budgets),
             do_sample=self.do_sample,
             temperature=self.temperature,
             top_p=self.top_p,
         )
         texts = []
-        for slot, ids in zip(slots, outputs, strict=True):
+        for slot, ids, budget in zip(slots, outputs, budgets, strict=True):
+            ids = list(ids)[:budget]
             slot["conv"].add_model_tokens(ids, eos_ids=self.eos_ids)
             self.generated_tokens += len(ids)
             texts.append(self.tokenizer.decode(ids, skip_special_tokens=True).strip())

@@ -62,6 +62,8 @@ __all__ = [
     "new_catalog_lines",
     "catalog_names",
     "is_compact",
+    "compact_index",
+    "ranking_size",
     "state_text",
     "compact_caption",
     "compact_entry",
@@ -119,11 +121,13 @@ def _check_store(store: str) -> None:
         raise ValueError(f"store must be one of {STORES}, got {store!r}")
 
 
-def _tool_line(name: str) -> str:
+def _tool_line(name: str, terse: bool = False) -> str:
     spec = TOOLS[name]
     args = []
     for arg, kind in spec.arguments.items():
-        if kind == "handle":
+        if terse and (kind in ("handle", "angle", "distance") or tuple(kind) == ("left", "right")):
+            args.append(arg)  # its values are said once, in _TERSE_ARGUMENTS
+        elif kind == "handle":
             args.append(f"{arg}=<your handle>")
         elif kind == "angle":
             args.append(f"{arg}=<degrees 1-180>")
@@ -134,8 +138,23 @@ def _tool_line(name: str) -> str:
     return f"- {name}({', '.join(args)}): {spec.description}"
 
 
-@lru_cache(maxsize=4)
-def _rules(store: str) -> str:
+_TERSE_ARGUMENTS = (
+    "(item, fixture, store, area: one of your handles; distance: short|medium|long;"
+    " angle: degrees 1-180; direction: left|right)"
+)
+# The compact view's user messages leave out what the rules can say once.
+_COMPACT_MESSAGES = (
+    "User messages bring the new events, the shopper's position and view, and catalog entries"
+    " not shown before (id | name | category | price | location handle | attributes). Visible"
+    " products appear by handle and id; a Holding line only while the shopper holds one; the cart"
+    " is empty until a purchase ends the episode."
+)
+
+
+@lru_cache(maxsize=8)
+def _rules(store: str, ranking_ids: int = MAX_RANKING, compact: bool = False) -> str:
+    """The assistant's rules; ``compact``: for the compact view (tool arguments said once, the
+    user messages' layout explained)."""
     words = _STORE_WORDS[store]
     required = REQUIRED_FIELDS[store]
     action_lines = []
@@ -143,7 +162,11 @@ def _rules(store: str) -> str:
         fields = required.get(action, ())
         extra = f" (also requires: {', '.join(fields)})" if fields else ""
         action_lines.append(f"- {action}{extra}")
-    tools = "\n".join(_tool_line(name) for name in LEGAL_TOOLS[store])
+    tools = "\n".join(_tool_line(name, compact) for name in LEGAL_TOOLS[store])
+    layout = ""
+    if compact:
+        tools = f"{_TERSE_ARGUMENTS}\n{tools}"
+        layout = f"- {_COMPACT_MESSAGES}\n"
     example = json.dumps(_EXAMPLES[store], ensure_ascii=False)
     nav_extra = (
         " In this store Navigate also names next_waypoint (a store or area handle visible NOW, the"
@@ -157,7 +180,7 @@ Each turn, reply with ONE JSON object and nothing else:
 {{"response": "<what you say to the shopper>",
  "assistant_actions": [<exactly one dialogue action>],
  "expected_user_action": {{"name": "<tool>", "arguments": {{...}}}},
- "ranking": [<up to {MAX_RANKING} catalog product ids, best first>]}}
+ "ranking": [<up to {ranking_ids} catalog product ids, best first>]}}
 
 Dialogue action types (each is {{"type": ...}} plus the fields listed):
 {chr(10).join(action_lines)}
@@ -172,15 +195,64 @@ Handle rules:
 - Never say a handle, a product id or words like JSON or ranking to the shopper; call things by name.
 - The ranking holds catalog ids only (e.g. {_EXAMPLES[store]['ranking'][0]}), never handles.
 - The shopper inspects products with {words['inspect']}; they buy with add_to_cart.
-
+{layout}
 Example:
 {example}"""
 
 
 def system_prompt(store: str, catalog: str) -> str:
-    """The system message: the assistant's rules for ``store`` followed by the catalog text."""
+    """The system message: the assistant's rules for ``store`` followed by the catalog text.
+
+    In the compact view the ranking asks for as many ids as a turn retrieves, and the
+    navigation index is written in about half the tokens (``compact_index``).
+    """
     _check_store(store)
-    return f"{_rules(store)}\n\n{catalog.strip()}"
+    if not catalog.startswith(RETRIEVED_TITLE):
+        return f"{_rules(store)}\n\n{catalog.strip()}"
+    head, _, _ = catalog.partition(f"\n{_INDEX_TITLE}")
+    return f"{_rules(store, ranking_size(catalog), compact=True)}\n\n{head.strip()}\n{compact_index(catalog)}"
+
+
+_INDEX_TITLE = "Navigation targets ("
+_RETRIEVED_K = re.compile(r"\(at most (\d+)\)")
+
+
+def ranking_size(catalog: str) -> int:
+    """How many ids a ranking should hold: ``MAX_RANKING``, or in the compact view the number
+    of entries retrieved per turn (each id costs SmolLM2 about eight tokens, every turn)."""
+    if not catalog.startswith(RETRIEVED_TITLE):
+        return MAX_RANKING
+    m = _RETRIEVED_K.search(catalog.partition("\n")[0])
+    return min(MAX_RANKING, int(m.group(1))) if m else MAX_RANKING
+
+
+def compact_index(catalog: str) -> str:
+    """The navigation index of ``catalog`` as the compact view's system message writes it.
+
+    One line per fixture or store: ``[handle] name (x, y)``, a fixture's approaches joined
+    by ``/``, a store's display areas after it (``[2a] Desks (19.1, 32.8)``, the store's
+    name dropped from the area's). Kinds and the stores' two approaches are left out: the
+    names say the kind, and the rules name the doorway approaches.
+    """
+    targets = parse_nav_targets(catalog)
+    areas: dict[str, list[str]] = {}
+    for t in targets:
+        if t.kind.startswith("area of "):
+            store = t.kind[len("area of ") :]
+            name = t.name.removeprefix(f"{store} - ")
+            areas.setdefault(store, []).append(f"[{t.handle}] {name} ({t.x:.1f}, {t.y:.1f})")
+    lines = []
+    for t in targets:
+        if t.kind.startswith("area of "):
+            continue
+        line = f"[{t.handle}] {t.name} ({t.x:.1f}, {t.y:.1f})"
+        if t.kind == "store":
+            inside = areas.get(t.name, [])
+            line += f" areas: {'; '.join(inside)}" if inside else ""
+        else:
+            line += " " + "/".join(t.approaches)
+        lines.append(line)
+    return "Navigation targets ([handle] name (x, y) approaches):\n" + "\n".join(lines)
 
 
 def new_history(history: str, seen: str) -> str:
@@ -190,8 +262,10 @@ def new_history(history: str, seen: str) -> str:
     return history
 
 
-def _pose_text(pose: Any) -> str:
+def _pose_text(pose: Any, compact: bool = False) -> str:
     x, y, yaw = (float(v) for v in np.asarray(pose, dtype=np.float64).reshape(-1)[:3])
+    if compact:  # the navigation index's own notation
+        return f"Shopper at ({x:.1f}, {y:.1f}), facing {yaw:.0f} deg"
     return f"Shopper pose: x={x:.2f} m, y={y:.2f} m, facing {yaw:.0f} deg"
 
 
@@ -239,7 +313,22 @@ def compact_entry(line: str, handles: Mapping[str, str]) -> str:
     handle = handles.get(places[-1])
     if handle is not None:
         parts[4] = f"[{handle}]" + (f" ({side.group(1)})" if side else "")
+    parts[5] = _grouped_attributes(parts[5])
     return " | ".join(parts)
+
+
+def _grouped_attributes(text: str) -> str:
+    """``feature:a; feature:b; size:c`` -> ``feature:a, b; size:c`` (one key per kind)."""
+    groups: dict[str, list[str]] = {}
+    for item in text.split("; "):
+        key, sep, value = item.partition(":")
+        if not sep:
+            return text  # not key:value labels: keep as written
+        groups.setdefault(key, []).append(value)
+    return "; ".join(f"{key}:{', '.join(values)}" for key, values in groups.items())
+
+
+_DEFAULT_STATE = frozenset({"Holding: nothing", "Cart: empty"})
 
 
 def compact_caption(visible: str, known: Mapping[str, str]) -> str:
@@ -252,7 +341,7 @@ def compact_caption(visible: str, known: Mapping[str, str]) -> str:
     def flush() -> None:
         nonlocal hidden, handles
         if hidden:
-            out.append(f"(and {hidden} other product{'s' if hidden > 1 else ''} not in your catalog entries)")
+            out.append(f"(+{hidden} product{'s' if hidden > 1 else ''} not in your catalog entries)")
         if handles:
             out.append(f"{section} {' '.join(handles)}")
         hidden, handles = 0, []
@@ -277,6 +366,8 @@ def compact_caption(visible: str, known: Mapping[str, str]) -> str:
         else:
             flush()
             section = ""
+            if line in _DEFAULT_STATE:
+                continue  # the rules say so once
             held = _HOLDING.match(line)
             if held and held.group(2) in known:
                 line = f"Holding: {held.group(1) or ''}{known[held.group(2)]}"
@@ -304,10 +395,11 @@ def new_catalog_lines(observation: dict[str, Any], shown: Mapping[str, str]) -> 
 def state_text(observation: dict[str, Any], shown: Mapping[str, str] | None = None) -> str:
     """Pose and caption as a prompt shows them: verbatim, or compacted in the compact view."""
     view = str(observation.get("visible", "")).strip()
-    if is_compact(observation):
+    compact = is_compact(observation)
+    if compact:
         known = {name: pid for pid, name in {**(shown or {}), **catalog_names(observation)}.items()}
         view = compact_caption(view, known)
-    return f"{_pose_text(observation['pose'])}\n\nCurrent view:\n{view}"
+    return f"{_pose_text(observation['pose'], compact)}\n\nCurrent view:\n{view}"
 
 
 def turn_text(
@@ -339,9 +431,8 @@ def turn_text(
         state = "Shopper pose and view: unchanged since the last turn"
     text = f"New events:\n{lines}\n\n{state}"
     if entries:
-        where = "location handle" if compact else "location"
-        text += f"\n\nMore catalog entries relevant now (id | name | category | price | {where} | attributes):\n"
-        text += "\n".join(entries)
+        columns = "" if compact else " (id | name | category | price | location | attributes)"
+        text += f"\n\nMore catalog entries relevant now{columns}:\n" + "\n".join(entries)
     return text
 
 

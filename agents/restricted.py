@@ -19,6 +19,7 @@ from typing import Any
 
 from agents.heuristic import HeuristicAssistant
 from agents.obs_text import parse_catalog
+from agents.prompting import ranking_size
 
 __all__ = ["RestrictedHeuristic"]
 
@@ -30,6 +31,8 @@ class RestrictedHeuristic(HeuristicAssistant):
 
     def reset(self, observation: dict[str, Any], info: dict[str, Any], *, seed: int | None = None) -> None:
         super().reset(observation, info, seed=seed)
+        # As many ids as the prompt asks of a policy in this view (each id is ~8 tokens a turn).
+        self.ranking_size = ranking_size(str(observation.get("catalog", "")))
         self._learn(observation)
 
     def act(self, observation: dict[str, Any]) -> str:

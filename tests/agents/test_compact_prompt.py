@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -13,8 +15,11 @@ from agents.prompting import (
     Conversation,
     compact_caption,
     compact_entry,
+    compact_index,
     is_compact,
+    ranking_size,
     state_text,
+    system_prompt,
     turn_text,
 )
 from agents.restricted import RestrictedHeuristic
@@ -41,11 +46,11 @@ def test_compact_caption_keeps_known_products_by_id_and_fixture_handles():
     assert text.splitlines() == [
         "Visible products:",
         "[b] sm_p9 (6.7 m)",
-        "(and 2 other products not in your catalog entries)",
+        "(+2 products not in your catalog entries)",
         "Visible fixtures: [1] [28]",
-        "Holding: nothing",
-        "Cart: empty",
-    ]
+    ]  # "Holding: nothing" and "Cart: empty" are the default the rules state once
+    held = CAPTION.replace("Holding: nothing", "Holding: [b] Tropic Farms Yellow Bananas, bunch of 6")
+    assert compact_caption(held, {"Tropic Farms Yellow Bananas, bunch of 6": "sm_p9"}).endswith("Holding: [b] sm_p9")
 
 
 def _episode(tokenizer, view: str, turns: int = 6):
@@ -118,6 +123,8 @@ def test_compact_entry_gives_the_location_as_a_handle():
     line = "sm_p1 | Gala Apples, 3 lb bag | apples | $3.99 | Produce Stand 1: apples, bananas (front) | organic:no"
     handles = {"Produce Stand 1: apples, bananas": "28"}
     assert compact_entry(line, handles) == "sm_p1 | Gala Apples, 3 lb bag | apples | $3.99 | [28] (front) | organic:no"
+    grouped = "sm_p2 | Oats | oatmeal | $2.99 | Shelf 1 | feature:whole grain; feature:quick; size:18 oz"
+    assert compact_entry(grouped, {}).endswith("| Shelf 1 | feature:whole grain, quick; size:18 oz")
     home = "hf_p1 | Elio Lamp | table lamp | $75.99 | Light Logic / Light Logic - Lamps | color:amber"
     assert compact_entry(home, {"Light Logic": "3", "Light Logic - Lamps": "3b"}).endswith("| [3b] | color:amber")
     assert compact_entry(home, {}) == home  # unknown places stay as written
@@ -147,3 +154,44 @@ def test_chat_assistant_gets_the_same_compact_turns_as_the_conversation(tokenize
         assert sent in expected  # the chat template aside, the same user message
     assert conv.shown_products and "More catalog entries" in str(backend.batches[-1][0].messages)
     env.close()
+
+
+@pytest.mark.parametrize("env_id", ["SituRec-Supermarket-v0", "SituRec-HomeFurnishings-v0"])
+def test_compact_system_prompt_keeps_every_target_and_asks_for_k_ids(env_id):
+    env = gym.make(env_id, catalog_view="retrieved", catalog_k=4)
+    obs, _ = env.reset(seed=0)
+    store = env.unwrapped.store
+    env.close()
+    text = system_prompt(store, obs["catalog"])
+    assert ranking_size(obs["catalog"]) == 4 and "up to 4 catalog product ids" in text
+    index = compact_index(obs["catalog"])
+    assert index in text and "Navigation targets (handle | name" not in text
+    targets = parse_nav_targets(obs["catalog"])
+    assert targets
+    for t in targets:  # every handle once, with its position, areas after their store
+        assert index.count(f"[{t.handle}] ") == 1, t.handle
+        assert f"[{t.handle}] " in index and f"({t.x:.1f}, {t.y:.1f})" in index
+        if t.kind.startswith("area of "):
+            store_line = next(line for line in index.splitlines() if line.startswith(f"[{t.handle.rstrip('abcdefgh')}] "))
+            assert f"[{t.handle}] " in store_line
+    full = gym.make(env_id)
+    full_obs, _ = full.reset(seed=0)
+    full.close()
+    assert ranking_size(full_obs["catalog"]) == 10 and "up to 10 catalog product ids" in system_prompt(
+        store, full_obs["catalog"])
+
+
+def test_restricted_heuristic_ranks_as_many_ids_as_the_compact_view_retrieves():
+    env = gym.make("SituRec-HomeFurnishings-v0", catalog_view="retrieved", catalog_k=3)
+    obs, info = env.reset(seed=0, options={"task_id": env.unwrapped.task_ids[0]})
+    agent = RestrictedHeuristic()
+    agent.reset(obs, agent_info(info), seed=0)
+    lengths = []
+    for _ in range(8):
+        action = agent.act(obs)
+        lengths.append(len(json.loads(action)["ranking"]))
+        obs, _, terminated, truncated, _ = env.step(action)
+        if terminated or truncated:
+            break
+    env.close()
+    assert max(lengths) == 3  # it knows more than three entries by then, and ranks three

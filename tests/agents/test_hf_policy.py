@@ -119,3 +119,21 @@ def test_relative_run_directory_that_does_not_exist_is_not_taken_for_a_hub_id(tm
     (tmp_path / "runs").mkdir()
     with pytest.raises(ValueError, match="does not exist: 'runs/gspo'"):
         HFPolicyAssistant("runs/gspo")
+
+
+def test_generation_stops_at_the_models_context_and_then_fails_clearly(tiny):
+    from agents.hf_policy import ContextLengthError
+    from agents.prompting import Conversation
+
+    agent = HFPolicyAssistant(tiny, max_new_tokens=64, do_sample=False)
+    assert agent.context_tokens == agent.model.config.max_position_embeddings
+    o = obs("Visible products:\n[a] Cod (2.3 m)")
+    opening = len(Conversation(agent.tokenizer, "supermarket", o).ids)
+    # A context that leaves room for 5 new tokens on the first turn: the output is cut at 5.
+    agent.reset(o, INFO)
+    agent.context_tokens = opening + 5
+    agent.act(o)
+    conv = agent._slots[0]["conv"]
+    assert len(conv.ids) <= opening + 5 and sum(conv.env_mask) <= 5
+    with pytest.raises(ContextLengthError, match="context is"):
+        agent.act(obs("Visible products:\nnone", "User: hm"))
