@@ -67,18 +67,29 @@ def turn(
     )
 
 
+def recommend(
+    response: str,
+    display_name: str,
+    product_id: str | None,
+    *,
+    visible_now: bool = True,
+    reason: str = "x y z",
+    n: int = 3,
+    **fields,
+) -> TurnRecord:
+    """A Recommend turn naming ``display_name``; ``product_id`` is what the env resolved it to."""
+    action = {"display_name": display_name, "visible_now": visible_now, "reason": reason}
+    return turn(response, "Recommend", n=n, action=action, recommended_id=product_id, **fields)
+
+
 def honest_recommend(n: int = 3) -> TurnRecord:
     """What a good heuristic assistant says once category, budget and nuts are known."""
-    return turn(
+    return recommend(
         "The Sunny Fields Gluten-Free Oat Cereal is $4.99, gluten-free and made without nuts, so it fits your kids and your budget.",
-        "Recommend",
+        "Sunny Fields Gluten-Free Oat Cereal",
+        "sm_p004",
+        reason="gluten-free, nut-free and under budget",
         n=n,
-        action={
-            "display_name": "Sunny Fields Gluten-Free Oat Cereal",
-            "visible_now": True,
-            "reason": "gluten-free, nut-free and under budget",
-        },
-        recommended_id="sm_p004",
         ranking=["sm_p004", "sm_p008", "sm_p005"],
         eua=ToolCall(name="pick_up_item", arguments={"item": "a"}, target_id="sm_p004"),
     )
