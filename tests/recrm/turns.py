@@ -1,10 +1,10 @@
-"""Turn records as the env writes them, in the reward world of tests/world.py (RecRM tests)."""
+"""Turn and episode records as the env writes them, in the reward world of tests/world.py (RecRM tests)."""
 
 from __future__ import annotations
 
 import json
 
-from situ_gym.records import ToolCall, TurnRecord
+from situ_gym.records import EpisodeRecord, ToolCall, TurnRecord
 
 
 def output(
@@ -113,3 +113,23 @@ def opening_history() -> list[TurnRecord]:
             revealed=["budget"],
         ),
     ]
+
+
+def reward_episode(**fields) -> EpisodeRecord:
+    """An EpisodeRecord of the reward task ``sm_t001`` without turns; ``fields`` override."""
+    record = {
+        "episode_id": "sm_t001#a",
+        "env_id": "SituRec-Supermarket-v0",
+        "store": "supermarket",
+        "task_id": "sm_t001",
+        "profile_id": "pr_01",
+        "subset": 0,
+        "seed": 0,
+        "agent": "a",
+        "user": "rule",
+        "target_id": "sm_p004",
+        "reference_set": ["sm_p004", "sm_p008"],
+        "budget": 6.0,
+        "termination": "turn_limit",
+    }
+    return EpisodeRecord(**{**record, **fields})
