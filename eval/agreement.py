@@ -44,6 +44,8 @@ from typing import Any
 
 import numpy as np
 
+from situ_gym.jsonl import object_lines
+
 __all__ = ["METRICS", "COLUMNS", "per_profile_tasks", "assistant_name", "load_run", "agent_means", "correlate", "format_table", "main"]
 
 logger = logging.getLogger(__name__)
@@ -103,15 +105,9 @@ def _read_ratings(run: Path) -> dict[str, dict[str, float]]:
     if not path.exists():
         return {}
     out = {}
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path}:{n}: not JSON ({exc.msg})") from exc
-        ratings = row.get("ratings") if isinstance(row, dict) else None
-        if not isinstance(row, dict) or not isinstance(row.get("episode_id"), str) or not isinstance(ratings, dict):
+    for n, row in object_lines(path.read_text(encoding="utf-8").splitlines(), path):
+        ratings = row.get("ratings")
+        if not isinstance(row.get("episode_id"), str) or not isinstance(ratings, dict):
             raise ValueError(f'{path}:{n}: need {{"episode_id": str, "ratings": {{dimension: 1-5}}}}')
         for dim, value in ratings.items():
             if dim not in COLUMNS or dim in _TASK_METRICS:

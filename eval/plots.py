@@ -19,6 +19,14 @@ def _plt():
     return plt
 
 
+def _save(plt, fig, path: str | os.PathLike, **savefig: Any) -> Path:
+    """Lay out, write and close the figure."""
+    fig.tight_layout()
+    fig.savefig(path, dpi=100, **savefig)
+    plt.close(fig)
+    return Path(path)
+
+
 def plot_sr_by_turn(groups: dict[str, dict[str, Any]], path: str | os.PathLike) -> Path:
     plt = _plt()
     fig, ax = plt.subplots(figsize=(6, 4))
@@ -32,10 +40,7 @@ def plot_sr_by_turn(groups: dict[str, dict[str, Any]], path: str | os.PathLike) 
     ax.set_title("Success rate by turn")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=9)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return Path(path)
+    return _save(plt, fig, path)
 
 
 def plot_cgv_gain(groups: dict[str, dict[str, Any]], path: str | os.PathLike) -> Path:
@@ -64,10 +69,7 @@ def plot_cgv_gain(groups: dict[str, dict[str, Any]], path: str | os.PathLike) ->
         ax.legend(fontsize=9, loc="lower right")
     else:
         ax.text(0.5, 0.5, "no navigation-goal events", ha="center", transform=ax.transAxes)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return Path(path)
+    return _save(plt, fig, path)
 
 
 def plot_action_shares(groups: dict[str, dict[str, Any]], path: str | os.PathLike) -> Path:
@@ -93,10 +95,7 @@ def plot_action_shares(groups: dict[str, dict[str, Any]], path: str | os.PathLik
     ax.set_xlabel("share of turns (%)", labelpad=2)
     ax.set_title("Dialogue action shares")
     ax.legend(fontsize=9, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.18), frameon=False)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100, bbox_inches="tight")
-    plt.close(fig)
-    return Path(path)
+    return _save(plt, fig, path, bbox_inches="tight")
 
 
 def write_plots(run_dir: str | os.PathLike, groups: dict[str, dict[str, Any]]) -> list[Path]:

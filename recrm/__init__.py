@@ -23,35 +23,21 @@ every component in [0, 1]; defaults alpha=1, beta=0.5, tau=0.5, divided by
 ``python -m benchmarks.recrm_scoring`` times the scorers.
 """
 
-from recrm.components import (
-    BehaviorPrediction,
-    ComponentScore,
-    FactualConsistency,
-    InstructionFollowing,
-    ItemRanking,
-    QueryItemRelevance,
-    RewardComponent,
-    default_components,
-)
+# The five components and their interface are recrm's public names too.
+from recrm.components import *  # noqa: F403
+from recrm.components import __all__ as _components_all
 from recrm.composite import VARIANTS, RecRMComposite, RecRMResult, Variant, resolve_variant
 from recrm.context import TurnContext
 
 __all__ = [
     "TurnContext",
-    "ComponentScore",
-    "RewardComponent",
-    "InstructionFollowing",
-    "FactualConsistency",
-    "QueryItemRelevance",
-    "ItemRanking",
-    "BehaviorPrediction",
-    "default_components",
+    *_components_all,
     "RecRMComposite",
     "RecRMResult",
     "Variant",
     "VARIANTS",
     "resolve_variant",
-    "RecRMReward",
+    "RecRMReward",  # noqa: F405 - loaded lazily by __getattr__
 ]
 
 

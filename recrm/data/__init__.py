@@ -1,30 +1,9 @@
 """RecRM-format data: typed records of the five databases, JSONL I/O, synthesis from trajectories."""
 
-from recrm.data.io import DataError, data_file, load_split, read_records, to_dataset, write_records
-from recrm.data.schema import (
-    KINDS,
-    RECORD_TYPES,
-    BehaviorRecord,
-    ConsistencyRecord,
-    InstructionRecord,
-    RankingRecord,
-    RelevanceRecord,
-    Source,
-)
+# The package's public names are those of its record schema and its JSONL I/O.
+from recrm.data.io import *  # noqa: F403
+from recrm.data.io import __all__ as _io_all
+from recrm.data.schema import *  # noqa: F403
+from recrm.data.schema import __all__ as _schema_all
 
-__all__ = [
-    "KINDS",
-    "RECORD_TYPES",
-    "Source",
-    "InstructionRecord",
-    "ConsistencyRecord",
-    "RelevanceRecord",
-    "RankingRecord",
-    "BehaviorRecord",
-    "DataError",
-    "data_file",
-    "read_records",
-    "write_records",
-    "load_split",
-    "to_dataset",
-]
+__all__ = [*_schema_all, *_io_all]

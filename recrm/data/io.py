@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from recrm.data.schema import KINDS, RECORD_TYPES
+from situ_gym.jsonl import object_lines
 
 __all__ = ["DataError", "read_records", "write_records", "load_split", "to_dataset", "data_file"]
 
@@ -51,15 +52,7 @@ def read_records(path: str | Path, kind: str | None = None) -> list[BaseModel]:
     except OSError as exc:
         raise DataError(f"{path}: cannot read: {exc.strerror or exc}") from None
     out, seen = [], {}
-    for n, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            raw = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DataError(f"{path}:{n}: not JSON: {exc.msg} at column {exc.colno}") from None
-        if not isinstance(raw, dict):
-            raise DataError(f"{path}:{n}: expected a JSON object, got {type(raw).__name__}")
+    for n, raw in object_lines(lines, path, error=DataError):
         try:
             rec = model.model_validate(raw)
         except ValidationError as exc:

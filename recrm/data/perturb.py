@@ -17,6 +17,7 @@ import numpy as np
 from recrm.context import TurnContext
 from situ_gym.actions.parse import extract_json_object
 from situ_gym.records import TurnRecord
+from situ_gym.scene.model import Product
 
 __all__ = ["INSTRUCTION_PERTURBATIONS", "ITEM_HALLUCINATIONS", "CONTENT_HALLUCINATIONS", "true_fact"]
 
@@ -58,8 +59,15 @@ def _pick(rng: np.random.Generator, items: list[Any]) -> Any:
     return items[int(rng.integers(len(items)))]
 
 
-def _judged(ctx: TurnContext) -> str | None:
-    return ctx.judged_item
+def _adding(rec: TurnRecord, text: str, reason: str) -> tuple[TurnRecord, str] | None:
+    """The turn with ``text`` appended to its response, and the reason; None when it is not JSON."""
+    out = _say(rec, text)
+    return (out, reason) if out else None
+
+
+def _judged_product(ctx: TurnContext) -> Product | None:
+    """The product the turn is judged on (its recommendation or ranking head), if any."""
+    return ctx.index.products[ctx.judged_item] if ctx.judged_item is not None else None
 
 
 # ------------------------------------------------------------ instruction following
@@ -104,7 +112,7 @@ def _process(rec: TurnRecord, ctx: TurnContext, rng: np.random.Generator):
 
 
 def _role(rec: TurnRecord, ctx: TurnContext, rng: np.random.Generator):
-    pid = _judged(ctx) or _pick(rng, sorted(ctx.index.products))
+    pid = ctx.judged_item or _pick(rng, sorted(ctx.index.products))
     text = _pick(
         rng,
         [
@@ -115,21 +123,18 @@ def _role(rec: TurnRecord, ctx: TurnContext, rng: np.random.Generator):
             "As an AI I cannot walk, so you will have to find it yourself.",
         ],
     )
-    out = _say(rec, text)
-    return (out, "role: the response exposes system internals to the shopper") if out else None
+    return _adding(rec, text, "role: the response exposes system internals to the shopper")
 
 
 def _constraint(rec: TurnRecord, ctx: TurnContext, rng: np.random.Generator):
     label = _pick(rng, ["[b]", "[c]", "[3]", "[12]", "label d", "marker 4"])
-    out = _say(rec, f"It is the one marked {label} in your view.")
-    return (out, f"constraint: the response discloses the marker label {label!r}") if out else None
+    return _adding(rec, f"It is the one marked {label} in your view.", f"constraint: the response discloses the marker label {label!r}")
 
 
 def _content_quality(rec: TurnRecord, ctx: TurnContext, rng: np.random.Generator):
     names = [ctx.index.products[p].name for p in sorted(ctx.index.products)]
     chosen = [names[int(i)] for i in rng.choice(len(names), size=5, replace=False)]
-    out = _say(rec, "We also have " + ", ".join(chosen[:-1]) + f" and {chosen[-1]}.")
-    return (out, "content_quality: the response dumps five product names at once") if out else None
+    return _adding(rec, "We also have " + ", ".join(chosen[:-1]) + f" and {chosen[-1]}.", "content_quality: the response dumps five product names at once")
 
 
 def _style(rec: TurnRecord, ctx: TurnContext, rng: np.random.Generator):
@@ -162,31 +167,26 @@ _FAKE_WORDS = ["Midnight Truffle", "Volcano Spice", "Arctic Mint", "Royal Saffro
 
 
 def _unknown_product(rec: TurnRecord, ctx: TurnContext, rng: np.random.Generator):
-    pid = _judged(ctx)
-    if pid is None:
+    p = _judged_product(ctx)
+    if p is None:
         return None
-    p = ctx.index.products[pid]
     noun = p.category.split()[-1]
     fake = f"{p.brand} {_pick(rng, _FAKE_WORDS)} {noun}"
-    out = _say(rec, f"There is also the {fake}, which is very popular.")
-    return (out, f"item: {fake!r} is not in the catalog") if out else None
+    return _adding(rec, f"There is also the {fake}, which is very popular.", f"item: {fake!r} is not in the catalog")
 
 
 def _wrong_price(rec: TurnRecord, ctx: TurnContext, rng: np.random.Generator):
-    pid = _judged(ctx)
-    if pid is None:
+    p = _judged_product(ctx)
+    if p is None:
         return None
-    p = ctx.index.products[pid]
     wrong = round(p.price * float(_pick(rng, [0.4, 0.6, 1.7, 2.5])), 2)
-    out = _say(rec, f"The {p.name} costs ${wrong:.2f}.")
-    return (out, f"item: states ${wrong:.2f} for {p.name}, which costs ${p.price:.2f}") if out else None
+    return _adding(rec, f"The {p.name} costs ${wrong:.2f}.", f"item: states ${wrong:.2f} for {p.name}, which costs ${p.price:.2f}")
 
 
 def _wrong_attribute(rec: TurnRecord, ctx: TurnContext, rng: np.random.Generator):
-    pid = _judged(ctx)
-    if pid is None:
+    p = _judged_product(ctx)
+    if p is None:
         return None
-    p = ctx.index.products[pid]
     have = {t.split(":", 1)[1] for t in p.tags} | set(p.name.lower().split())
     pool = sorted(
         {
@@ -201,37 +201,32 @@ def _wrong_attribute(rec: TurnRecord, ctx: TurnContext, rng: np.random.Generator
     if not pool:
         return None
     value = _pick(rng, pool)
-    out = _say(rec, f"The {p.name} is {value}.")
-    return (out, f"item: {p.name} is not {value}") if out else None
+    return _adding(rec, f"The {p.name} is {value}.", f"item: {p.name} is not {value}")
 
 
 def _wrong_location(rec: TurnRecord, ctx: TurnContext, rng: np.random.Generator):
-    pid = _judged(ctx)
-    if pid is None:
+    p = _judged_product(ctx)
+    if p is None:
         return None
-    p = ctx.index.products[pid]
-    here = set(ctx.index.location_of(pid))
+    here = set(ctx.index.location_of(p.id))
     places = [f.id for f in ctx.index.scene.fixtures] + [a.id for a in ctx.index.scene.areas]
     places = [x for x in places if x not in here]
     if not places:
         return None
     place = ctx.index.name(_pick(rng, places))
-    out = _say(rec, f"You will find the {p.name} in {place}.")
-    return (out, f"item: {p.name} is not kept in {place}") if out else None
+    return _adding(rec, f"You will find the {p.name} in {place}.", f"item: {p.name} is not kept in {place}")
 
 
 def _cart_claim(rec: TurnRecord, ctx: TurnContext, rng: np.random.Generator):
     if ctx.cart:
         return None
-    out = _say(rec, "It is already in your cart, so you are all set.")
-    return (out, "content: claims an item is in the cart, which is empty") if out else None
+    return _adding(rec, "It is already in your cart, so you are all set.", "content: claims an item is in the cart, which is empty")
 
 
 def _hand_claim(rec: TurnRecord, ctx: TurnContext, rng: np.random.Generator):
     if ctx.held_item:
         return None
-    out = _say(rec, "The one you're holding is a great pick.")
-    return (out, "content: claims the shopper holds an item; the hand is empty") if out else None
+    return _adding(rec, "The one you're holding is a great pick.", "content: claims the shopper holds an item; the hand is empty")
 
 
 def _budget_claim(rec: TurnRecord, ctx: TurnContext, rng: np.random.Generator):
@@ -239,8 +234,7 @@ def _budget_claim(rec: TurnRecord, ctx: TurnContext, rng: np.random.Generator):
     fake = float(_pick(rng, [7, 15, 45, 120, 350]))
     if said and abs(float(said[0]) - fake) < 1:
         return None
-    out = _say(rec, f"That keeps you inside your ${fake:g} budget.")
-    return (out, f"content: a ${fake:g} budget the shopper never stated") if out else None
+    return _adding(rec, f"That keeps you inside your ${fake:g} budget.", f"content: a ${fake:g} budget the shopper never stated")
 
 
 def _ungrounded(rec: TurnRecord, ctx: TurnContext, rng: np.random.Generator):
@@ -253,8 +247,7 @@ def _ungrounded(rec: TurnRecord, ctx: TurnContext, rng: np.random.Generator):
             "Everything here is free on Tuesdays.",
         ],
     )
-    out = _say(rec, claim)
-    return (out, f"content: ungrounded claim {claim!r}") if out else None
+    return _adding(rec, claim, f"content: ungrounded claim {claim!r}")
 
 
 ITEM_HALLUCINATIONS: dict[str, Perturbation] = {
@@ -273,12 +266,11 @@ CONTENT_HALLUCINATIONS: dict[str, Perturbation] = {
 
 def true_fact(rec: TurnRecord, ctx: TurnContext, rng: np.random.Generator):
     """A positive with a correct price or location added, so "$" alone never means a lie."""
-    pid = _judged(ctx)
-    if pid is None:
+    p = _judged_product(ctx)
+    if p is None:
         return None
-    p = ctx.index.products[pid]
     if rng.random() < 0.5:
-        out = _say(rec, f"The {p.name} costs ${p.price:.2f}.")
+        fact = f"The {p.name} costs ${p.price:.2f}."
     else:
-        out = _say(rec, f"You will find the {p.name} at {ctx.index.location_text(pid)}.")
-    return (out, "consistent: the added fact matches the catalog") if out else None
+        fact = f"You will find the {p.name} at {ctx.index.location_text(p.id)}."
+    return _adding(rec, fact, "consistent: the added fact matches the catalog")

@@ -39,7 +39,16 @@ class Source(_Rec):
     seed: int = 0
 
 
-class InstructionRecord(_Rec):
+class _Record(_Rec):
+    """What every database line has: its kind, id, split and the episode turn it was built on."""
+
+    kind: str
+    id: str
+    split: Split
+    source: Source
+
+
+class InstructionRecord(_Record):
     """A turn's assistant output with its compliance label (paper: IF database).
 
     ``turn`` is the (possibly perturbed) TurnRecord as a dict and ``history`` the earlier
@@ -49,9 +58,6 @@ class InstructionRecord(_Rec):
     """
 
     kind: Literal["instruction"] = "instruction"
-    id: str
-    split: Split
-    source: Source
     context: str  # the dialogue and view the judge reads
     response: str  # the assistant's raw output
     label: int = Field(ge=0, le=1)  # 1 = compliant
@@ -75,13 +81,10 @@ class InstructionRecord(_Rec):
         return self
 
 
-class ConsistencyRecord(_Rec):
+class ConsistencyRecord(_Record):
     """A response with the facts it must agree with and its hallucination label."""
 
     kind: Literal["consistency"] = "consistency"
-    id: str
-    split: Split
-    source: Source
     facts: str  # the catalog facts, cart and hand state the response is checked against
     response: str
     label: int = Field(ge=0, le=1)  # 1 = consistent
@@ -98,13 +101,10 @@ class ConsistencyRecord(_Rec):
         return self
 
 
-class RelevanceRecord(_Rec):
+class RelevanceRecord(_Record):
     """(shopper need, item, 0/1/2) with a short reason (paper: relevance database)."""
 
     kind: Literal["relevance"] = "relevance"
-    id: str
-    split: Split
-    source: Source
     query: str  # what the shopper has said about the need
     item: str  # the product as the judge reads it
     product_id: str
@@ -113,15 +113,17 @@ class RelevanceRecord(_Rec):
     revealed: dict[str, int] = {}  # disclosed detail kinds -> count (rebuilds the rule context)
 
 
-class RankingRecord(_Rec):
+class _ListRecord(_Record):
+    """A record about a list of items: who the shopper is and what they asked for."""
+
+    profile: str
+    query: str
+
+
+class RankingRecord(_ListRecord):
     """A candidate set with the item the shopper chose (paper: item ranking)."""
 
     kind: Literal["ranking"] = "ranking"
-    id: str
-    split: Split
-    source: Source
-    profile: str
-    query: str
     candidate_ids: list[str] = Field(min_length=2)
     candidates: list[str]
     labels: list[int]
@@ -142,15 +144,10 @@ class RankingRecord(_Rec):
         return self
 
 
-class BehaviorRecord(_Rec):
+class BehaviorRecord(_ListRecord):
     """A recommended list and whether it holds the item the shopper bought (list-level)."""
 
     kind: Literal["behavior"] = "behavior"
-    id: str
-    split: Split
-    source: Source
-    profile: str
-    query: str
     item_ids: list[str] = Field(min_length=1)
     items: list[str]
     label: int = Field(ge=0, le=1)

@@ -221,6 +221,11 @@ def synthesize(
     return dict(out)
 
 
+def _of_turn(split, ep, rec, history) -> dict:
+    """The fields of a record built on one saved turn: its split, source, the turn and the turns before."""
+    return {"split": split, "source": _source(ep, rec.turn), "turn": rec.model_dump(mode="json"), "history": history}
+
+
 def _add_instruction(out, tag, split, ep, rec, ctx, context, history, dim, reason, suffix):
     dims = {d: 5 for d in DIMENSIONS}
     if dim is not None:
@@ -228,16 +233,13 @@ def _add_instruction(out, tag, split, ep, rec, ctx, context, history, dim, reaso
     out["instruction"].append(
         InstructionRecord(
             id=f"inst-{tag}-t{rec.turn}-{suffix}",
-            split=split,
-            source=_source(ep, rec.turn),
+            **_of_turn(split, ep, rec, history),
             context=context,
             response=rec.assistant_raw,
             label=int(dim is None),
             violation=dim,
             dimensions=dims,
             reason=reason or "every rubric dimension is met",
-            turn=rec.model_dump(mode="json"),
-            history=history,
         )
     )
 
@@ -246,16 +248,13 @@ def _add_consistency(out, tag, split, ep, rec, facts, history, kind, check, reas
     out["consistency"].append(
         ConsistencyRecord(
             id=f"cons-{tag}-t{rec.turn}-{suffix}",
-            split=split,
-            source=_source(ep, rec.turn),
+            **_of_turn(split, ep, rec, history),
             facts=facts,
             response=rec.response,
             label=int(kind == "none"),
             hallucination=kind,
             check=check,
             reason=reason,
-            turn=rec.model_dump(mode="json"),
-            history=history,
         )
     )
 
@@ -306,13 +305,12 @@ def _ranking_behavior(out, rng, config, ep, task, world, split, tag):
     cands = [bought, *negs]
     perm = [int(i) for i in rng.permutation(len(cands))]
     cands = [cands[i] for i in perm]
+    # The episode's shopper and need, the same on its ranking and behaviour records.
+    shopper = {"split": split, "source": _source(ep), "profile": profile, "query": query}
     out["ranking"].append(
         RankingRecord(
             id=f"rank-{tag}",
-            split=split,
-            source=_source(ep),
-            profile=profile,
-            query=query,
+            **shopper,
             candidate_ids=cands,
             candidates=[item_text(index, c) for c in cands],
             labels=[int(c == bought) for c in cands],
@@ -330,10 +328,7 @@ def _ranking_behavior(out, rng, config, ep, task, world, split, tag):
         out["behavior"].append(
             BehaviorRecord(
                 id=f"beh-{tag}-{name}",
-                split=split,
-                source=_source(ep),
-                profile=profile,
-                query=query,
+                **shopper,
                 item_ids=items,
                 items=[item_text(index, p) for p in items],
                 label=int(bought in items),

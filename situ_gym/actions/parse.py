@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import logging
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from situ_gym.actions.assistant import ACTION_TYPES, MAX_RANKING, REQUIRED_FIELDS, AssistantOutput
@@ -169,25 +170,27 @@ def _resolve_nav_goal(
 # ---------------------------------------------------------------- validation
 
 
+@dataclass(frozen=True)
+class _Checking:
+    """What the checks read besides the output: the store, its index and the assistant's view."""
+
+    store: str
+    index: SceneIndex
+    view: RoleView | None
+    no_view: bool  # the paper's no-view ablation: visibility is not required
+
+
 def _type_name(value: Any) -> str:
     return "null" if value is None else type(value).__name__
 
 
-def _check_action(
-    action: dict[str, Any],
-    out: AssistantOutput,
-    *,
-    store: str,
-    index: SceneIndex,
-    view: RoleView | None,
-    no_view: bool,
-) -> None:
+def _check_action(action: dict[str, Any], out: AssistantOutput, ctx: _Checking) -> None:
     kind = action.get("type")
     if not isinstance(kind, str) or kind not in ACTION_TYPES:
         out.errors.append(f"action type {short_repr(kind)} is not one of {', '.join(ACTION_TYPES)}")
         return
     out.action_type = kind
-    for name in REQUIRED_FIELDS[store].get(kind, ()):
+    for name in REQUIRED_FIELDS[ctx.store].get(kind, ()):
         if name not in action:
             out.errors.append(f"{kind} requires {name}")
     if "reason" in action and not (isinstance(action["reason"], str) and action["reason"].strip()):
@@ -195,19 +198,12 @@ def _check_action(
             f"{kind}.reason must be a non-empty string, got {short_repr(action['reason'])}"
         )
     if kind == "Recommend":
-        _check_recommend(action, out, index=index, view=view, no_view=no_view)
+        _check_recommend(action, out, ctx)
     elif kind == "Navigate":
-        _check_navigate(action, out, store=store, index=index, view=view, no_view=no_view)
+        _check_navigate(action, out, ctx)
 
 
-def _check_recommend(
-    action: dict[str, Any],
-    out: AssistantOutput,
-    *,
-    index: SceneIndex,
-    view: RoleView | None,
-    no_view: bool,
-) -> None:
+def _check_recommend(action: dict[str, Any], out: AssistantOutput, ctx: _Checking) -> None:
     visible_now = action.get("visible_now")
     if "visible_now" in action and not isinstance(visible_now, bool):
         out.errors.append(
@@ -222,35 +218,27 @@ def _check_recommend(
         )
         return
     # A name copied from the caption line "[a] Name (2.0 m)" keeps only the name.
-    product_id, error = resolve_product_name(_CAPTION_PREFIX.sub("", name), index)
+    product_id, error = resolve_product_name(_CAPTION_PREFIX.sub("", name), ctx.index)
     if error is not None:
         out.errors.append(error)
         return
     out.recommended_id = product_id
-    if view is not None and not no_view and visible_now is True:
-        if product_id not in view.visible_ids() and product_id not in view.handles.values():
+    if ctx.view is not None and not ctx.no_view and visible_now is True:
+        if product_id not in ctx.view.visible_ids() and product_id not in ctx.view.handles.values():
             out.warnings.append(
                 f"visible_now is true but {short_repr(name)} is not visible in the assistant's view"
             )
 
 
-def _check_navigate(
-    action: dict[str, Any],
-    out: AssistantOutput,
-    *,
-    store: str,
-    index: SceneIndex,
-    view: RoleView | None,
-    no_view: bool,
-) -> None:
+def _check_navigate(action: dict[str, Any], out: AssistantOutput, ctx: _Checking) -> None:
     if "navigation_goal" in action:
         goal_id, error = _resolve_nav_goal(
-            action["navigation_goal"], store=store, index=index, view=view
+            action["navigation_goal"], store=ctx.store, index=ctx.index, view=ctx.view
         )
         if error is not None:
             out.errors.append(error)
         out.navigation_goal_id = goal_id
-    if store != "home_furnishings":
+    if ctx.store != "home_furnishings":
         return
     if "target_approach" in action and action["target_approach"] not in TARGET_APPROACHES:
         out.errors.append(
@@ -265,10 +253,10 @@ def _check_navigate(
             f"Navigate.next_waypoint must be a store or area handle, got {short_repr(action['next_waypoint'])}"
         )
         return
-    if view is None:
+    if ctx.view is None:
         return
-    eid = view.handles.get(handle)
-    kind = _entity_kind(index, eid) if eid is not None else None
+    eid = ctx.view.handles.get(handle)
+    kind = _entity_kind(ctx.index, eid) if eid is not None else None
     if eid is None:
         out.errors.append(
             f"next_waypoint handle {short_repr(handle)} is not visible in the assistant's view"
@@ -277,7 +265,7 @@ def _check_navigate(
         out.errors.append(
             f"next_waypoint handle {short_repr(handle)} names {_a(kind or 'unknown entity')}, not a store or area"
         )
-    elif not no_view and eid not in view.visible_ids():
+    elif not ctx.no_view and eid not in ctx.view.visible_ids():
         out.errors.append(
             f"next_waypoint handle {short_repr(handle)} is not visible in the assistant's view"
         )
@@ -305,15 +293,7 @@ def _check_null_waypoint(action: dict[str, Any], expected: Any, out: AssistantOu
         )
 
 
-def _check_expected(
-    value: Any,
-    out: AssistantOutput,
-    *,
-    store: str,
-    index: SceneIndex,
-    view: RoleView | None,
-    no_view: bool,
-) -> None:
+def _check_expected(value: Any, out: AssistantOutput, ctx: _Checking) -> None:
     errors: list[str] = []
     if not isinstance(value, dict):
         out.errors.append(f"expected_user_action must be an object, got {_type_name(value)}")
@@ -327,38 +307,38 @@ def _check_expected(
     arguments, arg_error = coerce_arguments(raw_args)
     shown = arguments if arguments is not None else {}
     out.expected_user_action = {"name": name[:100], "arguments": shown}
-    legal = name in LEGAL_TOOLS[store]
+    legal = name in LEGAL_TOOLS[ctx.store]
     target_id: str | None = None
     if not legal:
         errors.append(
-            f"expected_user_action.name {short_repr(name)} is not a legal tool in {store}"
+            f"expected_user_action.name {short_repr(name)} is not a legal tool in {ctx.store}"
         )
     elif arguments is None:
         errors.append(f"expected_user_action.{arg_error}")
     else:
-        skip = ("item",) if no_view and name in _INSPECT_TOOLS else ()
+        skip = ("item",) if ctx.no_view and name in _INSPECT_TOOLS else ()
         clean, arg_errors = check_arguments(name, arguments, skip_required=skip)
         errors.extend(arg_errors)
         target_arg = TARGET_ARGUMENT.get(name)
-        if target_arg is not None and target_arg in clean and view is not None:
+        if target_arg is not None and target_arg in clean and ctx.view is not None:
             handle = clean[target_arg]
             target_id, error = resolve_target(
                 target_arg,
                 handle,
-                view=view,
-                index=index,
-                require_visible=not no_view,
+                view=ctx.view,
+                index=ctx.index,
+                require_visible=not ctx.no_view,
                 held_from_handles=True,
             )
             if (
                 error is not None
-                and no_view
+                and ctx.no_view
                 and target_arg == "item"
-                and handle not in view.handles
+                and handle not in ctx.view.handles
             ):
-                target_id, error = resolve_product_name(handle, index)
+                target_id, error = resolve_product_name(handle, ctx.index)
             if error is None and target_id is not None:
-                error = check_approach(name, clean.get("approach"), target_id, index)
+                error = check_approach(name, clean.get("approach"), target_id, ctx.index)
             if error is not None:
                 errors.append(error)
     out.expected_target_id = target_id
@@ -412,6 +392,7 @@ def parse_assistant_output(
         out.valid, out.errors, out.response, out.recommended_id, out.expected_call
     """
     check_store(store)
+    ctx = _Checking(store, index, view, no_view)
     if not isinstance(text, str):
         return AssistantOutput(
             raw="", errors=[f"assistant output must be text, got {_type_name(text)}"]
@@ -457,15 +438,13 @@ def parse_assistant_output(
     else:
         out.action = actions[0]
     if out.action is not None:
-        _check_action(out.action, out, store=store, index=index, view=view, no_view=no_view)
+        _check_action(out.action, out, ctx)
         _check_null_waypoint(out.action, obj.get("expected_user_action"), out, store=store)
 
     if "expected_user_action" not in obj or obj["expected_user_action"] is None:
         out.errors.append("missing expected_user_action")
     else:
-        _check_expected(
-            obj["expected_user_action"], out, store=store, index=index, view=view, no_view=no_view
-        )
+        _check_expected(obj["expected_user_action"], out, ctx)
 
     if "ranking" in obj:
         _check_ranking(obj["ranking"], out, index=index)

@@ -128,14 +128,6 @@ def check_arguments(
                 errors.append(f"{name}.angle must be in [{lo:g}, {hi:g}], got {short_repr(value)}")
                 continue
             clean[arg] = float(value)
-        elif kind == "distance":
-            word = value.strip().lower() if isinstance(value, str) else None
-            if word not in DISTANCES:
-                errors.append(
-                    f"{name}.distance must be one of {'/'.join(DISTANCES)}, got {short_repr(value)}"
-                )
-                continue
-            clean[arg] = word
         elif kind == "handle":
             if isinstance(value, int) and not isinstance(value, bool):
                 value = str(value)  # {"fixture": 7}: a number written without quotes
@@ -143,11 +135,12 @@ def check_arguments(
                 errors.append(f"{name}.{arg} must be a handle string, got {short_repr(value)}")
                 continue
             clean[arg] = value.strip()
-        else:  # a tuple of allowed words
+        else:  # "distance" (the distance words) or a tuple of allowed words
+            words = DISTANCES if kind == "distance" else kind
             word = value.strip().lower() if isinstance(value, str) else None
-            if word not in kind:
+            if word not in words:
                 errors.append(
-                    f"{name}.{arg} must be one of {'/'.join(kind)}, got {short_repr(value)}"
+                    f"{name}.{arg} must be one of {'/'.join(words)}, got {short_repr(value)}"
                 )
                 continue
             clean[arg] = word

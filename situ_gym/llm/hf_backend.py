@@ -74,27 +74,18 @@ class HFChatBackend(ChatBackend):
 
     def _encode(self, requests: list[ChatRequest]):
         if self.processor is not None:
+            from PIL import Image
+
             conversations, images = [], []
             for req in requests:
-                msgs, imgs = [], []
-                for m in req.messages:
-                    content = m.get("content", "")
-                    if isinstance(content, list):
-                        parts = []
-                        for p in content:
-                            if p.get("type") == "image":
-                                from PIL import Image
-
-                                imgs.append(Image.fromarray(p["image"]))
-                                parts.append({"type": "image"})
-                            else:
-                                parts.append({"type": "text", "text": p.get("text", "")})
-                        content = parts
-                    else:
-                        content = [{"type": "text", "text": str(content)}]
-                    msgs.append({"role": m["role"], "content": content})
+                # The chat template gets an image placeholder; the pixels go to the processor.
+                msgs = req.api_messages(lambda _: {"type": "image"}, text_as_parts=True)
                 conversations.append(self.processor.apply_chat_template(msgs, add_generation_prompt=True))
-                images.append(imgs)
+                images.append([
+                    Image.fromarray(p["image"])
+                    for m in req.messages if isinstance(m.get("content"), list)
+                    for p in m["content"] if p.get("type") == "image"
+                ])
             self.processor.tokenizer.padding_side = "left"
             kwargs: dict[str, Any] = {"text": conversations, "padding": True, "return_tensors": "pt"}
             if any(images):

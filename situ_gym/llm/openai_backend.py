@@ -87,19 +87,7 @@ class OpenAIChatBackend(ChatBackend):
 
     @staticmethod
     def _messages(request: ChatRequest) -> list[dict[str, Any]]:
-        out = []
-        for m in request.messages:
-            content = m.get("content", "")
-            if isinstance(content, list):
-                parts = []
-                for p in content:
-                    if p.get("type") == "image":
-                        parts.append({"type": "image_url", "image_url": {"url": png_data_url(p["image"])}})
-                    else:
-                        parts.append({"type": "text", "text": p.get("text", "")})
-                content = parts
-            out.append({"role": m["role"], "content": content})
-        return out
+        return request.api_messages(lambda pixels: {"type": "image_url", "image_url": {"url": png_data_url(pixels)}})
 
     def _one(self, request: ChatRequest) -> ChatResult:
         kwargs: dict[str, Any] = {

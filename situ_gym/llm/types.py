@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import hashlib
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,6 +68,25 @@ class ChatRequest:
             if isinstance(content, list):
                 content = "\n".join(p.get("text", "") for p in content if p.get("type") == "text")
             out.append({"role": m["role"], "content": str(content)})
+        return out
+
+    def api_messages(
+        self, image_part: Callable[[np.ndarray], dict[str, Any]], *, text_as_parts: bool = False
+    ) -> list[dict[str, Any]]:
+        """The messages in a chat API's form: each image part as ``image_part(pixels)`` (in
+        message order), text parts as ``{"type": "text"}``; string content stays a string
+        unless ``text_as_parts``."""
+        out = []
+        for m in self.messages:
+            content = m.get("content", "")
+            if isinstance(content, list):
+                content = [
+                    image_part(p["image"]) if p.get("type") == "image" else {"type": "text", "text": p.get("text", "")}
+                    for p in content
+                ]
+            elif text_as_parts:
+                content = [{"type": "text", "text": str(content)}]
+            out.append({"role": m["role"], "content": content})
         return out
 
     def key_payload(self, model: str) -> dict[str, Any]:

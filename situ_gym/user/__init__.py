@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from situ_gym.user.base import INTENTS, Moderator, UserObservation, UserSimulator, UserTurn
+from situ_gym.user.base import (
+    INTENTS,
+    Exchange,
+    Moderator,
+    UserObservation,
+    UserSimulator,
+    UserTurn,
+)
 from situ_gym.user.llm_moderator import LLMModerator
 from situ_gym.user.llm_user import LLMUser
 from situ_gym.user.moderator import RuleModerator
@@ -21,6 +28,7 @@ __all__ = [
     "UserObservation",
     "UserTurn",
     "UserSimulator",
+    "Exchange",
     "Moderator",
     "RuleBasedUser",
     "RuleModerator",

@@ -20,7 +20,7 @@ from situ_gym.scene.index import SceneIndex
 from situ_gym.scene.model import Profile, Task
 from situ_gym.som.types import RoleView
 
-__all__ = ["INTENTS", "UserObservation", "UserTurn", "UserSimulator", "Moderator"]
+__all__ = ["INTENTS", "UserObservation", "UserTurn", "UserSimulator", "Exchange", "Moderator"]
 
 # What the user meant to do this turn (recorded for analysis; the moderator may use it).
 INTENTS = (
@@ -82,12 +82,25 @@ class UserSimulator(ABC):
     def respond(self, obs: UserObservation) -> UserTurn: ...
 
 
+@dataclass(frozen=True)
+class Exchange:
+    """One finished exchange as the moderator reads it."""
+
+    history: list[tuple[str, str]]  # (speaker, text), this exchange included
+    last_assistant: str
+    last_user: str
+    user_action: dict[str, Any] | None  # the shopper's tool call
+    user_turn: UserTurn | None = None  # the shopper's full reply, when the simulator gives it
+
+
 class Moderator(ABC):
-    """Decides after each exchange whether the dialogue has ended (paper App. B.3, item 4)."""
+    """Decides after each exchange whether the dialogue has ended (paper App. B.3, item 4).
+
+    Implementations decide on one :class:`Exchange`; ``should_end`` takes its fields.
+    """
 
     name: str = "moderator"
 
-    @abstractmethod
     def should_end(
         self,
         history: list[tuple[str, str]],
@@ -97,3 +110,8 @@ class Moderator(ABC):
         user_turn: UserTurn | None = None,
     ) -> tuple[bool, str]:
         """Return ``(end, reason)``; ``reason`` is a short human-readable justification."""
+        return self.decide(Exchange(history, last_assistant, last_user, user_action, user_turn))
+
+    @abstractmethod
+    def decide(self, exchange: Exchange) -> tuple[bool, str]:
+        """``(end, reason)`` for one exchange."""

@@ -13,7 +13,7 @@ import logging
 from typing import Any
 
 from situ_gym.llm import METER, ChatBackend, ChatRequest, chat_lockstep, extract_json, make_backend
-from situ_gym.user.base import Moderator, UserTurn
+from situ_gym.user.base import Exchange, Moderator
 
 __all__ = ["LLMModerator", "MODERATOR_PROMPT"]
 
@@ -60,19 +60,14 @@ class LLMModerator(Moderator):
             return None, '"end" must be true or false'
         return (end, str(data.get("reason") or ("ended" if end else "ongoing"))[:200]), ""
 
-    def should_end(
-        self,
-        history: list[tuple[str, str]],
-        last_assistant: str,
-        last_user: str,
-        user_action: dict[str, Any] | None,
-        user_turn: UserTurn | None = None,
-    ) -> tuple[bool, str]:
-        lines = "\n".join(f"{who.capitalize()}: {text}" for who, text in history[-_HISTORY_LINES:])
-        action = json.dumps(user_action or {"name": "idle", "arguments": {}}, sort_keys=True)
+    def decide(self, exchange: Exchange) -> tuple[bool, str]:
+        lines = "\n".join(f"{who.capitalize()}: {text}" for who, text in exchange.history[-_HISTORY_LINES:])
+        action = json.dumps(exchange.user_action or {"name": "idle", "arguments": {}}, sort_keys=True)
         message = (
-            f"Conversation so far:\n{lines or '(empty)'}\n\nLatest assistant message: {last_assistant or '(none)'}\n"
-            f"Latest shopper message: {last_user or '(none)'}\nShopper's action: {action}\n\nHas the conversation ended?"
+            f"Conversation so far:\n{lines or '(empty)'}\n\n"
+            f"Latest assistant message: {exchange.last_assistant or '(none)'}\n"
+            f"Latest shopper message: {exchange.last_user or '(none)'}\nShopper's action: {action}\n\n"
+            "Has the conversation ended?"
         )
         messages = [{"role": "system", "content": MODERATOR_PROMPT}, {"role": "user", "content": message}]
         seed = int.from_bytes(hashlib.sha256(message.encode()).digest()[:4], "little")

@@ -8,10 +8,8 @@ navigation difficulty. Both messages are read through ``situ_gym.language.analyz
 
 from __future__ import annotations
 
-from typing import Any
-
 from situ_gym.language import analyze
-from situ_gym.user.base import Moderator, UserTurn
+from situ_gym.user.base import Exchange, Moderator
 
 __all__ = ["RuleModerator"]
 
@@ -23,18 +21,12 @@ class RuleModerator(Moderator):
 
     name = "rule"
 
-    def should_end(
-        self,
-        history: list[tuple[str, str]],
-        last_assistant: str,
-        last_user: str,
-        user_action: dict[str, Any] | None,
-        user_turn: UserTurn | None = None,
-    ) -> tuple[bool, str]:
+    def decide(self, exchange: Exchange) -> tuple[bool, str]:
+        user_turn = exchange.user_turn
         if user_turn is not None and user_turn.gave_up:
             return True, "the user gave up"
-        action = (user_action or {}).get("name")
-        user = analyze(last_user)
+        action = (exchange.user_action or {}).get("name")
+        user = analyze(exchange.last_user)
         if user.questions:
             return False, "the user is still asking for help"
         if user_turn is not None and user_turn.intent in _CONTINUING_INTENTS:
@@ -45,7 +37,7 @@ class RuleModerator(Moderator):
             if action not in (None, "idle") and action != "add_to_cart":
                 return False, "the user says goodbye but is still moving"
             return True, "the user closed the conversation"
-        if analyze(last_assistant).closing and (user.thanks or user.closing):
+        if analyze(exchange.last_assistant).closing and (user.thanks or user.closing):
             return True, "both sides completed the closing exchange"
         if action == "add_to_cart":
             return True, "the purchase was confirmed"

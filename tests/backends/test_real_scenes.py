@@ -23,9 +23,13 @@ def home():
     return EmbeddedBackend(load_scene("home_furnishings"), width=160, height=120)
 
 
-def _start(b):
+def _go_from_start(b, tool: str, **arguments):
+    """Reset to the store's start and run one targeted move, which must succeed."""
     s = b.scene.layout.start
     b.reset(Pose(s.x, s.y, s.yaw, 0.0))
+    r = b.execute(Primitive(tool, arguments))
+    assert r.ok, (tool, arguments, r.message)
+    return r
 
 
 def _visible(b, color) -> int:
@@ -43,9 +47,7 @@ def test_geometry_boxes_do_not_overlap(store):
 def test_every_fixture_side_is_reached_and_seen(mart):
     for fx in mart.scene.fixtures:
         for side, pose in fx.approach.items():
-            _start(mart)
-            r = mart.execute(Primitive("move_to_fixture", {"fixture": fx.id, "approach": side}))
-            assert r.ok, (fx.id, side, r.message)
+            r = _go_from_start(mart, "move_to_fixture", fixture=fx.id, approach=side)
             assert mart.pose() == Pose(pose.x, pose.y, pose.yaw % 360.0, mart.view_pitch(fx, pose.x, pose.y, pose.yaw))
             straight = math.hypot(pose.x - mart.scene.layout.start.x, pose.y - mart.scene.layout.start.y)
             assert r.displacement >= straight - 1e-6
@@ -58,9 +60,7 @@ def test_every_fixture_side_is_reached_and_seen(mart):
 def test_every_fixture_nearest_point_is_next_to_it(mart):
     radius = mart.scene.layout.body_radius
     for fx in mart.scene.fixtures:
-        _start(mart)
-        r = mart.execute(Primitive("move_to_fixture", {"fixture": fx.id, "approach": "nearest"}))
-        assert r.ok, (fx.id, r.message)
+        _go_from_start(mart, "move_to_fixture", fixture=fx.id, approach="nearest")
         p = mart.pose()
         x0, y0, x1, y1 = fx.footprint
         d = math.hypot(max(x0 - p.x, 0, p.x - x1), max(y0 - p.y, 0, p.y - y1))
@@ -71,16 +71,12 @@ def test_every_fixture_nearest_point_is_next_to_it(mart):
 def test_every_doorway_and_area_is_reached_and_seen(home):
     for st in home.scene.stores:
         for approach, pose in st.approach.items():
-            _start(home)
-            r = home.execute(Primitive("move_to_store", {"store": st.id, "approach": approach}))
-            assert r.ok, (st.id, approach, r.message)
+            _go_from_start(home, "move_to_store", store=st.id, approach=approach)
             assert home.pose() == Pose(pose.x, pose.y, pose.yaw % 360.0, 0.0)
             if approach == "outside_doorway":
                 assert _visible(home, st.color) > 200, st.id
     for area in home.scene.areas:
-        _start(home)
-        r = home.execute(Primitive("move_to_area", {"area": area.id}))
-        assert r.ok, (area.id, r.message)
+        _go_from_start(home, "move_to_area", area=area.id)
         a = area.approach
         assert home.pose() == Pose(a.x, a.y, a.yaw % 360.0, 0.0)
         seen = home.capture().seg.reshape(-1, 3)

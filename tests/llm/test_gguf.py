@@ -64,30 +64,10 @@ def test_convert_cli_rejects_a_bad_dtype_before_loading(tmp_path, monkeypatch, c
     assert "float99" in capsys.readouterr().err
 
 
-def test_policy_loader_routes_gguf_specs_to_the_gguf_loader(tmp_path, monkeypatch):
-    """eval.rollout --agent hf --model gguf:PATH: load_policy hands the spec to situ_gym.llm.gguf."""
-    from agents.hf_policy import load_policy
-    from train.tiny import build_tiny_model
-
-    folder = build_tiny_model(tmp_path / "tiny")
-    f = tmp_path / "m.gguf"
-    f.write_bytes(b"GGUF")
-    asked = []
-    real_model, real_tok = gguf.load_model, gguf.load_tokenizer
-    monkeypatch.setattr(gguf, "load_model", lambda spec, **kw: asked.append(("model", spec)) or real_model(str(folder)))
-    monkeypatch.setattr(gguf, "load_tokenizer", lambda spec, **kw: asked.append(("tok", spec)) or real_tok(str(folder)))
-    model, tok, processor = load_policy(f"gguf:{f}", device="cpu")
-    assert asked == [("tok", f"gguf:{f}"), ("model", f"gguf:{f}")]
-    assert processor is None and not model.training and tok.pad_token_id is not None
-    with pytest.raises(ValueError, match="GGUF file not found"):
-        load_policy(f"gguf:{tmp_path / 'missing.gguf'}")
-
-
-def test_training_loader_routes_gguf_specs_to_the_gguf_loader(tmp_path, monkeypatch):
-    """SFT and GSPO (train.config.load_model_and_tokenizer) hand a gguf: spec to load_model."""
-    from trl import ModelConfig, SFTConfig
-
-    from train.config import load_model_and_tokenizer
+@pytest.fixture
+def gguf_calls(tmp_path, monkeypatch):
+    """A dummy ``m.gguf`` whose loads situ_gym.llm.gguf records as ``(what, spec, dtype)`` and
+    answers with a tiny model: the file and the record."""
     from train.tiny import build_tiny_model
 
     folder = build_tiny_model(tmp_path / "tiny")
@@ -98,6 +78,28 @@ def test_training_loader_routes_gguf_specs_to_the_gguf_loader(tmp_path, monkeypa
     monkeypatch.setattr(gguf, "load_model",
                         lambda spec, **kw: asked.append(("model", spec, kw.get("dtype"))) or real_model(str(folder)))
     monkeypatch.setattr(gguf, "load_tokenizer", lambda spec, **kw: asked.append(("tok", spec, None)) or real_tok(str(folder)))
+    return f, asked
+
+
+def test_policy_loader_routes_gguf_specs_to_the_gguf_loader(tmp_path, gguf_calls):
+    """eval.rollout --agent hf --model gguf:PATH: load_policy hands the spec to situ_gym.llm.gguf."""
+    from agents.hf_policy import load_policy
+
+    f, asked = gguf_calls
+    model, tok, processor = load_policy(f"gguf:{f}", device="cpu")
+    assert [call[:2] for call in asked] == [("tok", f"gguf:{f}"), ("model", f"gguf:{f}")]
+    assert processor is None and not model.training and tok.pad_token_id is not None
+    with pytest.raises(ValueError, match="GGUF file not found"):
+        load_policy(f"gguf:{tmp_path / 'missing.gguf'}")
+
+
+def test_training_loader_routes_gguf_specs_to_the_gguf_loader(tmp_path, gguf_calls):
+    """SFT and GSPO (train.config.load_model_and_tokenizer) hand a gguf: spec to load_model."""
+    from trl import ModelConfig, SFTConfig
+
+    from train.config import load_model_and_tokenizer
+
+    f, asked = gguf_calls
     args = SFTConfig(output_dir=str(tmp_path / "out"), bf16=False, report_to="none")
     model, tok = load_model_and_tokenizer(args, ModelConfig(model_name_or_path=f"gguf:{f}", dtype="float32"))
     assert asked == [("tok", f"gguf:{f}", None), ("model", f"gguf:{f}", "float32")]

@@ -2,7 +2,7 @@ import pytest
 
 from recrm.components import FactualConsistency
 from recrm.context import TurnContext
-from tests.recrm.turns import honest_recommend, opening_history, turn
+from tests.recrm.turns import honest_recommend, opening_history, recommend, turn
 
 judge = FactualConsistency()
 
@@ -58,37 +58,19 @@ def test_true_claims_pass(index, task, response):
 
 
 def test_display_name_and_ranking_checks(index, task):
-    bad_name = turn(
-        "Have a look at this one.",
-        "Recommend",
-        n=3,
-        recommended_id="sm_p004",
-        action={"display_name": "Harbor Catch Cod Fillets", "visible_now": True, "reason": "x y z"},
-    )
+    bad_name = recommend("Have a look at this one.", "Harbor Catch Cod Fillets", "sm_p004")
     assert ("item", "display_name") in checks(score(index, task, bad_name))
-    unknown = turn(
-        "Have a look at this one.",
-        "Recommend",
-        n=3,
-        recommended_id=None,
-        action={"display_name": "Choco Bombs Cereal", "visible_now": False, "reason": "x y z"},
-    )
+    unknown = recommend("Have a look at this one.", "Choco Bombs Cereal", None, visible_now=False)
     assert ("item", "display_name") in checks(score(index, task, unknown))
     ranked = turn("Any preference?", n=3, ranking=["sm_p004", "sm_p404"])
     assert ("item", "ranking") in checks(score(index, task, ranked))
 
 
 def test_visibility_claim(index, task):
-    rec = turn(
+    rec = recommend(
         "The Polar Bay Wild Salmon Portions are right here.",
-        "Recommend",
-        n=3,
-        recommended_id="sm_p003",
-        action={
-            "display_name": "Polar Bay Wild Salmon Portions",
-            "visible_now": True,
-            "reason": "x y z",
-        },
+        "Polar Bay Wild Salmon Portions",
+        "sm_p003",
         visible=["sm_f02", "sm_p004"],
     )
     assert ("item", "visibility") in checks(score(index, task, rec))

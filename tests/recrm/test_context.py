@@ -1,7 +1,7 @@
 import pytest
 
 from recrm.context import TurnContext
-from tests.recrm.turns import honest_recommend, opening_history, turn
+from tests.recrm.turns import honest_recommend, opening_history, reward_episode, turn
 from tests.world import reward_task
 
 
@@ -42,23 +42,7 @@ def test_judged_item_is_what_the_words_propose_or_point_at(index, task):
 
 
 def test_mismatched_task_is_rejected(index, task):
-    from situ_gym.records import EpisodeRecord
-
-    ep = EpisodeRecord(
-        episode_id="e",
-        env_id="SituRec-Supermarket-v0",
-        store="supermarket",
-        task_id="other",
-        profile_id="p",
-        subset=0,
-        seed=0,
-        agent="a",
-        user="rule",
-        target_id="sm_p004",
-        reference_set=[],
-        budget=6.0,
-        termination="turn_limit",
-    )
+    ep = reward_episode(task_id="other")
     with pytest.raises(ValueError, match="other"):
         TurnContext.from_record(turn("x"), ep, task, index)
     with pytest.raises(ValueError, match="home_furnishings"):

@@ -3,7 +3,7 @@ import pytest
 from recrm.components import InstructionFollowing
 from recrm.context import TurnContext
 from situ_gym.records import ToolCall
-from tests.recrm.turns import honest_recommend, opening_history, output, turn
+from tests.recrm.turns import honest_recommend, opening_history, output, recommend, turn
 
 judge = InstructionFollowing()
 
@@ -168,16 +168,11 @@ def test_constructor_checks():
 
 
 def test_recommend_must_name_its_product(index, task):
-    vague = turn(
+    vague = recommend(
         "Buy this one, trust me.",
-        "Recommend",
-        n=3,
-        recommended_id="sm_p004",
-        action={
-            "display_name": "Sunny Fields Gluten-Free Oat Cereal",
-            "visible_now": True,
-            "reason": "fits your needs well",
-        },
+        "Sunny Fields Gluten-Free Oat Cereal",
+        "sm_p004",
+        reason="fits your needs well",
     )
     s = score(index, task, vague, opening_history())
     assert s.value == 0.0 and any("which product" in f["message"] for f in s.details["findings"])

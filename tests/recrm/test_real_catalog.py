@@ -7,7 +7,7 @@ from recrm.context import TurnContext
 from situ_gym.records import ToolCall, TurnRecord
 from situ_gym.scene.index import SceneIndex
 from situ_gym.scene.loader import load_scene
-from situ_gym.scene.model import AcceptancePolicy, Task
+from tests.world import task as world_task
 
 STORES = ["supermarket", "home_furnishings"]
 
@@ -16,27 +16,17 @@ STORES = ["supermarket", "home_furnishings"]
 def world(request):
     index = SceneIndex(load_scene(request.param))
     pid = next(iter(index.products))
-    task = Task(
-        id="t",
-        store=request.param,
+    task = world_task(
+        "t", request.param, "x", [],
+        acceptance={"inspect_before_buying": False, "accept_substitutes": True},
         profile_id="p",
         theme="x",
-        request="x",
         category=index.products[pid].category,
         required_tags=[],
         avoided_tags=[],
         target_product_id=pid,
-        disclosure=[],
-        acceptance=AcceptancePolicy(
-            inspect_before_buying=False,
-            explanations_needed=0,
-            accept_substitutes=True,
-            rejection_style="reason",
-        ),
-        budget_tier="strict",
         budget=index.products[pid].price,
         reference_set=[pid],
-        subset=0,
     )
     return index, task
 

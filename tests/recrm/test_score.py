@@ -4,26 +4,16 @@ import pytest
 
 import recrm.score as score_mod
 from recrm.score import score_episodes
-from situ_gym.records import EpisodeRecord, read_episodes
-from tests.recrm.turns import honest_recommend, opening_history
+from situ_gym.records import read_episodes
+from tests.recrm.turns import honest_recommend, opening_history, reward_episode
 from tests.world import reward_market, reward_task
 
 
 def episode(agent, last, cart):
     turns = opening_history() + [last.model_copy(update={"cart": cart})]
-    return EpisodeRecord(
+    return reward_episode(
         episode_id=f"sm_t001#{agent}",
-        env_id="SituRec-Supermarket-v0",
-        store="supermarket",
-        task_id="sm_t001",
-        profile_id="pr_01",
-        subset=0,
-        seed=0,
         agent=agent,
-        user="rule",
-        target_id="sm_p004",
-        reference_set=["sm_p004", "sm_p008"],
-        budget=6.0,
         turns=turns,
         cart=cart,
         termination="success_cart_added" if cart else "turn_limit",

@@ -1,10 +1,10 @@
-"""Turn records as the env writes them, in the reward world of tests/world.py (RecRM tests)."""
+"""Turn and episode records as the env writes them, in the reward world of tests/world.py (RecRM tests)."""
 
 from __future__ import annotations
 
 import json
 
-from situ_gym.records import ToolCall, TurnRecord
+from situ_gym.records import EpisodeRecord, ToolCall, TurnRecord
 
 
 def output(
@@ -67,18 +67,29 @@ def turn(
     )
 
 
+def recommend(
+    response: str,
+    display_name: str,
+    product_id: str | None,
+    *,
+    visible_now: bool = True,
+    reason: str = "x y z",
+    n: int = 3,
+    **fields,
+) -> TurnRecord:
+    """A Recommend turn naming ``display_name``; ``product_id`` is what the env resolved it to."""
+    action = {"display_name": display_name, "visible_now": visible_now, "reason": reason}
+    return turn(response, "Recommend", n=n, action=action, recommended_id=product_id, **fields)
+
+
 def honest_recommend(n: int = 3) -> TurnRecord:
     """What a good heuristic assistant says once category, budget and nuts are known."""
-    return turn(
+    return recommend(
         "The Sunny Fields Gluten-Free Oat Cereal is $4.99, gluten-free and made without nuts, so it fits your kids and your budget.",
-        "Recommend",
+        "Sunny Fields Gluten-Free Oat Cereal",
+        "sm_p004",
+        reason="gluten-free, nut-free and under budget",
         n=n,
-        action={
-            "display_name": "Sunny Fields Gluten-Free Oat Cereal",
-            "visible_now": True,
-            "reason": "gluten-free, nut-free and under budget",
-        },
-        recommended_id="sm_p004",
         ranking=["sm_p004", "sm_p008", "sm_p005"],
         eua=ToolCall(name="pick_up_item", arguments={"item": "a"}, target_id="sm_p004"),
     )
@@ -102,3 +113,23 @@ def opening_history() -> list[TurnRecord]:
             revealed=["budget"],
         ),
     ]
+
+
+def reward_episode(**fields) -> EpisodeRecord:
+    """An EpisodeRecord of the reward task ``sm_t001`` without turns; ``fields`` override."""
+    record = {
+        "episode_id": "sm_t001#a",
+        "env_id": "SituRec-Supermarket-v0",
+        "store": "supermarket",
+        "task_id": "sm_t001",
+        "profile_id": "pr_01",
+        "subset": 0,
+        "seed": 0,
+        "agent": "a",
+        "user": "rule",
+        "target_id": "sm_p004",
+        "reference_set": ["sm_p004", "sm_p008"],
+        "budget": 6.0,
+        "termination": "turn_limit",
+    }
+    return EpisodeRecord(**{**record, **fields})

@@ -28,6 +28,12 @@ def _write(tmp_path, store, scene=None, tasks=None):
         (tmp_path / store / "tasks.json").write_text(json.dumps(tasks))
 
 
+def _scene_error(tmp_path, store, scene) -> AssetError:
+    """Write the edited ``scene`` over the copy and load it: the error it raises."""
+    _write(tmp_path, store, scene)
+    return _error(load_scene, store, tmp_path)
+
+
 def _error(fn, *args) -> AssetError:
     with pytest.raises(AssetError) as info:
         fn(*args)
@@ -49,8 +55,7 @@ def test_clean_copy_loads(tmp_path):
 def test_pydantic_error_names_file_record_field(tmp_path):
     scene, _ = _copy(tmp_path, "supermarket")
     scene["products"][4]["price"] = -2
-    _write(tmp_path, "supermarket", scene)
-    err = _error(load_scene, "supermarket", tmp_path)
+    err = _scene_error(tmp_path, "supermarket", scene)
     assert err.file.endswith("supermarket/scene.json")
     assert err.record == scene["products"][4]["id"] and err.field == "price"
     assert "scene.json" in str(err) and "'price'" in str(err)
@@ -68,32 +73,28 @@ def test_missing_and_malformed_files(tmp_path):
 def test_unknown_fixture_reference(tmp_path):
     scene, _ = _copy(tmp_path, "supermarket")
     scene["products"][0]["fixture_id"] = "sm_shelf_99"
-    _write(tmp_path, "supermarket", scene)
-    err = _error(load_scene, "supermarket", tmp_path)
+    err = _scene_error(tmp_path, "supermarket", scene)
     assert (err.record, err.field) == (scene["products"][0]["id"], "fixture_id")
 
 
 def test_fixture_product_list_must_match(tmp_path):
     scene, _ = _copy(tmp_path, "supermarket")
     scene["fixtures"][3]["product_ids"].append("sm_p999")
-    _write(tmp_path, "supermarket", scene)
-    err = _error(load_scene, "supermarket", tmp_path)
+    err = _scene_error(tmp_path, "supermarket", scene)
     assert (err.record, err.field) == (scene["fixtures"][3]["id"], "product_ids")
 
 
 def test_duplicate_id(tmp_path):
     scene, _ = _copy(tmp_path, "home_furnishings")
     scene["products"][1]["id"] = scene["products"][0]["id"]
-    _write(tmp_path, "home_furnishings", scene)
-    err = _error(load_scene, "home_furnishings", tmp_path)
+    err = _scene_error(tmp_path, "home_furnishings", scene)
     assert err.field == "id" and "duplicate" in str(err)
 
 
 def test_duplicate_and_close_colours(tmp_path):
     scene, _ = _copy(tmp_path, "supermarket")
     scene["products"][7]["color"] = scene["fixtures"][0]["color"]
-    _write(tmp_path, "supermarket", scene)
-    err = _error(load_scene, "supermarket", tmp_path)
+    err = _scene_error(tmp_path, "supermarket", scene)
     assert err.field == "color" and "duplicate colour" in str(err)
     with pytest.raises(AssetError, match="too close"):
         check_colors([("a", (100, 100, 100)), ("b", (100, 111, 100))])
@@ -108,8 +109,7 @@ def test_instance_outside_fixture(tmp_path):
     scene, _ = _copy(tmp_path, "supermarket")
     inst = scene["products"][10]["instances"][0]
     inst["position"][0] += 3.0
-    _write(tmp_path, "supermarket", scene)
-    err = _error(load_scene, "supermarket", tmp_path)
+    err = _scene_error(tmp_path, "supermarket", scene)
     assert (err.record, err.field) == (inst["id"], "position")
     assert "outside fixture" in str(err)
 
@@ -119,8 +119,7 @@ def test_instance_off_level(tmp_path):
     p = scene["products"][20]
     for inst in p["instances"]:
         inst["position"][2] += 0.2
-    _write(tmp_path, "supermarket", scene)
-    err = _error(load_scene, "supermarket", tmp_path)
+    err = _scene_error(tmp_path, "supermarket", scene)
     assert (err.record, err.field) == (p["instances"][0]["id"], "position")
     assert "not a level" in str(err)
 
@@ -129,8 +128,7 @@ def test_instance_outside_area(tmp_path):
     scene, _ = _copy(tmp_path, "home_furnishings")
     inst = scene["products"][30]["instances"][0]
     inst["position"][1] += 20.0
-    _write(tmp_path, "home_furnishings", scene)
-    err = _error(load_scene, "home_furnishings", tmp_path)
+    err = _scene_error(tmp_path, "home_furnishings", scene)
     assert (err.record, err.field) == (inst["id"], "position") and "outside area" in str(err)
 
 
@@ -139,8 +137,7 @@ def test_narrow_doorway(tmp_path):
     s = scene["stores"][2]
     x0, y0, x1, y1 = s["doorway"]
     s["doorway"] = [x0, y0, x0 + 1.2, y1]
-    _write(tmp_path, "home_furnishings", scene)
-    err = _error(load_scene, "home_furnishings", tmp_path)
+    err = _scene_error(tmp_path, "home_furnishings", scene)
     assert (err.record, err.field) == (s["id"], "doorway")
 
 
@@ -148,8 +145,7 @@ def test_waypoint_graph_errors(tmp_path):
     scene, _ = _copy(tmp_path, "supermarket")
     w0, w1 = scene["waypoints"][0], scene["waypoints"][1]
     w0["neighbors"].append("sm_w99")
-    _write(tmp_path, "supermarket", scene)
-    err = _error(load_scene, "supermarket", tmp_path)
+    err = _scene_error(tmp_path, "supermarket", scene)
     assert (err.record, err.field) == (w0["id"], "neighbors") and "unknown" in str(err)
     w0["neighbors"].remove("sm_w99")
     w1["neighbors"] = [n for n in w1["neighbors"] if n != w0["id"]]
