@@ -146,7 +146,8 @@ _TERSE_ARGUMENTS = (
 _COMPACT_MESSAGES = (
     "User messages bring the new events, the shopper's position and view, and catalog entries"
     " not shown before (id | name | category | price | location handle | attributes). Visible"
-    " products appear by handle and id; a Holding line only while the shopper holds one; the cart"
+    " products appear by handle and id when the conversation has their entry, the others as a count;"
+    " a Holding line only while the shopper holds one; the cart"
     " is empty until a purchase ends the episode."
 )
 
@@ -341,7 +342,7 @@ def compact_caption(visible: str, known: Mapping[str, str]) -> str:
     def flush() -> None:
         nonlocal hidden, handles
         if hidden:
-            out.append(f"(+{hidden} product{'s' if hidden > 1 else ''} not in your catalog entries)")
+            out.append(f"(+{hidden} other{'s' if hidden > 1 else ''})")
         if handles:
             out.append(f"{section} {' '.join(handles)}")
         hidden, handles = 0, []

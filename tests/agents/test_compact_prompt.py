@@ -46,7 +46,7 @@ def test_compact_caption_keeps_known_products_by_id_and_fixture_handles():
     assert text.splitlines() == [
         "Visible products:",
         "[b] sm_p9 (6.7 m)",
-        "(+2 products not in your catalog entries)",
+        "(+2 others)",
         "Visible fixtures: [1] [28]",
     ]  # "Holding: nothing" and "Cart: empty" are the default the rules state once
     held = CAPTION.replace("Holding: nothing", "Holding: [b] Tropic Farms Yellow Bananas, bunch of 6")
