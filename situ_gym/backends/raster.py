@@ -28,7 +28,7 @@ import numpy as np
 from situ_gym.backends.appearance import TILE
 from situ_gym.backends.geometry import CULL_KINDS, FACE_SHADE, SceneGeometry
 
-__all__ = ["Camera", "OrderTree", "Renderer", "blend_ink", "camera_basis"]
+__all__ = ["Camera", "OrderTree", "Renderer", "camera_basis"]
 
 _EPS = 1e-6
 _SHIFT = 4  # fixed-point bits of polygon vertices
@@ -477,7 +477,9 @@ class Renderer:
         mask = (alpha > 0) & won
         if not mask.any():
             return
-        blend_ink(rgb[y0 : y1 + 1, x0 : x1 + 1], alpha, mask, ink)
+        roi = rgb[y0 : y1 + 1, x0 : x1 + 1]
+        a = (alpha[mask].astype(np.float32) / 255.0)[:, None]
+        roi[mask] = np.round(roi[mask] * (1.0 - a) + ink * a).astype(np.uint8)
 
     def gather(self, table: np.ndarray) -> np.ndarray:
         """A new (H, W) array of ``table[face id]`` per pixel of the last render.
@@ -537,21 +539,6 @@ class Renderer:
         empty = np.equal(ids, 0, out=self._mask)
         np.copyto(depth, np.float32(np.inf), where=empty)
         return depth
-
-
-def blend_ink(roi: np.ndarray, alpha: np.ndarray, mask: np.ndarray, ink: np.ndarray) -> None:
-    """In place, where ``mask``: ``roi = round(roi * (1 - a) + ink * a)``, ``a = alpha / 255`` (float32).
-
-    Computed over the whole (small) box and kept where ``mask`` holds: fewer numpy calls
-    than gathering the masked pixels first, and the same float32 values per pixel.
-    """
-    a = alpha.astype(np.float32)
-    a /= 255.0
-    a = a[..., None]
-    out = roi * (1.0 - a)
-    out += ink * a
-    np.round(out, out=out)
-    np.copyto(roi, out, where=mask[..., None], casting="unsafe")
 
 
 def _sign_entry(face: int, corners: np.ndarray, text: str, ink) -> tuple:
