@@ -244,10 +244,10 @@ class Renderer:
         """
         flat = words.reshape(-1)
         flagged = np.greater_equal(flat, np.uint32(1 << 24), out=self._mask.reshape(-1))
+        if not flagged.any():  # the textured faces drawn are all hidden (most frames)
+            return
         pix = np.flatnonzero(flagged)
         n = len(pix)
-        if not n:
-            return
         prm = self.tex_params[faces]
         m = len(faces) + 1
         table = np.zeros((8, m), np.float32)  # a, b, c, k for u then v, per drawn face (0: none)
@@ -436,8 +436,10 @@ class Renderer:
                 z = np.maximum(pc[..., 2], cam.near)
                 rows = cam.fy * pc[..., 1] / z
                 readable = (pc[..., 2] >= cam.near).all(axis=1) & (rows.max(axis=1) - rows.min(axis=1) >= _SIGN_MIN_PX)
-                for k in cand[readable]:
-                    self._paint_sign(rgb, ids, int(sign_vals[k]), self.signs[k], eye, basis)
+                pc = pc[readable]
+                px = pc[..., :2] * self._focal / pc[..., 2:] + self._centre  # per corner: f * x / z + c
+                for k, corners_px in zip(cand[readable].tolist(), px, strict=True):
+                    self._paint_sign(rgb, ids, int(sign_vals[k]), self.signs[k], corners_px)
         self._lookup(self.seg_table[drawn], self._words)
         seg = cv2.cvtColor(words, cv2.COLOR_RGBA2RGB)
         t3 = time.perf_counter()
@@ -452,14 +454,13 @@ class Renderer:
         }
         return rgb, depth, seg, ids
 
-    def _paint_sign(self, rgb, ids, val, sign, eye, basis) -> None:
-        """Warp a sign's text texture onto the pixels where its face (ID-buffer value ``val``) won."""
-        _, corners, tex, ink, src = sign
+    def _paint_sign(self, rgb, ids, val, sign, px) -> None:
+        """Warp a sign's text texture onto the pixels where its face (ID-buffer value ``val``) won.
+
+        ``px``: the sign's corners in pixels (all in front of the near plane).
+        """
+        _, _, tex, ink, src = sign
         cam = self.camera
-        pc = (corners - eye) @ basis.T
-        if pc[:, 2].min() < cam.near:
-            return
-        px = pc[:, :2] * self._focal / pc[:, 2:] + self._centre  # per corner: f * x / z + c
         lo, hi = px.min(axis=0).tolist(), px.max(axis=0).tolist()
         x0, y0 = math.floor(lo[0]), math.floor(lo[1])
         x1, y1 = math.ceil(hi[0]), math.ceil(hi[1])
