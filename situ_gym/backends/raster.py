@@ -27,6 +27,7 @@ import numpy as np
 
 from situ_gym.backends.appearance import TILE
 from situ_gym.backends.geometry import CULL_KINDS, FACE_SHADE, SceneGeometry
+from situ_gym.backends.recycle import ArrayPool
 
 __all__ = ["Camera", "OrderTree", "Renderer", "camera_basis"]
 
@@ -200,6 +201,7 @@ class Renderer:
             ("f", np.intp), ("d", np.float32), ("uc", np.float32), ("vc", np.float32), ("acc", np.float32),
             ("tmp", np.float32), ("ui", np.int32), ("vi", np.int32), ("texel", np.uint32))}
         self._drawn = np.zeros(1, np.intp)  # per drawn-face value: face id + 1 (0: none)
+        self._outputs = ArrayPool()  # rgb, depth, seg and gathered arrays, reused once let go
         self.stats: dict[str, float] = {}
         self.signs = [_sign_entry(face, corners, text, ink) for face, corners, text, ink in geometry.signs]
         self._focal = np.array([camera.fx, camera.fy])
@@ -327,7 +329,8 @@ class Renderer:
     def render(self, eye: np.ndarray, yaw: float, pitch: float):
         """Return (rgb uint8, depth float32, seg uint8, ID buffer) for an eye pose.
 
-        rgb, depth and seg are new arrays; the ID buffer (per pixel 1 + the place of its
+        rgb, depth and seg are new arrays (in memory of earlier ones nobody holds any
+        more, see :class:`~situ_gym.backends.recycle.ArrayPool`); the ID buffer (per pixel 1 + the place of its
         face among this frame's drawn faces, 0: none; uint8 when fewer than 256 faces are
         drawn, else int32; read per-face tables through it with :meth:`gather`) is
         scratch that the next call overwrites. A Renderer is not
@@ -424,7 +427,7 @@ class Renderer:
         t_tex = time.perf_counter()
         self._texture(self._words, depth, ids, faces, eye, basis)
         t_tex = time.perf_counter() - t_tex
-        rgb = cv2.cvtColor(words, cv2.COLOR_RGBA2RGB)
+        rgb = cv2.cvtColor(words, cv2.COLOR_RGBA2RGB, dst=self._outputs.empty((h, w, 3), np.uint8))
         if len(self.sign_faces):
             pos = self._pos
             pos[faces] = np.arange(1, len(faces) + 1)
@@ -441,7 +444,7 @@ class Renderer:
                 for k, corners_px in zip(cand[readable].tolist(), px, strict=True):
                     self._paint_sign(rgb, ids, int(sign_vals[k]), self.signs[k], corners_px)
         self._lookup(self.seg_table[drawn], self._words)
-        seg = cv2.cvtColor(words, cv2.COLOR_RGBA2RGB)
+        seg = cv2.cvtColor(words, cv2.COLOR_RGBA2RGB, dst=self._outputs.empty((h, w, 3), np.uint8))
         t3 = time.perf_counter()
         self.stats = {
             "boxes": float(len(boxes)),
@@ -486,10 +489,11 @@ class Renderer:
         """A new (H, W) array of ``table[face id]`` per pixel of the last render.
 
         ``table`` is indexed by face id + 1 (entry 0: no face), like the colour tables,
-        e.g. a per-face entity index.
+        e.g. a per-face entity index. (New to the caller: its memory may be that of an
+        earlier result nobody holds any more.)
         """
         t0 = time.perf_counter()
-        out = self._lookup(table[self._drawn])
+        out = self._lookup(table[self._drawn], self._outputs.empty(self._ids_now.shape, table.dtype))
         self.stats["t_gather"] = self.stats.get("t_gather", 0.0) + time.perf_counter() - t0
         return out
 
@@ -535,7 +539,7 @@ class Renderer:
         invd += tmp
         # Pixels on a polygon's rasterised edge can extrapolate past the plane's horizon.
         np.maximum(invd, self._inv_far, out=invd)  # = max(invd, float32(1 / 200))
-        depth = np.empty_like(invd)
+        depth = self._outputs.empty(invd.shape, np.float32)
         np.divide(np.float32(1.0), invd, out=depth)
         empty = np.equal(ids, 0, out=self._mask)
         np.copyto(depth, np.float32(np.inf), where=empty)

@@ -9,10 +9,12 @@ the other's. Label text scales with the image height (the sizes below are for 48
 from __future__ import annotations
 
 import functools
+import threading
 
 import cv2
 import numpy as np
 
+from situ_gym.backends.recycle import ArrayPool
 from situ_gym.scene.index import SceneIndex
 from situ_gym.som.labels import check_role, fixed_handles, fixed_handles_by_id, product_label
 from situ_gym.som.types import Analysis, Region, RoleView, VisibleEntity
@@ -34,6 +36,17 @@ _PALETTE = (
     (60, 160, 255),
 )
 _BUILDING_COLOR = {"fixture": (255, 120, 0), "store": (255, 120, 0), "area": (0, 200, 120)}
+
+
+_LOCAL = threading.local()
+
+
+def _images_pool() -> ArrayPool:
+    """This thread's pool of marked images (two per frame: one per role, and the caller's last few)."""
+    pool = getattr(_LOCAL, "pool", None)
+    if pool is None:
+        pool = _LOCAL.pool = ArrayPool(slots=6)
+    return pool
 
 
 def _product_order(regions: list[Region], role: str, height: int) -> list[Region]:
@@ -140,7 +153,9 @@ def draw(
 ) -> RoleView:
     """Mark a copy of the frame's RGB image with ``role``'s handles."""
     check_role(role)
-    image = np.ascontiguousarray(analysis.frame.rgb).copy()
+    rgb = analysis.frame.rgb
+    image = _images_pool().empty(rgb.shape, rgb.dtype)  # memory of a view nobody holds any more
+    np.copyto(image, rgb)
     if fixed is None:
         fixed = fixed_handles(index, role)
         fixed_by_id = fixed_handles_by_id(index, role)

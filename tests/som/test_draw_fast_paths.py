@@ -2,7 +2,8 @@
 
 Product outlines go through cv2.polylines (closed) instead of cv2.drawContours, contours
 are ordered by their bounding box's corner instead of numpy minima, and label sizes are
-remembered: on real frames of both stores each gives the reference's result.
+remembered: on real frames of both stores each gives the reference's result. Marked
+images reuse the memory of earlier ones only once nobody holds them.
 """
 
 from __future__ import annotations
@@ -63,3 +64,15 @@ def test_remembered_text_sizes_are_opencvs():
         for scale, thick in ((0.45, 1), (0.9, 2), (0.3, 1)):
             got = overlay._text_size(text, scale, thick)
             assert got == cv2.getTextSize(text, overlay._FONT, scale, thick)
+
+
+def test_marked_images_a_caller_keeps_stay_as_drawn(analysed, request):
+    index = SceneIndex(load_scene(request.node.callspec.params["analysed"]))
+    kept = overlay.draw(analysed[0], index, "user")
+    snapshot = kept.image.copy()
+    for analysis in analysed[1:]:
+        for role in ("user", "assistant"):
+            view = overlay.draw(analysis, index, role)
+            assert not np.shares_memory(view.image, kept.image)
+            assert not np.shares_memory(view.image, analysis.frame.rgb)  # the frame stays unmarked
+    assert np.array_equal(kept.image, snapshot)
