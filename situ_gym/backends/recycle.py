@@ -18,6 +18,15 @@ import numpy as np
 __all__ = ["ArrayPool"]
 
 
+def _unheld_count() -> int:
+    """sys.getrefcount of an array only a list refers to, as this interpreter counts it."""
+    probe = [np.empty(0)]
+    return sys.getrefcount(probe[0])
+
+
+_UNHELD = _unheld_count()
+
+
 class ArrayPool:
     """Arrays by (shape, dtype), at most ``slots`` kept per kind. Not for sharing between threads."""
 
@@ -31,9 +40,9 @@ class ArrayPool:
         """A writeable, uninitialised array: a kept one nobody else holds, else a new one."""
         kept = self._kept.setdefault((tuple(shape), np.dtype(dtype).str), [])
         for i in range(len(kept)):
-            # two references: the pool's list and getrefcount's own argument; a holder of
-            # the array, or of any view of it (a view refers to its base), makes it more
-            if sys.getrefcount(kept[i]) == 2:
+            # a holder of the array, or of any view of it (a view refers to its base),
+            # raises its count above that of an array only a list refers to
+            if sys.getrefcount(kept[i]) == _UNHELD:
                 array = kept[i]
                 array.flags.writeable = True  # handed out read-only last time
                 return array
