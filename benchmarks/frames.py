@@ -11,8 +11,9 @@ seeded set of poses along the scene's waypoint graph, and prints the median over
 repeats of: capture frames/s, capture + SoM (both roles, one shared analysis) frames/s
 (by wall clock, and by this process's CPU time, which is steadier on a busy machine),
 where the capture time goes (culling/ordering/projection, polygon fill, per-pixel
-colour, depth and entity-index lookups) and where the SoM time goes (the shared
-``analyse``, then ``draw`` for both roles).
+colour, depth and entity-index lookups), where the SoM time goes (the shared
+``analyse``, then ``draw`` for both roles) and the page faults per capture + SoM frame
+(memory the allocator gave back and takes again; several hundred cost about a millisecond).
 """
 
 from __future__ import annotations
@@ -59,11 +60,20 @@ def bench_poses(scene: Scene, n: int, seed: int = 0) -> list[Pose]:
     return poses
 
 
+def _page_faults() -> float:
+    """This process's minor page faults so far (nan where the platform does not count them)."""
+    try:
+        import resource
+    except ImportError:  # not on Windows
+        return float("nan")
+    return float(resource.getrusage(resource.RUSAGE_SELF).ru_minflt)
+
+
 def run_bench(scene: Scene, width: int, height: int, poses: list[Pose], repeats: int) -> dict[str, float]:
     """Median figures over ``repeats`` passes through ``poses``."""
     backend = EmbeddedBackend(scene, width=width, height=height)
     index = SceneIndex(scene)
-    cap_fps, som_fps, cap_cpu, som_cpu = [], [], [], []
+    cap_fps, som_fps, cap_cpu, som_cpu, som_faults = [], [], [], [], []
     parts = {"t_cull_order": [], "t_fill": [], "t_lookup": []}
     som_parts = {"t_analyse": [], "t_draw": []}
     faces = []
@@ -81,12 +91,13 @@ def run_bench(scene: Scene, width: int, height: int, poses: list[Pose], repeats:
             faces.append(backend.renderer.stats["faces"])
         cap_fps.append(len(poses) / (time.perf_counter() - t0))
         cap_cpu.append(len(poses) / max(time.process_time() - c0, 1e-9))
-        t0, c0 = time.perf_counter(), time.process_time()
+        t0, c0, f0 = time.perf_counter(), time.process_time(), _page_faults()
         for p in poses:
             backend.reset(p)
             annotate_roles(backend.capture(), index)
         som_fps.append(len(poses) / (time.perf_counter() - t0))
         som_cpu.append(len(poses) / max(time.process_time() - c0, 1e-9))
+        som_faults.append((_page_faults() - f0) / len(poses))
         for p in poses:  # the same work as annotate_roles, timed by part
             backend.reset(p)
             frame = backend.capture()
@@ -102,6 +113,7 @@ def run_bench(scene: Scene, width: int, height: int, poses: list[Pose], repeats:
         "capture_fps_cpu": statistics.median(cap_cpu),
         "capture_som_fps": statistics.median(som_fps),
         "capture_som_fps_cpu": statistics.median(som_cpu),
+        "capture_som_page_faults": statistics.median(som_faults),  # per frame; nan where unknown
         "faces": statistics.median(faces),
     }
     for k, v in {**parts, **som_parts}.items():
@@ -201,7 +213,8 @@ def main(argv: list[str] | None = None) -> None:
 
     stores = STORE_KINDS if args.store == "all" else (args.store,)
     header = (f"{'store':<17} {'size':>8} {'capture fps':>12} {'(cpu)':>7} {'+SoM fps':>9} {'(cpu)':>7} "
-              f"{'faces':>6} {'cull+order ms':>14} {'fill ms':>8} {'lookup ms':>10} {'analyse ms':>11} {'draw ms':>8}")
+              f"{'faces':>6} {'cull+order ms':>14} {'fill ms':>8} {'lookup ms':>10} {'analyse ms':>11} {'draw ms':>8} "
+              f"{'faults':>7}")
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"one thread, {args.poses} seeded poses (seed {args.seed}), median of {args.repeats} repeats; "
           f"fps by wall clock and (cpu) by this process's CPU time; machine load average {load:.1f}")
@@ -215,7 +228,7 @@ def main(argv: list[str] | None = None) -> None:
             r = run_bench(scene, w, h, poses, args.repeats)
             print(f"{store:<17} {f'{w}x{h}':>8} {r['capture_fps']:>12.1f} {r['capture_fps_cpu']:>7.1f} "
                   f"{r['capture_som_fps']:>9.1f} {r['capture_som_fps_cpu']:>7.1f} {r['faces']:>6.0f} {r['t_cull_order_ms']:>14.2f} {r['t_fill_ms']:>8.2f} {r['t_lookup_ms']:>10.2f} "
-                  f"{r['t_analyse_ms']:>11.2f} {r['t_draw_ms']:>8.2f}")
+                  f"{r['t_analyse_ms']:>11.2f} {r['t_draw_ms']:>8.2f} {r['capture_som_page_faults']:>7.0f}")
         if args.save_images:
             for path in save_examples(scene, Path(args.save_images)):
                 print(f"wrote {path}")

@@ -27,6 +27,7 @@ import numpy as np
 
 from situ_gym.backends.appearance import TILE
 from situ_gym.backends.geometry import CULL_KINDS, FACE_SHADE, SceneGeometry
+from situ_gym.backends.recycle import ArrayPool
 
 __all__ = ["Camera", "OrderTree", "Renderer", "camera_basis"]
 
@@ -200,9 +201,11 @@ class Renderer:
             ("f", np.intp), ("d", np.float32), ("uc", np.float32), ("vc", np.float32), ("acc", np.float32),
             ("tmp", np.float32), ("ui", np.int32), ("vi", np.int32), ("texel", np.uint32))}
         self._drawn = np.zeros(1, np.intp)  # per drawn-face value: face id + 1 (0: none)
+        self._outputs = ArrayPool()  # rgb, depth, seg and gathered arrays, reused once let go
         self.stats: dict[str, float] = {}
-        self.signs = [(face + 1, corners, _text_texture(text, corners), np.array(ink, np.float32))
-                      for face, corners, text, ink in geometry.signs]
+        self.signs = [_sign_entry(face, corners, text, ink) for face, corners, text, ink in geometry.signs]
+        self._focal = np.array([camera.fx, camera.fy])
+        self._centre = np.array([camera.cx, camera.cy])
         self.sign_faces = np.array([face for face, *_ in geometry.signs], np.int64)
         self.sign_corners = np.array([corners for _, corners, *_ in geometry.signs], np.float64).reshape(-1, 4, 3)
 
@@ -243,10 +246,10 @@ class Renderer:
         """
         flat = words.reshape(-1)
         flagged = np.greater_equal(flat, np.uint32(1 << 24), out=self._mask.reshape(-1))
+        if not flagged.any():  # the textured faces drawn are all hidden (most frames)
+            return
         pix = np.flatnonzero(flagged)
         n = len(pix)
-        if not n:
-            return
         prm = self.tex_params[faces]
         m = len(faces) + 1
         table = np.zeros((8, m), np.float32)  # a, b, c, k for u then v, per drawn face (0: none)
@@ -299,31 +302,35 @@ class Renderer:
         drawn_rgb[textured[small] + 1] &= np.uint32(0x00FFFFFF)
 
     # -- culling ---------------------------------------------------------------
-    def _frustum_planes(self, eye: np.ndarray, basis: np.ndarray) -> list[tuple[np.ndarray, float]]:
+    def _frustum_planes(self, eye: np.ndarray, basis: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The five frustum planes (near, left, right, top, bottom; 2 px margin) as
+        (positive parts of the normals, negative parts, offsets), a point p inside when
+        ``normal . p + offset >= 0`` for all five."""
         right, down, fwd = basis
         cam = self.camera
         tx = (cam.width / 2.0 + 2.0) / cam.fx
         ty = (cam.height / 2.0 + 2.0) / cam.fy
-        normals = [fwd, fwd * tx - right, fwd * tx + right, fwd * ty - down, fwd * ty + down]
-        planes = []
-        for nrm in normals:
-            planes.append((nrm, -float(nrm @ eye)))
-        planes[0] = (fwd, -float(fwd @ eye) - cam.near)
-        return planes
+        normals = np.array([fwd, fwd * tx - right, fwd * tx + right, fwd * ty - down, fwd * ty + down])
+        offsets = -(normals @ eye)
+        offsets[0] -= cam.near
+        return np.maximum(normals, 0.0).T, np.minimum(normals, 0.0).T, offsets
 
     @staticmethod
     def _in_frustum(lo: np.ndarray, hi: np.ndarray, planes) -> np.ndarray:
-        keep = np.ones(len(lo), bool)
-        for nrm, d in planes:
-            pv = np.where(nrm >= 0, hi, lo)  # the box corner furthest along the normal
-            keep &= pv @ nrm + d >= 0
-        return keep
+        """Boxes (corners ``lo``, ``hi``) not wholly outside a plane: per plane the corner
+        furthest along its normal (``hi`` where the normal is positive, else ``lo``) is inside."""
+        pos, neg, offsets = planes
+        reach = hi @ pos
+        reach += lo @ neg
+        reach += offsets
+        return (reach >= 0).all(axis=1)
 
     # -- main entry ------------------------------------------------------------
     def render(self, eye: np.ndarray, yaw: float, pitch: float):
         """Return (rgb uint8, depth float32, seg uint8, ID buffer) for an eye pose.
 
-        rgb, depth and seg are new arrays; the ID buffer (per pixel 1 + the place of its
+        rgb, depth and seg are new arrays (in memory of earlier ones nobody holds any
+        more, see :class:`~situ_gym.backends.recycle.ArrayPool`); the ID buffer (per pixel 1 + the place of its
         face among this frame's drawn faces, 0: none; uint8 when fewer than 256 faces are
         drawn, else int32; read per-face tables through it with :meth:`gather`) is
         scratch that the next call overwrites. A Renderer is not
@@ -384,24 +391,27 @@ class Renderer:
         # The ID buffer holds each face's place among this frame's faces (1..F), so the
         # per-face tables below are built for the drawn faces only.
         drawn = self._drawn = np.concatenate([[0], faces + 1])
-        face_vals = range(1, len(faces) + 1)
-        inside_l = inside.tolist()
-        fill = cv2.fillConvexPoly
+        polys = list(pts)
         n_clipped = 0
-        t1 = time.perf_counter()
-        for i, (val, poly_px) in enumerate(zip(face_vals, list(pts), strict=True)):
-            if inside_l[i]:
-                fill(ids, poly_px, val, cv2.LINE_8, _SHIFT)
-                continue
+        for i in np.flatnonzero(~inside).tolist():  # faces crossing the near plane, clipped first
             poly = _clip_near(pts_cam[i], cam.near)
             if poly is None:
+                polys[i] = None
                 continue
             n_clipped += 1
             p = np.empty((len(poly), 2))
             p[:, 0] = (f * poly[:, 0] / poly[:, 2] + cx) * _SCALE
             p[:, 1] = (cam.fy * poly[:, 1] / poly[:, 2] + cy) * _SCALE
             np.clip(p, -2.0e9 / 4, 2.0e9 / 4, out=p)
-            fill(ids, np.round(p).astype(np.int32), val, cv2.LINE_8, _SHIFT)
+            polys[i] = np.round(p).astype(np.int32)
+        vals = range(1, len(polys) + 1)
+        if n_clipped < len(polys) - int(inside.sum()):  # some lay wholly behind the near plane
+            vals = [v for v, poly in zip(vals, polys, strict=True) if poly is not None]
+            polys = [poly for poly in polys if poly is not None]
+        fill, line = cv2.fillConvexPoly, cv2.LINE_8
+        t1 = time.perf_counter()
+        for val, poly in zip(vals, polys, strict=True):  # back to front: nearer faces overwrite
+            fill(ids, poly, val, line, _SHIFT)
         t2 = time.perf_counter()
 
         h, w = ids.shape
@@ -417,7 +427,7 @@ class Renderer:
         t_tex = time.perf_counter()
         self._texture(self._words, depth, ids, faces, eye, basis)
         t_tex = time.perf_counter() - t_tex
-        rgb = cv2.cvtColor(words, cv2.COLOR_RGBA2RGB)
+        rgb = cv2.cvtColor(words, cv2.COLOR_RGBA2RGB, dst=self._outputs.empty((h, w, 3), np.uint8))
         if len(self.sign_faces):
             pos = self._pos
             pos[faces] = np.arange(1, len(faces) + 1)
@@ -429,10 +439,12 @@ class Renderer:
                 z = np.maximum(pc[..., 2], cam.near)
                 rows = cam.fy * pc[..., 1] / z
                 readable = (pc[..., 2] >= cam.near).all(axis=1) & (rows.max(axis=1) - rows.min(axis=1) >= _SIGN_MIN_PX)
-                for k in cand[readable]:
-                    self._paint_sign(rgb, ids, int(sign_vals[k]), self.signs[k], eye, basis)
+                pc = pc[readable]
+                px = pc[..., :2] * self._focal / pc[..., 2:] + self._centre  # per corner: f * x / z + c
+                for k, corners_px in zip(cand[readable].tolist(), px, strict=True):
+                    self._paint_sign(rgb, ids, int(sign_vals[k]), self.signs[k], corners_px)
         self._lookup(self.seg_table[drawn], self._words)
-        seg = cv2.cvtColor(words, cv2.COLOR_RGBA2RGB)
+        seg = cv2.cvtColor(words, cv2.COLOR_RGBA2RGB, dst=self._outputs.empty((h, w, 3), np.uint8))
         t3 = time.perf_counter()
         self.stats = {
             "boxes": float(len(boxes)),
@@ -445,16 +457,16 @@ class Renderer:
         }
         return rgb, depth, seg, ids
 
-    def _paint_sign(self, rgb, ids, val, sign, eye, basis) -> None:
-        """Warp a sign's text texture onto the pixels where its face (ID-buffer value ``val``) won."""
-        _, corners, tex, ink = sign
+    def _paint_sign(self, rgb, ids, val, sign, px) -> None:
+        """Warp a sign's text texture onto the pixels where its face (ID-buffer value ``val``) won.
+
+        ``px``: the sign's corners in pixels (all in front of the near plane).
+        """
+        _, _, tex, ink, src = sign
         cam = self.camera
-        pc = (corners - eye) @ basis.T
-        if (pc[:, 2] < cam.near).any():
-            return
-        px = np.stack([cam.fx * pc[:, 0] / pc[:, 2] + cam.cx, cam.fy * pc[:, 1] / pc[:, 2] + cam.cy], axis=1)
-        x0, y0 = np.floor(px.min(axis=0)).astype(int)
-        x1, y1 = np.ceil(px.max(axis=0)).astype(int)
+        lo, hi = px.min(axis=0).tolist(), px.max(axis=0).tolist()
+        x0, y0 = math.floor(lo[0]), math.floor(lo[1])
+        x1, y1 = math.ceil(hi[0]), math.ceil(hi[1])
         if y1 - y0 < _SIGN_MIN_PX:
             return
         x0, y0 = max(x0, 0), max(y0, 0)
@@ -464,8 +476,6 @@ class Renderer:
         won = ids[y0 : y1 + 1, x0 : x1 + 1] == val
         if not won.any():  # hidden behind nearer faces: nothing to warp
             return
-        th, tw = tex.shape
-        src = np.array([[0, 0], [tw - 1, 0], [tw - 1, th - 1], [0, th - 1]], np.float32)
         m = cv2.getPerspectiveTransform(src, (px - [x0, y0]).astype(np.float32))
         alpha = cv2.warpPerspective(tex, m, (x1 - x0 + 1, y1 - y0 + 1), flags=cv2.INTER_LINEAR)
         mask = (alpha > 0) & won
@@ -479,10 +489,11 @@ class Renderer:
         """A new (H, W) array of ``table[face id]`` per pixel of the last render.
 
         ``table`` is indexed by face id + 1 (entry 0: no face), like the colour tables,
-        e.g. a per-face entity index.
+        e.g. a per-face entity index. (New to the caller: its memory may be that of an
+        earlier result nobody holds any more.)
         """
         t0 = time.perf_counter()
-        out = self._lookup(table[self._drawn])
+        out = self._lookup(table[self._drawn], self._outputs.empty(self._ids_now.shape, table.dtype))
         self.stats["t_gather"] = self.stats.get("t_gather", 0.0) + time.perf_counter() - t0
         return out
 
@@ -528,11 +539,19 @@ class Renderer:
         invd += tmp
         # Pixels on a polygon's rasterised edge can extrapolate past the plane's horizon.
         np.maximum(invd, self._inv_far, out=invd)  # = max(invd, float32(1 / 200))
-        depth = np.empty_like(invd)
+        depth = self._outputs.empty(invd.shape, np.float32)
         np.divide(np.float32(1.0), invd, out=depth)
         empty = np.equal(ids, 0, out=self._mask)
         np.copyto(depth, np.float32(np.inf), where=empty)
         return depth
+
+
+def _sign_entry(face: int, corners: np.ndarray, text: str, ink) -> tuple:
+    """(face id + 1, corners, alpha texture, ink colour, the texture's corner points)."""
+    tex = _text_texture(text, corners)
+    th, tw = tex.shape
+    src = np.array([[0, 0], [tw - 1, 0], [tw - 1, th - 1], [0, th - 1]], np.float32)
+    return face + 1, corners, tex, np.array(ink, np.float32), src
 
 
 def _text_texture(text: str, corners: np.ndarray, height: int = 72) -> np.ndarray:

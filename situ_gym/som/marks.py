@@ -336,6 +336,12 @@ def _runs(slot: np.ndarray, n_slots: int, min_pixels: int, buf: _Scratch):
     return counts, present, boxes  # boxes: x, y, x1, y1 per present slot
 
 
+def _top_left(contour: np.ndarray) -> tuple[int, int]:
+    """(least y, least x) of a contour's points: its bounding box's top-left corner."""
+    x, y, _, _ = cv2.boundingRect(contour)
+    return y, x
+
+
 def _regions(frame, index, table, slot, counts, present, boxes, close_px) -> list[Region]:
     depth = frame.depth
     kernels: dict[int, np.ndarray] = {}
@@ -360,13 +366,11 @@ def _regions(frame, index, table, slot, counts, present, boxes, close_px) -> lis
                 closed, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE, offset=(x - pad, y - pad)
             )
             # Sort for determinism independent of OpenCV's traversal order.
-            contours = tuple(
-                sorted(found, key=lambda c: (int(c[:, 0, 1].min()), int(c[:, 0, 0].min())))
-            )
+            contours = tuple(sorted(found, key=_top_left))
         elif (x1 - x) * (y1 - y) > _LARGE * slot.shape[0] * slot.shape[1]:
             found, _ = cv2.findContours(crop, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE, offset=(x, y))
             found = [cv2.approxPolyDP(c, 2.0, True) for c in found if cv2.contourArea(c) >= 4 * 30]
-            contours = tuple(sorted(found, key=lambda c: (int(c[:, 0, 1].min()), int(c[:, 0, 0].min()))))
+            contours = tuple(sorted(found, key=_top_left))
         regions.append(
             Region(
                 entity_id=eid,

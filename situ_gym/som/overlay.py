@@ -8,9 +8,13 @@ the other's. Label text scales with the image height (the sizes below are for 48
 
 from __future__ import annotations
 
+import functools
+import threading
+
 import cv2
 import numpy as np
 
+from situ_gym.backends.recycle import ArrayPool
 from situ_gym.scene.index import SceneIndex
 from situ_gym.som.labels import check_role, fixed_handles, fixed_handles_by_id, product_label
 from situ_gym.som.types import Analysis, Region, RoleView, VisibleEntity
@@ -34,6 +38,17 @@ _PALETTE = (
 _BUILDING_COLOR = {"fixture": (255, 120, 0), "store": (255, 120, 0), "area": (0, 200, 120)}
 
 
+_LOCAL = threading.local()
+
+
+def _images_pool() -> ArrayPool:
+    """This thread's pool of marked images (two per frame: one per role, and the caller's last few)."""
+    pool = getattr(_LOCAL, "pool", None)
+    if pool is None:
+        pool = _LOCAL.pool = ArrayPool(slots=6)
+    return pool
+
+
 def _product_order(regions: list[Region], role: str, height: int) -> list[Region]:
     if role == "user":
         return sorted(regions, key=lambda r: (r.anchor[0], r.anchor[1], r.entity_id))
@@ -53,6 +68,15 @@ def _overlaps(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> boo
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
+def _free(rect: tuple[int, int, int, int], taken: list) -> bool:
+    """``rect`` overlaps none of ``taken`` (as :func:`_overlaps`, inlined: it runs per label pair)."""
+    x0, y0, x1, y1 = rect
+    for t in taken:
+        if x0 < t[2] and t[0] < x1 and y0 < t[3] and t[1] < y1:
+            return False
+    return True
+
+
 def _place(
     anchor: tuple[int, int], size: tuple[int, int], shape: tuple[int, int], taken: list
 ) -> tuple[int, int, int, int]:
@@ -70,7 +94,7 @@ def _place(
         return (x0, y0, x0 + tw, y0 + th)
 
     first = at(0, 0)
-    if not any(_overlaps(first, t) for t in taken):
+    if _free(first, taken):
         return first
     rings = max(img_w // max(tw, 1), img_h // max(th, 1)) + 1
     for k in range(1, rings + 1):
@@ -78,7 +102,7 @@ def _place(
         ring.sort(key=lambda ij: (ij[0] ** 2 * tw**2 + ij[1] ** 2 * th**2, ij[1], ij[0]))
         for i, j in ring:
             rect = at(i * tw, j * th)
-            if not any(_overlaps(rect, t) for t in taken):
+            if _free(rect, taken):
                 return rect
     return first
 
@@ -94,9 +118,15 @@ def _font(height: int) -> tuple[float, int]:
     return scale, max(_FONT_THICK, int(round(scale / 0.6)))
 
 
+@functools.lru_cache(maxsize=4096)
+def _text_size(text: str, scale: float, thick: int) -> tuple[tuple[int, int], int]:
+    """cv2.getTextSize, remembered: the same few handles are measured in every frame."""
+    return cv2.getTextSize(text, _FONT, scale, thick)
+
+
 def _label(image: np.ndarray, text: str, anchor, color, taken: list) -> None:
     scale, thick = _font(image.shape[0])
-    (tw, th), base = cv2.getTextSize(text, _FONT, scale, thick)
+    (tw, th), base = _text_size(text, scale, thick)
     size = (tw + 4, th + base + 4)
     x0, y0, x1, y1 = _place(anchor, size, image.shape[:2], taken)
     taken.append((x0, y0, x1, y1))
@@ -123,7 +153,9 @@ def draw(
 ) -> RoleView:
     """Mark a copy of the frame's RGB image with ``role``'s handles."""
     check_role(role)
-    image = np.ascontiguousarray(analysis.frame.rgb).copy()
+    rgb = analysis.frame.rgb
+    image = _images_pool().empty(rgb.shape, rgb.dtype)  # memory of a view nobody holds any more
+    np.copyto(image, rgb)
     if fixed is None:
         fixed = fixed_handles(index, role)
         fixed_by_id = fixed_handles_by_id(index, role)
@@ -158,7 +190,8 @@ def draw(
     for i, r in enumerate(products):
         handle = product_label(i, role)
         color = _PALETTE[i % len(_PALETTE)]
-        cv2.drawContours(image, list(r.contours), -1, color, thickness=2)
+        # cv2.polylines draws a closed contour as drawContours does, at half the cost
+        cv2.polylines(image, r.contours, True, color, thickness=2)
         handles[handle] = r.entity_id
         product_labels.append((handle, r.anchor, color))
         visible.append(VisibleEntity(handle, r.entity_id, r.kind, r.name, r.distance, r.pixels))
