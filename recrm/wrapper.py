@@ -88,7 +88,7 @@ class RecRMReward(gym.Wrapper, gym.utils.RecordConstructorArgs):
         )
         gym.Wrapper.__init__(self, env)
         self.composite, self.outcome_bonus = _reward_setup(
-            alpha, beta, tau, components, variant, outcome_bonus,
+            outcome_bonus, alpha=alpha, beta=beta, tau=tau, components=components, variant=variant,
             normalize=normalize, neutral=neutral, decay=decay, scorers=scorers,
         )
 
@@ -118,7 +118,7 @@ class RecRMReward(gym.Wrapper, gym.utils.RecordConstructorArgs):
 class RecRMVectorReward(gym.vector.VectorWrapper, gym.utils.RecordConstructorArgs):
     """``RecRMReward`` for a whole ``SyncVectorEnv``: one batched call per component per step.
 
-    Takes the same arguments as ``RecRMReward`` and gives each env exactly the reward,
+    Takes ``RecRMReward``'s keyword arguments and gives each env exactly the reward,
     ``info["recrm"]`` (batched the gymnasium way: arrays with ``_recrm`` masks) and
     ``TurnRecord.reward`` fields that ``make_vec(..., wrappers=[RecRMReward])`` gives, but
     scores all the envs' turns of a step together (``recrm.composite.score_turns``), so a
@@ -175,25 +175,11 @@ class RecRMVectorReward(gym.vector.VectorWrapper, gym.utils.RecordConstructorArg
         return obs, rewards, terminated, truncated, infos
 
 
-def _reward_setup(
-    alpha: float = 1.0,
-    beta: float = 0.5,
-    tau: float = 0.5,
-    components: Sequence[RewardComponent] | None = None,
-    variant: str = "full",
-    outcome_bonus: float = 0.0,
-    *,
-    normalize: bool = True,
-    neutral: float = 0.2,
-    decay: float = 0.5,
-    scorers: Mapping[str, Any] | None = None,
-) -> tuple[RecRMComposite, float]:
+def _reward_setup(outcome_bonus: float = 0.0, **composite_kwargs: Any) -> tuple[RecRMComposite, float]:
     """The composite and outcome bonus of ``RecRMReward``'s arguments (both wrappers take them)."""
     if outcome_bonus < 0:
         raise ValueError(f"outcome_bonus must be >= 0, got {outcome_bonus!r}")
-    composite = RecRMComposite(alpha=alpha, beta=beta, tau=tau, components=components, variant=variant,
-                               normalize=normalize, neutral=neutral, decay=decay, scorers=scorers)
-    return composite, float(outcome_bonus)
+    return RecRMComposite(**composite_kwargs), float(outcome_bonus)
 
 
 def _reward_of(result: RecRMResult, env_reward: float, variant: str, outcome_bonus: float):
