@@ -92,6 +92,7 @@ def main(argv=None) -> int:
     from recrm.data.__main__ import main as data_main
     from recrm.evaluate import evaluate, format_table
     from recrm.train import TASKS, RMTrainConfig, train
+    from recrm.train.models import is_gguf, plain_model_folder
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -134,6 +135,10 @@ def main(argv=None) -> int:
         for r in read_records(data / "relevance.jsonl"):
             texts += [r.query, r.item, r.reason]
         base = str(build_tiny_model(out / "tiny_base", texts, hidden_size=32, num_layers=1))
+    elif is_gguf(base):  # dequantize once for all the scorers
+        t0 = time.perf_counter()
+        base = str(plain_model_folder(base, out / "base"))
+        times["gguf_conversion"] = time.perf_counter() - t0
     # full fine-tuning (bf16 on the GPU); the preset shrinks it on CPU
     common = dict(data=str(data), model=base, seed=args.seed, bf16=gpu, logging_steps=1 if not gpu else 20)
     plan = {
