@@ -183,3 +183,25 @@ def test_score_turns_groups_shared_components(index, task):
     assert shared.batches == [2]
     assert [r.as_dict() for r in results] == [a.score(ctx).as_dict(), b.score(ctx).as_dict()]
     assert list(results[1].components) == list(b.components)  # keys in the composite's own order
+
+
+def test_vector_wrapper_leaves_autoreset_steps_unscored(texts):
+    """next_step autoreset: the step after an episode ends resets that env; it carries no turn and earns 0."""
+    kw = dict(image_size=(96, 72), max_turns=2)
+    per_env = gym.make_vec(ENV_ID, num_envs=2, vectorization_mode="sync", wrappers=[RecRMReward], **kw)
+    vec = RecRMVectorReward(gym.make_vec(ENV_ID, num_envs=2, vectorization_mode="sync", **kw))
+    per_env.reset(seed=[0, 1])
+    vec.reset(seed=[0, 1])
+    for t in range(3):
+        actions = [texts[0][t], texts[1][t]]
+        _, r_a, _, trunc_a, info_a = per_env.step(actions)
+        _, r_b, _, trunc_b, info_b = vec.step(actions)
+        assert r_b.tolist() == r_a.tolist() and trunc_b.tolist() == trunc_a.tolist()
+        if t == 1:
+            assert trunc_b.tolist() == [True, True]  # the turn limit ends both episodes
+        if t == 2:  # both envs were reset instead of stepped
+            assert r_b.tolist() == [0.0, 0.0] and "recrm" not in info_b and "recrm" not in info_a
+        else:
+            assert info_b["_recrm"].tolist() == [True, True] and r_b[0] > 0
+    per_env.close()
+    vec.close()
