@@ -42,3 +42,19 @@ def test_cpu_preset_fine_tunes_smollm2_as_relevance_judge_and_reranker(script):
     assert script.parse_args(["--tiny", "--out", "x"]).preset == "tiny"
     with pytest.raises(SystemExit):
         script.parse_args(["--preset", "gpu", "--out", "x"])
+
+
+@pytest.mark.slow
+def test_tiny_preset_runs_the_whole_gpu_path_on_cpu(script, tmp_path, capsys):
+    """The dry run: rollouts, synthesis, five trainings and both evaluations (~25 s on an idle CPU)."""
+    import json
+
+    assert script.main(["--preset", "tiny", "--out", str(tmp_path)]) == 0
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert set(summary["rule"]) == set(summary["model"]) == set(script.ALL_DIMS)
+    for dim in script.ALL_DIMS:  # the learned rows come from the folders this run trained
+        assert summary["model"][dim]["scorer"] == f"model:{tmp_path / 'models' / dim}"
+        assert summary["model"][dim]["n"] == summary["rule"][dim]["n"] > 0  # the same held-out records
+    assert summary["counts"]["ranking"]["test/lists"] > 0 and summary["counts"]["relevance"]["train/score_2"] > 0
+    table = capsys.readouterr().out
+    assert "| ranking (model) |" in table and "| ranking (rule) |" in table

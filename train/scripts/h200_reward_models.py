@@ -1,8 +1,8 @@
 """RecRM reward models end to end: rollouts -> RecRM data -> trained scorers -> metrics table.
 
     python train/scripts/h200_reward_models.py --out runs/rm_h200                 # one H200, < 9 min
-    python train/scripts/h200_reward_models.py --preset cpu --out runs/rm_cpu     # SmolLM2 on CPU, ~15-25 min
-    python train/scripts/h200_reward_models.py --preset tiny --out /tmp/rm_tiny   # CPU dry run, ~2 min
+    python train/scripts/h200_reward_models.py --preset cpu --out runs/rm_cpu     # SmolLM2 on CPU, 7-21 min
+    python train/scripts/h200_reward_models.py --preset tiny --out /tmp/rm_tiny   # CPU dry run, ~25 s idle
 
 Presets (``PRESETS``):
 
