@@ -1,9 +1,12 @@
-"""Cost of the rule-based RecRM scorers: ``python -m benchmarks.recrm_scoring`` prints CPU microseconds per turn.
+"""Cost of the RecRM scorers: ``python -m benchmarks.recrm_scoring`` prints time per turn, alone and batched.
 
 Uses the packaged Supermarket assets when they load, else a synthetic catalog of
 ``--products`` items; scores a fixed mix of turns (questions, honest recommendations,
 hallucinated prices and products, catalog dumps) ``--repeat`` times. Times are process CPU
-time (``time.process_time``), so a busy machine inflates them less than wall time.
+time (``time.process_time``), so a busy machine inflates them less than wall time. Each
+scorer is timed one turn per call ("alone") and over all the turns in one call ("batched",
+as ``recrm.step_envs`` scores one step of many envs); ``--scorer DIM=model:PATH`` adds a
+learned scorer (wall-clock ms per turn, alone and in batches of ``--batch``).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import time
 from recrm.components import default_components
 from recrm.composite import RecRMComposite
 from recrm.context import TurnContext
+from recrm.scorers import score_batch
 from situ_gym.language.claims import _words, lexicon, tokenize
 from situ_gym.records import ToolCall, TurnRecord
 from situ_gym.scene.index import SceneIndex
@@ -264,10 +268,22 @@ def main(argv: list[str] | None = None) -> int:
             samples.append((time.process_time() - t0) / (max(1, args.repeat // 5) * len(contexts)))
         return statistics.median(samples) * 1e6
 
+    def batched_us(score_many) -> float:  # one call over all the turns, as for a vector step
+        samples = []
+        for _ in range(5):
+            t0 = time.process_time()
+            for _ in range(max(1, args.repeat // 5)):
+                score_many(contexts)
+            samples.append((time.process_time() - t0) / (max(1, args.repeat // 5) * len(contexts)))
+        return statistics.median(samples) * 1e6
+
     for comp in default_components():
-        print(f"  {comp.name:<12} {per_turn_us(comp.score):8.1f} us/turn")
+        alone = per_turn_us(comp.score)
+        batched = batched_us(lambda ctxs, comp=comp: score_batch(comp, ctxs))
+        print(f"  {comp.name:<12} {alone:8.1f} us/turn alone, {batched:8.1f} us/turn in batches of {len(contexts)}")
     print(
-        f"  {'composite':<12} {per_turn_us(composite.score):8.1f} us/turn warm (all five + gating)"
+        f"  {'composite':<12} {per_turn_us(composite.score):8.1f} us/turn alone, "
+        f"{batched_us(composite.score_batch):8.1f} us/turn batched, warm (all five + gating)"
     )
     lex = lexicon(index)
 

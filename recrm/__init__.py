@@ -19,7 +19,9 @@ every component in [0, 1]; defaults alpha=1, beta=0.5, tau=0.5, divided by
   recommending is worth less than one honest recommendation.
 * The ablation ladder R1..R5: "outcome", "+instruction", "+relevance", "+behavior", "full".
 
-``RecRMReward`` wraps an env; ``python -m recrm.score FILE`` re-scores trajectories;
+``RecRMReward`` wraps an env (``step_envs`` steps many, scoring their turns in one batch per
+component; ``RecRMVectorReward`` does the same for a ``SyncVectorEnv``); ``python -m recrm.score FILE``
+re-scores trajectories;
 ``python -m benchmarks.recrm_scoring`` times the scorers.
 """
 
@@ -37,14 +39,16 @@ __all__ = [
     "Variant",
     "VARIANTS",
     "resolve_variant",
-    "RecRMReward",  # noqa: F405 - loaded lazily by __getattr__
+    "RecRMReward",  # noqa: F405 - these three are loaded lazily by __getattr__
+    "RecRMVectorReward",  # noqa: F405
+    "step_envs",  # noqa: F405
 ]
 
 
 def __getattr__(name: str):
     # The wrapper imports gymnasium; load it on first use only.
-    if name == "RecRMReward":
-        from recrm.wrapper import RecRMReward
+    if name in ("RecRMReward", "RecRMVectorReward", "step_envs"):
+        from recrm import wrapper
 
-        return RecRMReward
+        return getattr(wrapper, name)
     raise AttributeError(f"module 'recrm' has no attribute {name!r}")

@@ -18,6 +18,7 @@ __all__ = [
     "RecRMResult",
     "RecRMComposite",
     "resolve_variant",
+    "score_turns",
 ]
 
 logger = logging.getLogger(__name__)
@@ -244,16 +245,7 @@ class RecRMComposite:
 
     def score_batch(self, ctxs: Sequence[TurnContext]) -> list[RecRMResult]:
         """Score many turns (e.g. one per env of a vector env): one batched call per component."""
-        active = set(self.variant.active)
-        values: list[dict[str, float | None]] = [{} for _ in ctxs]
-        details: list[dict[str, dict[str, Any]]] = [{} for _ in ctxs]
-        for name, comp in self.components.items():
-            if name not in active and not self.score_inactive:
-                continue
-            for k, s in enumerate(score_batch(comp, ctxs)):
-                values[k][name] = s.value
-                details[k][name] = s.details
-        return [self._result(c, v, d) for c, v, d in zip(ctxs, values, details, strict=True)]
+        return score_turns([(self, c) for c in ctxs])
 
     def _result(
         self, ctx: TurnContext, values: dict[str, float | None], details: dict[str, dict[str, Any]]
@@ -289,6 +281,33 @@ class RecRMComposite:
             ungated=float(ungated),
             details=details,
         )
+
+
+def score_turns(turns: Sequence[tuple[RecRMComposite, TurnContext]]) -> list[RecRMResult]:
+    """Score (composite, turn) pairs, e.g. the turns of one step of many envs, each with its own
+    ``RecRMReward``: every distinct component gets ONE batched call over all the turns it judges.
+
+    Composites naming the same ``model:PATH`` share that scorer (one copy per process, see
+    ``recrm.scorers``), so a vector step costs one forward pass per learned model, whatever
+    the number of envs. Each turn's result is what ``composite.score(ctx)`` gives alone.
+    """
+    values: list[dict[str, float | None]] = [{} for _ in turns]
+    details: list[dict[str, dict[str, Any]]] = [{} for _ in turns]
+    groups: dict[int, tuple[RewardComponent, str, list[int]]] = {}
+    for k, (composite, _ctx) in enumerate(turns):
+        active = composite.variant.active
+        for name, comp in composite.components.items():
+            if name in active or composite.score_inactive:
+                groups.setdefault(id(comp), (comp, name, []))[2].append(k)
+    for comp, name, ks in groups.values():
+        for k, s in zip(ks, score_batch(comp, [turns[k][1] for k in ks]), strict=True):
+            values[k][name] = s.value
+            details[k][name] = s.details
+    out = []
+    for (composite, ctx), v, d in zip(turns, values, details, strict=True):
+        order = [n for n in composite.components if n in v]  # the composite's own order, as alone
+        out.append(composite._result(ctx, {n: v[n] for n in order}, {n: d[n] for n in order}))
+    return out
 
 
 def _itemless_turns(ctx: TurnContext) -> int:

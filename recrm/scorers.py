@@ -36,6 +36,7 @@ __all__ = [
     "build_components",
     "score_batch",
     "context_fields",
+    "encode_pairs",
 ]
 
 logger = logging.getLogger(__name__)
@@ -93,6 +94,17 @@ def context_fields(kind: str, ctx: TurnContext) -> dict[str, Any] | None:
         "ids": ranked,
         "items": [item_text(index, p) for p in ranked],
     }
+
+
+def encode_pairs(tokenizer, firsts: Sequence[str], seconds: Sequence[str], max_length: int):
+    """Tensors of (first, second) pairs for a cross-encoder, the same in training and scoring.
+
+    A decoder-only tokenizer (SmolLM2, the tiny test models) has no pair template and glues
+    the segments ("...likes veganItem: ..."); a line break ends the first segment, the kind
+    of whitespace a BERT-style pair template drops anyway.
+    """
+    return tokenizer([f"{f}\n" for f in firsts], list(seconds), return_tensors="pt", padding=True,
+                     truncation=True, max_length=max_length)
 
 
 class ModelScorer:
@@ -190,8 +202,8 @@ class CrossEncoderScorer(ModelScorer):
 
         out: list[float] = []
         for i in range(0, len(firsts), self.batch_size):
-            enc = self.tokenizer(list(firsts[i : i + self.batch_size]), list(seconds[i : i + self.batch_size]),
-                                 return_tensors="pt", padding=True, truncation=True, max_length=384).to(self.device)
+            enc = encode_pairs(self.tokenizer, firsts[i : i + self.batch_size], seconds[i : i + self.batch_size],
+                               int(self.meta.get("max_length", 384))).to(self.device)
             with torch.no_grad():
                 out += self.model(**enc).logits[:, 0].float().cpu().tolist()
         return out

@@ -6,12 +6,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any, SupportsFloat
 
 import gymnasium as gym
+import numpy as np
 
 from recrm.components import RewardComponent
-from recrm.composite import RecRMComposite
+from recrm.composite import RecRMComposite, RecRMResult, score_turns
 from recrm.context import TurnContext
 
-__all__ = ["RecRMReward"]
+__all__ = ["RecRMReward", "RecRMVectorReward", "step_envs"]
 
 
 class RecRMReward(gym.Wrapper, gym.utils.RecordConstructorArgs):
@@ -72,8 +73,6 @@ class RecRMReward(gym.Wrapper, gym.utils.RecordConstructorArgs):
         decay: float = 0.5,
         scorers: Mapping[str, Any] | None = None,
     ):
-        if outcome_bonus < 0:
-            raise ValueError(f"outcome_bonus must be >= 0, got {outcome_bonus!r}")
         gym.utils.RecordConstructorArgs.__init__(
             self,
             alpha=alpha,
@@ -88,34 +87,140 @@ class RecRMReward(gym.Wrapper, gym.utils.RecordConstructorArgs):
             scorers=scorers,
         )
         gym.Wrapper.__init__(self, env)
-        self.composite = RecRMComposite(
-            alpha=alpha,
-            beta=beta,
-            tau=tau,
-            components=components,
-            variant=variant,
-            normalize=normalize,
-            neutral=neutral,
-            decay=decay,
-            scorers=scorers,
+        self.composite, self.outcome_bonus = _reward_setup(
+            outcome_bonus, alpha=alpha, beta=beta, tau=tau, components=components, variant=variant,
+            normalize=normalize, neutral=neutral, decay=decay, scorers=scorers,
         )
-        self.outcome_bonus = float(outcome_bonus)
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
-        obs, env_reward, terminated, truncated, info = self.env.step(action)
-        record = info.get("turn")
+        return step_envs([self], [action])[0]
+
+    def _inner_step(self, action: Any) -> tuple[tuple, TurnContext]:
+        """The wrapped env's step and the context of the turn it played (scored later)."""
+        stepped = self.env.step(action)
+        record = stepped[4].get("turn")
         if record is None:
             raise ValueError(
-                f"RecRMReward needs info['turn'] (a TurnRecord) from the wrapped env; got keys {sorted(info)}"
+                f"RecRMReward needs info['turn'] (a TurnRecord) from the wrapped env; got keys {sorted(stepped[4])}"
             )
-        result = self.composite.score(TurnContext.from_env(self.env, record))
-        env_reward = float(env_reward)
-        if self.composite.variant.name == "outcome":
-            reward = result.total = env_reward  # R1: the outcome is the whole reward
-        else:
-            reward = result.total + self.outcome_bonus * env_reward
-        record.reward.update(result.reward_fields())
-        record.reward["recrm/reward"] = reward
+        return stepped, TurnContext.from_env(self.env, record)
+
+    def _finish(self, stepped: tuple, result: RecRMResult) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """The wrapper's step result: the env's step with the reward replaced and recorded."""
+        obs, env_reward, terminated, truncated, info = stepped
+        reward, fields = _reward_of(result, float(env_reward), self.composite.variant.name, self.outcome_bonus)
+        info["turn"].reward.update(fields)
         info = dict(info)
-        info["recrm"] = {**result.as_dict(), "reward": reward, "env_reward": env_reward}
+        info["recrm"] = {**result.as_dict(), "reward": reward, "env_reward": float(env_reward)}
         return obs, reward, terminated, truncated, info
+
+
+class RecRMVectorReward(gym.vector.VectorWrapper, gym.utils.RecordConstructorArgs):
+    """``RecRMReward`` for a whole ``SyncVectorEnv``: one batched call per component per step.
+
+    Takes ``RecRMReward``'s keyword arguments and gives each env exactly the reward,
+    ``info["recrm"]`` (batched the gymnasium way: arrays with ``_recrm`` masks) and
+    ``TurnRecord.reward`` fields that ``make_vec(..., wrappers=[RecRMReward])`` gives, but
+    scores all the envs' turns of a step together (``recrm.composite.score_turns``), so a
+    learned ``model:PATH`` scorer runs one forward pass per step instead of one per env.
+
+    The turns' ground truth lives in the sub-envs, so the vector env must be a
+    ``SyncVectorEnv`` whose autoreset mode keeps a finished env until the next step
+    (``next_step``, gymnasium's default, or ``disabled``). Steps in which an env is
+    autoreset carry no turn: its reward stays 0, as the env gives it.
+
+    Example::
+
+        >>> import gymnasium as gym, situ_gym, recrm
+        >>> envs = recrm.RecRMVectorReward(gym.make_vec("SituRec-Supermarket-v0", num_envs=2,
+        ...                                             vectorization_mode="sync"))
+        >>> _ = envs.reset(seed=0)
+        >>> greet = ('{"response": "Hi! What are you shopping for today?", '
+        ...          '"assistant_actions": [{"type": "Greet"}], '
+        ...          '"expected_user_action": {"name": "idle", "arguments": {}}, "ranking": []}')
+        >>> _, rewards, _, _, infos = envs.step([greet, "not json"])
+        >>> rewards.tolist(), infos["recrm"]["gates"]["instruction"].tolist()
+        ([0.2, 0.0], [1.0, 0.0])
+    """
+
+    def __init__(self, env: gym.vector.VectorEnv, **kwargs: Any):
+        gym.utils.RecordConstructorArgs.__init__(self, **kwargs)
+        gym.vector.VectorWrapper.__init__(self, env)
+        base = env.unwrapped
+        if not isinstance(base, gym.vector.SyncVectorEnv):
+            raise ValueError(
+                f"RecRMVectorReward needs a SyncVectorEnv (it reads each env's state), got {type(base).__name__}; "
+                "for other vector envs wrap each env: make_vec(..., wrappers=[RecRMReward])"
+            )
+        mode = gym.vector.AutoresetMode(base.metadata.get("autoreset_mode", gym.vector.AutoresetMode.NEXT_STEP))
+        if mode == gym.vector.AutoresetMode.SAME_STEP:
+            raise ValueError("RecRMVectorReward cannot score autoreset_mode='same_step' (the env is reset before "
+                             "its turn is scored); use 'next_step' or 'disabled'")
+        self.composite, self.outcome_bonus = _reward_setup(**kwargs)
+
+    def step(self, actions: Any):
+        obs, rewards, terminated, truncated, infos = self.env.step(actions)
+        turns, mask = infos.get("turn"), infos.get("_turn")
+        envs = self.env.unwrapped.envs
+        played = [] if turns is None else [i for i in range(self.num_envs) if mask[i]]
+        results = self.composite.score_batch([TurnContext.from_env(envs[i], turns[i]) for i in played])
+        rewards = np.array(rewards, dtype=np.float64)
+        for i, result in zip(played, results, strict=True):
+            env_reward = float(rewards[i])
+            reward, fields = _reward_of(result, env_reward, self.composite.variant.name, self.outcome_bonus)
+            turns[i].reward.update(fields)
+            rewards[i] = reward
+            recrm = {**result.as_dict(), "reward": reward, "env_reward": env_reward}
+            infos = self._add_info(infos, {"recrm": recrm}, i)
+        return obs, rewards, terminated, truncated, infos
+
+
+def _reward_setup(outcome_bonus: float = 0.0, **composite_kwargs: Any) -> tuple[RecRMComposite, float]:
+    """The composite and outcome bonus of ``RecRMReward``'s arguments (both wrappers take them)."""
+    if outcome_bonus < 0:
+        raise ValueError(f"outcome_bonus must be >= 0, got {outcome_bonus!r}")
+    return RecRMComposite(**composite_kwargs), float(outcome_bonus)
+
+
+def _reward_of(result: RecRMResult, env_reward: float, variant: str, outcome_bonus: float):
+    """The step's reward and the ``TurnRecord.reward`` fields (sets ``result.total`` for R1)."""
+    if variant == "outcome":
+        reward = result.total = env_reward  # R1: the outcome is the whole reward
+    else:
+        reward = result.total + outcome_bonus * env_reward
+    return reward, {**result.reward_fields(), "recrm/reward": reward}
+
+
+def step_envs(envs: Sequence[gym.Env], actions: Sequence[Any]) -> list[tuple]:
+    """``env.step(action)`` for each env, the ``RecRMReward`` ones scored together.
+
+    The envs whose outermost wrapper is a ``RecRMReward`` step their wrapped env first;
+    then all their turns are scored by ``recrm.composite.score_turns``: one batched call
+    per component (a ``model:PATH`` scorer named by several wrappers sees one batch), and
+    every result equals what that env's own ``step`` would have returned. Other envs are
+    stepped as they are. This is how a caller that steps a list of envs in lock-step (the
+    GSPO rollout, ``train.rollout``) batches its learned reward models.
+
+    >>> import gymnasium as gym, situ_gym, recrm
+    >>> envs = [recrm.RecRMReward(gym.make("SituRec-Supermarket-v0")) for _ in range(2)]
+    >>> _ = [env.reset(seed=s) for s, env in enumerate(envs)]
+    >>> greet = ('{"response": "Hi! What are you shopping for today?", '
+    ...          '"assistant_actions": [{"type": "Greet"}], '
+    ...          '"expected_user_action": {"name": "idle", "arguments": {}}, "ranking": []}')
+    >>> [reward for _, reward, *_ in recrm.step_envs(envs, [greet, "not json"])]
+    [0.2, 0.0]
+    """
+    if len(envs) != len(actions):
+        raise ValueError(f"step_envs needs one action per env, got {len(actions)} actions for {len(envs)} envs")
+    out: list[Any] = [None] * len(envs)
+    pending: list[tuple[int, RecRMReward, tuple, TurnContext]] = []
+    for i, (env, action) in enumerate(zip(envs, actions, strict=True)):
+        if isinstance(env, RecRMReward):
+            stepped, ctx = env._inner_step(action)
+            pending.append((i, env, stepped, ctx))
+        else:
+            out[i] = env.step(action)
+    results = score_turns([(env.composite, ctx) for _, env, _, ctx in pending])
+    for (i, env, stepped, _), result in zip(pending, results, strict=True):
+        out[i] = env._finish(stepped, result)
+    return out

@@ -3,7 +3,9 @@
 ``SituRecRollout(cfg)(prompts, trainer)`` receives the batch's prompt keys (already
 repeated G times by TRL's sampler: one rollout per prompt received) and plays each
 episode in its own ``SituRec`` env wrapped by ``recrm.RecRMReward``. Every turn, ALL
-active episodes generate in ONE batched call; finished episodes drop out.
+active episodes generate in ONE batched call and are stepped by ``recrm.step_envs`` (one
+batched call per reward component, so a learned scorer runs once per turn for all of
+them); finished episodes drop out.
 
 Per rollout it returns::
 
@@ -36,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from agents.prompting import Conversation
 from recrm.outcome import episode_reward, outcome_credit  # episode_reward: re-exported
+from recrm.wrapper import step_envs
 from train.tasks import ENV_OF_STORE, parse_prompt_key
 
 if TYPE_CHECKING:  # train.config imports trl; eval.probes uses episode_reward without it
@@ -231,11 +234,14 @@ class SituRecRollout:
             if len(outputs) != len(active):
                 raise RuntimeError(f"generate returned {len(outputs)} outputs for {len(active)} contexts")
             t0 = time.perf_counter()
+            texts = []
             for e, ids, budget in zip(active, outputs, budgets, strict=True):
                 ids = list(ids)[:budget]
                 e.conv.add_model_tokens(ids, eos_ids=eos_ids)
-                text = tokenizer.decode(ids, skip_special_tokens=True).strip()
-                obs, _reward, terminated, truncated, info = e.env.step(text)
+                texts.append(tokenizer.decode(ids, skip_special_tokens=True).strip())
+            # one batched reward call per RecRM component (and learned model) for all active episodes
+            stepped = step_envs([e.env for e in active], texts)
+            for e, (obs, _reward, terminated, truncated, info) in zip(active, stepped, strict=True):
                 self._record(e, info, gate_floor)
                 if terminated or truncated:
                     e.done, e.termination = True, info.get("termination") or ("turn_limit" if truncated else "ended")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from recrm.data.io import load_split
 from recrm.data.prompts import list_text
 from recrm.train.config import RMTrainConfig
 
@@ -19,13 +18,10 @@ def train_behavior(cfg: RMTrainConfig, training_overrides: dict | None = None) -
     from datasets import Dataset
     from transformers import DataCollatorWithPadding, Trainer, TrainingArguments, set_seed
 
-    from recrm.train.judge import _shuffled
     from recrm.train.models import load_sequence_classifier, save_scorer
 
     set_seed(cfg.seed)
-    records = _shuffled(load_split(cfg.data, "behavior", "train"), cfg.seed, cfg.limit)
-    if not records:
-        raise ValueError(f"no training behaviour lists in {cfg.data}")
+    records = cfg.train_records()
     model, tok = load_sequence_classifier(cfg.model, num_labels=2)
     enc = tok([list_text(r.profile, r.query, r.items) for r in records], truncation=True, max_length=cfg.max_length)
     dataset = Dataset.from_dict({**enc, "labels": [r.label for r in records]})

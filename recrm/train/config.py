@@ -32,6 +32,19 @@ class RMTrainConfig:
     bf16: bool = field(default=False, metadata={"help": "bfloat16 mixed precision (GPU)"})
     logging_steps: int = field(default=10, metadata={"help": "log the loss every N steps"})
 
+    def train_records(self) -> list:
+        """The ``train`` split of ``task``'s records in ``data``, shuffled under ``seed``, at most ``limit``."""
+        import numpy as np
+
+        from recrm.data.io import load_split
+
+        records = load_split(self.data, self.task, "train")
+        if not records:
+            raise ValueError(f"no training records for {self.task!r} in {self.data}")
+        order = np.random.default_rng(self.seed).permutation(len(records))
+        picked = [records[int(i)] for i in order]
+        return picked[: self.limit] if self.limit else picked
+
     def trainer_kwargs(self) -> dict:
         """The Trainer arguments every reward-model trainer shares (TrainingArguments/SFTConfig)."""
         return dict(

@@ -9,7 +9,6 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from recrm.data.io import load_split
 from recrm.data.prompts import judge_fields, judge_messages, judge_target
 from recrm.train.config import RMTrainConfig
 
@@ -30,14 +29,6 @@ def judge_rows(kind: str, records) -> list[dict]:
     return rows
 
 
-def _shuffled(records, seed: int, limit: int):
-    import numpy as np
-
-    order = np.random.default_rng(seed).permutation(len(records))
-    picked = [records[int(i)] for i in order]
-    return picked[:limit] if limit else picked
-
-
 def train_judge(cfg: RMTrainConfig, training_overrides: dict | None = None) -> Path:
     """Fine-tune ``cfg.model`` as the ``cfg.task`` judge and save it to ``cfg.out``."""
     from datasets import Dataset
@@ -47,9 +38,7 @@ def train_judge(cfg: RMTrainConfig, training_overrides: dict | None = None) -> P
     from recrm.train.models import load_causal, save_scorer
 
     set_seed(cfg.seed)
-    records = _shuffled(load_split(cfg.data, cfg.task, "train"), cfg.seed, cfg.limit)
-    if not records:
-        raise ValueError(f"no training records for {cfg.task!r} in {cfg.data}")
+    records = cfg.train_records()
     model, tok = load_causal(cfg.model)
     if tok.pad_token is None:
         tok.pad_token = tok.eos_token

@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-__all__ = ["load_causal", "load_sequence_classifier", "save_scorer"]
+__all__ = ["is_gguf", "load_causal", "load_sequence_classifier", "plain_model_folder", "save_scorer"]
 
 logger = logging.getLogger(__name__)
 
@@ -24,15 +24,25 @@ def _gguf():
     return gguf
 
 
+def is_gguf(spec: str) -> bool:
+    return spec.startswith("gguf:") or spec.endswith(".gguf")
+
+
+def plain_model_folder(spec: str, out_dir: str | Path) -> Path:
+    """Convert a ``gguf:...`` base to a plain transformers folder once (drivers that train
+    several scorers from one GGUF reuse it instead of dequantizing it per scorer)."""
+    gguf = _gguf()
+    model, tok = gguf.load_causal_lm(spec)
+    return gguf.save_as_model_folder(model, tok, out_dir)
+
+
 def _plain(spec: str) -> tuple[str, tempfile.TemporaryDirectory | None]:
     """A transformers folder for ``spec``: a GGUF is converted first (a model loaded straight
     from GGUF is flagged as quantized and the Trainer refuses to fine-tune it)."""
-    if not (spec.startswith("gguf:") or spec.endswith(".gguf")):
+    if not is_gguf(spec):
         return spec, None
-    gguf = _gguf()
-    model, tok = gguf.load_causal_lm(spec)
     tmp = tempfile.TemporaryDirectory(prefix="recrm-base-")
-    gguf.save_as_model_folder(model, tok, tmp.name)  # a plain, trainable folder
+    plain_model_folder(spec, tmp.name)  # a plain, trainable folder
     return tmp.name, tmp
 
 

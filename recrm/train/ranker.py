@@ -11,8 +11,8 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from recrm.data.io import load_split
 from recrm.data.prompts import pair_text
+from recrm.scorers import encode_pairs
 from recrm.train.config import RMTrainConfig
 
 __all__ = ["listwise_loss", "ListCollator", "train_ranker"]
@@ -53,8 +53,7 @@ class ListCollator:
             seconds += list(r["candidates"]) + [""] * pad
             labels.append(list(r["labels"]) + [0] * pad)
             mask.append([1] * len(r["candidates"]) + [0] * pad)
-        enc = self.tokenizer(firsts, seconds, return_tensors="pt", padding=True, truncation=True,
-                             max_length=self.max_length)
+        enc = encode_pairs(self.tokenizer, firsts, seconds, self.max_length)
         enc["labels"] = torch.tensor(labels)
         enc["list_mask"] = torch.tensor(mask)
         return dict(enc)
@@ -65,13 +64,10 @@ def train_ranker(cfg: RMTrainConfig, training_overrides: dict | None = None) -> 
     from datasets import Dataset
     from transformers import Trainer, TrainingArguments, set_seed
 
-    from recrm.train.judge import _shuffled
     from recrm.train.models import load_sequence_classifier, save_scorer
 
     set_seed(cfg.seed)
-    records = _shuffled(load_split(cfg.data, "ranking", "train"), cfg.seed, cfg.limit)
-    if not records:
-        raise ValueError(f"no training ranking lists in {cfg.data}")
+    records = cfg.train_records()
     model, tok = load_sequence_classifier(cfg.model, num_labels=1)
     rows = [{"first": pair_text(r.profile, r.query), "candidates": r.candidates, "labels": r.labels} for r in records]
     lam = cfg.listwise_lambda
@@ -94,5 +90,5 @@ def train_ranker(cfg: RMTrainConfig, training_overrides: dict | None = None) -> 
     result = trainer.train()
     logger.info("ranker: %d lists, final loss %.4f", len(records), result.training_loss)
     return save_scorer(trainer.model, tok, cfg.out, {"dimension": "ranking", "type": "cross_encoder",
-                                                     "base": cfg.model, "listwise_lambda": lam,
+                                                     "base": cfg.model, "listwise_lambda": lam, "max_length": cfg.max_length,
                                                      "train_records": len(records), "train_loss": result.training_loss})

@@ -162,3 +162,36 @@ def test_train_cli_errors_are_one_line(capsys, tmp_path):
     assert main(["relevance", "--data", str(tmp_path), "--model", "x", "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error:") and "relevance.jsonl" in err
+
+
+def test_every_trainer_reads_the_same_seeded_training_records(data_dir, tmp_path):
+    def cfg(task, **kw):
+        return RMTrainConfig(task=task, data=str(data_dir), model="m", out=str(tmp_path), **kw)
+
+    first = [r.model_dump() for r in cfg("ranking", seed=3).train_records()]
+    assert [r.model_dump() for r in cfg("ranking", seed=3).train_records()] == first  # same seed, same order
+    assert [r.model_dump() for r in cfg("ranking", seed=4).train_records()] != first
+    assert sorted(map(str, first)) == sorted(str(r.model_dump()) for r in read_records(data_dir / "ranking.jsonl")
+                                             if r.split == "train")
+    assert [r.model_dump() for r in cfg("ranking", seed=3, limit=2).train_records()] == first[:2]
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / "behavior.jsonl").write_text("")
+    with pytest.raises(ValueError, match="no training records for 'behavior'"):
+        RMTrainConfig(task="behavior", data=str(tmp_path / "empty"), model="m", out=str(tmp_path)).train_records()
+
+
+def test_cross_encoder_pairs_keep_their_segments_apart_in_training_and_scoring(tiny_base):
+    from transformers import AutoTokenizer
+
+    from recrm.scorers import encode_pairs
+    from recrm.train.ranker import ListCollator
+
+    tok = AutoTokenizer.from_pretrained(tiny_base)
+    first, second = "Shopper: likes vegan food\nWants: cereal", "Item: Oat Crunch, $3.49"
+    enc = encode_pairs(tok, [first], [second], 256)
+    # a decoder-only tokenizer has no pair template: without the break the text would read "cerealItem"
+    assert tok.decode(enc["input_ids"][0]) == f"{first}\n{second}"
+    batch = ListCollator(tok, 256)([{"first": first, "candidates": [second, "Item: Corn Flakes"], "labels": [1, 0]}])
+    n = int(enc["attention_mask"][0].sum())
+    assert batch["input_ids"][0][:n].tolist() == enc["input_ids"][0][:n].tolist()  # trained as it is scored
+    assert batch["list_mask"].tolist() == [[1, 1]] and batch["labels"].tolist() == [[1, 0]]
