@@ -11,7 +11,7 @@ from gymnasium import spaces
 
 from situ_gym.actions import parse_assistant_output, validate_user_call
 from situ_gym.actions.tools import TRANSLATIONAL_TOOLS
-from situ_gym.backends.base import ActionResult, Backend, Pose
+from situ_gym.backends.base import ActionResult, Backend, Frame, Pose
 from situ_gym.language import analyze, lexicon_for
 from situ_gym.records import ExecutionResult, ToolCall, TurnRecord
 from situ_gym.retrieval import CATALOG_VIEWS, RETRIEVED_TITLE, CatalogRetriever
@@ -240,6 +240,7 @@ class SituRecEnv(gym.Env[dict, str]):
         self.turns: list[TurnRecord] = []
         self._done = True
         self._failed = None
+        self._marked: tuple[Frame, str | None, dict[str, RoleView]] | None = None  # see _observe
 
     # ------------------------------------------------------------------ gym API
     def reset(
@@ -434,17 +435,27 @@ class SituRecEnv(gym.Env[dict, str]):
         raise ValueError(f"backend must be 'embedded', 'unrealcv' or a Backend instance, got {backend!r}")
 
     def _observe(self) -> None:
-        """Capture the user's view and mark it for both roles."""
-        self.frame = self.backend.capture()
-        views = annotate_roles(
-            self.frame,
-            self.index,
-            max_depth=self.som_max_depth,
-            building_max_depth=self.som_building_depth,
-            held_item=self.backend.held_item,
-        )
-        self.user_view: RoleView = views["user"]
-        self.assistant_view: RoleView = views["assistant"]
+        """Capture the user's view and mark it for both roles.
+
+        A turn that leaves the pose as it was (talking, checking) gets the backend's last
+        frame again, the same read-only arrays: with the held item unchanged its marks are
+        the same too, and the last ones are kept (about two turns in five).
+        """
+        frame = self.backend.capture()
+        held = self.backend.held_item
+        marked = self._marked
+        if marked is None or marked[1] != held or not _same_arrays(marked[0], frame):
+            views = annotate_roles(
+                frame,
+                self.index,
+                max_depth=self.som_max_depth,
+                building_max_depth=self.som_building_depth,
+                held_item=held,
+            )
+            marked = self._marked = (frame, held, views)
+        self.frame = frame
+        self.user_view: RoleView = marked[2]["user"]
+        self.assistant_view: RoleView = marked[2]["assistant"]
 
     def _observation(self) -> dict[str, Any]:
         view = self.assistant_view
@@ -574,3 +585,8 @@ class _HumanWindow:
         if self._screen is not None:
             self._pygame.display.quit()
             self._screen = None
+
+
+def _same_arrays(a: Frame, b: Frame) -> bool:
+    """Whether two frames hold the very same (read-only) arrays, as a repeated capture does."""
+    return a.rgb is b.rgb and a.depth is b.depth and a.seg is b.seg and a.entity_index is b.entity_index

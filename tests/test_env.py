@@ -377,3 +377,35 @@ def test_termination_order_exhaustion_then_moderator_then_stall():
     _, _, terminated, _, info = env.step(_say("Take your time."))
     assert info["turn"].result.displacement < 0.05  # the stall rule would fire too
     assert terminated and info["termination"] == "moderator_end"
+
+
+def test_marks_of_an_unchanged_frame_are_kept_and_always_equal_fresh_ones(monkeypatch):
+    """A turn that leaves the pose (and the held item) as it was keeps the last marks; every
+    observation's marks equal those drawn afresh from its frame."""
+    import situ_gym.env as env_module
+    from agents.heuristic import HeuristicAssistant
+    from situ_gym.som import annotate_roles
+
+    calls = []
+    monkeypatch.setattr(env_module, "annotate_roles", lambda *a, **k: calls.append(1) or annotate_roles(*a, **k))
+    env = gym.make("SituRec-Supermarket-v0").unwrapped
+    agent = HeuristicAssistant()
+    observations, reused = 0, 0
+    for task_id in env.task_ids[:3]:
+        obs, info = env.reset(seed=0, options={"task_id": task_id})
+        agent.reset(obs, agent_info(info), seed=0)
+        done = False
+        while not done:
+            before = env.assistant_view
+            obs, _, terminated, truncated, _ = env.step(agent.act(obs))
+            done = terminated or truncated
+            observations += 1
+            reused += env.assistant_view is before
+            fresh = annotate_roles(env.frame, env.index, max_depth=env.som_max_depth,
+                                   building_max_depth=env.som_building_depth, held_item=env.backend.held_item)
+            for role, view in (("user", env.user_view), ("assistant", env.assistant_view)):
+                assert np.array_equal(view.image, fresh[role].image)
+                assert view.handles == fresh[role].handles and view.visible_ids() == fresh[role].visible_ids()
+            assert np.array_equal(obs["som_rgb"], fresh["assistant"].image)
+    env.close()
+    assert reused > 0 and len(calls) + reused == observations + 3  # + one per reset
