@@ -17,7 +17,7 @@ from situ_gym.records import ExecutionResult, ToolCall, TurnRecord
 from situ_gym.retrieval import CATALOG_VIEWS, RETRIEVED_TITLE, CatalogRetriever
 from situ_gym.scene import SceneIndex
 from situ_gym.scene.loader import load_scene, load_task_bank
-from situ_gym.som import annotate_roles, caption, fixed_handles, render_minimap
+from situ_gym.som import ROLES, Analysis, analyse, caption, draw, fixed_handles, render_minimap
 from situ_gym.som.types import RoleView
 from situ_gym.spaces import MAX_ACTION_TEXT, MAX_OBS_TEXT, clip_text, sanitize_text, text_space
 from situ_gym.text import catalog_text, nav_targets_text
@@ -240,7 +240,7 @@ class SituRecEnv(gym.Env[dict, str]):
         self.turns: list[TurnRecord] = []
         self._done = True
         self._failed = None
-        self._marked: tuple[Frame, str | None, dict[str, RoleView]] | None = None  # see _observe
+        self._marked: tuple[Frame, Analysis, str | None, dict[str, RoleView]] | None = None  # see _observe
 
     # ------------------------------------------------------------------ gym API
     def reset(
@@ -437,25 +437,27 @@ class SituRecEnv(gym.Env[dict, str]):
     def _observe(self) -> None:
         """Capture the user's view and mark it for both roles.
 
-        A turn that leaves the pose as it was (talking, checking) gets the backend's last
-        frame again, the same read-only arrays: with the held item unchanged its marks are
-        the same too, and the last ones are kept (about two turns in five).
+        A turn that leaves the pose as it was (talking, checking, picking up) gets the
+        backend's last frame again, the very same read-only arrays: their analysis is kept,
+        and with the held item unchanged the drawn views too.
         """
         frame = self.backend.capture()
         held = self.backend.held_item
-        marked = self._marked
-        if marked is None or marked[1] != held or not _same_arrays(marked[0], frame):
-            views = annotate_roles(
-                frame,
-                self.index,
-                max_depth=self.som_max_depth,
-                building_max_depth=self.som_building_depth,
-                held_item=held,
+        last = self._marked
+        if last is not None and _same_arrays(last[0], frame):
+            analysis = last[1]
+            views = last[3] if last[2] == held else None
+        else:
+            analysis = analyse(
+                frame, self.index, max_depth=self.som_max_depth, building_max_depth=self.som_building_depth
             )
-            marked = self._marked = (frame, held, views)
+            views = None
+        if views is None:
+            views = {role: draw(analysis, self.index, role, held_item=held) for role in ROLES}
+        self._marked = (frame, analysis, held, views)
         self.frame = frame
-        self.user_view: RoleView = marked[2]["user"]
-        self.assistant_view: RoleView = marked[2]["assistant"]
+        self.user_view: RoleView = views["user"]
+        self.assistant_view: RoleView = views["assistant"]
 
     def _observation(self) -> dict[str, Any]:
         view = self.assistant_view
