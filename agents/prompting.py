@@ -32,8 +32,11 @@ own words are not repeated (its JSON turn is already in the conversation); the c
 lists only the visible products whose catalog entries the conversation holds, by id (a
 count for the others), and fixtures, stores and areas by handle only (the navigation
 index names them and has their contents and approaches); catalog entries give their
-location as a navigation handle; an unchanged pose and caption are not repeated. With
-the full catalog the turns are exactly as before.
+location as a navigation handle; an unchanged pose and caption are not repeated. Its
+system message says once what the turns leave out and writes the navigation index one
+line per fixture or store, and its ranking asks for as many ids as a turn retrieves
+(every id is about eight SmolLM2 tokens, every turn). With the full catalog the system
+message and the turns are exactly as before.
 
 ``Conversation`` keeps the token ids themselves as the source of truth (model tokens are
 appended verbatim, never re-rendered), so the same episode gives byte-identical ids in
@@ -236,23 +239,24 @@ def compact_index(catalog: str) -> str:
     names say the kind, and the rules name the doorway approaches.
     """
     targets = parse_nav_targets(catalog)
-    areas: dict[str, list[str]] = {}
+    areas: dict[str, list] = {}
     for t in targets:
         if t.kind.startswith("area of "):
-            store = t.kind[len("area of ") :]
-            name = t.name.removeprefix(f"{store} - ")
-            areas.setdefault(store, []).append(f"[{t.handle}] {name} ({t.x:.1f}, {t.y:.1f})")
+            areas.setdefault(t.kind[len("area of ") :], []).append(t)
     lines = []
     for t in targets:
         if t.kind.startswith("area of "):
             continue
         line = f"[{t.handle}] {t.name} ({t.x:.1f}, {t.y:.1f})"
         if t.kind == "store":
-            inside = areas.get(t.name, [])
+            inside = [f"[{a.handle}] {a.name.removeprefix(f'{t.name} - ')} ({a.x:.1f}, {a.y:.1f})"
+                      for a in areas.pop(t.name, [])]
             line += f" areas: {'; '.join(inside)}" if inside else ""
         else:
             line += " " + "/".join(t.approaches)
         lines.append(line)
+    # Areas of a store the index does not list keep their own line.
+    lines.extend(f"[{a.handle}] {a.name} ({a.x:.1f}, {a.y:.1f})" for listed in areas.values() for a in listed)
     return "Navigation targets ([handle] name (x, y) approaches):\n" + "\n".join(lines)
 
 

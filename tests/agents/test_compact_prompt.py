@@ -195,3 +195,19 @@ def test_restricted_heuristic_ranks_as_many_ids_as_the_compact_view_retrieves():
             break
     env.close()
     assert max(lengths) == 3  # it knows more than three entries by then, and ranks three
+
+
+def test_compact_index_groups_areas_under_their_store_and_keeps_orphans_whole():
+    catalog = (
+        "Catalog entries relevant to the dialogue so far, best first (at most 5) (id | ...):\n"
+        "Navigation targets (handle | name | kind | position | approach):\n"
+        "[1] Alpha | store | (1.0, 2.0) | outside_doorway, inside_doorway\n"
+        "[1a] Alpha - Desks | area of Alpha | (1.5, 2.5) | area\n"
+        "[2] Shelf 2: jam, tea | shelf | (3.0, 4.0) | nearest, front, back\n"
+        "[9a] Ghost - Lamps | area of Ghost | (5.0, 6.0) | area"
+    )
+    assert compact_index(catalog).splitlines()[1:] == [
+        "[1] Alpha (1.0, 2.0) areas: [1a] Desks (1.5, 2.5)",
+        "[2] Shelf 2: jam, tea (3.0, 4.0) nearest/front/back",
+        "[9a] Ghost - Lamps (5.0, 6.0)",
+    ]
