@@ -111,6 +111,7 @@ class RolloutConfig:
             raise ValueError(f"reward_kwargs need --reward recrm, got reward={self.reward!r}")
         store_of(self.env)
 
+
 def _json_object(name: str, value: Any) -> dict[str, Any]:
     """A kwargs field as a dict: given as one, or as JSON object text (the CLI's form)."""
     if value is None:
