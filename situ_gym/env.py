@@ -471,7 +471,7 @@ class SituRecEnv(gym.Env[dict, str]):
         else:
             visible = caption(view, self.index, held_item=held, cart=cart)
         return {
-            "som_rgb": np.ascontiguousarray(image, dtype=np.uint8),
+            "som_rgb": np.array(image, dtype=np.uint8),  # a new array every step, as gymnasium expects
             "map": render_minimap(self.scene, self.index, self.backend.pose(), "assistant", MAP_SIZE),
             "pose": np.array(self._pose_tuple(), dtype=np.float32),
             "history": clip_text("\n".join(self._history)),

@@ -413,3 +413,26 @@ def test_marks_of_an_unchanged_frame_are_kept_and_always_equal_fresh_ones(monkey
     env.close()
     assert len(calls) == new_frames  # one analysis per frame the backend rendered anew
     assert reused > 0 and held_changes > 0  # both kinds of repeated frame occurred
+
+
+def test_consecutive_observations_share_no_array_even_when_the_frame_repeats():
+    from agents.heuristic import HeuristicAssistant
+
+    env = gym.make("SituRec-Supermarket-v0").unwrapped
+    agent = HeuristicAssistant()
+    repeated = 0
+    for task_id in env.task_ids[:3]:
+        obs, info = env.reset(seed=0, options={"task_id": task_id})
+        agent.reset(obs, agent_info(info), seed=0)
+        done = False
+        while not done:
+            frame = env.frame
+            nxt, _, terminated, truncated, _ = env.step(agent.act(obs))
+            done = terminated or truncated
+            repeated += env.frame.rgb is frame.rgb
+            for key, value in nxt.items():
+                if isinstance(value, np.ndarray):
+                    assert not np.shares_memory(value, obs[key]), key
+            obs = nxt
+    env.close()
+    assert repeated  # the case that matters: the frame and its marks were reused
