@@ -56,7 +56,7 @@ import numpy as np
 from agents.obs_text import catalog_lines, parse_nav_targets
 from situ_gym.actions.assistant import ACTION_TYPES, MAX_RANKING, REQUIRED_FIELDS
 from situ_gym.actions.tools import LEGAL_TOOLS, TOOLS
-from situ_gym.retrieval import RETRIEVED_TITLE
+from situ_gym.retrieval import RETRIEVED_TITLE, retrieved_k
 
 __all__ = [
     "STORES",
@@ -218,16 +218,13 @@ def system_prompt(store: str, catalog: str) -> str:
 
 
 _INDEX_TITLE = "Navigation targets ("
-_RETRIEVED_K = re.compile(r"\(at most (\d+)\)")
 
 
 def ranking_size(catalog: str) -> int:
     """How many ids a ranking should hold: ``MAX_RANKING``, or in the compact view the number
     of entries retrieved per turn (each id costs SmolLM2 about eight tokens, every turn)."""
-    if not catalog.startswith(RETRIEVED_TITLE):
-        return MAX_RANKING
-    m = _RETRIEVED_K.search(catalog.partition("\n")[0])
-    return min(MAX_RANKING, int(m.group(1))) if m else MAX_RANKING
+    k = retrieved_k(catalog)
+    return MAX_RANKING if k is None else min(MAX_RANKING, k)
 
 
 def compact_index(catalog: str) -> str:

@@ -14,7 +14,7 @@ from situ_gym.actions.tools import TRANSLATIONAL_TOOLS
 from situ_gym.backends.base import ActionResult, Backend, Frame, Pose
 from situ_gym.language import analyze, lexicon_for
 from situ_gym.records import ExecutionResult, ToolCall, TurnRecord
-from situ_gym.retrieval import CATALOG_VIEWS, RETRIEVED_TITLE, CatalogRetriever
+from situ_gym.retrieval import CATALOG_VIEWS, CatalogRetriever, retrieved_title
 from situ_gym.scene import SceneIndex
 from situ_gym.scene.loader import load_scene, load_task_bank
 from situ_gym.som import ROLES, Analysis, analyse, caption, draw, fixed_handles, render_minimap
@@ -482,8 +482,7 @@ class SituRecEnv(gym.Env[dict, str]):
     def _retrieved_catalog(self) -> str:
         """The compact catalog: entries relevant to the dialogue so far, then the navigation index."""
         ids = self._retriever.retrieve(self._dialogue, self.catalog_k)
-        title = f"{RETRIEVED_TITLE}, best first (at most {self.catalog_k})"
-        return sanitize_text(catalog_text(self.index, ids, title=title) + "\n" + self._nav_text, keep="head")
+        return sanitize_text(catalog_text(self.index, ids, title=retrieved_title(self.catalog_k)) + "\n" + self._nav_text, keep="head")
 
     def _public_info(self) -> dict[str, Any]:
         return {

@@ -20,6 +20,7 @@ names where to walk, not a curio cabinet.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterable
 
 import numpy as np
@@ -31,6 +32,7 @@ from situ_gym.scene.index import SceneIndex
 
 __all__ = [
     "CATALOG_VIEWS", "RETRIEVED_TITLE", "USER_WEIGHT", "CatalogRetriever", "document_words", "query_words",
+    "retrieved_title", "retrieved_k",
 ]
 
 logger = logging.getLogger(__name__)
@@ -38,6 +40,20 @@ logger = logging.getLogger(__name__)
 CATALOG_VIEWS = ("full", "retrieved")
 RETRIEVED_TITLE = "Catalog entries relevant to the dialogue so far"  # opens a compact catalog (prompts detect it)
 USER_WEIGHT = 2.0  # a shopper's word counts twice an assistant's: the need is the shopper's
+_AT_MOST = re.compile(r", best first \(at most (\d+)\)")
+
+
+def retrieved_title(k: int) -> str:
+    """The first words of a compact catalog: how prompts recognise the view and its ``k``."""
+    return f"{RETRIEVED_TITLE}, best first (at most {k})"
+
+
+def retrieved_k(catalog: str) -> int | None:
+    """The ``k`` of a compact catalog's text (``retrieved_title``), ``None`` for a full catalog."""
+    if not catalog.startswith(RETRIEVED_TITLE):
+        return None
+    m = _AT_MOST.match(catalog, len(RETRIEVED_TITLE))
+    return int(m.group(1)) if m else None
 
 
 def _content(text: str) -> list[str]:

@@ -135,3 +135,14 @@ def test_compact_observations_are_deterministic():
     first = catalogs()
     assert first == catalogs()
     assert len({c for c in first}) > 1  # the view follows the dialogue
+
+
+def test_the_compact_title_carries_its_k_and_a_full_catalog_has_none():
+    from situ_gym.retrieval import retrieved_k, retrieved_title
+
+    assert retrieved_k(retrieved_title(7) + " (id | name):\nsm_p1 | ...") == 7
+    assert retrieved_k("Catalog (id | name | category | price | location):\nsm_p1 | ...") is None
+    env = gym.make("SituRec-Supermarket-v0", catalog_view="retrieved", catalog_k=3)
+    obs, _ = env.reset(seed=0)
+    env.close()
+    assert retrieved_k(obs["catalog"]) == 3
