@@ -242,11 +242,12 @@ MARKER_LABEL = re.compile(
     r"\[\s*(?:[a-z]{1,2}|\d{1,2}[a-z]?)\s*\]|\b(?:label|marker|mark|tag)\s+['\"]?(?:[a-z]{1,2}|\d{1,2}[a-z]?)['\"]?(?=[\s.,!?;:)]|$)",
     re.IGNORECASE,
 )
+# Field names of the assistant's structured output, which the shopper must never hear.
+_OUTPUT_FIELDS = r"json|ranking|expected_user_action|assistant_actions|navigation_goal|visible_now|display_name"
 # Words of the system's internals that the user must never hear.
 INTERNAL_JARGON = re.compile(
-    r"\bjson\b|\bentity[ _-]?ids?\b|\b(?:product|item|fixture)[ _-]ids?\b|\branking\b|"
-    r"\bexpected_user_action\b|\bassistant_actions\b|\bnavigation_goal\b|\bvisible_now\b|"
-    r"\bdisplay_name\b|\bhandles?\s+(?:\[|[a-z]{1,2}\b|\d)|\bset[- ]of[- ]marks?\b|\bsom\b",
+    rf"\b(?:{_OUTPUT_FIELDS})\b|\bentity[ _-]?ids?\b|\b(?:product|item|fixture)[ _-]ids?\b|"
+    r"\bhandles?\s+(?:\[|[a-z]{1,2}\b|\d)|\bset[- ]of[- ]marks?\b|\bsom\b",
     re.IGNORECASE,
 )
 # A claim about the shopper's own wishes ("since you said you love organic ...").
@@ -255,13 +256,14 @@ ABOUT_THE_SHOPPER = re.compile(
     r"|\byour (?:love|preference|wish|request) (?:of|for)\b",
     re.IGNORECASE,
 )
-JUDGE_JARGON = re.compile(
-    r"\b(?:sm|hf)_[a-z]\d+\b|\[[0-9a-z]{1,3}\]|[{}]|\b(?:json|navigation_goal|expected_user_action|"
-    r"assistant_actions|ranking|visible_now|display_name|handle|entity id)\b|\b[a-z]+_[a-z_]+\b",
-    re.I,
-)
 # Catalog ids such as sm_p012 / hf_p104 / sm_f03.
 CATALOG_ID = re.compile(r"\b[a-z]{2,3}_[a-z]{1,2}\d{2,4}\b", re.IGNORECASE)
+# What the rule judge counts against naturalness: the gate's output fields and ids, plus any
+# handle in brackets, braces, the bare words "handle"/"entity id" and snake_case words.
+JUDGE_JARGON = re.compile(
+    rf"{CATALOG_ID.pattern}|\[[0-9a-z]{{1,3}}\]|[{{}}]|\b(?:{_OUTPUT_FIELDS}|handle|entity id)\b|\b[a-z]+_[a-z_]+\b",
+    re.IGNORECASE,
+)
 
 # Read by the factual-consistency judge: claims about the cart, the hand and the budget.
 CLAIM_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
