@@ -9,6 +9,7 @@ that kind is built.
 """
 
 from situ_gym.llm.cache import CachedBackend, ResponseCache, request_key
+from situ_gym.llm.errors import EPISODE_CAUSES, EpisodeError, LLMError, SetupError, TransientError
 from situ_gym.llm.factory import (
     BACKEND_KINDS,
     check_backend,
@@ -18,6 +19,7 @@ from situ_gym.llm.factory import (
 )
 from situ_gym.llm.lockstep import GATE, LockstepGate, chat_lockstep
 from situ_gym.llm.replies import extract_json
+from situ_gym.llm.settings import LLMSettings, configure
 from situ_gym.llm.types import ROLES, BackendUnavailable, ChatBackend, ChatRequest, ChatResult
 from situ_gym.llm.usage import METER, UsageMeter, format_usage, read_usage, summarize_usage
 
@@ -25,6 +27,13 @@ __all__ = [
     "ROLES",
     "BACKEND_KINDS",
     "BackendUnavailable",
+    "LLMError",
+    "TransientError",
+    "EpisodeError",
+    "SetupError",
+    "EPISODE_CAUSES",
+    "LLMSettings",
+    "configure",
     "ChatBackend",
     "ChatRequest",
     "ChatResult",

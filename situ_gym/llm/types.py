@@ -11,18 +11,12 @@ from typing import Any
 
 import numpy as np
 
+from situ_gym.llm.errors import BackendUnavailable, LLMError
+
 __all__ = ["ROLES", "BackendUnavailable", "ChatRequest", "ChatResult", "ChatBackend", "image_digest", "png_data_url"]
 
 # Who asked: usage and cache statistics are kept per role.
 ROLES = ("user", "moderator", "judge", "assistant")
-
-
-class BackendUnavailable(RuntimeError):
-    """The endpoint or model cannot answer (unreachable, refused, dead after retries).
-
-    A configuration fault, not an episode outcome: runners stop on it instead of
-    recording the episode as the assistant's failure.
-    """
 
 
 @dataclass
@@ -32,6 +26,12 @@ class ChatRequest:
     ``messages`` are OpenAI-style ``{"role", "content"}`` dicts; ``content`` is a string or
     a list of parts ``{"type": "text", "text": ...}`` / ``{"type": "image", "image":
     uint8 HxWx3 RGB array}``. ``temperature == 0`` means greedy decoding.
+
+    ``schema``: the JSON Schema the reply must validate against (structured output: a
+    constrained decoder locally, ``response_format`` over HTTP); ``json_mode`` asks for any
+    JSON object when there is no schema. ``conversation``: a key shared by the successive
+    requests of one role in one episode, so that the usage log can tell how much of each
+    prompt repeats the previous one (what prefix caches reuse).
     """
 
     messages: list[dict[str, Any]]
@@ -41,6 +41,8 @@ class ChatRequest:
     top_p: float = 1.0
     seed: int = 0
     json_mode: bool = False  # ask the server for a JSON object where it supports it
+    schema: dict[str, Any] | None = None
+    conversation: str | None = None
 
     def __post_init__(self):
         if self.role not in ROLES:
@@ -108,12 +110,18 @@ class ChatRequest:
             "top_p": self.top_p,
             "seed": self.seed,
             "json_mode": self.json_mode,
+            "schema": self.schema,
         }
 
 
 @dataclass
 class ChatResult:
-    """The text of one completion and what it cost."""
+    """The text of one completion and what it cost.
+
+    ``error`` is set (and ``text`` empty) when this one request cannot be answered as it
+    is (an ``EpisodeError``: context length, content filter); the other requests of the
+    batch are answered. ``raise_for_error`` turns it into the exception.
+    """
 
     text: str
     prompt_tokens: int = 0
@@ -122,6 +130,15 @@ class ChatResult:
     cached: bool = False
     model: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    cached_prompt_tokens: int = 0  # prompt tokens the server served from its prefix cache
+    latency: float = 0.0  # this request's own wall time, retries included
+    retries: int = 0  # transient failures retried before this answer
+    error: LLMError | None = None
+
+    def raise_for_error(self) -> ChatResult:
+        if self.error is not None:
+            raise self.error
+        return self
 
 
 class ChatBackend(ABC):
@@ -132,7 +149,9 @@ class ChatBackend(ABC):
 
     @abstractmethod
     def chat_batch(self, requests: list[ChatRequest]) -> list[ChatResult]:
-        """One result per request, in order. Raises BackendUnavailable when it cannot answer."""
+        """One result per request, in order. A request that can never succeed gets a result
+        with ``error`` set (situ_gym.llm.errors: episode kind); raises BackendUnavailable
+        when the backend cannot answer at all."""
 
     def chat(self, request: ChatRequest) -> ChatResult:
         return self.chat_batch([request])[0]

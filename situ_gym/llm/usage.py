@@ -16,7 +16,12 @@ __all__ = ["UsageMeter", "METER", "summarize_usage", "read_usage", "format_usage
 
 logger = logging.getLogger(__name__)
 
-_FIELDS = ("calls", "prompt_tokens", "completion_tokens", "seconds", "cache_hits", "cache_misses", "fallbacks", "reasks")
+# Summed per role. ``calls`` counts backend requests (re-asks included); ``decisions`` counts
+# what the role had to decide (one shopper turn, one moderator verdict, one rating), of
+# which ``used`` came from the model's reply (first answer or re-ask) and ``fallbacks``
+# from the role's safe default; ``errors`` are requests that ended their episode.
+_FIELDS = ("calls", "prompt_tokens", "cached_prompt_tokens", "completion_tokens", "seconds", "cache_hits",
+           "cache_misses", "retries", "errors", "decisions", "used", "fallbacks", "reasks")
 
 
 class UsageMeter:
