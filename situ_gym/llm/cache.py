@@ -1,8 +1,10 @@
 """On-disk response cache keyed by the whole request, and a backend wrapper that uses it.
 
-The key is the sha256 of the canonical JSON of the model name, the messages (images as
-content hashes), the sampling parameters and the seed, so a rerun of the same episodes
-replays the same answers without calling the model. SQLite (stdlib) keeps the file safe
+The key is the sha256 of the canonical JSON of the endpoint, the model name, the messages
+(images as content hashes), the sampling parameters, the seed and the reply's schema, so
+a rerun of the same episodes replays the same answers without calling the model, and a
+reply from one server is never replayed for another. Only replies are stored: a failed
+request (an error, or an empty text) is asked again next time. SQLite (stdlib) keeps the file safe
 for several worker processes.
 """
 
@@ -24,8 +26,9 @@ __all__ = ["ResponseCache", "CachedBackend", "request_key"]
 logger = logging.getLogger(__name__)
 
 
-def request_key(request: ChatRequest, model: str) -> str:
-    payload = json.dumps(request.key_payload(model), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+def request_key(request: ChatRequest, model: str, endpoint: str | None = None) -> str:
+    payload = json.dumps(request.key_payload(model) | {"endpoint": endpoint}, sort_keys=True, ensure_ascii=False,
+                         separators=(",", ":"))
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
@@ -53,6 +56,7 @@ class ResponseCache:
         return ChatResult(
             text=data["text"],
             prompt_tokens=data.get("prompt_tokens", 0),
+            cached_prompt_tokens=data.get("cached_prompt_tokens", 0),
             completion_tokens=data.get("completion_tokens", 0),
             model=data.get("model", ""),
             cached=True,
@@ -61,6 +65,7 @@ class ResponseCache:
     def put(self, key: str, result: ChatResult) -> None:
         value = json.dumps(
             {"text": result.text, "prompt_tokens": result.prompt_tokens,
+             "cached_prompt_tokens": result.cached_prompt_tokens,
              "completion_tokens": result.completion_tokens, "model": result.model}
         )
         with self._lock:
@@ -79,19 +84,22 @@ class ResponseCache:
 class CachedBackend(ChatBackend):
     """Serves hits from ``cache`` and sends only the misses to ``inner``, as one batch.
 
-    Usage (tokens, seconds, hits, misses) is recorded on ``meter`` per request role.
+    Usage (tokens, seconds, hits, misses, errors) is recorded on ``meter`` per request role.
+    ``endpoint`` (the server's URL, None for a local model) is part of every key.
     """
 
-    def __init__(self, inner: ChatBackend, cache: ResponseCache | None, meter: UsageMeter | None = None):
+    def __init__(self, inner: ChatBackend, cache: ResponseCache | None, meter: UsageMeter | None = None,
+                 endpoint: str | None = None):
         self.inner = inner
         self.cache = cache
+        self.endpoint = endpoint
         self.meter = meter or METER
         self.model = inner.model
         self.supports_images = inner.supports_images
 
     def chat_batch(self, requests: list[ChatRequest]) -> list[ChatResult]:
         results: list[ChatResult | None] = [None] * len(requests)
-        keys = [request_key(r, self.model) for r in requests] if self.cache is not None else []
+        keys = [request_key(r, self.model, self.endpoint) for r in requests] if self.cache is not None else []
         misses = []
         for i in range(len(requests)):
             hit = self.cache.get(keys[i]) if self.cache is not None else None
@@ -103,7 +111,7 @@ class CachedBackend(ChatBackend):
             answered = self.inner.chat_batch([requests[i] for i in misses])
             for i, res in zip(misses, answered, strict=True):
                 results[i] = res
-                if self.cache is not None:
+                if self.cache is not None and res.error is None and res.text:
                     self.cache.put(keys[i], res)
         final = [r for r in results if r is not None]
         self.meter.record(self.model, requests, final)

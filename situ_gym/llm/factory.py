@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from situ_gym.llm.cache import CachedBackend, ResponseCache
+from situ_gym.llm.settings import LLMSettings
+from situ_gym.llm.settings import current as current_settings
 from situ_gym.llm.types import ChatBackend
 
 __all__ = ["BACKEND_KINDS", "default_cache_path", "make_backend", "check_backend", "clear_backends"]
@@ -37,12 +39,15 @@ def make_backend(
     base_url: str | None = None,
     api_key_env: str = "OPENAI_API_KEY",
     cache: str | os.PathLike | None = None,
-    timeout: float = 60.0,
-    max_retries: int = 4,
-    concurrency: int = 8,
+    settings: LLMSettings | None = None,
     **kwargs: Any,
 ) -> ChatBackend:
-    """A (cached, when ``cache`` names a file) backend for ``spec``; see the module docstring."""
+    """A (cached, when ``cache`` names a file) backend for ``spec``; see the module docstring.
+
+    ``settings`` (default: this process's ``situ_gym.llm.settings.current()``) sets the
+    timeouts, retries, caps and rates of HTTP backends. A local model is loaded on the
+    first request the cache cannot answer, so a run served wholly from the cache loads none.
+    """
     if isinstance(spec, CachedBackend):
         return spec
     if isinstance(spec, ChatBackend):  # wrapped so that its usage is counted like any other
@@ -52,7 +57,8 @@ def make_backend(
     kind, _, name = spec.partition(":")
     if kind not in BACKEND_KINDS or not name:
         raise ValueError(f"model spec must be 'hf:MODEL' or 'openai:MODEL', got {spec!r}")
-    key = (spec, base_url, api_key_env, str(cache), timeout, max_retries, concurrency, tuple(sorted(kwargs.items())))
+    settings = settings or current_settings()
+    key = (spec, base_url, api_key_env, str(cache), settings, tuple(sorted(kwargs.items())))
     if key in _BUILT:
         return _BUILT[key]
     if kind == "hf":
@@ -62,11 +68,8 @@ def make_backend(
     else:
         from situ_gym.llm.openai_backend import OpenAIChatBackend
 
-        inner = OpenAIChatBackend(
-            name, base_url=base_url, api_key_env=api_key_env, timeout=timeout,
-            max_retries=max_retries, concurrency=concurrency,
-        )
-    backend = CachedBackend(inner, ResponseCache(cache) if cache is not None else None)
+        inner = OpenAIChatBackend(name, base_url=base_url, api_key_env=api_key_env, settings=settings)
+    backend = CachedBackend(inner, ResponseCache(cache) if cache is not None else None, endpoint=base_url)
     _BUILT[key] = backend
     return backend
 

@@ -50,7 +50,10 @@ class OpenAIChatBackend(ChatBackend):
         max_retries: int = 4,
         concurrency: int = 8,
         http_client: Any = None,
+        settings: Any = None,
     ):
+        if settings is not None:
+            timeout, max_retries, concurrency = settings.timeout, settings.retries, settings.concurrency
         try:
             import openai
         except ImportError as exc:

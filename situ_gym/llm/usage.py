@@ -40,10 +40,13 @@ class UsageMeter:
                 model=model,
                 calls=1,
                 prompt_tokens=res.prompt_tokens,
+                cached_prompt_tokens=res.cached_prompt_tokens,
                 completion_tokens=res.completion_tokens,
                 seconds=res.seconds,
                 cache_hits=int(res.cached),
                 cache_misses=int(not res.cached),
+                retries=res.retries,
+                errors=int(res.error is not None),
             )
 
     def add(self, role: str, model: str = "", **counts: float) -> None:
