@@ -149,6 +149,22 @@ def reward_summary(episodes: Iterable[EpisodeRecord]) -> dict[str, Any]:
     return out
 
 
+def judge_label(ratings: Sequence[dict[str, Any]]) -> str | None:
+    """Who gave the ratings: one judge's name, or each judge with its share when some ratings
+    came from another (an LLM judge's rule-based fallbacks are not the model's ratings).
+
+    >>> judge_label([{"judge": "llm:m"}, {"judge": "rule (fallback: no JSON)"}, {"judge": "llm:m"}])
+    'llm:m (2 of 3), rule fallback (1 of 3)'
+    """
+    if not ratings:
+        return None
+    names = Counter(str(r.get("judge", "unknown")).split(" (fallback", 1)[0] + (" fallback" if "(fallback" in
+                    str(r.get("judge", "")) else "") for r in ratings)
+    if len(names) == 1:
+        return next(iter(names))
+    return ", ".join(f"{name} ({n} of {len(ratings)})" for name, n in names.most_common())
+
+
 def summarize(
     episodes: Sequence[EpisodeRecord],
     indexes: Mapping[str, SceneIndex] | None = None,
@@ -166,6 +182,8 @@ def summarize(
         "users": sorted({ep.user for ep in episodes}),
         "subsets": sorted({ep.subset for ep in episodes}),
         "errors": sum(1 for ep in episodes if ep.termination == "error"),
+        "error_causes": dict(sorted(Counter(ep.error_cause or "crash" for ep in episodes
+                                            if ep.termination == "error").items())),
     }
     table: dict[str, Any] = {}
     for name, fn in _EPISODE_VALUE.items():
@@ -184,7 +202,7 @@ def summarize(
             raise ValueError(f"need one rating per episode, got {len(ratings)} for {len(episodes)}")
         dims = [k for k in ratings[0] if isinstance(ratings[0][k], (int, float))] if ratings else []
         out["dialogue"] = {
-            "judge": ratings[0].get("judge", "unknown") if ratings else None,
+            "judge": judge_label(ratings),
             "ratings": {
                 d: subset_stat((ep.subset, r.get(d)) for ep, r in zip(episodes, ratings, strict=True)) for d in dims
             },

@@ -5,7 +5,8 @@ An executor maps one picklable, module-level function over chunks of work and yi
 or a ``ChunkFailed`` carrying the error text. A worker that dies (killed, out of memory)
 is ``WorkerDied``: which of its episodes finished is unknown, so the caller stops and
 ``--resume`` reruns what was not saved. Results do not depend on the executor: callers
-key them by chunk and sort what they keep.
+key them by chunk and sort what they keep. ``close(abort=True)`` ends the chunks in flight
+at once instead of waiting for them.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ class InlineExecutor:
         for k, chunk in enumerate(chunks):
             yield k, fn(chunk)
 
-    def close(self) -> None:
+    def close(self, abort: bool = False) -> None:
         return None
 
 
@@ -76,7 +77,16 @@ class ProcessExecutor:
                 except Exception:  # noqa: BLE001 - e.g. an unpicklable result
                     yield k, ChunkFailed(traceback.format_exc())
 
-    def close(self) -> None:
+    def close(self, abort: bool = False) -> None:
+        """Wait for the chunks in flight, or with ``abort`` end the workers at once (a run that
+        decided to stop must not go on sending requests to a failing endpoint)."""
+        if abort:
+            # concurrent.futures has no public way to end running workers before Python 3.14
+            # (ProcessPoolExecutor.terminate_workers); _processes is the pool's own table.
+            for proc in list((getattr(self._pool, "_processes", None) or {}).values()):
+                proc.terminate()
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            return
         self._pool.shutdown(wait=True, cancel_futures=True)
 
 
@@ -122,10 +132,10 @@ class RayExecutor:
                 except ray.exceptions.RayTaskError as exc:
                     yield k, ChunkFailed(str(exc))
 
-    def close(self) -> None:
+    def close(self, abort: bool = False) -> None:
         for ref in self._refs:
             try:
-                self._ray.cancel(ref)
+                self._ray.cancel(ref, force=abort)
             except Exception:  # noqa: BLE001 - finished or already gone
                 logger.debug("cancelling a Ray task failed", exc_info=True)
         self._refs = []

@@ -20,6 +20,7 @@ __all__ = [
     "done_keys",
     "task_order",
     "move_error_episodes",
+    "retried_on_resume",
     "sort_episode_file",
 ]
 
@@ -55,9 +56,20 @@ def task_order(episodes: Iterable[EpisodeRecord]) -> list[EpisodeRecord]:
     return sorted(episodes, key=lambda ep: (ep.env_id, ep.agent, _natural(ep.task_id), repeat_of(ep), ep.episode_id))
 
 
-def move_error_episodes(path: str | os.PathLike, errors_path: str | os.PathLike) -> int:
-    """Move the crashed episodes (termination "error") of a trajectory file to ``errors_path``
-    (appended, kept for diagnosis) so that ``--resume`` plays them again; returns how many.
+def retried_on_resume(termination: str | None, error_cause: str | None, retry_errors: bool = False) -> bool:
+    """Does ``--resume`` play this saved episode again? Crashes and episodes a dead endpoint
+    cut short: yes; episodes an LLM role's own fault ended (context length, content filter:
+    the same request would fail again) only with ``--retry-errors``."""
+    from situ_gym.llm.errors import EPISODE_CAUSES
+
+    if termination != "error":
+        return False
+    return retry_errors or error_cause not in EPISODE_CAUSES
+
+
+def move_error_episodes(path: str | os.PathLike, errors_path: str | os.PathLike, retry_errors: bool = False) -> int:
+    """Move the error episodes that ``--resume`` plays again (``retried_on_resume``) of a
+    trajectory file to ``errors_path`` (appended, kept for diagnosis); returns how many.
 
     The errors file is written first and the trajectory file replaced atomically after, so
     a kill in between leaves every record in at least one of the two files."""
@@ -69,7 +81,8 @@ def move_error_episodes(path: str | os.PathLike, errors_path: str | os.PathLike)
         if not line.strip():
             continue
         try:
-            failed = json.loads(line).get("termination") == "error"
+            data = json.loads(line)
+            failed = retried_on_resume(data.get("termination"), data.get("error_cause"), retry_errors)
         except (json.JSONDecodeError, AttributeError):
             failed = False  # a truncated tail is drop_truncated_tail's business
         (moved if failed else keep).append(line if line.endswith("\n") else line + "\n")

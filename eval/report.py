@@ -74,6 +74,17 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
 def format_markdown(groups: dict[str, dict[str, Any]], title: str = "SituRec evaluation") -> str:
     """The full report as Markdown (one row per env/agent cohort in each table)."""
     out = [f"# {title}", ""]
+    errors = sum(s.get("errors", 0) for s in groups.values())
+    if errors:
+        causes: dict[str, int] = {}
+        for s in groups.values():
+            for cause, n in (s.get("error_causes") or {}).items():
+                causes[cause] = causes.get(cause, 0) + n
+        why = ", ".join(f"{c}: {n}" for c, n in sorted(causes.items())) or "causes not recorded"
+        out += [f"**{errors} of {sum(s['episodes'] for s in groups.values())} episodes ended in error** ({why}); "
+                "they count as failures in every figure below. Tracebacks are in trajectories.jsonl; `--resume` "
+                "reruns crashed episodes and those a dead endpoint cut short, `--resume --retry-errors` also "
+                "those a model role's own fault ended (context length, content filter).", ""]
     any_s = next(iter(groups.values()), {})
     out.append(
         f"Values are the mean of the profile-stratified subset means ± their sample SD "
@@ -153,10 +164,6 @@ def format_markdown(groups: dict[str, dict[str, Any]], title: str = "SituRec eva
             for name, v in r["mean"].items():
                 out.append(f"- mean {name}: {v:.4f} ({r['turns'][name]} turns)")
             out.append("")
-    errors = sum(s.get("errors", 0) for s in groups.values())
-    if errors:
-        out += [f"**{errors} episode(s) crashed** (termination `error`; tracebacks in trajectories.jsonl; "
-                "`--resume` retries them).", ""]
     out += ["## Glossary", "", *(f"- **{_cell(k)}**: {v}" for k, v in GLOSSARY), ""]
     return "\n".join(out)
 

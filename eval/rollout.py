@@ -57,6 +57,7 @@ from eval.io import (
     drop_truncated_tail,
     move_error_episodes,
     read_episodes,
+    retried_on_resume,
     sort_episode_file,
     task_order,
 )
@@ -68,20 +69,32 @@ from eval.rollout_config import (
     executor_of,
     judge_kwargs,
     llm_roles,
+    llm_settings,
     make_jobs,
     select_tasks,
 )
 from eval.rollout_worker import episode_record, forget_state, play_jobs, worker_state
+from situ_gym.llm.errors import EPISODE_CAUSES, EpisodeError
 from situ_gym.records import EpisodeRecord
 
 __all__ = ["RolloutConfig", "EpisodeJob", "ConfigError", "RunStopped", "select_tasks", "run", "finalize",
-           "parser", "main"]
+           "run_status", "parser", "main", "EXIT_OK", "EXIT_STOPPED", "EXIT_SETUP", "EXIT_EPISODE_ERRORS",
+           "EXIT_FALLBACKS"]
 
 logger = logging.getLogger(__name__)
 
 
+# Exit statuses of ``python -m eval.rollout``.
+EXIT_OK = 0
+EXIT_STOPPED = 1  # the run stopped early: a dead endpoint, crashes in a row, a dead worker
+EXIT_SETUP = 2  # nothing ran: a bad flag, an unreachable endpoint, a prompt beyond the context
+EXIT_EPISODE_ERRORS = 3  # the run finished, but some episodes ended in error (the report says why)
+EXIT_FALLBACKS = 4  # the run finished, but an LLM role fell back on more than --max-fallback-rate
+
+
 class RunStopped(RuntimeError):
-    """Too many episodes crashed in a row (an infrastructure fault, not agent behaviour)."""
+    """The run stopped early: an endpoint died, or too many episodes crashed in a row (an
+    infrastructure fault, not agent behaviour)."""
 
 
 def _versions() -> dict[str, str]:
@@ -146,6 +159,13 @@ def _check_setup(config: RolloutConfig, job: EpisodeJob, chunks: int) -> None:
         (env,), agent = worker_state(config)
         obs, info = env.reset(seed=job.seed, options={"task_id": job.task_id})
         agent.reset(obs, agent_info(info), seed=job.seed)
+        check = getattr(agent, "check_first_prompt", None)
+        if check is not None:  # a prompt beyond the model's context fails every episode: say so now
+            check(obs)
+    except EpisodeError as exc:
+        forget_state()
+        raise ConfigError(f"{config.agent} on {config.env}: the first prompt of task {job.task_id} does not fit: "
+                          f"{exc}") from exc
     except Exception as exc:  # noqa: BLE001 - any failure here is a setup fault
         forget_state()
         detail = str(exc).strip().splitlines()
@@ -158,8 +178,9 @@ def _check_setup(config: RolloutConfig, job: EpisodeJob, chunks: int) -> None:
 
 def _check_llm(config: RolloutConfig) -> None:
     """Every LLM role's endpoint answers / model file exists, before the first episode."""
-    from situ_gym.llm import BackendUnavailable, check_backend
+    from situ_gym.llm import BackendUnavailable, check_backend, configure
 
+    configure(llm_settings(config))  # the parent's own calls (setup checks, the judge) use the run's settings
     for role, (spec, base_url) in llm_roles(config).items():
         try:
             check_backend(spec, base_url=base_url)
@@ -167,12 +188,12 @@ def _check_llm(config: RolloutConfig) -> None:
             raise ConfigError(f"{role} model {spec}: {exc}") from exc
 
 
-def _backend_died(error: str | None) -> str | None:
-    """The message when a crashed episode's traceback ends in BackendUnavailable."""
-    last = (error or "").strip().splitlines()
-    if last and "BackendUnavailable:" in last[-1]:
-        return last[-1].split("BackendUnavailable:", 1)[1].strip()
-    return None
+def _backend_died(record: EpisodeRecord) -> str | None:
+    """The endpoint's last words when a dead endpoint ended the episode."""
+    if record.error_cause != "backend_unavailable":
+        return None
+    last = (record.error or "").strip().splitlines()
+    return last[-1].split(": ", 1)[-1].strip() if last else "unavailable"
 
 
 def _plan(config: RolloutConfig) -> tuple[Path, list[EpisodeJob], int, int]:
@@ -197,8 +218,9 @@ def _plan(config: RolloutConfig) -> tuple[Path, list[EpisodeJob], int, int]:
         raise
     except (ValueError, OSError) as exc:
         raise ConfigError(str(exc).splitlines()[0]) from exc
-    done = done_keys(ep for ep in saved if ep.termination != "error")
-    retry = sum(1 for ep in saved if ep.termination == "error")
+    retried = [retried_on_resume(ep.termination, ep.error_cause, config.retry_errors) for ep in saved]
+    done = done_keys(ep for ep, again in zip(saved, retried, strict=True) if not again)
+    retry = sum(retried)
     pending = [j for j in jobs if (j.task_id, j.repeat) not in done]
     if config.max_episodes is not None:
         pending = pending[: config.max_episodes]
@@ -217,13 +239,43 @@ def run(config: RolloutConfig, argv: list[str] | None = None) -> dict[str, Any] 
         executor = make_executor(executor_of(config, len(chunks)), config.workers, config.ray_address)
     except ValueError as exc:  # Ray missing or unreachable: nothing was run, nothing written
         raise ConfigError(str(exc).splitlines()[0]) from exc
+    stopped = True  # until _play returns: a stop or an interrupt ends the workers at once
     try:
         _play(config, argv, executor, out, chunks, len(pending), n_done, n_retry)
+        stopped = False
     finally:
-        executor.close()
+        executor.close(abort=stopped)
     if config.no_report:
         return None
-    return finalize(out, judge=config.judge, judge_kwargs=judge_kwargs(config))
+    return finalize(out, judge=config.judge, judge_kwargs=judge_kwargs(config), prices=config.prices())
+
+
+def run_status(config: RolloutConfig) -> tuple[int, list[str]]:
+    """How a finished run went: (exit status, lines to print). EXIT_EPISODE_ERRORS when some
+    saved episodes ended in error, EXIT_FALLBACKS when an LLM role replaced more than
+    ``max_fallback_rate`` of its decisions by its fallback, else EXIT_OK."""
+    from situ_gym.llm import read_usage, summarize_usage
+
+    out = Path(config.out)
+    traj = out / "trajectories.jsonl"
+    episodes = read_episodes(traj) if traj.exists() else []
+    errors: dict[str, int] = {}
+    for ep in episodes:
+        if ep.termination == "error":
+            errors[ep.error_cause or "crash"] = errors.get(ep.error_cause or "crash", 0) + 1
+    lines, status = [], EXIT_OK
+    if errors:
+        why = ", ".join(f"{cause}: {n}" for cause, n in sorted(errors.items()))
+        lines.append(f"{sum(errors.values())} of {len(episodes)} episodes ended in error ({why}); see report.md")
+        status = EXIT_EPISODE_ERRORS
+    for role, s in sorted(summarize_usage(read_usage(out / "llm_usage.jsonl")).items()):
+        rate = s.get("fallback_rate")
+        if rate is not None and rate > config.max_fallback_rate:
+            lines.append(f"the {role} role fell back on {s['fallbacks']} of {s['decisions']} decisions "
+                         f"({rate:.0%} > --max-fallback-rate {config.max_fallback_rate:.0%}): its model "
+                         f"({', '.join(s['models'])}) rarely gave a usable reply")
+            status = status or EXIT_FALLBACKS
+    return status, lines
 
 
 def _play(config: RolloutConfig, argv: list[str] | None, executor: Any, out: Path, chunks: list[list[EpisodeJob]],
@@ -237,8 +289,8 @@ def _play(config: RolloutConfig, argv: list[str] | None, executor: Any, out: Pat
     if config.resume and drop_truncated_tail(traj):
         logger.warning("%s: dropped a truncated last line left by an interrupted run", traj)
     if config.resume and n_retry:
-        moved = move_error_episodes(traj, out / "errors.jsonl")
-        logger.info("retrying %d crashed episode(s); their records moved to %s", moved, out / "errors.jsonl")
+        moved = move_error_episodes(traj, out / "errors.jsonl", retry_errors=config.retry_errors)
+        logger.info("retrying %d error episode(s); their records moved to %s", moved, out / "errors.jsonl")
     logger.info("%d episodes to run (%d already saved)", n_pending, n_done)
 
     successes = finished = errors = consecutive = 0
@@ -252,12 +304,15 @@ def _play(config: RolloutConfig, argv: list[str] | None, executor: Any, out: Pat
         successes += bool(record.cart)
         bar.update(1)
         errors += record.error is not None
-        consecutive = consecutive + 1 if record.error is not None else 0
+        if record.error is None:
+            consecutive = 0
+        elif record.error_cause not in EPISODE_CAUSES:  # a model's context limit is the episode's, not the run's
+            consecutive += 1
         bar.set_postfix(success=f"{successes}/{finished}", **({"errors": errors} if errors else {}))
-        died = _backend_died(record.error)
+        died = _backend_died(record)
         if died:  # a dead endpoint is not the assistant's failure: stop, resume retries the episode
             raise RunStopped(f"a chat model endpoint failed: {died}; {finished} episodes saved in {traj} "
-                             f"({errors} crashed, retried by --resume)")
+                             f"({errors} ended in error; --resume reruns those the endpoint cut short)")
         if config.max_consecutive_errors and consecutive >= config.max_consecutive_errors:
             last = (record.error or "").strip().splitlines()
             raise RunStopped(
@@ -285,9 +340,12 @@ def _play(config: RolloutConfig, argv: list[str] | None, executor: Any, out: Pat
                        errors, finished)
 
 
-def finalize(run_dir: str | Path, judge: str = "rule", judge_kwargs: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Score trajectories.jsonl of a run and write metrics.json, report.md, plots, viewer."""
-    from eval.aggregate import load_indexes, load_tasks, summarize_groups
+def finalize(run_dir: str | Path, judge: str = "rule", judge_kwargs: dict[str, Any] | None = None,
+             prices: tuple[float, float, float] | None = None) -> dict[str, Any]:
+    """Score trajectories.jsonl of a run and write metrics.json, report.md, plots, viewer.
+    ``prices`` (dollars per million input, cached input, output tokens) adds each LLM
+    role's estimated cost."""
+    from eval.aggregate import judge_label, load_indexes, load_tasks, summarize_groups
     from eval.judge import make_judge
     from eval.plots import write_plots
     from eval.report import write_report
@@ -307,25 +365,25 @@ def finalize(run_dir: str | Path, judge: str = "rule", judge_kwargs: dict[str, A
         items = [(ep, tasks.get(ep.task_id), indexes.get(ep.store)) for ep in episodes]
         ratings = j.rate_batch(items) if hasattr(j, "rate_batch") else [j.rate(*item) for item in items]
     groups = summarize_groups(episodes, indexes=indexes, ratings=ratings)
-    llm = _llm_usage(run_dir)
-    write_report(run_dir, groups, extra={"judge": None if ratings is None else ratings[0]["judge"],
+    llm = _llm_usage(run_dir, prices)
+    write_report(run_dir, groups, extra={"judge": None if ratings is None else judge_label(ratings),
                                          **({"llm": llm} if llm else {})})
     if llm:
         from situ_gym.llm import format_usage
 
         with open(run_dir / "report.md", "a", encoding="utf-8") as fh:
-            fh.write("\n## LLM roles: tokens, latency, cache\n\n" + format_usage(llm) + "\n")
+            fh.write("\n## LLM roles: tokens, latency, cache, fallbacks\n\n" + format_usage(llm) + "\n")
     if episodes:
         write_plots(run_dir, groups)
     write_viewer(run_dir, episodes, indexes, ratings)
     return groups
 
 
-def _llm_usage(run_dir: Path) -> dict[str, Any]:
+def _llm_usage(run_dir: Path, prices: tuple[float, float, float] | None = None) -> dict[str, Any]:
     """LLM usage per role from llm_usage.jsonl (also recorded in config.json)."""
     from situ_gym.llm import read_usage, summarize_usage
 
-    summary = summarize_usage(read_usage(run_dir / "llm_usage.jsonl"))
+    summary = summarize_usage(read_usage(run_dir / "llm_usage.jsonl"), prices)
     if not summary:
         return {}
     config_path = run_dir / "config.json"
@@ -351,10 +409,10 @@ def main(argv: list[str] | None = None) -> int:
         config = RolloutConfig(**vars(args))
         groups = run(config, argv=sys.argv if argv is None else argv)
     except ValueError as exc:  # ConfigError and the config's own checks: nothing was run
-        cli.error(str(exc).splitlines()[0])
+        cli.error(str(exc).splitlines()[0])  # exits EXIT_SETUP
     except (RunStopped, RuntimeError) as exc:
         print(f"{cli.prog}: error: {exc}", file=sys.stderr)
-        return 1
+        return EXIT_STOPPED
     except KeyboardInterrupt:
         print(f"{cli.prog}: interrupted; every finished episode is saved in {args.out}, "
               "rerun the same command with --resume to finish", file=sys.stderr)
@@ -364,7 +422,10 @@ def main(argv: list[str] | None = None) -> int:
 
         print(format_console(groups))
         print(f"\nrun directory: {config.out} (report.md, metrics.json, index.html)")
-    return 0
+    status, lines = run_status(config)
+    for line in lines:
+        print(f"{cli.prog}: warning: {line}", file=sys.stderr)
+    return status
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ from eval.executors import EXECUTORS
 from eval.io import episode_id_for
 
 __all__ = ["IDENTITY", "RolloutConfig", "EpisodeJob", "ConfigError", "store_of", "select_tasks", "make_jobs",
-           "executor_of", "llm_cache", "llm_roles", "judge_kwargs"]
+           "executor_of", "llm_cache", "llm_roles", "llm_settings", "judge_kwargs"]
 
 # Fields whose change makes an existing run directory a different experiment.
 IDENTITY = ("env", "agent", "user", "seed", "max_turns", "reward", "model", "env_kwargs", "reward_kwargs",
@@ -66,6 +66,22 @@ class RolloutConfig:
     max_consecutive_errors: int = field(
         default=5, metadata={"help": "stop (exit 1) after this many crashed episodes in a row; 0 never stops"}
     )
+    retry_errors: bool = field(default=False, metadata={
+        "help": "with --resume, also rerun episodes a model role's own fault ended (context length, content filter)"})
+    llm_timeout: float = field(default=120.0, metadata={"help": "seconds per LLM request before it is abandoned "
+                                                                  "(its connection closed) and retried"})
+    llm_retries: int = field(default=6, metadata={"help": "retries per LLM request on transient faults "
+                                                            "(connection, timeout, 5xx, 429, malformed 200)"})
+    llm_concurrency: int = field(default=8, metadata={
+        "help": "LLM requests in flight per endpoint across all workers and batches of the run"})
+    llm_rpm: float | None = field(default=None, metadata={"help": "requests per minute per endpoint (whole run)"})
+    llm_tpm: float | None = field(default=None, metadata={"help": "tokens per minute per endpoint (whole run)"})
+    max_context: int | None = field(default=None, metadata={
+        "help": "the served model's context in tokens, where the server does not report it"})
+    max_fallback_rate: float = field(default=0.2, metadata={
+        "help": "exit 4 when any LLM role replaced more than this share of its decisions by its safe fallback"})
+    price_per_mtok: str | None = field(default=None, metadata={
+        "help": "INPUT,CACHED,OUTPUT prices per million tokens: the report adds an estimated cost per role"})
     no_report: bool = field(default=False, metadata={"help": "skip metrics/report/plots/viewer"})
     # dict | str: the CLI passes JSON text, which __post_init__ decodes (as TrainingArguments does).
     env_kwargs: dict[str, Any] | str | None = field(default_factory=dict,
@@ -107,9 +123,39 @@ class RolloutConfig:
             raise ValueError(f"seed must be >= 0, got {self.seed!r}")
         if self.max_consecutive_errors < 0:
             raise ValueError(f"max_consecutive_errors must be >= 0, got {self.max_consecutive_errors!r}")
+        if not 0 <= self.max_fallback_rate <= 1:
+            raise ValueError(f"max_fallback_rate must be in [0, 1], got {self.max_fallback_rate!r}")
+        if self.retry_errors and not self.resume:
+            raise ValueError("--retry-errors needs --resume")
+        self.prices()  # checked here, used by the report
+        if llm_roles(self):
+            llm_settings(self).share(self.workers)  # a cap below the worker count is refused here
         if self.reward_kwargs and self.reward != "recrm":
             raise ValueError(f"reward_kwargs need --reward recrm, got reward={self.reward!r}")
         store_of(self.env)
+
+
+    def prices(self) -> tuple[float, float, float] | None:
+        """``price_per_mtok`` as (input, cached input, output) dollars per million tokens."""
+        if self.price_per_mtok is None:
+            return None
+        parts = [p.strip() for p in str(self.price_per_mtok).split(",")]
+        try:
+            values = tuple(float(p) for p in parts)
+        except ValueError:
+            values = ()
+        if len(values) != 3 or any(not v >= 0 for v in values):
+            raise ValueError(f"price_per_mtok must be INPUT,CACHED,OUTPUT (three numbers >= 0, dollars per "
+                             f"million tokens), got {self.price_per_mtok!r}")
+        return values
+
+
+def llm_settings(config: RolloutConfig):
+    """The run-wide LLM settings of ``config`` (each worker process takes ``.share(workers)``)."""
+    from situ_gym.llm.settings import LLMSettings
+
+    return LLMSettings(timeout=config.llm_timeout, retries=config.llm_retries, concurrency=config.llm_concurrency,
+                       rpm=config.llm_rpm, tpm=config.llm_tpm, max_context=config.max_context)
 
 
 def _json_object(name: str, value: Any) -> dict[str, Any]:

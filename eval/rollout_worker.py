@@ -9,7 +9,14 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from eval.rollout_config import EpisodeJob, RolloutConfig, llm_cache, store_of
+from eval.rollout_config import (
+    EpisodeJob,
+    RolloutConfig,
+    llm_cache,
+    llm_roles,
+    llm_settings,
+    store_of,
+)
 from eval.runner import EpisodeSpec, play_batch
 from eval.viewer import frame_name, marks_name
 from situ_gym.records import EpisodeRecord
@@ -54,6 +61,9 @@ def worker_state(config: RolloutConfig, n_envs: int = 1) -> tuple[list[Any], Any
     if _WORKER.get("key") != key:
         forget_state()
         _WORKER.update(key=key, envs=[], agent=None)
+        from situ_gym.llm import configure
+
+        configure(llm_settings(config).share(config.workers) if llm_roles(config) else llm_settings(config))  # this process's part of the run-wide caps
     envs = _WORKER["envs"]
     while len(envs) < n_envs:
         envs.append(make_env(config))
@@ -103,7 +113,7 @@ def play_jobs(jobs: list[EpisodeJob]) -> list[str]:
                          lockstep=config.user == "llm" or config.moderator == "llm")
     if any(r.error is not None for r in results):
         forget_state()  # rebuild the envs and the assistant for the next chunk
-    return [episode_record(job, turns[i], frames[i], r.termination, r.error)
+    return [episode_record(job, turns[i], frames[i], r.termination, r.error, r.error_cause)
             for i, (job, r) in enumerate(zip(jobs, results, strict=True))]
 
 
@@ -134,7 +144,8 @@ def _save_frames(out: Path, episode_id: str, turn: int, obs: dict[str, Any], env
     return saved
 
 
-def episode_record(job: EpisodeJob, turns: list[Any], frames: list[str], termination: str, error: str | None) -> str:
+def episode_record(job: EpisodeJob, turns: list[Any], frames: list[str], termination: str, error: str | None,
+                   error_cause: str | None = None) -> str:
     """The EpisodeRecord of a finished (or crashed) episode, as one JSON line."""
     config = job.config
     record = EpisodeRecord(
@@ -154,6 +165,7 @@ def episode_record(job: EpisodeJob, turns: list[Any], frames: list[str], termina
         cart=list(turns[-1].cart) if turns else [],
         termination=termination,
         error=error,
+        error_cause=error_cause if error is not None else None,
         frames=frames,
     )
     try:

@@ -99,6 +99,10 @@ class EpisodeRecord(_Record):
     cart: list[str] = []
     termination: str
     error: str | None = None
+    # Why an "error" episode ended: an LLM role's episode-level fault (situ_gym.llm.errors
+    # EPISODE_CAUSES: "context_length", "content_filter", "invalid_request"), a dead
+    # endpoint ("backend_unavailable"), or anything else that raised ("crash").
+    error_cause: str | None = None
     frames: list[str] = []  # optional paths of saved SoM frames, relative to the run dir
 
 

@@ -62,3 +62,40 @@ def test_inline_process_and_ray_runs_are_byte_identical(tmp_path):
     for name in runs:
         for file, expected in reference.items():
             assert (tmp_path / name / file).read_bytes() == expected, (name, file)
+
+
+def sleep_after_writing_pid(folder: str) -> int:
+    """Writes this worker's pid, then stays busy far longer than any test waits."""
+    import time
+
+    with open(os.path.join(folder, f"{os.getpid()}.pid"), "w") as fh:
+        fh.write(str(os.getpid()))
+    time.sleep(120)
+    return 0
+
+
+def test_aborting_a_process_executor_ends_the_chunks_in_flight(tmp_path):
+    """A run that decided to stop must not let its workers go on (sending requests)."""
+    import time
+
+    executor = ProcessExecutor(2)
+    results = executor.map_unordered(sleep_after_writing_pid, [str(tmp_path), str(tmp_path)])
+    import threading
+
+    threading.Thread(target=lambda: list(results), daemon=True).start()  # the caller waiting on chunks
+    deadline = time.monotonic() + 60
+    while len(list(tmp_path.glob("*.pid"))) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    pids = [int(p.read_text()) for p in tmp_path.glob("*.pid")]
+    assert len(pids) == 2
+    executor.close(abort=True)
+    deadline = time.monotonic() + 30
+    alive = set(pids)
+    while alive and time.monotonic() < deadline:
+        for pid in list(alive):
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                alive.discard(pid)
+        time.sleep(0.05)
+    assert not alive  # both workers are gone long before their chunk would have ended
