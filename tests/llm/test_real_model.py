@@ -23,7 +23,7 @@ import pytest
 
 import situ_gym  # noqa: F401 - registers the envs
 from agents.base import agent_info
-from situ_gym.llm import METER, ChatRequest, clear_backends
+from situ_gym.llm import METER, ChatRequest, LLMSettings, clear_backends
 from tests.llm.test_gguf import needs_smollm2
 
 pytestmark = [pytest.mark.slow, needs_smollm2]
@@ -82,7 +82,7 @@ def test_openai_backend_through_transformers_serve(served, tmp_path):
     from situ_gym.user.llm_user import FALLBACK_UTTERANCE
 
     name, base_url = served
-    backend = OpenAIChatBackend(name, base_url=base_url, timeout=600, max_retries=1)
+    backend = OpenAIChatBackend(name, base_url=base_url, settings=LLMSettings(timeout=600, retries=1))
     backend.check()
     (res,) = backend.chat_batch([ChatRequest([{"role": "user", "content": "Name a fruit."}], max_tokens=8)])
     assert res.text.strip() and 0 < res.completion_tokens <= 8 and res.prompt_tokens > 0
