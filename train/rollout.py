@@ -13,12 +13,23 @@ Per rollout it returns::
     completion_ids  model turn 1 | env turn 2 | model turn 2 | ... (truncated to
                     max_completion_length here; TRL does not enforce it)
     env_mask        1 on model tokens, 0 on env tokens (loss and GSPO ratio use 1s only)
-    logprobs        None: the trainer recomputes them under exactly this sequence
+    logprobs        without vLLM: None (the trainer recomputes them under exactly this
+                    sequence); with vLLM: one float per completion token, vLLM's
+                    log-probability of each sampled model token and 0.0 on env tokens (what
+                    TRL's own tool loop writes there), which TRL's importance-sampling
+                    correction compares with its recomputed ones under ``env_mask``
 
 plus extra fields the reward function reads: ``traj_reward``, ``success``,
 ``num_turns``, ``termination``, ``task_id``, ``recrm_total``, per-component means
 ``recrm_<name>``, gate pass rates ``gate_instruction`` / ``gate_consistency``, and the
 time split ``time_generate_s`` / ``time_env_s``.
+
+With vLLM on several processes every rank calls generation together (TRL's server mode
+gathers all ranks' prompts and hands each rank the slice ``len(prompts) x rank``; colocate
+with tensor parallelism gathers within its group): each turn the ranks agree on the most
+active episodes and the largest token budget on any rank, every rank pads its batch to that
+size with one-token filler contexts (their outputs are dropped), and the loop goes on until
+no rank has an active episode.
 
 Trajectory reward = mean over turns of the (soft-gated) per-turn ``R_total`` +
 ``outcome_bonus`` if the episode ended with a cart addition (``success_cart_added``).
@@ -44,13 +55,58 @@ from train.tasks import ENV_OF_STORE, parse_prompt_key
 if TYPE_CHECKING:  # train.config imports trl; eval.probes uses episode_reward without it
     from train.config import SituRecArguments
 
-__all__ = ["COMPONENTS", "SituRecRollout", "episode_outcome_credit", "episode_reward", "gate_floor_at",
-           "make_recrm_env", "soft_gated_total", "trajectory_reward"]
+__all__ = ["COMPONENTS", "Generated", "SituRecRollout", "episode_outcome_credit", "episode_reward", "gate_floor_at",
+           "make_recrm_env", "rank_lockstep", "soft_gated_total", "trajectory_reward", "vllm_generate"]
 
 logger = logging.getLogger(__name__)
 
 COMPONENTS = ("instruction", "consistency", "relevance", "ranking", "behavior")
-Generate = Callable[[list[list[int]], int], list[list[int]]]
+
+
+@dataclass
+class Generated:
+    """One batched generate call: token ids per context and, from vLLM, their log-probabilities."""
+
+    ids: list[list[int]]
+    logprobs: list[list[float | None]] | None = None  # same shape as ids; None: the trainer recomputes
+
+
+# (contexts, max new tokens) -> ids per context, or Generated with their logprobs
+Generate = Callable[[list[list[int]], int], "list[list[int]] | Generated"]
+# (active episodes here, token budget here) -> (most active on any rank, largest budget on any rank)
+Lockstep = Callable[[int, int], tuple[int, int]]
+
+
+def vllm_generate(vllm: Any) -> Generate:
+    """``Generate`` through TRL's ``VLLMGeneration``: the sampled ids and vLLM's logprob of each."""
+
+    def generate(contexts: list[list[int]], max_new: int) -> Generated:
+        # VLLMGeneration reads its token cap at call time: one turn's budget, not the whole episode's.
+        cap, vllm.max_completion_length = vllm.max_completion_length, max_new
+        try:
+            _, ids, logprobs, _ = vllm.generate(prompts=contexts, images=None, num_generations=1)
+        finally:
+            vllm.max_completion_length = cap
+        ids = [list(seq)[:max_new] for seq in ids]
+        if logprobs is None:
+            return Generated(ids)
+        # (batch, tokens, top-k) with the sampled token first; None where vLLM had NaN (TRL maps it back)
+        return Generated(ids, [[lp[0] for lp in seq][: len(i)] for seq, i in zip(logprobs, ids, strict=True)])
+
+    return generate
+
+
+def rank_lockstep(accelerator: Any) -> Lockstep:
+    """``Lockstep`` over all processes: one gather of (active, budget) per turn, maximum over ranks."""
+
+    def agree(active: int, budget: int) -> tuple[int, int]:
+        import torch
+
+        mine = torch.tensor([[active, budget]], dtype=torch.long, device=accelerator.device)
+        most = accelerator.gather(mine).view(-1, 2).max(dim=0).values
+        return int(most[0]), int(most[1])
+
+    return agree
 
 
 def gate_floor_at(step: int, floor: float, warmup_steps: int) -> float:
@@ -93,6 +149,7 @@ class _Episode:
     components: dict[str, list[float]] = field(default_factory=lambda: {n: [] for n in COMPONENTS})
     gates: dict[str, list[float]] = field(default_factory=lambda: {"instruction": [], "consistency": []})
     termination: str | None = None
+    logprobs: list[float | None] | None = field(default_factory=list)  # aligned with conv.completion_ids
 
 
 def _mean(values: list[float]) -> float:
@@ -125,6 +182,28 @@ def make_recrm_env(cfg: SituRecArguments, store: str):
     env = gym.make(ENV_OF_STORE[store], max_turns=cfg.max_turns, image_size=tuple(cfg.env_image_size),
                    catalog_view=cfg.catalog_view, catalog_k=cfg.catalog_k)
     return RecRMReward(env, **cfg.recrm_kwargs())
+
+
+def _generate_turn(
+    generate: Generate, contexts: list[list[int]], budget: int, lockstep: Lockstep | None, filler: list[int]
+) -> Generated | None:
+    """This turn's batched call for ``contexts`` (outputs in their order); None once no rank has one.
+
+    With ``lockstep`` every rank calls with the agreed batch size and budget, padding with ``filler``.
+    """
+    batch = len(contexts)
+    if lockstep is not None:
+        batch, budget = lockstep(batch, budget)
+    if batch == 0:
+        return None
+    padded = contexts + [filler] * (batch - len(contexts))
+    generated = generate(padded, budget)
+    if not isinstance(generated, Generated):
+        generated = Generated(list(generated))
+    if len(generated.ids) != len(padded):
+        raise RuntimeError(f"generate returned {len(generated.ids)} outputs for {len(padded)} contexts")
+    mine = len(contexts)
+    return Generated(generated.ids[:mine], None if generated.logprobs is None else generated.logprobs[:mine])
 
 
 class SituRecRollout:
@@ -163,18 +242,11 @@ class SituRecRollout:
         args = trainer.args
         model = None if args.use_vllm else trainer.accelerator.unwrap_model(trainer.model)
         eos_ids = eos_token_ids(model, tokenizer)
+        lockstep = None
         if args.use_vllm:
-            vllm = trainer.vllm_generation
-
-            def generate(contexts: list[list[int]], max_new: int) -> list[list[int]]:
-                # VLLMGeneration reads its token cap at call time: one turn's budget, not the whole episode's.
-                cap, vllm.max_completion_length = vllm.max_completion_length, max_new
-                try:
-                    out = vllm.generate(prompts=contexts, images=None, num_generations=1)
-                finally:
-                    vllm.max_completion_length = cap
-                return [list(ids)[:max_new] for ids in out[1]]
-
+            generate = vllm_generate(trainer.vllm_generation)
+            if trainer.accelerator.num_processes > 1:  # generation is collective: all ranks, every turn
+                lockstep = rank_lockstep(trainer.accelerator)
         else:
 
             def generate(contexts: list[list[int]], max_new: int) -> list[list[int]]:
@@ -189,7 +261,13 @@ class SituRecRollout:
                     model.train(was_training)
 
         floor = gate_floor_at(trainer.state.global_step, self.cfg.gate_floor, self.cfg.gate_warmup_steps)
-        return self.play(prompts, tokenizer, generate, eos_ids=eos_ids, gate_floor=floor)
+        out = self.play(prompts, tokenizer, generate, eos_ids=eos_ids, gate_floor=floor, lockstep=lockstep)
+        if args.use_vllm and out["logprobs"] is None and getattr(args, "vllm_importance_sampling_correction", False):
+            raise RuntimeError(
+                "vLLM returned no token logprobs, which vllm_importance_sampling_correction needs: serve "
+                "logprobs (trl vllm-serve does) or set vllm_importance_sampling_correction: false"
+            )
+        return out
 
     # ------------------------------------------------------------------ the lock-step loop
     def play(
@@ -200,8 +278,14 @@ class SituRecRollout:
         *,
         eos_ids: frozenset[int],
         gate_floor: float = 0.0,
+        lockstep: Lockstep | None = None,
     ) -> dict[str, list]:
-        """Play one episode per prompt key; ``generate`` is called once per turn for all active ones."""
+        """Play one episode per prompt key; ``generate`` is called once per turn for all active ones.
+
+        With ``lockstep`` (several processes sharing one generation backend) the turn loop runs
+        until no rank has an active episode, and each call gets the agreed number of contexts
+        (local ones first, then one-token fillers whose outputs are dropped) and token budget.
+        """
         cfg = self.cfg
         keys = [parse_prompt_key(p) for p in prompts]
         by_store: dict[str, int] = {}
@@ -218,6 +302,7 @@ class SituRecRollout:
         time_env = time.perf_counter() - t_env
         time_gen = 0.0
         limit = self.max_completion_length
+        filler = episodes[0].conv.prompt_ids[:1] if episodes else [int(tokenizer.eos_token_id)]
 
         for _ in range(cfg.max_turns):
             active = [e for e in episodes if not e.done]
@@ -225,19 +310,22 @@ class SituRecRollout:
                 if len(e.conv.completion_ids) >= limit:
                     e.done, e.termination = True, e.termination or "length_limit"
             active = [e for e in active if not e.done]
-            if not active:
-                break
             budgets = [min(cfg.max_new_tokens, limit - len(e.conv.completion_ids)) for e in active]
             t0 = time.perf_counter()
-            outputs = generate([e.conv.ids for e in active], max(budgets))
+            generated = _generate_turn(generate, [e.conv.ids for e in active], max(budgets, default=0), lockstep,
+                                       filler)
             time_gen += time.perf_counter() - t0
-            if len(outputs) != len(active):
-                raise RuntimeError(f"generate returned {len(outputs)} outputs for {len(active)} contexts")
+            if generated is None:
+                break
+            if not active:
+                continue  # this rank is done; it generated fillers for the ranks that are not
             t0 = time.perf_counter()
             texts = []
-            for e, ids, budget in zip(active, outputs, budgets, strict=True):
-                ids = list(ids)[:budget]
+            logprobs = generated.logprobs or [None] * len(active)
+            for e, ids, logps, own in zip(active, generated.ids, logprobs, budgets, strict=True):
+                ids = list(ids)[:own]
                 e.conv.add_model_tokens(ids, eos_ids=eos_ids)
+                self._add_logprobs(e, logps, len(ids))
                 texts.append(tokenizer.decode(ids, skip_special_tokens=True).strip())
             # one batched reward call per RecRM component (and learned model) for all active episodes
             stepped = step_envs([e.env for e in active], texts)
@@ -246,10 +334,22 @@ class SituRecRollout:
                 if terminated or truncated:
                     e.done, e.termination = True, info.get("termination") or ("turn_limit" if truncated else "ended")
                 else:
-                    e.conv.add_observation(obs)
+                    env_ids = e.conv.add_observation(obs)
+                    if e.logprobs is not None:
+                        e.logprobs.extend([0.0] * len(env_ids))  # masked by env_mask wherever TRL reads them
             time_env += time.perf_counter() - t0
 
         return self._collect(episodes, time_gen, time_env)
+
+    @staticmethod
+    def _add_logprobs(e: _Episode, logps: list[float | None] | None, n: int) -> None:
+        """Append a turn's ``n`` model-token logprobs; without them the episode has none (trainer recomputes)."""
+        if logps is None:
+            e.logprobs = None
+        elif e.logprobs is not None:
+            if len(logps) < n:
+                raise RuntimeError(f"generate returned {len(logps)} logprobs for {n} tokens")
+            e.logprobs.extend(logps[:n])
 
     def _record(self, e: _Episode, info: dict, floor: float) -> None:
         recrm = info.get("recrm")
@@ -269,7 +369,8 @@ class SituRecRollout:
     def _collect(self, episodes: list[_Episode], time_gen: float, time_env: float) -> dict[str, list]:
         limit = self.max_completion_length
         out: dict[str, list] = {k: [] for k in ("prompt_ids", "completion_ids", "env_mask")}
-        out["logprobs"] = None
+        with_logprobs = bool(episodes) and all(e.logprobs is not None for e in episodes)
+        out["logprobs"] = [e.logprobs[:limit] for e in episodes] if with_logprobs else None
         extra: dict[str, list] = {
             k: []
             for k in ("traj_reward", "success", "num_turns", "termination", "task_id", "recrm_total",
