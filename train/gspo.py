@@ -13,6 +13,10 @@ TRL repeats each row G times; ``train.rollout.SituRecRollout`` plays the G episo
 group from the same env seed (same starting situation) and returns one token sequence
 each; ``trajectory_reward`` hands TRL the trajectory reward. Metrics: rewards/*,
 recrm/<component>/mean, recrm/gate_*/pass_rate, siturec/success_rate, timing/*.
+With ``use_vllm`` the rollout generates through TRL's ``VLLMGeneration`` (server or
+colocate) and returns vLLM's token log-probabilities, which TRL's importance-sampling
+correction (``vllm_importance_sampling_correction``, on by default) needs; on several
+processes the ranks generate together every turn until all their episodes have ended.
 With ``interface: environment_factory`` TRL plays the episodes itself through
 ``train.environment.SituRecToolEnv`` (one ``assist`` tool call per turn, reward from
 ``get_reward``, logged as rewards/SituRecToolEnv/*).
