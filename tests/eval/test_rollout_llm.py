@@ -107,7 +107,7 @@ def test_unreachable_endpoint_fails_before_the_first_episode(tmp_path, capsys):
     argv = ["--agent", "heuristic", "--user", "llm", "--user-model", "openai:smol", "--user-base-url",
             "http://127.0.0.1:9/v1", "--tasks", "0-1", "--out", str(tmp_path / "u")]
     last = _usage_error(argv, capsys)
-    assert "user model openai:smol: endpoint http://127.0.0.1:9/v1 is not usable" in last
+    assert "user model openai:smol: endpoint http://127.0.0.1:9/v1 is unreachable" in last
     assert not (tmp_path / "u").exists()
 
 
