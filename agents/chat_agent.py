@@ -1,7 +1,14 @@
 """ChatAssistant: an assistant served by a chat backend (an OpenAI-compatible endpoint or a local model).
 
 The prompt is rendered by ``agents.prompting`` (the same system message, catalog and
-per-turn text as ``--agent hf``), kept as one growing chat per episode. With
+per-turn text as ``--agent hf``), kept as one growing chat per episode. Each request
+carries the env's assistant-output schema (:func:`assistant_schema`: the four fields of
+ARCHITECTURE's contract, the action types with their required fields in this store, the
+expected user action over the store's legal tools with the handles of the current
+caption, catalog ids and names as enums, bounded strings), so a local model decodes only
+well-formed turns and an OpenAI-compatible server gets it as ``response_format``. A
+request the backend could not answer (context length, content filter) comes back as its
+``EpisodeError`` in place of that episode's text, ending that episode only. With
 ``images=True`` the latest user turn also carries the assistant's Set-of-Mark view and
 the map (older turns keep their text only, to bound the request size). ``act_batch``
 sends every open episode's request as one backend batch.
@@ -16,12 +23,67 @@ import logging
 from typing import Any
 
 from agents.base import Assistant
+from agents.obs_text import parse_caption, parse_nav_targets
 from agents.prompting import catalog_names, render_messages, state_text, turn_text
-from situ_gym.llm import ChatBackend, ChatRequest, make_backend
+from situ_gym.actions import ACTION_TYPES, MAX_RANKING, REQUIRED_FIELDS
+from situ_gym.actions.parse import TARGET_APPROACHES
+from situ_gym.llm import ChatBackend, ChatRequest, EpisodeError, make_backend
+from situ_gym.llm.structured import bounded_string, closed_object
+from situ_gym.user.llm_user import tool_call_schema
 
-__all__ = ["ChatAssistant", "OpenAIAssistant"]
+__all__ = ["ChatAssistant", "OpenAIAssistant", "assistant_schema"]
 
 logger = logging.getLogger(__name__)
+
+# Bounds of the schema's free strings, in characters (with max_tokens they bound a turn's length).
+RESPONSE_CHARS = 400
+REASON_CHARS = 160
+NAME_CHARS = 120
+
+
+def assistant_schema(observation: dict[str, Any], store: str) -> dict[str, Any]:
+    """JSON Schema of one assistant turn in ``store`` for ``observation`` (the env's action).
+
+    Action types and their required fields come from ``situ_gym.actions``; handles from the
+    observation's caption (products, fixtures with their approaches, stores, areas) and
+    navigation targets, product ids and names from its catalog, where it lists them.
+    """
+    cap = parse_caption(str(observation.get("visible", "")))
+    targets = parse_nav_targets(str(observation.get("catalog", "")))
+    names = catalog_names(observation)
+    marked = {m.handle: m for m in [*cap.fixtures, *cap.stores, *cap.areas]}
+    items = [m.handle for m in cap.products] + ([cap.holding[0]] if cap.holding else [])
+    handles = {"item": list(dict.fromkeys(items)), "fixture": [m.handle for m in cap.fixtures],
+               "store": [m.handle for m in cap.stores], "area": [m.handle for m in cap.areas]}
+
+    def offered(call: dict[str, Any]) -> bool:  # an approach the caption lists for that target
+        args = call["arguments"]
+        target = next((args[a] for a in ("fixture", "store") if a in args), None)
+        m = marked.get(target)
+        return m is None or not m.approaches or args.get("approach") in m.approaches
+
+    fields = {
+        "display_name": {"enum": sorted(set(names.values()))} if names else bounded_string(NAME_CHARS),
+        "visible_now": {"type": "boolean"},
+        "reason": bounded_string(REASON_CHARS),
+        "navigation_goal": {"enum": list(dict.fromkeys(t.handle for t in targets))} if targets
+        else bounded_string(NAME_CHARS),
+        "next_waypoint": {"enum": [None, *handles["store"], *handles["area"]]},
+        "target_approach": {"enum": list(TARGET_APPROACHES)},
+    }
+    actions = []
+    for kind in ACTION_TYPES:
+        required = REQUIRED_FIELDS[store].get(kind, ())
+        props = {"type": {"const": kind}} | {f: fields[f] for f in required}
+        props.setdefault("reason", fields["reason"])  # optional where the store does not require it
+        actions.append(closed_object(props, ["type", *required]))
+    ranking = {"enum": list(names)} if names else bounded_string(NAME_CHARS)
+    return closed_object({
+        "response": bounded_string(RESPONSE_CHARS),
+        "assistant_actions": {"type": "array", "items": {"anyOf": actions}, "minItems": 1, "maxItems": 1},
+        "expected_user_action": tool_call_schema(store, handles, offered),
+        "ranking": {"type": "array", "items": ranking, "maxItems": MAX_RANKING},
+    })
 
 
 class ChatAssistant(Assistant):
@@ -48,6 +110,7 @@ class ChatAssistant(Assistant):
         self.max_tokens = int(max_tokens)
         self.seed = int(seed)
         self._slots: list[dict[str, Any]] = []
+        self._episodes = 0  # episodes opened by this assistant: their conversation keys
 
     def reset(self, observation: dict[str, Any], info: dict[str, Any], *, seed: int | None = None) -> None:
         self.reset_batch([observation], [info], seeds=[seed])
@@ -61,8 +124,10 @@ class ChatAssistant(Assistant):
         for info, seed in zip(infos, seeds, strict=True):
             if "store" not in info:
                 raise ValueError(f"info must carry 'store', got keys {sorted(info)!r}")
+            self._episodes += 1
             self._slots.append({"store": info["store"], "seed": self.seed if seed is None else int(seed),
-                                "turn": 0, "messages": None, "seen": "", "shown": {}, "state": None})
+                                "turn": 0, "messages": None, "seen": "", "shown": {}, "state": None,
+                                "conversation": f"assistant:{self._episodes}"})
 
     def _with_images(self, messages: list[dict[str, Any]], obs: dict[str, Any]) -> list[dict[str, Any]]:
         """The chat as sent: the last user message gets the SoM view and map images."""
@@ -75,9 +140,13 @@ class ChatAssistant(Assistant):
         return messages[:-1] + [{"role": "user", "content": parts + [{"type": "text", "text": last["content"]}]}]
 
     def act(self, observation: dict[str, Any]) -> str:
-        return self.act_batch([observation])[0]
+        (text,) = self.act_batch([observation])
+        if isinstance(text, EpisodeError):
+            raise text
+        return text
 
-    def act_batch(self, observations: list[dict[str, Any]], *, episodes: list[int] | None = None) -> list[str]:
+    def act_batch(self, observations: list[dict[str, Any]], *,
+                  episodes: list[int] | None = None) -> list[str | EpisodeError]:
         if not self._slots:
             raise RuntimeError("call reset() or reset_batch() before act()")
         episodes = list(range(len(self._slots))) if episodes is None else episodes
@@ -96,11 +165,17 @@ class ChatAssistant(Assistant):
             slot["shown"].update(catalog_names(obs))
             requests.append(ChatRequest(self._with_images(slot["messages"], obs), role="assistant",
                                         max_tokens=self.max_tokens, temperature=self.temperature,
-                                        seed=slot["seed"] * 1009 + slot["turn"], json_mode=True))
+                                        seed=slot["seed"] * 1009 + slot["turn"], json_mode=True,
+                                        schema=assistant_schema(obs, slot["store"]),
+                                        conversation=slot["conversation"]))
         results = self.backend.chat_batch(requests)
-        texts = []
+        texts: list[str | EpisodeError] = []
         for i, res in zip(episodes, results, strict=True):
             slot = self._slots[i]
+            if isinstance(res.error, EpisodeError):  # this episode ends with the error's cause
+                texts.append(res.error)
+                continue
+            res.raise_for_error()
             slot["messages"].append({"role": "assistant", "content": res.text})
             slot["turn"] += 1
             texts.append(res.text)

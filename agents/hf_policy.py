@@ -1,7 +1,10 @@
 """HFPolicyAssistant: a transformers causal LM (optionally + LoRA adapter) as a SituRec assistant.
 
 The prompt is ``agents.prompting.Conversation``, the same token ids GSPO trains on. The
-output is returned as raw text; the env parses it with its own parser.
+output is returned as raw text; the env parses it with its own parser. Generation is free,
+as in GSPO training; ``constrained=True`` (evaluation of a trained policy) decodes each
+turn under the env's assistant-output schema (``agents.chat_agent.assistant_schema``,
+one grammar matcher per episode of the batch, ``situ_gym.llm.structured``).
 
     >>> agent = HFPolicyAssistant("runs/gspo/checkpoint-50", max_new_tokens=256)  # doctest: +SKIP
     >>> agent.reset(obs, info, seed=0); text = agent.act(obs)                     # doctest: +SKIP
@@ -180,14 +183,16 @@ def generate_batch(
     do_sample: bool = True,
     temperature: float = 1.0,
     top_p: float = 1.0,
+    logits_processor: list[Any] | None = None,
 ) -> list[list[int]]:
     """ONE left-padded ``generate`` over ``contexts``; each output cut after its first eos.
 
     Used by ``HFPolicyAssistant`` and by the GSPO rollout, so evaluation and training
-    generate identically.
+    generate identically; ``logits_processor`` (e.g. a schema constraint) only where the
+    caller asks for one.
     """
     import torch
-    from transformers import GenerationConfig
+    from transformers import GenerationConfig, LogitsProcessorList
 
     if not contexts:
         return []
@@ -212,7 +217,8 @@ def generate_batch(
     )
     with torch.no_grad():
         out = model.generate(
-            input_ids=input_ids.to(device), attention_mask=attention.to(device), generation_config=config
+            input_ids=input_ids.to(device), attention_mask=attention.to(device), generation_config=config,
+            logits_processor=LogitsProcessorList(logits_processor or []),
         )
     results = []
     for row in out[:, width:].tolist():
@@ -234,7 +240,8 @@ class HFPolicyAssistant(Assistant):
     Arguments: ``model`` (local path, merged checkpoint, adapter dir or hub id), ``adapter``
     (LoRA adapter dir), ``max_new_tokens``, ``temperature``, ``top_p``, ``do_sample``,
     ``seed`` (default per-episode seed), ``device``, ``dtype``, ``images`` ("auto": pass
-    ``obs["som_rgb"]`` when the model has an image processor), ``local_files_only``.
+    ``obs["som_rgb"]`` when the model has an image processor), ``local_files_only``,
+    ``constrained`` (decode under the assistant-output schema; off for training rollouts).
 
     Generation is seeded per call from the episode seed and the turn number
     (``transformers.set_seed``), so the same seed, task and batch give the same text.
@@ -258,6 +265,7 @@ class HFPolicyAssistant(Assistant):
         dtype: str = "auto",
         images: str | bool = "auto",
         local_files_only: bool = False,
+        constrained: bool = False,
     ):
         if max_new_tokens < 1:
             raise ValueError(f"max_new_tokens must be positive, got {max_new_tokens!r}")
@@ -279,6 +287,8 @@ class HFPolicyAssistant(Assistant):
         self._slots: list[dict[str, Any]] = []
         self.generated_tokens = 0  # running totals, for throughput figures
         self.generate_seconds = 0.0
+        self.constrained = bool(constrained)
+        self._constraint: Any = None
 
     # ------------------------------------------------------------------ episodes
     def reset(self, observation: dict[str, Any], info: dict[str, Any], *, seed: int | None = None) -> None:
@@ -344,6 +354,20 @@ class HFPolicyAssistant(Assistant):
             slot["turn"] += 1
         return texts
 
+    def _schema_processors(self, slots: list[dict], observations: list[dict[str, Any]]) -> list[Any]:
+        """With ``constrained``: one logits processor holding each episode to the assistant schema."""
+        if not self.constrained:
+            return []
+        from agents.chat_agent import assistant_schema
+        from situ_gym.llm.structured import GrammarConstraint
+
+        if self._constraint is None:
+            tokenizer = self.processor.tokenizer if self.processor is not None else self.tokenizer
+            vocab = self.model.get_output_embeddings().weight.shape[0]
+            self._constraint = GrammarConstraint(tokenizer, vocab_size=vocab, eos_ids=sorted(self.eos_ids))
+        schemas = [assistant_schema(obs, slot["store"]) for slot, obs in zip(slots, observations, strict=True)]
+        return [self._constraint.logits_processor(schemas)]
+
     # ------------------------------------------------------------------ text models
     def _act_text(self, slots: list[dict], observations: list[dict[str, Any]]) -> list[str]:
         for slot, obs in zip(slots, observations, strict=True):
@@ -370,6 +394,7 @@ class HFPolicyAssistant(Assistant):
             do_sample=self.do_sample,
             temperature=self.temperature,
             top_p=self.top_p,
+            logits_processor=self._schema_processors(slots, observations),
         )
         texts = []
         for slot, ids, budget in zip(slots, outputs, budgets, strict=True):
@@ -384,6 +409,7 @@ class HFPolicyAssistant(Assistant):
         """Image-text models: messages re-rendered by the processor each turn, one image per turn."""
         import torch
         from PIL import Image
+        from transformers import LogitsProcessorList
 
         from agents.prompting import render_messages
 
@@ -410,6 +436,8 @@ class HFPolicyAssistant(Assistant):
                 do_sample=self.do_sample,
                 temperature=self.temperature if self.do_sample else None,
                 top_p=self.top_p if self.do_sample else None,
+                logits_processor=LogitsProcessorList(self._schema_processors(slots, observations)),
+                **({"eos_token_id": sorted(self.eos_ids)} if self.constrained else {}),
             )
         new = out[:, batch["input_ids"].shape[1] :]
         texts = [t.strip() for t in self.processor.batch_decode(new, skip_special_tokens=True)]

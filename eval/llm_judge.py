@@ -3,10 +3,13 @@
 The prompt gives the seven anchored definitions, the transcript (assistant and shopper
 messages, the shopper's actions by entity name, the outcome) and the catalog facts of
 the products the assistant named, and asks for one JSON object with an integer 1-5 per
-dimension. A reply that does not parse or misses a dimension is re-asked once quoting
-the error; a second failure falls back to the rule-based judge for that episode (noted
-in ``judge_note`` and counted as a fallback in the usage log). All episodes of a run are
-rated in one batched backend call (then one batch of re-asks).
+dimension; the request carries that reply's JSON Schema (``JUDGE_SCHEMA``: the seven
+dimensions, each an integer from 1 to 5). A reply that does not validate is re-asked once
+quoting the error; a second failure falls back to the rule-based judge for that episode,
+labelled ``"judge": "rule (fallback: REASON)"`` (a rating the model gave says
+``"llm:MODEL"``). Per episode the usage log counts one decision, used or fallen back, and
+the re-asks. All episodes of a run are rated in one batched backend call (then one batch
+of re-asks).
 """
 
 from __future__ import annotations
@@ -15,11 +18,12 @@ import logging
 from typing import Any
 
 from eval.rule_judge import DIMENSIONS, DialogueJudge, RuleBasedJudge
-from situ_gym.llm import METER, ChatBackend, ChatRequest, extract_json, make_backend
+from situ_gym.llm import METER, ChatBackend, ChatRequest, make_backend
+from situ_gym.llm.structured import closed_object, parse_reply
 from situ_gym.records import EpisodeRecord
 from situ_gym.scene.index import SceneIndex
 
-__all__ = ["LLMJudge", "JUDGE_PROMPT", "transcript"]
+__all__ = ["LLMJudge", "JUDGE_PROMPT", "JUDGE_SCHEMA", "transcript"]
 
 logger = logging.getLogger(__name__)
 
@@ -67,25 +71,23 @@ def transcript(episode: EpisodeRecord, index: SceneIndex | None = None, max_char
     return f"{text}\n\nOutcome: {episode.termination}; cart: {cart}.{facts}"
 
 
+# The reply: an integer from 1 to 5 for each of the seven dimensions, nothing else.
+JUDGE_SCHEMA = closed_object({d: {"type": "integer", "minimum": 1, "maximum": 5} for d in DIMENSIONS})
+
+
 def _scores(text: str) -> tuple[dict[str, float] | None, str]:
-    try:
-        data = extract_json(text)
-    except ValueError as exc:
-        return None, str(exc)
-    lowered = {str(k).strip().lower(): v for k, v in data.items()}
-    scores = {}
-    for dim in DIMENSIONS:
-        value = lowered.get(dim.lower())
-        if isinstance(value, str) and value.strip().isdigit():
-            value = int(value.strip())
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 1 <= value <= 5:
-            return None, f'"{dim}" must be a number from 1 to 5, got {value!r}'
-        scores[dim] = float(value)
-    return scores, ""
+    data, error = parse_reply(text, JUDGE_SCHEMA)
+    if data is None:
+        return None, error
+    return {d: float(data[d]) for d in DIMENSIONS}, ""
 
 
 class LLMJudge(DialogueJudge):
-    """``model``: a ChatBackend or a spec "hf:..." / "openai:..."; greedy decoding."""
+    """``model``: a ChatBackend or a spec "hf:..." / "openai:..."; greedy decoding.
+
+    A rating the model gave is labelled ``"judge": "llm:MODEL"``; a rule-based fallback
+    ``"judge": "rule (fallback: REASON)"``.
+    """
 
     def __init__(self, model: ChatBackend | str | None = None, *, base_url: str | None = None,
                  cache: Any = None, max_tokens: int = 120):
@@ -96,40 +98,48 @@ class LLMJudge(DialogueJudge):
         self.max_tokens = int(max_tokens)
         self._rule = RuleBasedJudge()
 
-    def _request(self, messages: list[dict[str, str]]) -> ChatRequest:
-        return ChatRequest(messages, role="judge", max_tokens=self.max_tokens, temperature=0.0, json_mode=True)
+    def _request(self, messages: list[dict[str, str]], episode: EpisodeRecord) -> ChatRequest:
+        return ChatRequest(messages, role="judge", max_tokens=self.max_tokens, temperature=0.0, json_mode=True,
+                           schema=JUDGE_SCHEMA, conversation=f"judge:{episode.episode_id}")
 
     def rate(self, episode: EpisodeRecord, task: Any = None, index: SceneIndex | None = None) -> dict[str, Any]:
         return self.rate_batch([(episode, task, index)])[0]
 
     def rate_batch(self, items: list[tuple[EpisodeRecord, Any, SceneIndex | None]]) -> list[dict[str, Any]]:
-        """Rate several episodes with one backend batch (plus one batch of re-asks)."""
+        """Rate several episodes with one backend batch (plus one batch of re-asks).
+
+        A request the backend could not answer (``ChatResult.error``: context length,
+        content filter) raises its error instead of falling back."""
+        episodes = [ep for ep, _task, _index in items]
         messages = [
             [{"role": "system", "content": JUDGE_PROMPT}, {"role": "user", "content": transcript(ep, index)}]
             for ep, _task, index in items
         ]
-        replies = self.backend.chat_batch([self._request(m) for m in messages])
-        parsed = [_scores(r.text) for r in replies]
+        model = self.backend.model
+        replies = self.backend.chat_batch([self._request(m, ep) for m, ep in zip(messages, episodes, strict=True)])
+        parsed = [_scores(r.raise_for_error().text) for r in replies]
         redo = [i for i, (s, _) in enumerate(parsed) if s is None]
         if redo:
-            METER.add("judge", model=self.backend.model, reasks=len(redo))
+            METER.add("judge", model=model, reasks=len(redo))
             retries = [
                 messages[i] + [{"role": "assistant", "content": replies[i].text},
                                {"role": "user", "content": f"That reply was not usable: {parsed[i][1]}. "
                                                            "Answer with only the JSON object."}]
                 for i in redo
             ]
-            for i, reply in zip(redo, self.backend.chat_batch([self._request(m) for m in retries]), strict=True):
-                parsed[i] = _scores(reply.text)
+            again = self.backend.chat_batch([self._request(m, episodes[i]) for m, i in zip(retries, redo, strict=True)])
+            for i, reply in zip(redo, again, strict=True):
+                parsed[i] = _scores(reply.raise_for_error().text)
         out = []
         for (ep, task, index), (scores, error) in zip(items, parsed, strict=True):
             if scores is None:
-                METER.add("judge", model=self.backend.model, fallbacks=1)
+                METER.add("judge", model=model, decisions=1, fallbacks=1)
                 logger.warning("judge: unusable reply for %s after one re-ask (%s); rule-based scores used",
                                ep.episode_id, error)
                 rule = self._rule.rate(ep, task, index)
-                out.append({d: rule[d] for d in DIMENSIONS} | {"judge": self.name,
-                                                               "judge_note": f"rule-based fallback: {error}"})
+                reason = error if len(error) <= 120 else error[:117] + "..."
+                out.append({d: rule[d] for d in DIMENSIONS} | {"judge": f"rule (fallback: {reason})"})
             else:
+                METER.add("judge", model=model, decisions=1, used=1)
                 out.append(scores | {"judge": self.name})
         return out
