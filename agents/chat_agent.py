@@ -145,6 +145,12 @@ class ChatAssistant(Assistant):
             raise text
         return text
 
+    def check_first_prompt(self, observation: dict[str, Any]) -> None:
+        """Send the first request of the episode just reset and raise its EpisodeError (a
+        prompt beyond the model's context, say), so that the rollout stops before any episode.
+        With the response cache on, the episode's own first request is then a cache hit."""
+        self.act(observation)
+
     def act_batch(self, observations: list[dict[str, Any]], *,
                   episodes: list[int] | None = None) -> list[str | EpisodeError]:
         if not self._slots:

@@ -28,6 +28,7 @@ from agents.prompting import (
     turn_end_ids,
     turn_text,
 )
+from situ_gym.llm.errors import EpisodeError
 
 __all__ = [
     "HFPolicyAssistant", "ContextLengthError", "context_length", "load_tokenizer", "load_policy", "generate_batch",
@@ -142,8 +143,15 @@ def _has_image_processor(base: str, local_files_only: bool) -> bool:
         return False
 
 
-class ContextLengthError(RuntimeError):
-    """An episode's conversation has filled the policy model's context."""
+class ContextLengthError(EpisodeError):
+    """An episode's conversation has filled the policy model's context (that episode ends
+    with ``error_cause="context_length"``; the others of its batch go on)."""
+
+    def __init__(self, message: str):
+        super().__init__("context_length", message)
+
+    def __reduce__(self):
+        return (type(self), (str(self).split(": ", 1)[-1],))
 
 
 def context_length(model: Any) -> int | None:
@@ -319,14 +327,32 @@ class HFPolicyAssistant(Assistant):
             )
 
     def act(self, observation: dict[str, Any]) -> str:
-        return self.act_batch([observation])[0]
+        (text,) = self.act_batch([observation])
+        if isinstance(text, EpisodeError):
+            raise text
+        return text
 
-    def act_batch(self, observations: list[dict[str, Any]], *, episodes: list[int] | None = None) -> list[str]:
+    def check_first_prompt(self, observation: dict[str, Any]) -> None:
+        """Raise ContextLengthError when the first prompt of the episode just reset leaves the
+        model no room to answer (the rollout calls this before any episode runs)."""
+        if self.context_tokens is None or self.processor is not None or not self._slots:
+            return
+        tokens = len(Conversation(self.tokenizer, self._slots[0]["store"], observation).ids)
+        if tokens >= self.context_tokens:
+            raise ContextLengthError(
+                f"the first prompt holds {tokens} tokens, the model's context is {self.context_tokens}: "
+                "use the compact observation (--env-kwargs '{\"catalog_view\": \"retrieved\"}') or a "
+                "longer-context model"
+            )
+
+    def act_batch(self, observations: list[dict[str, Any]], *,
+                  episodes: list[int] | None = None) -> list[str | EpisodeError]:
         """One turn for several open episodes with ONE ``generate``.
 
         ``episodes`` lists which episodes (indices into ``reset_batch``'s order) the
         observations continue; default: all open episodes, in order. Finished episodes
-        are simply left out.
+        are simply left out. An episode whose conversation has filled the model's context
+        gets a ``ContextLengthError`` in place of its text; the others are answered.
         """
         if not self._slots:
             raise RuntimeError("call reset() or reset_batch() before act()")
@@ -376,32 +402,36 @@ class HFPolicyAssistant(Assistant):
             else:
                 slot["conv"].add_observation(obs)
         # Never generate past the model's context: positions beyond it were never trained.
+        # An episode with no room left ends alone (its ContextLengthError is its "text").
         budgets = [self.max_new_tokens] * len(slots)
         if self.context_tokens is not None:
             budgets = [min(self.max_new_tokens, self.context_tokens - len(slot["conv"].ids)) for slot in slots]
-            full = [len(slot["conv"].ids) for slot, b in zip(slots, budgets, strict=True) if b < 1]
-            if full:
-                raise ContextLengthError(
-                    f"the conversation holds {full[0]} tokens, the model's context is {self.context_tokens}: "
-                    "use the compact observation (env keyword catalog_view='retrieved') or a longer-context model"
-                )
+        texts: list[str | EpisodeError] = [
+            ContextLengthError(f"the conversation holds {len(slot['conv'].ids)} tokens, the model's context is "
+                               f"{self.context_tokens}: use the compact observation (env keyword "
+                               "catalog_view='retrieved') or a longer-context model")
+            if budget < 1 else ""
+            for slot, budget in zip(slots, budgets, strict=True)
+        ]
+        rows = [k for k, budget in enumerate(budgets) if budget >= 1]
+        if not rows:
+            return texts
         outputs = generate_batch(
             self.model,
-            [slot["conv"].ids for slot in slots],
+            [slots[k]["conv"].ids for k in rows],
             pad_id=self.tokenizer.pad_token_id,
             eos_ids=self.eos_ids,
-            max_new_tokens=max(budgets),
+            max_new_tokens=max(budgets[k] for k in rows),
             do_sample=self.do_sample,
             temperature=self.temperature,
             top_p=self.top_p,
-            logits_processor=self._schema_processors(slots, observations),
+            logits_processor=self._schema_processors([slots[k] for k in rows], [observations[k] for k in rows]),
         )
-        texts = []
-        for slot, ids, budget in zip(slots, outputs, budgets, strict=True):
-            ids = list(ids)[:budget]
-            slot["conv"].add_model_tokens(ids, eos_ids=self.eos_ids)
+        for k, ids in zip(rows, outputs, strict=True):
+            ids = list(ids)[: budgets[k]]
+            slots[k]["conv"].add_model_tokens(ids, eos_ids=self.eos_ids)
             self.generated_tokens += len(ids)
-            texts.append(self.tokenizer.decode(ids, skip_special_tokens=True).strip())
+            texts[k] = self.tokenizer.decode(ids, skip_special_tokens=True).strip()
         return texts
 
     # ------------------------------------------------------------------ vision models

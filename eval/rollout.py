@@ -161,7 +161,13 @@ def _check_setup(config: RolloutConfig, job: EpisodeJob, chunks: int) -> None:
         agent.reset(obs, agent_info(info), seed=job.seed)
         check = getattr(agent, "check_first_prompt", None)
         if check is not None:  # a prompt beyond the model's context fails every episode: say so now
-            check(obs)
+            from situ_gym.llm import METER
+
+            log, METER.log_path = METER.log_path, None  # the run directory stays untouched until it runs
+            try:
+                check(obs)
+            finally:
+                METER.log_path = log
     except EpisodeError as exc:
         forget_state()
         raise ConfigError(f"{config.agent} on {config.env}: the first prompt of task {job.task_id} does not fit: "

@@ -137,3 +137,23 @@ def test_generation_stops_at_the_models_context_and_then_fails_clearly(tiny):
     assert len(conv.ids) <= opening + 5 and sum(conv.env_mask) <= 5
     with pytest.raises(ContextLengthError, match="context is"):
         agent.act(obs("Visible products:\nnone", "User: hm"))
+
+
+def test_a_full_context_ends_only_its_own_episode_of_the_batch(tiny):
+    from agents.hf_policy import ContextLengthError
+    from agents.prompting import Conversation
+
+    agent = HFPolicyAssistant(tiny, max_new_tokens=8, do_sample=False)
+    short, long = obs("Visible products:\n[a] Cod (2.3 m)"), obs("Visible products:\n" + "[a] Cod (2.3 m)\n" * 40)
+    opening = len(Conversation(agent.tokenizer, "supermarket", short).ids)
+    agent.reset_batch([short, long], [INFO, INFO], seeds=[0, 0])
+    agent.context_tokens = opening + 8  # room for the short episode only
+    texts = agent.act_batch([short, long])
+    assert isinstance(texts[1], ContextLengthError) and texts[1].cause == "context_length"
+    assert isinstance(texts[0], str)
+    # The same check before any episode: the long first prompt does not fit, the short one does.
+    agent.reset(long, INFO)
+    with pytest.raises(ContextLengthError, match="first prompt holds"):
+        agent.check_first_prompt(long)
+    agent.reset(short, INFO)
+    agent.check_first_prompt(short)
