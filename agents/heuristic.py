@@ -236,6 +236,13 @@ class HeuristicAssistant(Assistant):
                 "What kind of product do you have in mind? A product type or how you plan to use it helps me find the right aisle.",
             )
 
+        if not ranking:  # nothing in the catalog it was shown matches yet (compact view, a silent shopper)
+            return (
+                {"type": "ClarifyNeed"},
+                idle,
+                "Tell me a little more about what you need, a product type, a brand or what it is for, "
+                "and I'll find it for you.",
+            )
         best = ranking[0]
         visible = {m.name.lower(): m.handle for m in caption.products}
         if self.blind:

@@ -56,3 +56,24 @@ def test_heuristic_reads_budget_and_avoidances_from_the_shoppers_words():
     assert "packaging:can" not in belief.required  # "I can spend" is not a packaging wish
     top = agent._rank()[0]
     assert top.category == "yogurt" and top.price <= 5.0 and "flavour:vanilla" not in top.tags
+
+
+def test_heuristic_keeps_asking_when_the_compact_catalog_has_nothing_to_rank():
+    """A shopper that never names what it wants leaves the retrieved catalog empty: the
+    heuristic asks again instead of failing (it once raised IndexError)."""
+    from situ_gym.user.base import UserSimulator, UserTurn
+
+    class Silent(UserSimulator):
+        name = "silent"
+
+        def reset(self, task, profile, index, rng):
+            pass
+
+        def respond(self, obs):
+            return UserTurn(utterance="Okay, go on.", tool_call={"name": "idle", "arguments": {}}, intent="answer")
+
+    env = gym.make("SituRec-Supermarket-v0", image_size=(64, 48), catalog_view="retrieved", user=Silent(),
+                   max_turns=6)
+    turns, info = play(env, HeuristicAssistant(), "sm_u01_t1")
+    assert len(turns) == 6 and all(turn.assistant_valid for _, _, turn in turns)
+    assert {turn.action_type for _, _, turn in turns[3:]} == {"ClarifyNeed"}
