@@ -4,6 +4,7 @@
                              [--tasks 0-1] [--max-turns 3] [--batch-size 2] [--out runs/llm_bench]
     python -m eval.llm_bench --per-role [--model SPEC] [--task 0] [--repeats 1]
                              [--roles user,moderator,judge,assistant]
+    python -m eval.llm_bench --validity [--model SPEC] [--tasks 0-2] [--min-calls 30] [--max-turns 10]
 
 Plays the given tasks with the LLM shopper, the LLM moderator and the LLM judge on
 ``--model`` (no response cache), with the heuristic assistant or (``--agent chat``) the
@@ -23,6 +24,15 @@ limit; printed per role: prompt and completion tokens, seconds per call (wall cl
 and this process's CPU seconds, all threads, which a busy machine distorts less),
 completion tokens per second (medians over ``--repeats``). A prompt longer than the model's context
 (the assistant's whole catalog on SmolLM2) is still sent, and flagged.
+
+``--validity`` measures how often each model role's replies are usable: the LLM shopper
+and the LLM moderator on ``--model`` play ``--tasks`` with the heuristic assistant (uncached,
+more repeats until each role has made ``--min-calls`` calls), and the LLM judge rates
+``--min-calls`` rule-shopper episodes of the same tasks. Per role it prints calls, the share
+of replies that were schema-valid and legal (a re-ask or a fallback marks an unusable
+reply), decisions used and fallen back, seconds per call, prompt and completion tokens per
+call, and the share of each prompt repeating the previous one of its conversation. It
+exits 1 when a role made fewer than ``--min-calls`` calls or fell below ``--min-valid``.
 """
 
 from __future__ import annotations
@@ -37,10 +47,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-__all__ = ["record_role_requests", "time_requests", "format_rows", "main"]
+__all__ = ["record_role_requests", "time_requests", "format_rows", "validity_rows", "format_validity", "main"]
 
 _REPLIES = {
-    "user": json.dumps({"utterance": "Hi, I am looking for yogurt.", "tool_call": {"name": "idle", "arguments": {}}}),
+    "user": json.dumps({"utterance": "Hi, I am looking for yogurt.", "tool_call": {"name": "idle", "arguments": {}},
+                        "revealed": None, "give_up": False}),
     "moderator": json.dumps({"end": False, "reason": "still shopping"}),
     "assistant": json.dumps({"response": "Hello! What are you shopping for today?",
                              "assistant_actions": [{"type": "Greet"}],
@@ -149,9 +160,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--task", type=int, default=0, help="--per-role: task position in the bank")
     parser.add_argument("--repeats", type=int, default=1, help="--per-role: calls per role (medians)")
     parser.add_argument("--roles", default="user,moderator,judge,assistant", help="--per-role: roles to time")
+    parser.add_argument("--validity", action="store_true", help="share of usable replies per model role instead")
+    parser.add_argument("--min-calls", type=int, default=30, help="--validity: calls per role at least")
+    parser.add_argument("--min-valid", type=float, default=0.95, help="--validity: share of usable replies wanted")
     args = parser.parse_args(argv)
     if args.per_role:
         return _per_role(args, parser)
+    if args.validity:
+        return _validity(args, parser)
 
     from eval.rollout import RolloutConfig, run
     from situ_gym.llm import format_usage
@@ -195,6 +211,86 @@ def _per_role(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     print(format_rows(rows, _context(backend)))
     for r in rows:
         print(f"  {r['role']} replied: {r['reply']!r}")
+    return 0
+
+
+_VALIDITY_ROLES = ("user", "moderator", "judge")
+
+
+def validity_rows(summary: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per model role of a usage summary: calls, the share of usable replies (neither
+    re-asked nor fallen back on), decisions, cost per call."""
+    rows = []
+    for role in _VALIDITY_ROLES:
+        s = summary.get(role)
+        if not s or not s["calls"]:
+            continue
+        calls = int(s["calls"])
+        bad = int(s["reasks"]) + int(s["fallbacks"])  # each re-ask and each fallback follows an unusable reply
+        rows.append({
+            "role": role, "calls": calls, "valid": (calls - bad) / calls, "decisions": int(s["decisions"]),
+            "used": int(s["used"]), "fallbacks": int(s["fallbacks"]), "reasks": int(s["reasks"]),
+            "seconds_per_call": s["seconds"] / calls, "prompt_per_call": s["prompt_tokens"] / calls,
+            "completion_per_call": s["completion_tokens"] / calls, "prefix_share": s.get("prefix_share"),
+        })
+    return rows
+
+
+_NAMES = {"user": "shopper", "moderator": "moderator", "judge": "judge", "assistant": "assistant"}
+
+
+def format_validity(rows: list[dict[str, Any]]) -> str:
+    """A markdown table of :func:`validity_rows`."""
+    names = _NAMES
+    lines = ["| Role | Calls | Valid & legal | Decisions: used / fallback | Re-asks | s / call | "
+             "Prompt tok / call | Completion tok / call | Prompt prefix reused |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        share = "-" if r["prefix_share"] is None else f"{r['prefix_share']:.0%}"
+        lines.append(f"| {names[r['role']]} | {r['calls']} | {r['valid']:.1%} | {r['decisions']}: {r['used']} / "
+                     f"{r['fallbacks']} | {r['reasks']} | {r['seconds_per_call']:.2f} | {r['prompt_per_call']:,.0f} | "
+                     f"{r['completion_per_call']:.1f} | {share} |")
+    return "\n".join(lines)
+
+
+def _validity(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    from eval.rollout import RolloutConfig, run
+    from situ_gym.llm import read_usage, summarize_usage
+
+    if args.min_calls < 1 or not 0 < args.min_valid <= 1:
+        parser.error("--min-calls must be >= 1 and --min-valid in (0, 1]")
+    out = Path(args.out)
+    if out.exists():
+        shutil.rmtree(out)
+    common = dict(env=args.env, agent="heuristic", tasks=args.tasks, max_turns=args.max_turns,
+                  batch_size=args.batch_size, llm_cache="none", no_report=True, max_fallback_rate=1.0)
+    t0 = time.perf_counter()
+    usage: list[dict[str, Any]] = []
+    episodes = 0
+    for round_ in range(8):  # shopper and moderator: more episodes until both made enough calls
+        run_dir = out / f"dialogue{round_}"
+        run(RolloutConfig(**common, user="llm", user_model=args.model, user_base_url=args.base_url,
+                          moderator="llm", judge="none", seed=1000 * round_, out=str(run_dir)))
+        usage += read_usage(run_dir / "llm_usage.jsonl")
+        episodes += len((run_dir / "trajectories.jsonl").read_text(encoding="utf-8").splitlines())
+        summary = summarize_usage(usage)
+        if all(summary.get(r, {}).get("calls", 0) >= args.min_calls for r in ("user", "moderator")):
+            break
+    tasks = len((out / "dialogue0" / "trajectories.jsonl").read_text(encoding="utf-8").splitlines())
+    judge_dir = out / "judge"  # the judge rates one episode per call: rule-shopper episodes, cheap to play
+    run(RolloutConfig(**{**common, "no_report": False}, judge="llm", judge_model=args.model,
+                      judge_base_url=args.base_url, repeats=-(-args.min_calls // max(tasks, 1)), out=str(judge_dir)))
+    usage += read_usage(judge_dir / "llm_usage.jsonl")
+    rows = validity_rows(summarize_usage(usage))
+    print(f"\n{args.model} on {args.env}: tasks {args.tasks} ({episodes} LLM-shopper episodes, max {args.max_turns} "
+          f"turns, batch {args.batch_size}), judge on rule-shopper episodes; wall {time.perf_counter() - t0:.0f} s "
+          "(incl. model load)\n")
+    print(format_validity(rows))
+    short = [r["role"] for r in rows if r["calls"] < args.min_calls or r["valid"] < args.min_valid]
+    missing = [r for r in _VALIDITY_ROLES if r not in {row["role"] for row in rows}]
+    if short or missing:
+        print(f"\nbelow {args.min_calls} calls or {args.min_valid:.0%} valid: {', '.join(_NAMES[r] for r in short + missing)}")
+        return 1
     return 0
 
 
