@@ -82,6 +82,12 @@ def _scores(text: str) -> tuple[dict[str, float] | None, str]:
     return {d: float(data[d]) for d in DIMENSIONS}, ""
 
 
+def _reply_scores(result: Any) -> tuple[dict[str, float] | None, str]:
+    if result.error is not None:
+        return None, str(result.error)
+    return _scores(result.text)
+
+
 class LLMJudge(DialogueJudge):
     """``model``: a ChatBackend or a spec "hf:..." / "openai:..."; greedy decoding.
 
@@ -109,7 +115,8 @@ class LLMJudge(DialogueJudge):
         """Rate several episodes with one backend batch (plus one batch of re-asks).
 
         A request the backend could not answer (``ChatResult.error``: context length,
-        content filter) raises its error instead of falling back."""
+        content filter) is not re-asked: that episode gets the rule-based fallback, its
+        label naming the error (the episode was played; only its rating is missing)."""
         episodes = [ep for ep, _task, _index in items]
         messages = [
             [{"role": "system", "content": JUDGE_PROMPT}, {"role": "user", "content": transcript(ep, index)}]
@@ -117,8 +124,9 @@ class LLMJudge(DialogueJudge):
         ]
         model = self.backend.model
         replies = self.backend.chat_batch([self._request(m, ep) for m, ep in zip(messages, episodes, strict=True)])
-        parsed = [_scores(r.raise_for_error().text) for r in replies]
-        redo = [i for i, (s, _) in enumerate(parsed) if s is None]
+        parsed = [_reply_scores(r) for r in replies]
+        # A transcript the model cannot take (context length, content filter) is not re-asked.
+        redo = [i for i, (s, _) in enumerate(parsed) if s is None and replies[i].error is None]
         if redo:
             METER.add("judge", model=model, reasks=len(redo))
             retries = [
@@ -129,7 +137,7 @@ class LLMJudge(DialogueJudge):
             ]
             again = self.backend.chat_batch([self._request(m, episodes[i]) for m, i in zip(retries, redo, strict=True)])
             for i, reply in zip(redo, again, strict=True):
-                parsed[i] = _scores(reply.raise_for_error().text)
+                parsed[i] = _reply_scores(reply)
         out = []
         for (ep, task, index), (scores, error) in zip(items, parsed, strict=True):
             if scores is None:

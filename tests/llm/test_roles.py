@@ -299,15 +299,22 @@ def test_judge_labels_its_own_ratings_with_its_model_and_fallbacks_as_rule(episo
     assert _delta("judge", before) == {"calls": 3, "decisions": 2, "used": 1, "fallbacks": 1, "reasks": 1}
 
 
-def test_judge_error_result_raises(episode):
+def test_a_transcript_the_judge_cannot_take_gets_the_labelled_fallback_without_a_reask(episode):
     from eval.llm_judge import LLMJudge
+    from eval.rule_judge import DIMENSIONS
 
     class Overflow(ScriptedBackend):
         def chat_batch(self, requests):
+            self.batches.append(list(requests))
             return [ChatResult("", error=EpisodeError("context_length", "too long")) for _ in requests]
 
-    with pytest.raises(EpisodeError):
-        LLMJudge(Overflow(lambda r, i: "")).rate(*episode)
+    backend = Overflow(lambda r, i: "")
+    before = _counts("judge")
+    rating = LLMJudge(backend).rate(*episode)
+    assert rating["judge"] == "rule (fallback: context_length: too long)"
+    assert all(1 <= rating[d] <= 5 for d in DIMENSIONS)
+    assert len(backend.batches) == 1  # the same transcript would overflow again: not re-asked
+    assert _delta("judge", before)["fallbacks"] == 1
 
 
 # ---------------------------------------------------------------------- assistant
