@@ -19,6 +19,7 @@ sends every open episode's request as one backend batch.
 
 from __future__ import annotations
 
+import itertools
 import logging
 from typing import Any
 
@@ -37,6 +38,7 @@ logger = logging.getLogger(__name__)
 
 # Bounds of the schema's free strings, in characters (with max_tokens they bound a turn's length).
 RESPONSE_CHARS = 400
+_EPISODES = itertools.count(1)  # this process's chat-assistant episodes: their conversation keys
 REASON_CHARS = 160
 NAME_CHARS = 120
 
@@ -110,7 +112,6 @@ class ChatAssistant(Assistant):
         self.max_tokens = int(max_tokens)
         self.seed = int(seed)
         self._slots: list[dict[str, Any]] = []
-        self._episodes = 0  # episodes opened by this assistant: their conversation keys
 
     def reset(self, observation: dict[str, Any], info: dict[str, Any], *, seed: int | None = None) -> None:
         self.reset_batch([observation], [info], seeds=[seed])
@@ -124,10 +125,9 @@ class ChatAssistant(Assistant):
         for info, seed in zip(infos, seeds, strict=True):
             if "store" not in info:
                 raise ValueError(f"info must carry 'store', got keys {sorted(info)!r}")
-            self._episodes += 1
             self._slots.append({"store": info["store"], "seed": self.seed if seed is None else int(seed),
                                 "turn": 0, "messages": None, "seen": "", "shown": {}, "state": None,
-                                "conversation": f"assistant:{self._episodes}"})
+                                "conversation": f"assistant:{next(_EPISODES)}"})
 
     def _with_images(self, messages: list[dict[str, Any]], obs: dict[str, Any]) -> list[dict[str, Any]]:
         """The chat as sent: the last user message gets the SoM view and map images."""

@@ -25,9 +25,10 @@ and this process's CPU seconds, all threads, which a busy machine distorts less)
 completion tokens per second (medians over ``--repeats``). A prompt longer than the model's context
 (the assistant's whole catalog on SmolLM2) is still sent, and flagged.
 
-``--validity`` measures how often each model role's replies are usable: the LLM shopper
-and the LLM moderator on ``--model`` play ``--tasks`` with the heuristic assistant (uncached,
-more repeats until each role has made ``--min-calls`` calls), and the LLM judge rates
+``--validity`` measures how often each model role's replies are usable: the LLM shopper on
+``--model`` plays ``--tasks`` with the heuristic assistant and the rule moderator (whole
+episodes, up to ``--max-turns``), then with the LLM moderator on ``--model`` (uncached, more
+repeats until each role has made ``--min-calls`` calls), and the LLM judge rates
 ``--min-calls`` rule-shopper episodes of the same tasks. Per role it prints calls, the share
 of replies that were schema-valid and legal (a re-ask or a fallback marks an unusable
 reply), decisions used and fallen back, seconds per call, prompt and completion tokens per
@@ -40,6 +41,7 @@ from __future__ import annotations
 import argparse
 import copy
 import json
+import math
 import shutil
 import statistics
 import tempfile
@@ -267,16 +269,29 @@ def _validity(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     t0 = time.perf_counter()
     usage: list[dict[str, Any]] = []
     episodes = 0
-    for round_ in range(8):  # shopper and moderator: more episodes until both made enough calls
-        run_dir = out / f"dialogue{round_}"
-        run(RolloutConfig(**common, user="llm", user_model=args.model, user_base_url=args.base_url,
-                          moderator="llm", judge="none", seed=1000 * round_, out=str(run_dir)))
-        usage += read_usage(run_dir / "llm_usage.jsonl")
-        episodes += len((run_dir / "trajectories.jsonl").read_text(encoding="utf-8").splitlines())
-        summary = summarize_usage(usage)
-        if all(summary.get(r, {}).get("calls", 0) >= args.min_calls for r in ("user", "moderator")):
+
+    def play(name: str, **kwargs: Any) -> int:
+        nonlocal episodes
+        run(RolloutConfig(**common, user="llm", user_model=args.model, user_base_url=args.base_url, judge="none",
+                          out=str(out / name), **kwargs))
+        usage.extend(read_usage(out / name / "llm_usage.jsonl"))
+        played = len((out / name / "trajectories.jsonl").read_text(encoding="utf-8").splitlines())
+        episodes += played
+        return played
+
+    def calls(role: str) -> int:
+        return int(summarize_usage(usage).get(role, {}).get("calls", 0))
+
+    # Whole episodes with the rule moderator (a small model's moderator may end them at turn 1),
+    # then with the LLM moderator, more repeats until both roles made enough calls.
+    tasks = play("shopper", moderator="rule")
+    for round_ in range(8):
+        if calls("moderator") >= args.min_calls and calls("user") >= args.min_calls:
             break
-    tasks = len((out / "dialogue0" / "trajectories.jsonl").read_text(encoding="utf-8").splitlines())
+        before = calls("moderator")
+        per_episode = max(before / max(episodes - tasks, 1), 1.0) if round_ else 1.0
+        repeats = max(1, math.ceil((args.min_calls - before) / per_episode / tasks))
+        play(f"moderator{round_}", moderator="llm", seed=1000 * (round_ + 1), repeats=repeats)
     judge_dir = out / "judge"  # the judge rates one episode per call: rule-shopper episodes, cheap to play
     run(RolloutConfig(**{**common, "no_report": False}, judge="llm", judge_model=args.model,
                       judge_base_url=args.base_url, repeats=-(-args.min_calls // max(tasks, 1)), out=str(judge_dir)))

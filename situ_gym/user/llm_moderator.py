@@ -14,6 +14,7 @@ request the backend could not answer (``ChatResult.error``) raises.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import logging
 from typing import Any
@@ -38,6 +39,7 @@ MODERATOR_PROMPT = (
 )
 REASON_CHARS = 100
 MODERATOR_SCHEMA = closed_object({"end": {"type": "boolean"}, "reason": bounded_string(REASON_CHARS)})
+_CHATS = itertools.count(1)  # this process's moderator chats: each episode's conversation key is its own
 
 
 class LLMModerator(Moderator):
@@ -55,7 +57,6 @@ class LLMModerator(Moderator):
         self.max_tokens = int(max_tokens)
         self.budget_tokens = int(budget_tokens)
         self._seen: list[tuple[str, str]] | None = None  # the dialogue at the last decision
-        self._episodes = 0
         self.chat = RoleChat(MODERATOR_PROMPT, budget_tokens=self.budget_tokens)
         self.conversation: str | None = None
 
@@ -75,11 +76,10 @@ class LLMModerator(Moderator):
         history = [tuple(h) for h in history]
         seen = self._seen
         if seen is None or len(history) <= 2 or history[: len(seen)] != seen:
-            self._episodes += 1
             self.chat = RoleChat(MODERATOR_PROMPT, budget_tokens=self.budget_tokens)
             first = json.dumps(list(history[:2]), ensure_ascii=False)
             digest = hashlib.sha256(first.encode()).hexdigest()[:12]
-            self.conversation = f"moderator:{digest}:{self._episodes}"
+            self.conversation = f"moderator:{digest}:{next(_CHATS)}"
         self._seen = history
 
     def message(self, exchange: Exchange) -> str:

@@ -251,6 +251,14 @@ def test_moderator_chat_grows_per_exchange_and_restarts_with_a_new_episode():
     assert len(third.messages) == 2 and third.conversation != first.conversation
 
 
+def test_two_moderators_on_identical_first_exchanges_keep_their_own_conversations():
+    backend = ScriptedBackend(lambda r, i: '{"end": false, "reason": "ongoing"}')
+    history = [("assistant", "Hi!"), ("user", "I need yogurt.")]
+    for mod in (LLMModerator(backend), LLMModerator(backend)):
+        _exchange(mod, history, "I need yogurt.")
+    assert backend.batches[0][0].conversation != backend.batches[1][0].conversation
+
+
 def test_moderator_error_result_raises():
     class Filtered(ScriptedBackend):
         def chat_batch(self, requests):
