@@ -19,7 +19,8 @@ def _reply(request, i):
     if request.role == "moderator":
         return '{"end": false, "reason": "still shopping"}'
     turn = request.messages[-1]["content"].split(".")[0]  # "Turn N"
-    return json.dumps({"utterance": f"{turn}: show me yogurt please", "tool_call": {"name": "idle", "arguments": {}}})
+    return json.dumps({"utterance": f"{turn}: show me yogurt please", "tool_call": {"name": "idle", "arguments": {}},
+                       "revealed": None, "give_up": False})
 
 
 class _Scripted(ScriptedBackend):

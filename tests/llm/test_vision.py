@@ -33,7 +33,8 @@ ENV = "SituRec-Supermarket-v0"
 SIZE = (160, 120)  # small frames keep the PNGs and the processor cheap; the path is the same
 GREET = json.dumps({"response": "Hi! What are you shopping for?", "assistant_actions": [{"type": "Greet"}],
                     "expected_user_action": {"name": "idle", "arguments": {}}, "ranking": []})
-SHOPPER_REPLY = json.dumps({"utterance": "I need yogurt.", "tool_call": {"name": "idle", "arguments": {}}})
+SHOPPER_REPLY = json.dumps({"utterance": "I need yogurt.", "tool_call": {"name": "idle", "arguments": {}},
+                            "revealed": None, "give_up": False})
 
 
 def _completion(text: str) -> dict:

@@ -58,8 +58,10 @@ def build_tiny_vision_model(folder: str | Path, *, seed: int = 0) -> Path:
     )
     vision = CLIPVisionConfig(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2,
                               image_size=IMAGE_SIZE, patch_size=PATCH, projection_dim=32)
+    # A context that holds the full-catalog assistant prompt (about 8,300 of this tokenizer's
+    # tokens): the backend refuses a prompt beyond the model's context.
     text = Qwen2Config(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                       num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=4096,
+                       num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=16384,
                        eos_token_id=tokenizer.convert_tokens_to_ids("<|im_end|>"),
                        pad_token_id=tokenizer.convert_tokens_to_ids("<|endoftext|>"))
     config = LlavaConfig(vision_config=vision, text_config=text,
