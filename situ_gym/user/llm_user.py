@@ -309,6 +309,10 @@ class LLMUser(UserSimulator):
         call = data.get("tool_call")
         if isinstance(call, dict) and "arguments" not in call:
             call = data["tool_call"] = {**call, "arguments": {}}
+        # The schema requires every field (strict structured output needs that), but a model
+        # that is not held to it may leave out the two whose absence has one meaning.
+        data.setdefault("revealed", None)
+        data.setdefault("give_up", False)
         primitive, checked = validate_user_call(
             call, store=self.store, view=obs.view, held_item=obs.held_item, index=self.index
         )

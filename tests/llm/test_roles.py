@@ -61,6 +61,17 @@ def test_valid_reply_becomes_the_turn_and_counts_one_used_decision():
     assert _delta("user", before) == {"calls": 1, "decisions": 1, "used": 1}
 
 
+def test_a_reply_without_revealed_and_give_up_is_used_with_their_defaults():
+    """A model not held to the schema (a server that ignores response_format) often leaves
+    out the two fields whose absence means one thing: nothing revealed, not giving up."""
+    before = _counts("user")
+    reply = json.dumps({"utterance": "Some yogurt, please.", "tool_call": {"name": "idle", "arguments": {}}})
+    _backend, _user, _env, (info,) = _play([reply])
+    turn = info["turn"]
+    assert turn.user_utterance == "Some yogurt, please." and turn.revealed == [] and turn.user_action.valid
+    assert _delta("user", before) == {"calls": 1, "decisions": 1, "used": 1}
+
+
 def test_prompt_holds_profile_goal_policies_and_only_the_shoppers_own_handles():
     backend, user, env, _ = _play([_reply()])
     req = backend.batches[0][0]
@@ -169,7 +180,8 @@ def test_bad_reply_is_reasked_once_with_the_validators_error_quoted():
 
 
 def test_a_reply_outside_the_schema_is_reasked_with_the_schema_error():
-    partial = json.dumps({"utterance": "Hi.", "tool_call": {"name": "idle", "arguments": {}}})  # no revealed, give_up
+    partial = json.dumps({"utterance": "Hi.", "tool_call": {"name": "idle", "arguments": {}}, "revealed": None,
+                          "give_up": "no"})  # give_up must be a boolean
     backend, user, env, (info,) = _play([partial, _reply()])
     assert "does not match the schema" in backend.batches[1][0].messages[-1]["content"]
     assert info["turn"].user_utterance == "Hello."
