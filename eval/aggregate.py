@@ -158,8 +158,11 @@ def judge_label(ratings: Sequence[dict[str, Any]]) -> str | None:
     """
     if not ratings:
         return None
-    names = Counter(str(r.get("judge", "unknown")).split(" (fallback", 1)[0] + (" fallback" if "(fallback" in
-                    str(r.get("judge", "")) else "") for r in ratings)
+    def who(rating: dict[str, Any]) -> str:
+        name = str(rating.get("judge", "unknown"))
+        return name.split(" (fallback", 1)[0] + " fallback" if "(fallback" in name else name
+
+    names = Counter(who(r) for r in ratings)
     if len(names) == 1:
         return next(iter(names))
     return ", ".join(f"{name} ({n} of {len(ratings)})" for name, n in names.most_common())
