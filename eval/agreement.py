@@ -44,6 +44,7 @@ from typing import Any
 
 import numpy as np
 
+from situ_gym import jsonl
 from situ_gym.jsonl import object_lines
 
 __all__ = ["METRICS", "COLUMNS", "per_profile_tasks", "assistant_name", "load_run", "agent_means", "correlate", "format_table", "main"]
@@ -80,7 +81,7 @@ def _read_config(run: Path) -> dict[str, Any]:
     if not path.is_file():
         raise ValueError(f"{run}: no config.json (need the agent name and the user type)")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = jsonl.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path}: not JSON ({exc.msg} at line {exc.lineno})") from exc
     cfg = data.get("config", data) if isinstance(data, dict) else {}

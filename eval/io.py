@@ -9,6 +9,7 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
+from situ_gym import jsonl
 from situ_gym.records import EpisodeRecord, parse_episode_lines, read_episodes
 
 __all__ = [
@@ -81,7 +82,7 @@ def move_error_episodes(path: str | os.PathLike, errors_path: str | os.PathLike,
         if not line.strip():
             continue
         try:
-            data = json.loads(line)
+            data = jsonl.loads(line)
             failed = retried_on_resume(data.get("termination"), data.get("error_cause"), retry_errors)
         except (json.JSONDecodeError, AttributeError):
             failed = False  # a truncated tail is drop_truncated_tail's business

@@ -74,6 +74,7 @@ from eval.rollout_config import (
     select_tasks,
 )
 from eval.rollout_worker import episode_record, forget_state, play_jobs, worker_state
+from situ_gym import jsonl
 from situ_gym.llm.errors import EPISODE_CAUSES, EpisodeError
 from situ_gym.records import EpisodeRecord
 
@@ -122,7 +123,7 @@ def _check_config(config: RolloutConfig, out: Path) -> None:
     if not (config.resume and path.exists()):
         return
     try:
-        previous = json.loads(path.read_text(encoding="utf-8")).get("config", {})
+        previous = jsonl.loads(path.read_text(encoding="utf-8")).get("config", {})
     except (OSError, ValueError, AttributeError) as exc:
         raise ConfigError(f"cannot read {path}: {exc}") from exc
     current = dataclasses.asdict(config)
@@ -394,7 +395,7 @@ def _llm_usage(run_dir: Path, prices: tuple[float, float, float] | None = None) 
         return {}
     config_path = run_dir / "config.json"
     if config_path.exists():
-        payload = json.loads(config_path.read_text(encoding="utf-8"))
+        payload = jsonl.loads(config_path.read_text(encoding="utf-8"))
         payload["llm_usage"] = summary
         config_path.write_text(json.dumps(payload, indent=2, sort_keys=True, default=str), encoding="utf-8")
     return summary

@@ -9,6 +9,7 @@ from typing import Any
 
 from eval.executors import EXECUTORS
 from eval.io import episode_id_for
+from situ_gym import jsonl
 
 __all__ = ["IDENTITY", "RolloutConfig", "EpisodeJob", "ConfigError", "store_of", "select_tasks", "make_jobs",
            "executor_of", "llm_cache", "llm_roles", "llm_settings", "judge_kwargs"]
@@ -164,7 +165,7 @@ def _json_object(name: str, value: Any) -> dict[str, Any]:
         return {}
     if isinstance(value, str):
         try:
-            value = json.loads(value)
+            value = jsonl.loads(value)
         except json.JSONDecodeError as exc:
             raise ValueError(f"{name} is not JSON ({exc.msg} at column {exc.colno}): {value!r}") from None
     if not isinstance(value, dict):

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from situ_gym import jsonl
 from situ_gym.records import EpisodeRecord, ToolCall, TurnRecord
 from situ_gym.scene.index import SceneIndex
 
@@ -239,7 +240,7 @@ def _read_marks(run: Path, frames: list[str]) -> dict[str, list[list[str]]]:
         legend = run / marks_name(rel)
         if legend.exists():
             try:
-                out[rel] = [list(map(str, pair)) for pair in json.loads(legend.read_text(encoding="utf-8"))]
+                out[rel] = [list(map(str, pair)) for pair in jsonl.loads(legend.read_text(encoding="utf-8"))]
             except (ValueError, TypeError):
                 continue  # a damaged legend only loses the names under that frame
     return out

@@ -11,7 +11,6 @@ writing ``Reason: ... Score: N``; ``cross_encoder``: one logit per (shopper, ite
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 from collections.abc import Mapping, Sequence
@@ -23,6 +22,7 @@ from recrm.components import ComponentScore, RewardComponent, default_components
 from recrm.context import TurnContext
 from recrm.data.prompts import SCORE_RANGE, judge_messages, list_text, pair_text, parse_score
 from recrm.data.text import context_text, facts_text, item_text, profile_text, query_text
+from situ_gym import jsonl
 
 __all__ = [
     "SCORER_FILE",
@@ -256,7 +256,7 @@ def load_model_scorer(path: str | Path, name: str | None = None, **kwargs: Any) 
     meta_file = path / SCORER_FILE
     if not meta_file.is_file():
         raise ValueError(f"{path} is not a RecRM scorer folder: {SCORER_FILE} is missing (train one with python -m recrm.train)")
-    meta = json.loads(meta_file.read_text(encoding="utf-8"))
+    meta = jsonl.loads(meta_file.read_text(encoding="utf-8"))
     dim = meta.get("dimension")
     if dim not in REWARD_DIMENSIONS:
         raise ValueError(f"{meta_file}: dimension must be one of {list(REWARD_DIMENSIONS)}, got {dim!r}")

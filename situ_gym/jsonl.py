@@ -1,13 +1,78 @@
-"""JSON-lines text whose lines are objects, read with one-line errors naming the file and line."""
+"""JSON text from outside the process: decoding with bounded nesting, and JSON-lines files
+whose lines are objects, read with one-line errors naming the file and line.
+
+Every place that decodes text it did not write itself (a model's reply, a trajectory or
+data file, a request) decodes it here. The standard decoder recurses once per nesting
+level: an input nested a few thousand levels deep makes it raise ``RecursionError``, and
+anything nested a few hundred levels deep that it does return makes every later recursive
+walk (scrubbing, validation, dumping) raise instead. Nothing this project reads nests more
+than a dozen levels, so depth beyond :data:`MAX_DEPTH` is refused up front, with the
+position, as a :class:`json.JSONDecodeError` like any other malformed input.
+
+>>> loads('{"a": [1, {"b": null}]}')
+{'a': [1, {'b': None}]}
+>>> loads('[' * 100 + ']' * 100)
+Traceback (most recent call last):
+...
+json.decoder.JSONDecodeError: nested deeper than 64 levels: line 1 column 65 (char 64)
+"""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-__all__ = ["object_lines"]
+__all__ = ["MAX_DEPTH", "decode_at", "loads", "object_lines"]
+
+MAX_DEPTH = 64
+# One token per match: a whole JSON string (its closing quote optional: a cut-off string
+# runs to the end), or one bracket. The string branch is the unrolled-loop form, linear.
+_TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]', re.DOTALL)
+_DECODER = json.JSONDecoder()
+
+
+def _check_depth(text: str, start: int, max_depth: int) -> None:
+    """Raise JSONDecodeError at the first bracket opening level ``max_depth + 1`` of the
+    value that begins at ``text[start]``."""
+    if text.count("{", start) + text.count("[", start) <= max_depth:
+        return  # cannot nest deeper than it has brackets (the common case: no scan)
+    depth = 0
+    for m in _TOKENS.finditer(text, start):
+        ch = text[m.start()]
+        if ch in "{[":
+            depth += 1
+            if depth > max_depth:
+                raise json.JSONDecodeError(f"nested deeper than {max_depth} levels", text, m.start())
+        elif ch in "}]":
+            depth -= 1
+            if depth <= 0:
+                return  # the value that began at ``start`` has closed
+
+
+def decode_at(text: str, pos: int = 0, *, max_depth: int = MAX_DEPTH) -> tuple[Any, int]:
+    """``json.JSONDecoder().raw_decode(text, pos)`` with nesting bounded: ``(value, end)``;
+    JSONDecodeError for malformed or too deeply nested JSON, never RecursionError."""
+    _check_depth(text, pos, max_depth)
+    try:
+        return _DECODER.raw_decode(text, pos)
+    except RecursionError:  # pragma: no cover - the depth check comes first; a last guard
+        raise json.JSONDecodeError("nested too deeply", text, pos) from None
+
+
+def loads(text: str | bytes, *, max_depth: int = MAX_DEPTH) -> Any:
+    """``json.loads`` for text from outside: JSONDecodeError (a ValueError) for malformed or
+    too deeply nested JSON, never RecursionError."""
+    if isinstance(text, (bytes, bytearray)):
+        text = text.decode("utf-8")
+    start = len(text) - len(text.lstrip())
+    _check_depth(text, start, max_depth)
+    try:
+        return json.loads(text)
+    except RecursionError:  # pragma: no cover - the depth check comes first; a last guard
+        raise json.JSONDecodeError("nested too deeply", text, start) from None
 
 
 def object_lines(
@@ -19,7 +84,7 @@ def object_lines(
         if not line.strip():
             continue
         try:
-            value = json.loads(line)
+            value = loads(line)
         except json.JSONDecodeError as exc:
             raise error(f"{path}:{n}: not JSON: {exc.msg} at column {exc.colno}") from None
         if not isinstance(value, dict):

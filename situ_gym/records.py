@@ -16,6 +16,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from situ_gym import jsonl
+
 __all__ = [
     "ToolCall", "ExecutionResult", "TurnRecord", "EpisodeRecord", "TERMINATION_REASONS",
     "read_episodes", "parse_episode_lines",
@@ -118,7 +120,7 @@ def parse_episode_lines(text: str, path: str) -> tuple[list[EpisodeRecord], int 
         if not line.strip():
             continue
         try:
-            episodes.append(EpisodeRecord.model_validate(json.loads(line)))
+            episodes.append(EpisodeRecord.model_validate(jsonl.loads(line)))
         except (json.JSONDecodeError, ValueError) as exc:
             is_last = all(not rest.strip() for rest in lines[i + 1 :])
             if is_last:

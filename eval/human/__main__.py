@@ -15,9 +15,10 @@ Participants open http://HOST:PORT/ in a browser. Results go to ``OUT/runs/<assi
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import sys
+
+from situ_gym import jsonl
 
 __all__ = ["main"]
 
@@ -51,7 +52,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def _json_object(text: str) -> dict:
     try:
-        value = json.loads(text)
+        value = jsonl.loads(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(f"not valid JSON ({exc})") from exc
     if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):

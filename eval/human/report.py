@@ -11,13 +11,13 @@ same trajectories, then per dimension how well the two rank the assistants alike
 
 from __future__ import annotations
 
-import json
 import logging
 from pathlib import Path
 from typing import Any
 
 from eval.io import read_episodes
 from eval.judge import DIMENSIONS
+from situ_gym import jsonl
 
 __all__ = ["read_ratings", "questionnaire_rows", "format_questionnaire", "ranking_agreement", "report"]
 
@@ -33,7 +33,7 @@ def read_ratings(run_dir: str | Path) -> dict[str, dict[str, int]]:
     lines = path.read_text(encoding="utf-8").splitlines()
     for i, line in enumerate(lines):
         try:
-            row = json.loads(line)
+            row = jsonl.loads(line)
             out[str(row["episode_id"])] = {d: int(row["ratings"][d]) for d in DIMENSIONS}
         except (ValueError, KeyError, TypeError) as exc:
             if i == len(lines) - 1:
@@ -64,7 +64,7 @@ def questionnaire_rows(run_dirs: list[Path], judge: str = "rule") -> list[dict[s
         judged = [rater.rate(ep, tasks.get(ep.task_id), indexes.get(ep.store)) for ep in episodes]
         rated = [human[ep.episode_id] for ep in episodes if ep.episode_id in human]
         config = run / "config.json"
-        name = json.loads(config.read_text(encoding="utf-8")).get("assistant") if config.exists() else None
+        name = jsonl.loads(config.read_text(encoding="utf-8")).get("assistant") if config.exists() else None
         rows.append({
             "agent": name or episodes[0].agent,
             "episodes": len(episodes),

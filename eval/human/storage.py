@@ -25,6 +25,7 @@ from typing import Any
 
 from eval.human.assistants import split_assistant_name
 from eval.io import append_episode, drop_truncated_tail, read_episodes
+from situ_gym import jsonl
 from situ_gym.records import EpisodeRecord
 
 __all__ = ["token_hash", "write_json", "read_json", "run_dir_name", "StudyFiles"]
@@ -46,7 +47,7 @@ def write_json(path: Path, payload: dict[str, Any]) -> None:
 
 def read_json(path: Path) -> dict[str, Any]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = jsonl.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise ValueError(f"cannot read {path}: {exc}") from exc
     if not isinstance(data, dict):
@@ -146,7 +147,7 @@ class StudyFiles:
         ids = set()
         for line in path.read_text(encoding="utf-8").splitlines():
             try:
-                ids.add(json.loads(line)["episode_id"])
+                ids.add(jsonl.loads(line)["episode_id"])
             except (ValueError, KeyError, TypeError):
                 continue  # a torn last line from a crash; the rating is asked again
         return ids

@@ -29,6 +29,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from situ_gym import jsonl
 from situ_gym.actions.assistant import ACTION_TYPES
 from situ_gym.actions.tools import DIRECTIONAL_TOOLS, LEGAL_TOOLS
 from situ_gym.records import EpisodeRecord, ToolCall
@@ -107,7 +108,7 @@ def _raw_has_ranking(raw: str) -> bool:
     if start < 0 or end <= start:
         return False
     try:
-        obj = json.loads(raw[start : end + 1])
+        obj = jsonl.loads(raw[start : end + 1])
     except (json.JSONDecodeError, ValueError):
         return False
     return isinstance(obj, dict) and "ranking" in obj

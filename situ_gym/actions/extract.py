@@ -7,9 +7,10 @@ bounded.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
+
+from situ_gym.jsonl import MAX_DEPTH, decode_at, loads
 
 __all__ = ["extract_json_object", "recover_response", "scrub_surrogates", "MAX_RESPONSE_CHARS"]
 
@@ -23,7 +24,6 @@ _MAX_REPAIR_CHARS = 200_000
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\r?\n?(.*?)```", re.DOTALL)
 _SIGNIFICANT = re.compile(r'[{}"\\]')
 _TRAILING_COMMA = re.compile(r",(\s*[}\]])")
-_DECODER = json.JSONDecoder()
 
 
 def _segments(text: str) -> list[str]:
@@ -66,20 +66,32 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 def scrub_surrogates(value: Any) -> Any:
     """``value`` with every lone UTF-16 surrogate (e.g. from a ``"\\ud800"`` escape) in its
     strings, keys included, replaced by U+FFFD: such text cannot be encoded as UTF-8, so a
-    record holding it could not be saved."""
+    record holding it could not be saved. Iterative: any depth of nesting is fine."""
     if isinstance(value, str):
         return _SURROGATE.sub("\ufffd", value)
-    if isinstance(value, dict):
-        return {scrub_surrogates(k): scrub_surrogates(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [scrub_surrogates(v) for v in value]
-    return value
+    if not isinstance(value, (dict, list)):
+        return value
+    root: Any = {} if isinstance(value, dict) else []
+    stack = [(value, root)]
+    while stack:
+        source, copy = stack.pop()
+        for key, item in (source.items() if isinstance(source, dict) else enumerate(source)):
+            if isinstance(item, (dict, list)):
+                new: Any = {} if isinstance(item, dict) else []
+                stack.append((item, new))  # filled later; already in place in ``copy``
+            else:
+                new = _SURROGATE.sub("\ufffd", item) if isinstance(item, str) else item
+            if isinstance(copy, dict):
+                copy[_SURROGATE.sub("\ufffd", key) if isinstance(key, str) else key] = new
+            else:
+                copy.append(new)
+    return root
 
 
 def _loads(candidate: str) -> tuple[Any, bool]:
     try:
-        return json.loads(candidate), True
-    except (ValueError, RecursionError):  # RecursionError: absurdly deep nesting
+        return loads(candidate), True
+    except ValueError:
         return None, False
 
 
@@ -98,6 +110,7 @@ def extract_json_object(text: str) -> tuple[dict[str, Any] | None, str | None]:
     (None, 'output must be a JSON object, got list of 2')
     """
     first_dict: dict[str, Any] | None = None
+    too_deep: str | None = None
     for segment in _segments(text):
         stripped = segment.strip()
         if stripped[:1] in ("[", "{", '"') or stripped[:1].isdigit():
@@ -119,10 +132,12 @@ def extract_json_object(text: str) -> tuple[dict[str, Any] | None, str | None]:
             starts += 1
             end = pos + 1
             try:
-                value, end = _DECODER.raw_decode(segment, pos)
+                value, end = decode_at(segment, pos)
                 ok = True
-            except (ValueError, RecursionError):
+            except ValueError as exc:
                 value, ok = None, False
+                if str(exc).startswith("nested deeper"):
+                    too_deep = f"the JSON object is nested deeper than {MAX_DEPTH} levels"
             if not ok and repairs < _MAX_REPAIRS and len(segment) - pos <= _MAX_REPAIR_CHARS:
                 repairs += 1
                 close = _balanced_end(segment, pos)
@@ -139,7 +154,7 @@ def extract_json_object(text: str) -> tuple[dict[str, Any] | None, str | None]:
                 pos = segment.find("{", pos + 1)
     if first_dict is not None:
         return first_dict, None
-    return None, "no JSON object found in the output"
+    return None, too_deep or "no JSON object found in the output"
 
 
 # At most 2 * MAX_RESPONSE_CHARS characters of the string are read: enough for the cut.

@@ -14,10 +14,10 @@ assistant's ``expected_user_action`` the same way with the assistant's handles.
 
 from __future__ import annotations
 
-import json
 import math
 from typing import Any
 
+from situ_gym import jsonl
 from situ_gym.actions.tools import (
     ANGLE_RANGE,
     DISTANCES,
@@ -88,7 +88,7 @@ def coerce_arguments(arguments: Any) -> tuple[dict[str, Any] | None, str | None]
         return arguments, None
     if isinstance(arguments, str):
         try:
-            decoded = json.loads(arguments) if arguments.strip() else {}
+            decoded = jsonl.loads(arguments) if arguments.strip() else {}
         except (ValueError, RecursionError):
             decoded = None
         if isinstance(decoded, dict):

@@ -18,6 +18,7 @@ import sqlite3
 import threading
 from pathlib import Path
 
+from situ_gym import jsonl
 from situ_gym.llm.types import ChatBackend, ChatRequest, ChatResult
 from situ_gym.llm.usage import METER, UsageMeter
 
@@ -52,7 +53,7 @@ class ResponseCache:
             row = self._db.execute("SELECT value FROM responses WHERE key = ?", (key,)).fetchone()
         if row is None:
             return None
-        data = json.loads(row[0])
+        data = jsonl.loads(row[0])
         return ChatResult(
             text=data["text"],
             prompt_tokens=data.get("prompt_tokens", 0),

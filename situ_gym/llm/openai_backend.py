@@ -38,6 +38,7 @@ from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from typing import Any
 
+from situ_gym import jsonl
 from situ_gym.llm.errors import BackendUnavailable, EpisodeError, SetupError, TransientError
 from situ_gym.llm.limits import Cancelled, EndpointLimits
 from situ_gym.llm.settings import LLMSettings
@@ -88,7 +89,7 @@ def _error_fields(body: Any) -> tuple[str, str]:
 def _error_info(response: Any) -> tuple[str, str]:
     """(message, code) of an error response."""
     try:
-        body = json.loads(response.content)
+        body = jsonl.loads(response.content)
     except ValueError:
         return _first_line(response.text), ""
     return _error_fields(body)
@@ -300,7 +301,7 @@ class OpenAIChatBackend(ChatBackend):
         client = self.client.with_options(max_retries=0, timeout=min(CHECK_TIMEOUT, self.settings.timeout))
         try:
             response = client.models.with_raw_response.list().http_response
-            data = json.loads(response.content)
+            data = jsonl.loads(response.content)
         except (self._openai.APIConnectionError, self._openai.APITimeoutError) as exc:
             raise SetupError(f"endpoint {self.url} is unreachable ({self._cause(exc)})") from exc
         except self._openai.APIStatusError as exc:
@@ -397,7 +398,7 @@ class OpenAIChatBackend(ChatBackend):
             self._usable(call)
             raise BackendUnavailable(f"endpoint {self.url}: call stopped") from None
         try:
-            data = json.loads(response.content)
+            data = jsonl.loads(response.content)
         except ValueError:
             raise TransientError(f"status 200 with a body that is not JSON ({_first_line(response.text, 60)!r})",
                                  status=200) from None

@@ -14,19 +14,24 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from situ_gym.jsonl import decode_at
+
 __all__ = ["extract_json", "RoleChat"]
+
+_MAX_STARTS = 64  # '{' positions tried: bounds the work on a reply of braces
 
 
 def extract_json(text: str) -> dict[str, Any]:
     """The first JSON object in ``text`` that parses; ValueError (with the reason) otherwise."""
     if not isinstance(text, str):
         raise ValueError(f"reply must be text, got {type(text).__name__}")
-    decoder = json.JSONDecoder()
     start = text.find("{")
     last_error = "no JSON object found in the reply"
-    while start != -1:
+    for _ in range(_MAX_STARTS):
+        if start == -1:
+            break
         try:
-            value, _ = decoder.raw_decode(text, start)
+            value, _end = decode_at(text, start)
         except json.JSONDecodeError as exc:
             last_error = f"invalid JSON: {exc.msg} at character {exc.pos}"
         else:

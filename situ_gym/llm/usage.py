@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from situ_gym import jsonl
 from situ_gym.llm.types import ChatRequest, ChatResult
 
 __all__ = ["UsageMeter", "METER", "summarize_usage", "read_usage", "format_usage"]
@@ -107,7 +108,7 @@ def read_usage(path: str | os.PathLike) -> list[dict[str, Any]]:
     rows = []
     for line in p.read_text(encoding="utf-8").splitlines():
         try:
-            row = json.loads(line)
+            row = jsonl.loads(line)
         except json.JSONDecodeError:
             logger.warning("%s: skipped an unreadable usage line", p)
             continue

@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from situ_gym import jsonl
 from situ_gym.scene.model import STORE_KINDS, Scene, TaskBank
 from situ_gym.scene.validate import AssetError, check_scene, check_table2, check_task_bank
 
@@ -52,7 +53,7 @@ def _read_json(path) -> tuple[Any, str]:
     except OSError as e:  # e.g. a --root that names a file, or no permission
         raise AssetError(f"cannot read the file: {e.strerror or e}", file=label) from None
     try:
-        return json.loads(text), label
+        return jsonl.loads(text), label
     except json.JSONDecodeError as e:
         raise AssetError(f"invalid JSON at line {e.lineno} column {e.colno}: {e.msg}",
                          file=label) from None
