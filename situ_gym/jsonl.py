@@ -9,17 +9,26 @@ walk (scrubbing, validation, dumping) raise instead. Nothing this project reads 
 than a dozen levels, so depth beyond :data:`MAX_DEPTH` is refused up front, with the
 position, as a :class:`json.JSONDecodeError` like any other malformed input.
 
+Numbers must be finite: ``NaN`` and ``Infinity`` (a Python extension, not JSON) and numbers
+beyond a double's range (``1e400``, which Python reads as ``inf``) are refused the same way,
+since nothing downstream can use them and no JSON writer can write them back.
+
 >>> loads('{"a": [1, {"b": null}]}')
 {'a': [1, {'b': None}]}
 >>> loads('[' * 100 + ']' * 100)
 Traceback (most recent call last):
 ...
 json.decoder.JSONDecodeError: nested deeper than 64 levels: line 1 column 65 (char 64)
+>>> loads('{"reward": 1e400}')
+Traceback (most recent call last):
+...
+json.decoder.JSONDecodeError: number out of range 1e400: line 1 column 12 (char 11)
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 from collections.abc import Iterable, Iterator
@@ -31,7 +40,31 @@ MAX_DEPTH = 64
 # One token per match: a whole JSON string (its closing quote optional: a cut-off string
 # runs to the end), or one bracket. The string branch is the unrolled-loop form, linear.
 _TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]', re.DOTALL)
-_DECODER = json.JSONDecoder()
+
+
+class _NotFinite(ValueError):
+    def __init__(self, token: str):
+        super().__init__(token)
+        self.token = token
+
+
+def _finite_float(token: str) -> float:
+    value = float(token)
+    if not math.isfinite(value):
+        raise _NotFinite(token)
+    return value
+
+
+def _no_constant(token: str) -> float:
+    raise _NotFinite(token)
+
+
+_DECODER = json.JSONDecoder(parse_float=_finite_float, parse_constant=_no_constant)
+
+
+def _not_finite_error(exc: _NotFinite, text: str, start: int) -> json.JSONDecodeError:
+    pos = text.find(exc.token, start)
+    return json.JSONDecodeError(f"number out of range {exc.token}", text, max(pos, start))
 
 
 def _check_depth(text: str, start: int, max_depth: int) -> None:
@@ -53,24 +86,28 @@ def _check_depth(text: str, start: int, max_depth: int) -> None:
 
 
 def decode_at(text: str, pos: int = 0, *, max_depth: int = MAX_DEPTH) -> tuple[Any, int]:
-    """``json.JSONDecoder().raw_decode(text, pos)`` with nesting bounded: ``(value, end)``;
-    JSONDecodeError for malformed or too deeply nested JSON, never RecursionError."""
+    """``json.JSONDecoder().raw_decode(text, pos)`` with nesting bounded and numbers finite:
+    ``(value, end)``; JSONDecodeError otherwise, never RecursionError."""
     _check_depth(text, pos, max_depth)
     try:
         return _DECODER.raw_decode(text, pos)
+    except _NotFinite as exc:
+        raise _not_finite_error(exc, text, pos) from None
     except RecursionError:  # pragma: no cover - the depth check comes first; a last guard
         raise json.JSONDecodeError("nested too deeply", text, pos) from None
 
 
 def loads(text: str | bytes, *, max_depth: int = MAX_DEPTH) -> Any:
     """``json.loads`` for text from outside: JSONDecodeError (a ValueError) for malformed or
-    too deeply nested JSON, never RecursionError."""
+    too deeply nested JSON or a number that is not finite, never RecursionError."""
     if isinstance(text, (bytes, bytearray)):
         text = text.decode("utf-8")
     start = len(text) - len(text.lstrip())
     _check_depth(text, start, max_depth)
     try:
-        return json.loads(text)
+        return _DECODER.decode(text)
+    except _NotFinite as exc:
+        raise _not_finite_error(exc, text, start) from None
     except RecursionError:  # pragma: no cover - the depth check comes first; a last guard
         raise json.JSONDecodeError("nested too deeply", text, start) from None
 

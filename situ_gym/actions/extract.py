@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from situ_gym.jsonl import MAX_DEPTH, decode_at, loads
+from situ_gym.jsonl import decode_at, loads
 
 __all__ = ["extract_json_object", "recover_response", "scrub_surrogates", "MAX_RESPONSE_CHARS"]
 
@@ -20,6 +20,8 @@ _TOP_KEYS = ("response", "assistant_actions", "expected_user_action", "ranking")
 _MAX_STARTS = 64  # '{' positions tried with the JSON decoder
 _MAX_REPAIRS = 4  # '{' positions tried again after repairing trailing commas
 _MAX_REPAIR_CHARS = 200_000
+# Decode errors that name a limit rather than a syntax error (situ_gym.jsonl's messages).
+_REFUSALS = ("nested deeper", "number out of range")
 
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\r?\n?(.*?)```", re.DOTALL)
 _SIGNIFICANT = re.compile(r'[{}"\\]')
@@ -110,7 +112,7 @@ def extract_json_object(text: str) -> tuple[dict[str, Any] | None, str | None]:
     (None, 'output must be a JSON object, got list of 2')
     """
     first_dict: dict[str, Any] | None = None
-    too_deep: str | None = None
+    refused: str | None = None  # well-formed JSON that situ_gym.jsonl refuses, and why
     for segment in _segments(text):
         stripped = segment.strip()
         if stripped[:1] in ("[", "{", '"') or stripped[:1].isdigit():
@@ -136,8 +138,8 @@ def extract_json_object(text: str) -> tuple[dict[str, Any] | None, str | None]:
                 ok = True
             except ValueError as exc:
                 value, ok = None, False
-                if str(exc).startswith("nested deeper"):
-                    too_deep = f"the JSON object is nested deeper than {MAX_DEPTH} levels"
+                if refused is None and str(exc).startswith(_REFUSALS):
+                    refused = f"JSON refused: {getattr(exc, 'msg', exc)} (character {getattr(exc, 'pos', pos)})"
             if not ok and repairs < _MAX_REPAIRS and len(segment) - pos <= _MAX_REPAIR_CHARS:
                 repairs += 1
                 close = _balanced_end(segment, pos)
@@ -152,9 +154,11 @@ def extract_json_object(text: str) -> tuple[dict[str, Any] | None, str | None]:
                 pos = segment.find("{", end)
             else:
                 pos = segment.find("{", pos + 1)
+    if refused is not None:  # a keyless object found after it is a fragment of the refused one
+        return None, refused
     if first_dict is not None:
         return first_dict, None
-    return None, too_deep or "no JSON object found in the output"
+    return None, "no JSON object found in the output"
 
 
 # At most 2 * MAX_RESPONSE_CHARS characters of the string are read: enough for the cut.
