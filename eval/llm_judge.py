@@ -19,6 +19,7 @@ from typing import Any
 
 from eval.rule_judge import DIMENSIONS, DialogueJudge, RuleBasedJudge
 from situ_gym.llm import METER, ChatBackend, ChatRequest, make_backend
+from situ_gym.llm.replies import clean_text
 from situ_gym.llm.structured import closed_object, parse_reply
 from situ_gym.records import EpisodeRecord
 from situ_gym.scene.index import SceneIndex
@@ -130,7 +131,7 @@ class LLMJudge(DialogueJudge):
         if redo:
             METER.add("judge", model=model, reasks=len(redo))
             retries = [
-                messages[i] + [{"role": "assistant", "content": replies[i].text},
+                messages[i] + [{"role": "assistant", "content": clean_text(replies[i].text)},
                                {"role": "user", "content": f"That reply was not usable: {parsed[i][1]}. "
                                                            "Answer with only the JSON object."}]
                 for i in redo

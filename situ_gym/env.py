@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import math
+import reprlib
 from typing import Any, SupportsFloat
 
 import gymnasium as gym
@@ -17,11 +19,12 @@ from situ_gym.records import ExecutionResult, ToolCall, TurnRecord
 from situ_gym.retrieval import CATALOG_VIEWS, CatalogRetriever, retrieved_title
 from situ_gym.scene import SceneIndex
 from situ_gym.scene.loader import load_scene, load_task_bank
+from situ_gym.scene.model import STORE_KINDS
 from situ_gym.som import ROLES, Analysis, analyse, caption, draw, fixed_handles, render_minimap
 from situ_gym.som.types import RoleView
 from situ_gym.spaces import MAX_ACTION_TEXT, MAX_OBS_TEXT, clip_text, sanitize_text, text_space
 from situ_gym.text import catalog_text, nav_targets_text
-from situ_gym.user import UserObservation, make_moderator, make_user
+from situ_gym.user import MODERATORS, USERS, UserObservation, make_moderator, make_user
 
 __all__ = ["SituRecEnv", "ABLATIONS", "STALL_DISPLACEMENT", "RECOMMENDATION_LIMIT", "RESET_OPTIONS"]
 
@@ -37,13 +40,56 @@ MAX_SOM_DEPTH = 1000.0  # metres; far larger than any store
 RESET_OPTIONS = ("task_id",)
 
 
+class _BoundedRepr(reprlib.Repr):
+    """reprlib with room for a task id, and no failure on an integer too long for ``repr``."""
+
+    def __init__(self):
+        super().__init__()
+        self.maxstring = self.maxother = 80
+        self.maxlong = 40
+        self.maxlevel = 3
+
+    def repr_int(self, x: int, level: int) -> str:
+        if x.bit_length() > 256:  # repr() of a 4,300-digit int raises; no message needs its digits
+            return f"<int of {x.bit_length()} bits>"
+        return super().repr_int(x, level)
+
+
+_SHOWN = _BoundedRepr()
+
+
+def _shown(value: Any) -> str:
+    """A bad argument as an error message shows it: one line, bounded (reprlib), whatever it is."""
+    return _SHOWN.repr(value)
+
+
 def _is_int(value: Any) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 
 def _is_real(value: Any) -> bool:
-    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool) \
-        and bool(np.isfinite(value))
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an int too large for a float: no finite real this code can use
+        return False
+
+
+def _has_methods(value: Any, *names: str) -> bool:
+    return all(callable(getattr(value, name, None)) for name in names)
+
+
+def _by_name(argument: str, value: Any, factory: Any, cls: str) -> Any:
+    """A shopper or moderator named by a string, built; an instance as it is. "llm" needs a
+    chat model, which only an instance can carry: its error says so, naming the argument."""
+    if not isinstance(value, str):
+        return value
+    try:
+        return factory(value)
+    except ValueError as exc:
+        raise ValueError(f"{argument}={_shown(value)}: {exc}; pass an instance, e.g. "
+                         f"{argument}={cls}(model=...)") from None
 
 
 def _check_image_size(image_size: Any) -> tuple[int, int]:
@@ -51,12 +97,12 @@ def _check_image_size(image_size: Any) -> tuple[int, int]:
     try:
         width, height = image_size
     except (TypeError, ValueError):
-        raise ValueError(f"image_size must be a (width, height) pair, got {image_size!r}") from None
+        raise ValueError(f"image_size must be a (width, height) pair, got {_shown(image_size)}") from None
     if not (_is_int(width) and _is_int(height)) or not (
         16 <= width <= MAX_IMAGE_SIDE and 16 <= height <= MAX_IMAGE_SIDE
     ):
         raise ValueError(
-            f"image_size must be two integers between 16 and {MAX_IMAGE_SIDE}, got {image_size!r}"
+            f"image_size must be two integers between 16 and {MAX_IMAGE_SIDE}, got {_shown(image_size)}"
         )
     return int(width), int(height)
 
@@ -131,13 +177,16 @@ class SituRecEnv(gym.Env[dict, str]):
     * ``som_max_depth`` / ``som_building_depth``: annotation ranges in metres for
       products (8) and for fixtures, stores and areas (25, so that navigation targets
       across the hall get marks while product labels stay legible).
+    * An argument of the wrong type or out of range raises ``ValueError`` naming it (an
+      unknown argument: Python's ``TypeError``).
     * ``render_mode``: "rgb_array" returns the assistant's SoM frame; "human" shows it in a
       pygame window after every reset and step (``pip install "situ-gym[window]"``; without
       a display it warns once and draws off screen).
 
     ## Reset options
     ``reset(seed=..., options={"task_id": id})``: ``task_id`` is the only key; without it
-    a task is drawn with the seed. Any other key or a non-dict raises ``ValueError``.
+    a task is drawn with the seed. Any other key, a non-dict, an unknown ``task_id`` or a
+    ``seed`` that is not None or a non-negative integer raises ``ValueError``.
 
     ## Info
     ``reset``: ``task_id``, ``profile_id``, ``store`` and the hidden ``task`` (for
@@ -169,20 +218,40 @@ class SituRecEnv(gym.Env[dict, str]):
         som_building_depth: float = 25.0,
         render_mode: str | None = None,
     ):
-        if ablation not in ABLATIONS:
-            raise ValueError(f"ablation must be one of {ABLATIONS}, got {ablation!r}")
-        if catalog_view not in CATALOG_VIEWS:
-            raise ValueError(f"catalog_view must be one of {CATALOG_VIEWS}, got {catalog_view!r}")
+        if not (type(store) is str and store in STORE_KINDS):
+            raise ValueError(f"store must be one of {STORE_KINDS}, got {_shown(store)}")
+        # Every argument is checked before anything is built: a bad one is a ValueError whose
+        # one-line message names it and shows the value (bounded), never an error from deeper.
+        # (``x in TUPLE`` compares with ==, so unhashable values are fine; an exact-type test
+        # keeps a str subclass or a NumPy array from comparing in surprising ways.)
+        if not (ablation is None or type(ablation) is str and ablation in ABLATIONS):
+            raise ValueError(f"ablation must be one of {ABLATIONS}, got {_shown(ablation)}")
+        if not (type(catalog_view) is str and catalog_view in CATALOG_VIEWS):
+            raise ValueError(f"catalog_view must be one of {CATALOG_VIEWS}, got {_shown(catalog_view)}")
         if not _is_int(catalog_k) or catalog_k < 1:
-            raise ValueError(f"catalog_k must be a positive integer, got {catalog_k!r}")
+            raise ValueError(f"catalog_k must be a positive integer, got {_shown(catalog_k)}")
         if not _is_int(max_turns) or max_turns < 1:
-            raise ValueError(f"max_turns must be a positive integer, got {max_turns!r}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
+            raise ValueError(f"max_turns must be a positive integer, got {_shown(max_turns)}")
+        if render_mode is not None and not (type(render_mode) is str and render_mode in self.metadata["render_modes"]):
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {_shown(render_mode)}")
         width, height = _check_image_size(image_size)
         for name, depth in (("som_max_depth", som_max_depth), ("som_building_depth", som_building_depth)):
             if not _is_real(depth) or not 0.0 < depth <= MAX_SOM_DEPTH:
-                raise ValueError(f"{name} must be a number of metres in (0, {MAX_SOM_DEPTH:g}], got {depth!r}")
+                raise ValueError(f"{name} must be a number of metres in (0, {MAX_SOM_DEPTH:g}], got {_shown(depth)}")
+        for name, value, ok, legal in (
+            ("backend", backend, backend in ("embedded", "unrealcv") if isinstance(backend, str)
+             else _has_methods(backend, "reset", "execute", "capture", "pose"), "'embedded', 'unrealcv' or a Backend"),
+            ("user", user, user in USERS if isinstance(user, str) else _has_methods(user, "reset", "respond"),
+             f"one of {sorted(USERS)} or a UserSimulator"),
+            ("moderator", moderator, moderator in MODERATORS if isinstance(moderator, str)
+             else _has_methods(moderator, "should_end"), f"one of {sorted(MODERATORS)} or a Moderator"),
+        ):
+            if not ok:
+                raise ValueError(f"{name} must be {legal}, got {_shown(value)}")
+        if task_ids is not None and (
+            not isinstance(task_ids, (list, tuple)) or not task_ids or not all(isinstance(t, str) for t in task_ids)
+        ):
+            raise ValueError(f"task_ids must be a non-empty list of task id strings or None, got {_shown(task_ids)}")
         if render_mode == "human":
             self._window = _HumanWindow()  # fails now, with the extra to install, if pygame is missing
 
@@ -197,14 +266,15 @@ class SituRecEnv(gym.Env[dict, str]):
             self.task_ids = [t.id for t in self.task_bank.tasks]
         else:
             unknown = [t for t in task_ids if t not in tasks]
-            if unknown or not task_ids:
-                raise ValueError(f"unknown or empty task_ids {unknown or task_ids!r} for {store}")
+            if unknown:
+                raise ValueError(f"unknown task_ids {_shown(unknown)} for {store}; expected the bank's ids, "
+                                 f"e.g. {[t.id for t in self.task_bank.tasks][:3]}")
             self.task_ids = list(task_ids)
         self._tasks = tasks
 
+        self.user = _by_name("user", user, make_user, "LLMUser")
+        self.moderator = _by_name("moderator", moderator, make_moderator, "LLMModerator")
         self.backend = self._make_backend(backend, width, height)
-        self.user = make_user(user) if isinstance(user, str) else user
-        self.moderator = make_moderator(moderator) if isinstance(moderator, str) else moderator
         self.max_turns = int(max_turns)
         self.ablation = ablation
         self.som_max_depth = float(som_max_depth)
@@ -246,17 +316,22 @@ class SituRecEnv(gym.Env[dict, str]):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict, dict]:
+        # gymnasium's own seed check raises gymnasium.error.Error (and refuses NumPy integers):
+        # a bad seed is a ValueError naming it, like a bad option.
+        if seed is not None and (not _is_int(seed) or seed < 0):
+            raise ValueError(f"seed must be None or a non-negative integer, got {_shown(seed)}")
         if options is not None and not isinstance(options, dict):
             raise ValueError(f"options must be a dict with keys {RESET_OPTIONS} or None, got {type(options).__name__}")
-        unknown = sorted(set(options or {}) - set(RESET_OPTIONS), key=str)
+        unknown = sorted((k for k in options or {} if k not in RESET_OPTIONS), key=_shown)
         if unknown:
-            raise ValueError(f"unknown reset option(s) {unknown}; allowed keys: {list(RESET_OPTIONS)}")
+            raise ValueError(f"unknown reset option(s) {_shown(unknown)}; allowed keys: {list(RESET_OPTIONS)}")
         task_id = (options or {}).get("task_id")
         if task_id is not None and (not isinstance(task_id, str) or task_id not in self._tasks):
             raise ValueError(
-                f"unknown task_id {task_id!r} for {self.store}; expected one of the bank's ids, e.g. {self.task_ids[:3]}"
+                f"unknown task_id {_shown(task_id)} for {self.store}; expected one of the bank's ids, "
+                f"e.g. {self.task_ids[:3]}"
             )
-        super().reset(seed=seed)
+        super().reset(seed=None if seed is None else int(seed))
         if task_id is None:
             task_id = self.task_ids[int(self.np_random.integers(len(self.task_ids)))]
         self.task = self._tasks[task_id]

@@ -7,22 +7,53 @@ keep a role's growing chat within a token budget (:class:`RoleChat`).
 Traceback (most recent call last):
 ...
 ValueError: no JSON object found in the reply
+
+A reply may hold lone UTF-16 surrogates, raw (an HTTP client decodes a ``"\\ud800"`` escape
+of the server's JSON into one) or as escapes in the object it spells; neither can be
+encoded as UTF-8, so neither may reach what a role returns, saves or sends again.
+:func:`clean_text` replaces them in a reply's text, and :func:`extract_json` in every string
+(and key) of the object it returns, by U+FFFD:
+
+>>> extract_json('{"utterance": "hi \\\\ud800"}')
+{'utterance': 'hi \ufffd'}
+>>> clean_text("hi \\ud800")
+'hi \ufffd'
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from situ_gym.jsonl import decode_at
 
-__all__ = ["extract_json", "RoleChat"]
+__all__ = ["extract_json", "clean_text", "RoleChat"]
 
 _MAX_STARTS = 64  # '{' positions tried: bounds the work on a reply of braces
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def clean_text(text: str) -> str:
+    """``text`` with every lone surrogate replaced by U+FFFD (the module docstring): what a
+    role keeps of a reply, quotes in a re-ask and commits to its chat."""
+    return _LONE_SURROGATE.sub("\ufffd", text)
+
+
+def _clean_value(value: Any) -> Any:
+    """``value`` (decoded JSON, at most 64 levels deep) with its strings and keys cleaned."""
+    if isinstance(value, str):
+        return clean_text(value)
+    if isinstance(value, dict):
+        return {clean_text(k): _clean_value(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_clean_value(v) for v in value]
+    return value
 
 
 def extract_json(text: str) -> dict[str, Any]:
-    """The first JSON object in ``text`` that parses; ValueError (with the reason) otherwise."""
+    """The first JSON object in ``text`` that parses, its strings cleaned (the module
+    docstring); ValueError (with the reason) otherwise."""
     if not isinstance(text, str):
         raise ValueError(f"reply must be text, got {type(text).__name__}")
     start = text.find("{")
@@ -34,9 +65,11 @@ def extract_json(text: str) -> dict[str, Any]:
             value, _end = decode_at(text, start)
         except json.JSONDecodeError as exc:
             last_error = f"invalid JSON: {exc.msg} at character {exc.pos}"
+        except ValueError as exc:  # not a JSONDecodeError: an integer past the digit limit
+            last_error = f"invalid JSON: {str(exc).split(':')[0]} at character {start}"
         else:
             if isinstance(value, dict):
-                return value
+                return _clean_value(value)
         start = text.find("{", start + 1)
     raise ValueError(last_error)
 

@@ -20,7 +20,7 @@ import logging
 from typing import Any
 
 from situ_gym.llm import METER, ChatBackend, ChatRequest, chat_lockstep, make_backend
-from situ_gym.llm.replies import RoleChat
+from situ_gym.llm.replies import RoleChat, clean_text
 from situ_gym.llm.structured import bounded_string, closed_object, parse_reply
 from situ_gym.user.base import Exchange, Moderator
 
@@ -102,7 +102,7 @@ class LLMModerator(Moderator):
         seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:4], "little")
         model = self.backend.model
         (first,) = chat_lockstep(self.backend, [self._request(messages, seed)])
-        reply = first.raise_for_error().text
+        reply = clean_text(first.raise_for_error().text)  # lone surrogates: see situ_gym.llm.replies
         verdict, error = self._parse(reply)
         if verdict is None:
             METER.add("moderator", model=model, reasks=1)
@@ -111,7 +111,7 @@ class LLMModerator(Moderator):
                 {"role": "user", "content": f"That reply was not usable: {error}. Answer with only the JSON object."},
             ]
             (second,) = chat_lockstep(self.backend, [self._request(retry, seed + 1)])
-            reply = second.raise_for_error().text
+            reply = clean_text(second.raise_for_error().text)
             verdict, error = self._parse(reply)
         if verdict is None:
             METER.add("moderator", model=model, decisions=1, fallbacks=1)

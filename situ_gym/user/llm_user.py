@@ -39,7 +39,7 @@ import numpy as np
 from situ_gym.actions import LEGAL_TOOLS, TOOLS, render_tool_schema, validate_user_call
 from situ_gym.actions.tools import ANGLE_RANGE, DISTANCES
 from situ_gym.llm import METER, ChatBackend, ChatRequest, chat_lockstep, make_backend
-from situ_gym.llm.replies import RoleChat, extract_json
+from situ_gym.llm.replies import RoleChat, clean_text, extract_json
 from situ_gym.llm.structured import bounded_string, closed_object, schema_errors
 from situ_gym.scene.index import SceneIndex
 from situ_gym.scene.model import Profile, Task
@@ -365,7 +365,7 @@ class LLMUser(UserSimulator):
         seed = self._seed + obs.turn
         model = self.backend.model
         (first,) = chat_lockstep(self.backend, [self._request(messages, seed, schema)])
-        reply = first.raise_for_error().text
+        reply = clean_text(first.raise_for_error().text)  # lone surrogates: see situ_gym.llm.replies
         turn, error = self._parse(reply, obs, schema)
         if turn is None:
             METER.add("user", model=model, reasks=1)
@@ -375,7 +375,7 @@ class LLMUser(UserSimulator):
                                             "Answer again with only the JSON object."},
             ]
             (second,) = chat_lockstep(self.backend, [self._request(retry, seed + 7919, schema)])
-            reply = second.raise_for_error().text
+            reply = clean_text(second.raise_for_error().text)
             turn, error = self._parse(reply, obs, schema)
         if turn is None:
             METER.add("user", model=model, decisions=1, fallbacks=1)
