@@ -147,6 +147,16 @@ def _status_fault(status: int, message: str, code: str, headers: Any, url: str, 
     return BackendUnavailable(f"endpoint {url}: {detail}")
 
 
+def _token_count(value: Any) -> int:
+    """A usage field as a token count; 0 when the server sent something else (a string, a
+    negative or absurd number): usage is accounting, never a reason to lose the reply."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return 0
+    if not (0 <= value < 2**53):  # also NaN, which no comparison admits
+        return 0
+    return int(value)
+
+
 def _reply_text(data: Any) -> tuple[str, dict[str, Any]]:
     """The text of a 200's parsed body, or the fault it is (transient or content filtered)."""
     if isinstance(data, dict) and data.get("error") and not data.get("choices"):
@@ -161,10 +171,14 @@ def _reply_text(data: Any) -> tuple[str, dict[str, Any]]:
     finish = choice.get("finish_reason")
     message = choice.get("message") if isinstance(choice.get("message"), dict) else {}
     if finish == "content_filter" or (message.get("refusal") and not message.get("content")):
-        raise EpisodeError("content_filter", f"finish_reason {finish}: {_first_line(message.get('refusal') or '')}")
+        raise EpisodeError("content_filter", f"finish_reason {finish}: {_first_line(str(message.get('refusal') or ''))}")
     content = message.get("content")
     if isinstance(content, list):  # some servers answer in parts
-        content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+        content = "".join(p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
+    if content is not None and not isinstance(content, str):
+        raise TransientError(f"status 200 with content that is not text ({type(content).__name__})", status=200)
+    if not isinstance(finish, (str, type(None))):
+        finish = str(finish)[:40]
     tool_calls = message.get("tool_calls")
     if content is None and not tool_calls and finish != "length":
         raise TransientError(f"status 200 with a choice without content (finish_reason {finish})", status=200)
@@ -409,9 +423,9 @@ class OpenAIChatBackend(ChatBackend):
         details = usage.get("prompt_tokens_details") if isinstance(usage.get("prompt_tokens_details"), dict) else {}
         return ChatResult(
             text=text,
-            prompt_tokens=int(usage.get("prompt_tokens") or 0),
-            completion_tokens=int(usage.get("completion_tokens") or 0),
-            cached_prompt_tokens=int(details.get("cached_tokens") or 0),
+            prompt_tokens=_token_count(usage.get("prompt_tokens")),
+            completion_tokens=_token_count(usage.get("completion_tokens")),
+            cached_prompt_tokens=_token_count(details.get("cached_tokens")),
             model=self.model,
             extra=extra,
         )

@@ -72,7 +72,7 @@ class Arrival:
 
     t: float  # time.monotonic() on arrival
     body: dict
-    fault: str
+    fault: str | tuple  # a fault name, or a plan_raw answer
     disconnected: bool = False  # a hanging handler saw the client go away
 
 
@@ -122,6 +122,13 @@ class FaultServer:
                 raise ValueError(f"unknown fault {f!r}; known: {sorted(FAULTS) + list(SPECIAL)}")
         with self._lock:
             self._script.queue.extend(faults)
+        return self
+
+    def plan_raw(self, status: int, payload: bytes, headers: dict[str, str] | None = None,
+                 content_type: str = "application/json") -> FaultServer:
+        """Answer the next request with exactly these bytes (status, headers, body)."""
+        with self._lock:
+            self._script.queue.append(("raw", status, payload, dict(headers or {}), content_type))
         return self
 
     def when(self, text: str, fault: str) -> FaultServer:
@@ -271,8 +278,12 @@ class _Handler(BaseHTTPRequestHandler):
         finally:
             done()
 
-    def _answer(self, srv: FaultServer, body: dict, fault: str, fmt: str | None, arrival: Arrival, done) -> None:
-        if fault == "format_refused":
+    def _answer(self, srv: FaultServer, body: dict, fault, fmt: str | None, arrival: Arrival, done) -> None:
+        if isinstance(fault, tuple):  # plan_raw
+            _, status, payload, headers, content_type = fault
+            done()
+            self._send(status, payload, headers, content_type=content_type)
+        elif fault == "format_refused":
             with srv._lock:
                 srv.refused_formats.append(fmt)
             done()
