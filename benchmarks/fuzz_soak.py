@@ -5,32 +5,28 @@ invariants, and the time of a step (p50 / p95 / max).
 The outputs and the checks are the property test's (tests/fuzz/test_assistant_output.py);
 here a violation is counted instead of raised, so the run goes on and nothing is shrunk.
 
-    python benchmarks/fuzz_soak.py --outputs 100000                 # both stores, +-RecRM
-    python benchmarks/fuzz_soak.py --outputs 50000 --env SituRec-Supermarket-v0
+    python -m benchmarks.fuzz_soak --outputs 100000                 # both stores, +-RecRM
+    python -m benchmarks.fuzz_soak --outputs 50000 --env SituRec-Supermarket-v0
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from collections import Counter
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import hypothesis
+import numpy as np
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
 
-import hypothesis  # noqa: E402
-import numpy as np  # noqa: E402
-from hypothesis import HealthCheck, Phase, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
-from tests.fuzz.test_assistant_output import ENV_IDS, garbled, make_env, step_problems  # noqa: E402
+from agents.heuristic import HeuristicAssistant
+from tests.fuzz.test_assistant_output import ENV_IDS, garbled, make_env, step_problems
 
 
 def soak(env_id: str, with_recrm: bool, outputs: int, seed: int) -> dict:
     env = make_env(env_id, with_recrm)
-    from agents.heuristic import HeuristicAssistant
 
     times: list[float] = []
     problems: Counter[str] = Counter()
@@ -56,7 +52,7 @@ def soak(env_id: str, with_recrm: bool, outputs: int, seed: int) -> dict:
     rounds = 0
     while len(times) < outputs:  # rounds of examples, each with its own seed, until enough
         remaining = outputs - len(times)
-        run = settings(max_examples=max(1, remaining // 3), phases=[Phase.generate], database=None,
+        run = settings(max_examples=max(1, remaining // 10), phases=[Phase.generate], database=None,
                        deadline=None, suppress_health_check=list(HealthCheck))(one_episode)
         hypothesis.seed(seed * 1000 + rounds)(run)()
         rounds += 1
