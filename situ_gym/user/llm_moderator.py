@@ -77,7 +77,7 @@ class LLMModerator(Moderator):
         seen = self._seen
         if seen is None or len(history) <= 2 or history[: len(seen)] != seen:
             self.chat = RoleChat(MODERATOR_PROMPT, budget_tokens=self.budget_tokens)
-            first = json.dumps(list(history[:2]), ensure_ascii=False)
+            first = clean_text(json.dumps(list(history[:2]), ensure_ascii=False))
             digest = hashlib.sha256(first.encode()).hexdigest()[:12]
             self.conversation = f"moderator:{digest}:{next(_CHATS)}"
         self._seen = history
@@ -97,7 +97,7 @@ class LLMModerator(Moderator):
 
     def decide(self, exchange: Exchange) -> tuple[bool, str]:
         self._follow(list(exchange.history))
-        text = self.message(exchange)
+        text = clean_text(self.message(exchange))  # a lone surrogate cannot be hashed or sent
         messages = self.chat.messages(text)
         seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:4], "little")
         model = self.backend.model

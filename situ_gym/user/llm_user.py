@@ -359,7 +359,7 @@ class LLMUser(UserSimulator):
 
     def respond(self, obs: UserObservation) -> UserTurn:
         schema = self.reply_schema(obs)
-        text = self.turn_message(obs, schema)
+        text = clean_text(self.turn_message(obs, schema))  # a lone surrogate cannot be sent
         images = [obs.view.image] if self.images and obs.view.image is not None else []
         messages = self.chat.messages(text, images)
         seed = self._seed + obs.turn

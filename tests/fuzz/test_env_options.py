@@ -222,7 +222,7 @@ def constructions(draw) -> tuple[bool, str, dict[str, Any], list[str], list[str]
 # som_max_depth=2**70 raised TypeError from numpy's isfinite; max_turns=-10**5000 made the
 # message itself raise ValueError (the integer's repr exceeds the digit limit).
 @given(construction=constructions())
-@budget(ci=80, long=1800)
+@budget(ci=80, long=1200)
 def test_env_kwargs_give_a_valid_env_or_a_named_error(construction):
     direct, env_id, kwargs, bad, unknown = construction
     event("construction", "refused" if bad or unknown else "accepted")
@@ -331,7 +331,7 @@ def options(draw, store: str) -> tuple[bool, Any, list[Any]]:
 # gymnasium's seeding, and a NumPy integer seed was refused by it; a 100,000-character
 # task id was printed whole in the message.
 @given(store=st.sampled_from(sorted(ENV_IDS)), seed=_seeds(), option=st.data())
-@budget(ci=120, long=4000)
+@budget(ci=120, long=3000)
 def test_reset_options_give_a_valid_reset_or_a_named_error(envs, store, seed, option):
     env = envs[store]
     seed_ok, seed_value = seed

@@ -363,7 +363,7 @@ def _check_shopper_turn(env, user, replies_log, turn_no, shown, turn, record) ->
          script=[Good(picks=(0, 2, 1), text="Some yogurt.", wrap="behind_junk")])
 @given(store=st.sampled_from(sorted(ENV_IDS)), task=st.integers(0, 99), seed=st.integers(0, 3),
        turns=st.integers(1, 3), script=scripts(), data=st.data())
-@budget(ci=80, long=2500)
+@budget(ci=80, long=1500)
 def test_a_shopper_reply_never_breaks_the_env_step(shopper_envs, store, task, seed, turns, script, data):
     """gym.make with the LLM shopper on drawn replies: each step is a legal turn or the
     reported fallback, the observation stays in its space, an error result ends the
@@ -374,9 +374,10 @@ def test_a_shopper_reply_never_breaks_the_env_step(shopper_envs, store, task, se
     task_id = env.unwrapped.task_ids[task]
     env.reset(seed=seed, options={"task_id": task_id})
     before = _counts("user")
-    played = fallbacks = 0
+    played = fallbacks = asked = 0
     for turn_no in range(1, turns + 1):
         n_log = len(replies_.log)
+        asked += 1
         try:
             obs, reward, terminated, truncated, info = env.step(GREET)
         except EpisodeError as exc:  # the documented outcome of an error result: the episode ends
@@ -394,7 +395,7 @@ def test_a_shopper_reply_never_breaks_the_env_step(shopper_envs, store, task, se
             break
     delta = _delta("user", before)
     assert delta == {"calls": len(replies_.log), "decisions": played, "used": played - fallbacks,
-                     "fallbacks": fallbacks, "reasks": delta["reasks"]}
+                     "fallbacks": fallbacks, "reasks": len(replies_.log) - asked}  # one ask per turn, then re-asks
     assert len(user.fallbacks) == fallbacks
     assert delta["calls"] == sum(len(b) for b in backend.batches)
     _requests_serialise(backend)
@@ -410,9 +411,11 @@ _HISTORIES = [
 
 @st.composite
 def exchanges(draw) -> tuple[list[tuple[str, str]], str, str, dict[str, Any] | None]:
-    """An exchange as the env hands it over: its texts sanitised (the env's dialogue is)."""
+    """An exchange: its texts as the env hands them over (sanitised) or raw hostile text
+    (a caller of ``should_end`` other than the env)."""
     history = list(draw(st.sampled_from(_HISTORIES)))
-    said = [sanitize_text(draw(hostile_text()), 4_000, keep="head") for _ in range(2)]
+    raw = draw(st.booleans())
+    said = [text if raw else sanitize_text(text, 4_000, keep="head") for text in (draw(hostile_text()), draw(hostile_text()))]
     if draw(st.booleans()):
         history += [("assistant", said[0]), ("user", said[1])]
     action = draw(st.sampled_from([None, {"name": "idle", "arguments": {}},
@@ -444,6 +447,10 @@ def _check_verdict(verdict, replies_log, delta) -> None:
          # A reason with a lone surrogate was returned as it was: (end, reason) could not
          # be saved as UTF-8 (the env logs it; a trajectory keeps it).
          script=[Good(text="purchase \udc00 done", flag=True, ascii=True)])
+@example(exchange=([("assistant", "Hi \ud800"), ("user", "ok")], "Hi \ud800", "ok", None), data=None,
+         # A lone surrogate in the exchange itself: hashing the conversation key and the
+         # request seed (str.encode) raised UnicodeEncodeError out of should_end.
+         script=['{"end": false, "reason": "ongoing"}'])
 @given(exchange=exchanges(), script=scripts(3), data=st.data())
 @budget(ci=60, long=4000)
 def test_a_moderator_reply_gives_a_bool_or_the_reported_fallback(exchange, script, data):
