@@ -9,9 +9,10 @@ walk (scrubbing, validation, dumping) raise instead. Nothing this project reads 
 than a dozen levels, so depth beyond :data:`MAX_DEPTH` is refused up front, with the
 position, as a :class:`json.JSONDecodeError` like any other malformed input.
 
-Numbers must be finite: ``NaN`` and ``Infinity`` (a Python extension, not JSON) and numbers
-beyond a double's range (``1e400``, which Python reads as ``inf``) are refused the same way,
-since nothing downstream can use them and no JSON writer can write them back.
+Numbers must be finite: ``NaN`` and ``Infinity`` (a Python extension, not JSON), numbers
+beyond a double's range (``1e400``, which Python reads as ``inf``) and integers of more than
+64 digits (Python refuses to convert 4,300, with a ValueError of its own) are refused the
+same way, since nothing downstream can use them and no JSON writer can write them back.
 
 >>> loads('{"a": [1, {"b": null}]}')
 {'a': [1, {'b': None}]}
@@ -59,11 +60,20 @@ def _no_constant(token: str) -> float:
     raise _NotFinite(token)
 
 
-_DECODER = json.JSONDecoder(parse_float=_finite_float, parse_constant=_no_constant)
+_MAX_INT_DIGITS = 64
+
+
+def _bounded_int(token: str) -> int:
+    if len(token) > _MAX_INT_DIGITS + 1:  # + 1: a minus sign
+        raise _NotFinite(token[:20] + "...")
+    return int(token)
+
+
+_DECODER = json.JSONDecoder(parse_float=_finite_float, parse_constant=_no_constant, parse_int=_bounded_int)
 
 
 def _not_finite_error(exc: _NotFinite, text: str, start: int) -> json.JSONDecodeError:
-    pos = text.find(exc.token, start)
+    pos = text.find(exc.token.removesuffix("..."), start)
     return json.JSONDecodeError(f"number out of range {exc.token}", text, max(pos, start))
 
 
