@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import re
@@ -10,7 +9,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from situ_gym import jsonl
-from situ_gym.records import EpisodeRecord, parse_episode_lines, read_episodes
+from situ_gym.records import EpisodeRecord, decode_trajectory, parse_episode_lines, read_episodes
 
 __all__ = [
     "append_episode",
@@ -78,15 +77,18 @@ def move_error_episodes(path: str | os.PathLike, errors_path: str | os.PathLike,
     if not p.exists():
         return 0
     keep, moved = [], []
-    for line in p.read_text(encoding="utf-8").splitlines(keepends=True):
+    # Lines end at "\n" only: str.splitlines would also cut at U+2028, NEL, form feeds...
+    # which a record's text may hold as they are, and write the halves back as two lines.
+    for line in p.read_text(encoding="utf-8").split("\n"):
         if not line.strip():
             continue
+        line += "\n"
         try:
             data = jsonl.loads(line)
             failed = retried_on_resume(data.get("termination"), data.get("error_cause"), retry_errors)
-        except (json.JSONDecodeError, AttributeError):
+        except (ValueError, AttributeError):  # JSONDecodeError, too long an integer; not an object
             failed = False  # a truncated tail is drop_truncated_tail's business
-        (moved if failed else keep).append(line if line.endswith("\n") else line + "\n")
+        (moved if failed else keep).append(line)
     if not moved:
         return 0
     with open(errors_path, "a", encoding="utf-8") as fh:
@@ -137,7 +139,9 @@ def drop_truncated_tail(path: str | os.PathLike) -> int:
     if not p.exists():
         return 0
     raw = p.read_bytes()
-    _, bad_line = parse_episode_lines(raw.decode("utf-8", errors="replace"), str(p))
+    # the reader's own decoding: a character cut off by the kill is part of the tail; any
+    # other bad byte is an error naming its line, as read_episodes would raise it
+    _, bad_line = parse_episode_lines(decode_trajectory(raw, str(p)), str(p))
     if bad_line is None:
         if raw and not raw.endswith(b"\n"):  # complete record without its newline
             with open(p, "ab") as fh:

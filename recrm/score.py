@@ -258,6 +258,8 @@ def main(argv: list[str] | None = None) -> int:
         episodes = read_episodes(args.file)
     except (ValueError, OSError) as exc:  # garbage, binary or unreadable file
         parser.error(str(exc).splitlines()[0])
+    if not episodes:  # as eval.metrics: a table of zeros would read as a score
+        parser.error(f"no episodes in {args.file!r}")
     result = score_episodes(episodes, composite=composite, outcome_bonus=args.outcome_bonus)
     if args.json:
         json.dump(result, sys.stdout, indent=2)

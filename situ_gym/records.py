@@ -8,22 +8,29 @@ Everything is stored by entity id, never by SoM handle (handles are per observat
 
 from __future__ import annotations
 
+import codecs
 import json
 import logging
+import math
 import os
+import re
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from situ_gym import jsonl
+from situ_gym.scene.model import STORE_KINDS
 
 __all__ = [
     "ToolCall", "ExecutionResult", "TurnRecord", "EpisodeRecord", "TERMINATION_REASONS",
-    "read_episodes", "parse_episode_lines",
+    "read_episodes", "parse_episode_lines", "decode_trajectory", "decode_json", "bad_leaf", "suspect",
+    "field_path", "validation_summary", "REWARD_LIMIT",
 ]
 
 logger = logging.getLogger(__name__)
+
+REWARD_LIMIT = 1e6
 
 TERMINATION_REASONS = (
     "success_cart_added",
@@ -36,7 +43,9 @@ TERMINATION_REASONS = (
 
 
 class _Record(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # Numbers are finite: a NaN or infinite reward, budget or pose read from a file would
+    # make every mean computed from it NaN or infinite.
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 class ToolCall(_Record):
@@ -80,8 +89,18 @@ class TurnRecord(_Record):
     held_item: str | None = None
     cart: list[str] = []
     revealed: list[str] = []  # goal details the user disclosed this turn (DisclosureItem kinds)
-    # Reward components written by reward wrappers (name -> value)
+    # Reward components written by reward wrappers (name -> value), finite and within
+    # +-REWARD_LIMIT (every reward of this project is within a few units: a larger value in
+    # a file is corruption, and sums of such values overflow to infinity)
     reward: dict[str, float | None] = {}
+
+    @field_validator("reward")
+    @classmethod
+    def _reward_in_range(cls, value: dict[str, float | None]) -> dict[str, float | None]:
+        for name, v in value.items():
+            if v is not None and abs(v) > REWARD_LIMIT:
+                raise ValueError(f"reward {name[:40]!r} = {v:g} is outside +-{REWARD_LIMIT:g}")
+        return value
 
 
 class EpisodeRecord(_Record):
@@ -107,12 +126,128 @@ class EpisodeRecord(_Record):
     error_cause: str | None = None
     frames: list[str] = []  # optional paths of saved SoM frames, relative to the run dir
 
+    @field_validator("store")
+    @classmethod
+    def _known_store(cls, value: str) -> str:
+        # metrics need the store's legal tools: an unknown store is refused at the file's line
+        if value not in STORE_KINDS:
+            raise ValueError(f"unknown store {value[:40]!r}; expected one of {list(STORE_KINDS)}")
+        return value
+
+
+# ---- checks of decoded JSON that pydantic cannot make (free-form dict fields hold anything)
+
+# What a line must contain for bad_leaf to find something: the NaN / Infinity tokens, an
+# exponent of three digits or a 309-digit mantissa (a float that overflows), a surrogate
+# escape, or (in text about to be written) a surrogate itself.
+_SUSPECT = re.compile(r"NaN|Infinity|[eE][+]?\d{3}|\d{309}|\\u[dD][89a-fA-F]|[\ud800-\udfff]")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def field_path(loc: Any) -> str:
+    """A field path for a one-line message: ``turns.0.reward.'a b'`` (odd keys quoted and
+    shortened, so a hostile key cannot make the message long or break it in two)."""
+    parts = []
+    for part in loc:
+        text = str(part)
+        parts.append(text if re.fullmatch(r"[\w/@#-]{1,40}", text) else repr(text[:40]))
+    return ".".join(parts) or "<root>"
+
+
+def bad_leaf(value: Any) -> tuple[tuple, str] | None:
+    """``(path, problem)`` of the first string or key holding a lone UTF-16 surrogate (a
+    ``"\\ud800"`` escape: not Unicode text, it can be neither encoded nor printed) or the
+    first number that is not finite (``NaN``, ``Infinity``, ``1e400``), at any depth, where
+    ``path`` holds the keys and indices down to it; None when there is none. Iterative: any
+    nesting is fine.
+
+    >>> bad_leaf({"a": [1, {"b": float("nan")}]})
+    (('a', 1, 'b'), 'nan is not a finite number')
+    """
+    stack: list[tuple[tuple, Any]] = [((), value)]
+    while stack:
+        path, node = stack.pop()
+        if isinstance(node, str):
+            m = _LONE_SURROGATE.search(node)
+            if m:
+                return path, f"lone surrogate {m.group()!r} (not Unicode text)"
+        elif isinstance(node, float):
+            if not math.isfinite(node):
+                return path, f"{node!r} is not a finite number"
+        elif isinstance(node, dict):
+            for k in node:
+                m = _LONE_SURROGATE.search(k) if isinstance(k, str) else None
+                if m:
+                    return (*path, k), f"lone surrogate {m.group()!r} in a key (not Unicode text)"
+            stack.extend(((*path, k), v) for k, v in reversed(node.items()))
+        elif isinstance(node, list):
+            stack.extend(((*path, i), v) for i, v in reversed(list(enumerate(node))))
+    return None
+
+
+def decode_json(text: str) -> Any:
+    """``jsonl.loads(text)`` (nesting bounded), except that a number it refuses for not being
+    finite (``NaN``, ``1e400``) is decoded anyway, so that :func:`bad_leaf` can name the
+    field that holds it: a file's reader says "field turns.3.reward.x: nan is not a finite
+    number" rather than only a column. Raises ``ValueError`` (``JSONDecodeError`` for
+    malformed or too deeply nested JSON)."""
+    try:
+        return jsonl.loads(text)
+    except json.JSONDecodeError as exc:
+        if exc.msg.startswith("nested"):
+            raise
+        try:  # the depth is checked already: the standard decoder cannot recurse too deep
+            return json.loads(text)
+        except ValueError:
+            raise exc from None
+
+
+def suspect(text: str) -> bool:
+    """Whether ``bad_leaf`` can find anything in the value decoded from ``text`` (a cheap
+    test first, so clean lines are not walked)."""
+    return _SUSPECT.search(text) is not None
+
+
+def validation_summary(exc: ValidationError) -> str:
+    """The first error of a pydantic ValidationError in one line: ``field X: message``."""
+    err = exc.errors()[0]
+    more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+    return f"field {field_path(err['loc'])}: {err['msg']}{more}"
+
 
 # ---- trajectory files (JSON lines, one EpisodeRecord each), read by eval and recrm alike
 
 
+def decode_trajectory(raw: bytes, path: str) -> str:
+    """The text of a trajectory file's bytes (a UTF-8 BOM skipped). A multi-byte character
+    cut off at the very end (a run killed mid-write) is left out for the truncated-line rule
+    of :func:`parse_episode_lines`; any other byte that is not UTF-8 is a ``ValueError``
+    naming the line."""
+    if raw.startswith(codecs.BOM_UTF8):
+        raw = raw[len(codecs.BOM_UTF8):]
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        if exc.reason == "unexpected end of data" and b"\n" not in raw[exc.start:]:
+            try:
+                return raw[: exc.start].decode("utf-8")
+            except UnicodeDecodeError:  # pragma: no cover - exc.start is the first bad byte
+                pass
+        raise ValueError(f"{path}: line {line} is not UTF-8 text (byte {exc.start}: "
+                         f"{raw[exc.start:exc.start + 4]!r})") from None
+
+
 def parse_episode_lines(text: str, path: str) -> tuple[list[EpisodeRecord], int | None]:
-    """Parse every line; return the records and the index of a bad last line (or None)."""
+    """Parse every line; return the records and the index of a dropped truncated last line
+    (or None).
+
+    A last line that has no newline after it and is not JSON is what a run killed mid-write
+    leaves (``append_episode`` writes a record and its newline at once): it is dropped with
+    a warning. Any other bad line, the last one included when it is complete (has its
+    newline) or is JSON of the wrong shape, is a ``ValueError`` whose one-line message is
+    ``"PATH: line N ..."``. Blank lines (whitespace only, "\\r" of CRLF files) are skipped.
+    """
     episodes: list[EpisodeRecord] = []
     lines = text.split("\n")
     # A file written by append_episode ends with "\n", so the final split piece is "".
@@ -120,28 +255,36 @@ def parse_episode_lines(text: str, path: str) -> tuple[list[EpisodeRecord], int 
         if not line.strip():
             continue
         try:
-            episodes.append(EpisodeRecord.model_validate(jsonl.loads(line)))
-        except (json.JSONDecodeError, ValueError) as exc:
-            is_last = all(not rest.strip() for rest in lines[i + 1 :])
-            if is_last:
-                logger.warning(
-                    "%s: dropping truncated last line %d (%d chars): %s",
-                    path, i + 1, len(line), str(exc).splitlines()[0],
-                )
+            data = decode_json(line)
+        except ValueError as exc:  # JSONDecodeError, or an integer too long to convert
+            if i == len(lines) - 1:  # no newline after it: cut off mid-write
+                logger.warning("%s: dropping truncated last line %d (%d chars): %s",
+                               path, i + 1, len(line), str(exc).splitlines()[0])
                 return episodes, i
-            raise ValueError(f"{path}: line {i + 1} is not a valid EpisodeRecord: {exc}") from exc
+            msg = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc).splitlines()[0]
+            col = f" at column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
+            raise ValueError(f"{path}: line {i + 1} is not JSON: {msg}{col}") from None
+        if not isinstance(data, dict):
+            raise ValueError(f"{path}: line {i + 1} is not a valid EpisodeRecord: "
+                             f"expected a JSON object, got {type(data).__name__}")
+        bad = bad_leaf(data) if suspect(line) else None
+        if bad is not None:
+            raise ValueError(f"{path}: line {i + 1} is not a valid EpisodeRecord: "
+                             f"field {field_path(bad[0])}: {bad[1]}")
+        try:
+            episodes.append(EpisodeRecord.model_validate(data))
+        except ValidationError as exc:
+            raise ValueError(f"{path}: line {i + 1} is not a valid EpisodeRecord: "
+                             f"{validation_summary(exc)}") from None
     return episodes, None
 
 
 def read_episodes(path: str | os.PathLike) -> list[EpisodeRecord]:
-    """Read a trajectory file. A broken *last* line (a run killed mid-write) is dropped with
-    a warning; a broken line anywhere else raises ``ValueError`` naming the line."""
+    """Read a trajectory file. A cut-off last line (a run killed mid-write: no newline after
+    it, not JSON) is dropped with a warning; any other broken line raises ``ValueError``
+    naming the file and line (``"PATH: line N ..."``, one line)."""
     p = Path(path)
     if not p.exists():
         raise ValueError(f"trajectory file does not exist: {str(p)!r}")
-    try:
-        text = p.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{p}: not a trajectory file (not UTF-8 text at byte {exc.start})") from None
-    episodes, _ = parse_episode_lines(text, str(p))
+    episodes, _ = parse_episode_lines(decode_trajectory(p.read_bytes(), str(p)), str(p))
     return episodes

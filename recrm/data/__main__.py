@@ -16,24 +16,39 @@ __all__ = ["main"]
 
 
 def _synthesize(args) -> int:
-    from recrm.data.io import DataError, to_dataset, write_records
+    from recrm.data.io import DataError, render_records, to_dataset, write_records
     from recrm.data.synth import SynthConfig, World, class_counts, synthesize
     from situ_gym.records import read_episodes
 
     episodes = []
+    worlds: dict[str, World] = {}
+    seen: dict[tuple, Path] = {}
     for run in args.runs:
         path = Path(run)
         path = path / "trajectories.jsonl" if path.is_dir() else path
         if not path.is_file():
             raise DataError(f"{run}: no trajectories.jsonl (expected a run directory or a trajectory file)")
-        episodes += [e for e in read_episodes(path) if e.error is None]
+        for e in read_episodes(path):
+            if e.error is not None:
+                continue
+            world = worlds.get(e.store) or worlds.setdefault(e.store, World.load(e.store))
+            if e.task_id not in world.tasks:  # say which file, before anything is synthesised
+                raise DataError(f"{path}: episode {e.episode_id[:80]!r}: unknown task {e.task_id[:80]!r} "
+                                f"in store {e.store!r}")
+            key = (e.agent, e.seed, e.episode_id)
+            if key in seen:  # the records synthesised from the two would share ids
+                raise DataError(f"{path}: episode {e.episode_id[:80]!r} of agent {e.agent[:40]!r} at seed {e.seed} "
+                                f"is already in {seen[key]}")
+            seen[key] = path
+            episodes.append(e)
     if not episodes:
         raise DataError(f"no finished episodes in {args.runs}")
-    worlds = {store: World.load(store) for store in sorted({e.store for e in episodes})}
     config = SynthConfig(seed=args.seed, turns_per_episode=args.turns_per_episode,
                          relevance_per_episode=args.relevance_per_episode, eval_fraction=args.eval_fraction)
     records = synthesize(episodes, worlds, config)
     out = Path(args.out)
+    for kind, recs in sorted(records.items()):  # every record writable, before any file is replaced
+        render_records(out / f"{kind}.jsonl", recs)
     for kind, recs in sorted(records.items()):
         write_records(out / f"{kind}.jsonl", recs)
         if not args.no_hf:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from recrm.components.instruction import DIMENSIONS
+from situ_gym.records import TurnRecord, validation_summary
+from situ_gym.scene.model import STORE_KINDS
 
 __all__ = [
     "KINDS",
@@ -38,6 +40,23 @@ class Source(_Rec):
     agent: str = ""
     seed: int = 0
 
+    @field_validator("store")
+    @classmethod
+    def _known_store(cls, value: str) -> str:
+        # the rule scorers load this store's world: an unknown one is refused at the line
+        if value not in STORE_KINDS:
+            raise ValueError(f"unknown store {value[:40]!r}; expected one of {list(STORE_KINDS)}")
+        return value
+
+
+def _turn_like(value: dict[str, Any], what: str) -> dict[str, Any]:
+    """``value`` if it validates as a TurnRecord (the rule scorers rebuild one from it)."""
+    try:
+        TurnRecord.model_validate(value)
+    except ValidationError as exc:
+        raise ValueError(f"{what} is not a TurnRecord: {validation_summary(exc)}") from None
+    return value
+
 
 class _Record(_Rec):
     """What every database line has: its kind, id, split and the episode turn it was built on."""
@@ -48,7 +67,24 @@ class _Record(_Rec):
     source: Source
 
 
-class InstructionRecord(_Record):
+class _TurnRecordFields(_Record):
+    """A record built on a saved turn: ``turn`` and ``history`` hold TurnRecord dicts, checked
+    when the record is read, so that scoring it later cannot fail on them."""
+
+    @field_validator("turn", check_fields=False)
+    @classmethod
+    def _turn(cls, value: dict[str, Any]) -> dict[str, Any]:
+        return _turn_like(value, "the turn")
+
+    @field_validator("history", check_fields=False)
+    @classmethod
+    def _history(cls, value: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        for i, h in enumerate(value):
+            _turn_like(h, f"history item {i}")
+        return value
+
+
+class InstructionRecord(_TurnRecordFields):
     """A turn's assistant output with its compliance label (paper: IF database).
 
     ``turn`` is the (possibly perturbed) TurnRecord as a dict and ``history`` the earlier
@@ -81,7 +117,7 @@ class InstructionRecord(_Record):
         return self
 
 
-class ConsistencyRecord(_Record):
+class ConsistencyRecord(_TurnRecordFields):
     """A response with the facts it must agree with and its hallucination label."""
 
     kind: Literal["consistency"] = "consistency"

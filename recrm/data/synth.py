@@ -172,6 +172,7 @@ def synthesize(
     held = split_profiles(profiles, config.eval_fraction, config.seed)
     dim_cycle = 0
     hall_cycle = 0
+    tags: set[str] = set()
     for ep in sorted(episodes, key=lambda e: (e.store, e.agent, e.seed, e.episode_id)):
         if ep.store not in worlds:
             raise ValueError(f"episode {ep.episode_id!r} is for store {ep.store!r}; no world given for it")
@@ -184,6 +185,9 @@ def synthesize(
         index = world.index
         split = "test" if ep.profile_id in held else "train"
         tag = f"{ep.agent}-s{ep.seed}-{ep.episode_id}"  # one task may be played at several seeds
+        if tag in tags:  # its records would repeat the first one's ids
+            raise ValueError(f"episode {ep.episode_id!r} of agent {ep.agent!r} at seed {ep.seed} is given twice")
+        tags.add(tag)
         ctxs = [TurnContext.from_record(t, ep, task, index, ep.turns[:k]) for k, t in enumerate(ep.turns)]
 
         # ---- instruction + consistency, from a seeded sample of the episode's turns

@@ -7,15 +7,18 @@ another directory laid out as ``<root>/<store>/{scene,tasks}.json``. Every load 
 
 from __future__ import annotations
 
+import codecs
 import functools
 import json
+import re
+import sys
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from situ_gym import jsonl
+from situ_gym.records import bad_leaf, decode_json, suspect
 from situ_gym.scene.model import STORE_KINDS, Scene, TaskBank
 from situ_gym.scene.validate import AssetError, check_scene, check_table2, check_task_bank
 
@@ -43,20 +46,35 @@ def data_file(store: str, name: str, root: str | Path | None = None):
 def _read_json(path) -> tuple[Any, str]:
     label = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except FileNotFoundError:
         raise AssetError("file not found (run `python -m situ_gym.assets generate`)",
                          file=label) from None
-    except UnicodeDecodeError as e:
-        raise AssetError(f"not UTF-8 text (byte {e.start}: {e.object[e.start:e.start + 4]!r})",
-                         file=label) from None
-    except OSError as e:  # e.g. a --root that names a file, or no permission
+    except OSError as e:  # e.g. a --root that names a file, a directory named scene.json
         raise AssetError(f"cannot read the file: {e.strerror or e}", file=label) from None
+    if raw.startswith(codecs.BOM_UTF8):  # JSON readers may skip a BOM (RFC 8259 section 8.1)
+        raw = raw[len(codecs.BOM_UTF8):]
     try:
-        return jsonl.loads(text), label
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = raw.count(b"\n", 0, e.start) + 1
+        column = e.start - (raw.rfind(b"\n", 0, e.start) + 1) + 1
+        raise AssetError(f"not UTF-8 text at line {line} column {column} "
+                         f"(byte {e.start}: {raw[e.start:e.start + 4]!r})", file=label) from None
+    try:
+        data = decode_json(text)  # a NaN / 1e400 is decoded, for bad_leaf to name its field
     except json.JSONDecodeError as e:
         raise AssetError(f"invalid JSON at line {e.lineno} column {e.colno}: {e.msg}",
                          file=label) from None
+    except ValueError as e:  # an integer beyond the interpreter's digit limit: no position
+        long = re.search(rf"\d{{{sys.get_int_max_str_digits() + 1},}}", text)
+        at = f" at line {text.count(chr(10), 0, long.start()) + 1}" if long else ""
+        raise AssetError(f"invalid JSON{at}: {str(e).splitlines()[0]}", file=label) from None
+    bad = bad_leaf(data) if suspect(text) else None
+    if bad is not None:  # a lone surrogate escape (not text), a number that is not finite
+        record, field = _record_of(data, bad[0])
+        raise AssetError(bad[1], file=label, record=record, field=field)
+    return data, label
 
 
 def _record_of(raw: Any, loc: tuple) -> tuple[str | None, str]:

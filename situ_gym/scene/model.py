@@ -25,6 +25,9 @@ __all__ = [
     "STORE_KINDS",
     "FIXTURE_KINDS",
     "Rect",
+    "MAX_EXTENT",
+    "MAX_YAW",
+    "MAX_PRICE",
     "Pose2",
     "Instance",
     "Product",
@@ -52,8 +55,20 @@ STORE_KINDS = ("supermarket", "home_furnishings")
 StoreKind = Literal["supermarket", "home_furnishings"]
 FIXTURE_KINDS = ("shelf", "chest_freezer", "upright_freezer", "open_cooler", "produce_stand")
 
+# Sanity bounds of the numbers in an asset file. Plan coordinates, lengths and heights are
+# within +-MAX_EXTENT metres (a store is tens of metres across), yaws within +-MAX_YAW
+# degrees, prices and budgets up to MAX_PRICE. A value far beyond is corruption, and
+# arithmetic on it fails or cannot finish: an edge 1e20 m long sampled every 5 cm, a price
+# of 1e308 counted in cents.
+MAX_EXTENT = 1_000.0
+MAX_YAW = 3_600.0
+MAX_PRICE = 10_000_000.0
+Metres = Annotated[float, Field(ge=-MAX_EXTENT, le=MAX_EXTENT)]
+Degrees = Annotated[float, Field(ge=-MAX_YAW, le=MAX_YAW)]
+Money = Annotated[float, Field(gt=0, le=MAX_PRICE)]
+
 Color = tuple[int, int, int]
-Rect = tuple[float, float, float, float]  # xmin, ymin, xmax, ymax
+Rect = tuple[Metres, Metres, Metres, Metres]  # xmin, ymin, xmax, ymax
 
 
 # A display name: something a shopper can read (not empty, not only spaces).
@@ -68,18 +83,18 @@ class _Record(BaseModel):
 class Pose2(_Record):
     """A floor position with a facing, used for approach points and the start pose."""
 
-    x: float
-    y: float
-    yaw: float = 0.0
+    x: Metres
+    y: Metres
+    yaw: Degrees = 0.0
 
 
 class Instance(_Record):
     """One placed copy of a product: an axis-aligned box standing at ``position``."""
 
     id: str
-    position: tuple[float, float, float]  # centre of the box's bottom face
-    size: tuple[float, float, float]  # extent along x, y, z in metres
-    facing: float = 0.0  # yaw the product's front faces
+    position: tuple[Metres, Metres, Metres]  # centre of the box's bottom face
+    size: tuple[Metres, Metres, Metres]  # extent along x, y, z in metres
+    facing: Degrees = 0.0  # yaw the product's front faces
 
 
 class Product(_Record):
@@ -88,7 +103,7 @@ class Product(_Record):
     brand: Name
     category: Name  # specific type, e.g. "frozen fish", "table lamp"
     group: str  # broad family, e.g. "frozen foods", "lighting"
-    price: float = Field(gt=0)
+    price: Money
     attributes: dict[str, str | list[str]]  # human-readable details revealed on inspection
     tags: list[str]  # "key:value" labels used for preferences and relevance
     color: Color
@@ -105,10 +120,10 @@ class Fixture(_Record):
     name: Name
     kind: Literal["shelf", "chest_freezer", "upright_freezer", "open_cooler", "produce_stand"]
     footprint: Rect
-    height: float
-    levels: list[float]  # heights of the boards / bins products stand on
+    height: Metres
+    levels: list[Metres]  # heights of the boards / bins products stand on
     color: Color
-    front_yaw: float  # direction the front faces (products face this way)
+    front_yaw: Degrees  # direction the front faces (products face this way)
     approach: dict[str, Pose2]  # "front" and, where the fixture has one, "back"
     product_ids: list[str]
 
@@ -132,9 +147,9 @@ class Store(_Record):
     name: Name
     theme: str
     footprint: Rect
-    wall_height: float
+    wall_height: Metres
     color: Color
-    doorway: tuple[float, float, float, float]  # the opening as a thin rect in the front wall
+    doorway: Rect  # the opening as a thin rect in the front wall
     approach: dict[str, Pose2]  # "outside_doorway", "inside_doorway"
     area_ids: list[str]
     product_ids: list[str]
@@ -142,8 +157,8 @@ class Store(_Record):
 
 class Waypoint(_Record):
     id: str
-    x: float
-    y: float
+    x: Metres
+    y: Metres
     neighbors: list[str]
 
 
@@ -151,7 +166,7 @@ class Wall(_Record):
     """A solid box. ``owner`` is the store whose storefront it forms, if any."""
 
     footprint: Rect
-    height: float
+    height: Metres
     owner: str | None = None
 
 
@@ -159,8 +174,8 @@ class Layout(_Record):
     bounds: Rect  # the walkable hall
     walls: list[Wall]
     start: Pose2
-    eye_height: float = 1.6
-    body_radius: float = 0.3
+    eye_height: Metres = 1.6
+    body_radius: Metres = 0.3
 
 
 class Scene(_Record):
@@ -226,7 +241,7 @@ class Task(_Record):
     disclosure: list[DisclosureItem]
     acceptance: AcceptancePolicy
     budget_tier: Literal["strict", "moderate", "flexible"]
-    budget: float
+    budget: Money
     reference_set: list[str]  # A_e: every product meeting requirements and budget
     subset: int = Field(ge=0, le=3)  # profile-stratified partition for mean +- SD
 

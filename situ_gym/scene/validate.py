@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter, deque
 from collections.abc import Iterable
 
@@ -79,14 +80,32 @@ class AssetError(ValueError):
 
     def __init__(self, message: str, *, file: str = "", record: str | None = None,
                  field: str | None = None):
+        message = _one_line(message)
         self.file, self.record, self.field, self.message = file, record, field, message
         self.problems: list[AssetError] = [self]  # every problem found by the same check
-        where = file or "<assets>"
-        if record is not None:
-            where += f": record {record!r}"
+        # one line, "FILE: record 'R' field 'F': message"; the record id and field path come
+        # from the file, so they are quoted and shortened (a hostile key stays one short line)
+        where = [f"record {_short(record)}"] if record is not None else []
         if field is not None:
-            where += f" field {field!r}"
-        super().__init__(f"{where}: {message}")
+            where.append(f"field {_short(field)}")
+        super().__init__(f"{file or '<assets>'}: " + (" ".join(where) + ": " if where else "") + message)
+
+
+# line breaks and other control characters, which ids and names taken from a file may hold
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_MAX_MESSAGE = 2_000
+
+
+def _one_line(message: str) -> str:
+    """``message`` on one line (control characters escaped as ``\\n``, ``\\x1b``...) and at
+    most about ``_MAX_MESSAGE`` characters."""
+    message = _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), message)
+    return message if len(message) <= _MAX_MESSAGE else message[:_MAX_MESSAGE] + f"... ({len(message)} chars)"
+
+
+def _short(text: str, limit: int = 80) -> str:
+    """``repr(text)``, cut to about ``limit`` characters."""
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text)} chars)"
 
 
 # ---------------------------------------------------------------- geometry helpers
@@ -188,6 +207,8 @@ def _color_problems(colored: list[tuple[str, tuple[int, int, int]]], probs: _Pro
             probs.add(eid, "color", f"colour {tuple(c)} is the reserved {reserved[tuple(c)]} colour")
         if any(0 < v < 16 or v > 255 or v < 0 for v in c):
             probs.add(eid, "color", f"colour {tuple(c)} has a channel in 1..15 or outside 0..255")
+    # channels outside 0..255 are reported above; numpy cannot hold some of them (2**64)
+    colored = [(eid, c) for eid, c in colored if all(0 <= v <= 255 for v in c)]
     if len(colored) < 2:
         return
     arr = np.asarray([c for _, c in colored], dtype=int)
@@ -437,6 +458,8 @@ def _floor_problems(scene: Scene, probs: _Problems, reach: float = 8.0) -> None:
                 add(w.id, "neighbors", "waypoint lists itself")
             elif w.id not in wps[n].neighbors:
                 add(w.id, "neighbors", f"edge to {n!r} is not symmetric")
+            elif not (in_bounds(w.x, w.y) and in_bounds(wps[n].x, wps[n].y)):
+                continue  # the endpoint off the floor is reported; no clearance to sample
             elif w.id < n:
                 c = segment_clearance((w.x, w.y), (wps[n].x, wps[n].y), rects)
                 if c < BODY_RADIUS - _EPS:
