@@ -186,20 +186,24 @@ def bad_leaf(value: Any) -> tuple[tuple, str] | None:
 
 
 def decode_json(text: str) -> Any:
-    """``jsonl.loads(text)`` (nesting bounded), except that a number it refuses for not being
-    finite (``NaN``, ``1e400``) is decoded anyway, so that :func:`bad_leaf` can name the
-    field that holds it: a file's reader says "field turns.3.reward.x: nan is not a finite
-    number" rather than only a column. Raises ``ValueError`` (``JSONDecodeError`` for
-    malformed or too deeply nested JSON)."""
+    """``jsonl.loads(text)`` (nesting bounded, numbers in range), except that a value it
+    refuses for holding a number that is not finite (``NaN``, ``1e400``) is returned anyway,
+    so that :func:`bad_leaf` can name the field that holds it: a file's reader says "field
+    turns.3.reward.x: nan is not a finite number" rather than only a column. Anything else
+    jsonl refuses stays refused: ``ValueError`` (``JSONDecodeError`` for malformed or too
+    deeply nested JSON, or too long an integer)."""
     try:
         return jsonl.loads(text)
     except json.JSONDecodeError as exc:
         if exc.msg.startswith("nested"):
             raise
         try:  # the depth is checked already: the standard decoder cannot recurse too deep
-            return json.loads(text)
+            value = json.loads(text)
         except ValueError:
             raise exc from None
+        if bad_leaf(value) is None:  # refused for what bad_leaf cannot name (a 65-digit integer)
+            raise exc from None
+        return value
 
 
 def suspect(text: str) -> bool:

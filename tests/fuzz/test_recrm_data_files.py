@@ -133,7 +133,7 @@ def _draw(data_, data, kind: str) -> tuple:
 # Regression examples, by what they broke before the fix:
 # a byte that is not UTF-8 raised UnicodeDecodeError, not DataError
 @example(data_=None, kind="relevance", mutation=("bytes", 1, 0.5, b"\xff"))
-# an integer past the 4300-digit limit escaped as a plain ValueError from object_lines
+# an integer past the 4300-digit limit escaped read_records as a plain ValueError
 @example(data_=None, kind="ranking", mutation=("edit", 0, ("set", ("positive",), "1" * 5000)))
 # a lone surrogate escape was read, then made write_records fail half-way through the file
 @example(data_=None, kind="behavior", mutation=("edit", 1, ("set", ("query",), '"\\ud800"')))
