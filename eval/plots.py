@@ -4,10 +4,29 @@ dialogue action shares (Fig. 9), one line / bar group per env-agent cohort."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
 __all__ = ["plot_sr_by_turn", "plot_cgv_gain", "plot_action_shares", "write_plots"]
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_MAX_LABEL = 60  # characters of a cohort name shown in a legend or on an axis
+
+
+def _label(text: str) -> str:
+    """A cohort name ("env / agent", from the run's records) as matplotlib shows it
+    literally: every ``$`` escaped (a pair would start mathtext, whose parser raises on
+    most text), lone surrogates as U+FFFD (the font renderer refuses them), each of env
+    and agent cut to 60 characters.
+
+    >>> _label("SituRec-Supermarket-v0 / hf:$x^$")
+    'SituRec-Supermarket-v0 / hf:\\\\$x^\\\\$'
+    """
+    parts = _SURROGATE.sub("\ufffd", str(text)).split(" / ", 1)
+    parts = [p if len(p) <= _MAX_LABEL else p[: _MAX_LABEL - 1] + "\u2026" for p in parts]
+    return " / ".join(parts).replace("$", r"\$")
 
 
 def _plt():
@@ -32,7 +51,7 @@ def plot_sr_by_turn(groups: dict[str, dict[str, Any]], path: str | os.PathLike) 
     fig, ax = plt.subplots(figsize=(6, 4))
     for key, s in groups.items():
         sr = s["sr_by_turn"]
-        ax.plot(range(1, len(sr) + 1), sr, marker="o", markersize=3, label=key)
+        ax.plot(range(1, len(sr) + 1), sr, marker="o", markersize=3, label=_label(key))
     ax.set_xlabel("turn t")
     ax.set_xticks(range(1, max((len(s["sr_by_turn"]) for s in groups.values()), default=20) + 1, 2))
     ax.set_ylabel("SR(t) (%)")
@@ -52,7 +71,7 @@ def plot_cgv_gain(groups: dict[str, dict[str, Any]], path: str | os.PathLike) ->
     curves = {k: [0.0 if y is None else y for y in ys] for k, ys in curves.items() if any(y is not None for y in ys)}
     for k, (key, ys) in enumerate(curves.items()):
         lowest = min(lowest, *ys)
-        (line,) = ax.plot(horizons, ys, marker="o", label=f"{key} (n={int(groups[key]['cgv']['events'])})")
+        (line,) = ax.plot(horizons, ys, marker="o", label=f"{_label(key)} (n={int(groups[key]['cgv']['events'])})")
         # One curve: every value; several: only the End value of each, staggered, so none collide.
         points = list(zip(horizons, ys, strict=True)) if len(curves) == 1 else [(horizons[-1], ys[-1])]
         for x, y in points:
@@ -79,7 +98,7 @@ def plot_action_shares(groups: dict[str, dict[str, Any]], path: str | os.PathLik
 
     plt = _plt()
     keys = list(groups)
-    labels = [k.replace(" / ", "\n") for k in keys]  # env over agent: short enough to read
+    labels = [_label(k).replace(" / ", "\n") for k in keys]  # env over agent: short enough to read
     fig, ax = plt.subplots(figsize=(6, 0.7 * max(2, len(keys)) + 2.2))
     left = np.zeros(len(keys))
     cmap = plt.get_cmap("tab10")

@@ -1,17 +1,28 @@
 """Report tables in the paper's layouts (Table 3, Table 8, dialogue ratings) for the console
-and ``runs/NAME/report.md``, plus ``metrics.json`` with every figure."""
+and ``runs/NAME/report.md``, plus ``metrics.json`` with every figure.
+
+Text that comes from a run (env ids, agent names, termination reasons, error causes,
+reward names, the title) goes through :func:`md_text`, so that rendering the report to
+HTML, even by a renderer that passes raw HTML through, can make no element out of it:
+``&``, ``<``, ``>`` become entities; a backslash, a backtick, ``*``, ``~``, ``[``, ``]``,
+``|`` and a ``_`` that is not inside a word get a backslash (no emphasis, code span, link,
+image or cell boundary); line breaks become spaces (one table row stays one line), NUL and lone
+surrogates U+FFFD. In a terminal the text reads as it was, bar those backslashes.
+"""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
 from eval.aggregate import TABLE3, TABLE8
 from eval.judge import DIMENSIONS
 
-__all__ = ["GLOSSARY", "fmt_stat", "format_markdown", "format_console", "write_report", "write_metrics_json"]
+__all__ = ["GLOSSARY", "fmt_stat", "md_text", "format_markdown", "format_console", "write_report",
+           "write_metrics_json"]
 
 _UNITS = {"SR": "SR (%)", "Turn": "Turn", "AFR": "AFR (%)", "LNSR": "LNSR (%)", "R@5": "R@5 (%)",
           "NDCG@10": "NDCG@10 (%)", "RPR": "RPR (%)", "RPR|Cart": "RPR|Cart (%)",
@@ -60,9 +71,34 @@ GLOSSARY = (
 )
 
 
+_LINE_BREAKS = re.compile("[\r\n\x0b\x0c\x1c-\x1e\x85\u2028\u2029]+")  # what str.splitlines() splits on
+_UNSAFE = re.compile("[\ud800-\udfff\x00]")
+_MD_MARKUP = re.compile(r"[&<>\\`*~\[\]|_]")
+_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+
+
+def md_text(text: object) -> str:
+    """``text`` as literal inline Markdown on one line (see the module docstring).
+
+    >>> md_text("a|b <i>x</i> [l](javascript:1) success_cart_added _x_")
+    'a\\\\|b &lt;i&gt;x&lt;/i&gt; \\\\[l\\\\](javascript:1) success_cart_added \\\\_x\\\\_'
+    """
+    text = _LINE_BREAKS.sub(" ", _UNSAFE.sub("\ufffd", str(text)))
+
+    def one(m: re.Match) -> str:
+        ch, i = m.group(), m.start()
+        if ch in _ENTITIES:
+            return _ENTITIES[ch]
+        if ch == "_" and 0 < i < len(text) - 1 and text[i - 1].isalnum() and text[i + 1].isalnum():
+            return ch  # inside a word: never emphasis (CommonMark), and names stay readable
+        return "\\" + ch
+
+    return _MD_MARKUP.sub(one, text)
+
+
 def _cell(text: str) -> str:
-    """A table cell: a literal '|' would end the cell in Markdown and in a terminal."""
-    return str(text).replace("|", "\\|")
+    """A table cell: literal text on one line; a '|' would end the cell in Markdown and in a terminal."""
+    return md_text(text)
 
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
@@ -73,14 +109,14 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
 
 def format_markdown(groups: dict[str, dict[str, Any]], title: str = "SituRec evaluation") -> str:
     """The full report as Markdown (one row per env/agent cohort in each table)."""
-    out = [f"# {title}", ""]
+    out = [f"# {md_text(title)}", ""]
     errors = sum(s.get("errors", 0) for s in groups.values())
     if errors:
         causes: dict[str, int] = {}
         for s in groups.values():
             for cause, n in (s.get("error_causes") or {}).items():
                 causes[cause] = causes.get(cause, 0) + n
-        why = ", ".join(f"{c}: {n}" for c, n in sorted(causes.items())) or "causes not recorded"
+        why = ", ".join(f"{md_text(c)}: {n}" for c, n in sorted(causes.items())) or "causes not recorded"
         out += [f"**{errors} of {sum(s['episodes'] for s in groups.values())} episodes ended in error** ({why}); "
                 "they count as failures in every figure below. Tracebacks are in trajectories.jsonl; `--resume` "
                 "reruns crashed episodes and those a dead endpoint cut short, `--resume --retry-errors` also "
@@ -139,7 +175,7 @@ def format_markdown(groups: dict[str, dict[str, Any]], title: str = "SituRec eva
     for key, s in groups.items():
         pk = s.get("pass_hat_k", {})
         if pk:
-            out.append(f"- pass^k {key}: " + ", ".join(f"k={kk}: {v:.1f}%" for kk, v in pk.items()))
+            out.append(f"- pass^k {md_text(key)}: " + ", ".join(f"k={kk}: {v:.1f}%" for kk, v in pk.items()))
     out.append("")
     # Action shares
     from situ_gym.actions.assistant import ACTION_TYPES
@@ -156,13 +192,13 @@ def format_markdown(groups: dict[str, dict[str, Any]], title: str = "SituRec eva
             if not r:
                 continue
             total = r["mean"].get("recrm/total")
-            out.append(f"### {key}")
+            out.append(f"### {md_text(key)}")
             if total is not None:
                 out.append(f"- mean R_total: {total:.4f}")
             for g, v in r["gate_pass_rate"].items():
-                out.append(f"- gate pass rate {g}: {v:.1f}%")
+                out.append(f"- gate pass rate {md_text(g)}: {v:.1f}%")
             for name, v in r["mean"].items():
-                out.append(f"- mean {name}: {v:.4f} ({r['turns'][name]} turns)")
+                out.append(f"- mean {md_text(name)}: {v:.4f} ({r['turns'][name]} turns)")
             out.append("")
     out += ["## Glossary", "", *(f"- **{_cell(k)}**: {v}" for k, v in GLOSSARY), ""]
     return "\n".join(out)

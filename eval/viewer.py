@@ -1,10 +1,14 @@
 """Self-contained HTML trajectory viewer: ``index.html`` (run summary, plots, episodes in task
 order) plus one page per episode, showing the shopper's path on the store map, both roles'
 SoM frames with a legend of their marks (when the run saved frames), the dialogue, expected
-vs taken actions, the ranking by name and the reward components. All text is escaped."""
+vs taken actions, the ranking by name and the reward components. All text is escaped
+(:func:`_esc`: markup characters and quotes as entities, lone surrogates as U+FFFD, so a
+page is always valid UTF-8), and every file name derived from an episode id is one plain
+path segment (:func:`safe_name`)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -40,9 +44,31 @@ _NO_REWARD = ("No reward components were recorded: rerun with <code>--reward rec
               "per-turn reward here.")
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_MAX_NAME = 150  # characters of a file name made from an episode id (file systems allow 255 bytes)
+
+
+def _esc(text: Any) -> str:
+    """``text`` for HTML (``&``, ``<``, ``>`` and both quotes as entities) with every lone
+    surrogate, which UTF-8 cannot encode, as U+FFFD."""
+    return escape(_SURROGATE.sub("\ufffd", str(text)))
+
+
 def safe_name(episode_id: str) -> str:
-    """A filesystem-safe name for an episode id (used for pages and frame folders)."""
-    return re.sub(r"[^A-Za-z0-9_.-]", "_", episode_id)
+    """A filesystem-safe name for an episode id (used for pages and frame folders): one
+    plain path segment of ``[A-Za-z0-9_.-]``, never empty, ``.``/``..`` or hidden (a ``_``
+    goes in front), and at most 150 characters (a longer id keeps its head plus a hash).
+
+    >>> safe_name("sm_u01_t1#r0"), safe_name(".."), safe_name("")
+    ('sm_u01_t1_r0', '_..', '_')
+    """
+    name = re.sub(r"[^A-Za-z0-9_.-]", "_", episode_id)
+    if not name or name.startswith("."):
+        name = "_" + name
+    if len(name) > _MAX_NAME:
+        digest = hashlib.sha256(episode_id.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+        name = name[: _MAX_NAME - 17] + "-" + digest
+    return name
 
 
 def frame_name(episode_id: str, turn: int, role: str) -> str:
@@ -72,18 +98,18 @@ def _name(eid: str | None, index: SceneIndex | None) -> str:
 def _call(call: ToolCall | None, index: SceneIndex | None) -> str:
     if call is None:
         return "<i>none</i>"
-    args = escape(json.dumps(call.arguments, ensure_ascii=False))
-    target = f" → {escape(_name(call.target_id, index))}" if call.target_id else ""
+    args = _esc(json.dumps(call.arguments, ensure_ascii=False))
+    target = f" → {_esc(_name(call.target_id, index))}" if call.target_id else ""
     flags = "" if call.legal and call.valid else f" <span class=bad>[{'illegal' if not call.legal else 'invalid'}]</span>"
-    err = f" <span class=muted>{escape(call.error)}</span>" if call.error else ""
-    return f"<b>{escape(call.name)}</b> {args}{target}{flags}{err}"
+    err = f" <span class=muted>{_esc(call.error)}</span>" if call.error else ""
+    return f"<b>{_esc(call.name)}</b> {args}{target}{flags}{err}"
 
 
 def _figure(rel: str, caption: str) -> str:
     """A frame thumbnail that opens full size."""
-    src = escape("../" + rel)
-    return (f'<figure><a href="{src}" target="_blank"><img src="{src}" alt="{escape(caption)}"></a>'
-            f"<figcaption>{escape(caption)}</figcaption></figure>")
+    src = _esc("../" + rel)
+    return (f'<figure><a href="{src}" target="_blank"><img src="{src}" alt="{_esc(caption)}"></a>'
+            f"<figcaption>{_esc(caption)}</figcaption></figure>")
 
 
 def _frames_html(ep: EpisodeRecord, turn: int, index: SceneIndex | None, frames: set[str],
@@ -98,7 +124,7 @@ def _frames_html(ep: EpisodeRecord, turn: int, index: SceneIndex | None, frames:
         what = "assistant's map" if role == "map" else f"{role}'s view"
         figs.append(_figure(rel, f"{what} {when}"))
         if marks.get(rel):
-            names = "; ".join(f"<b>{escape(h)}</b> {escape(_name(e, index))}" for h, e in marks[rel])
+            names = "; ".join(f"<b>{_esc(h)}</b> {_esc(_name(e, index))}" for h, e in marks[rel])
             legends.append(f"<p class=legend><b>Marks in the {role}'s view:</b> {names}</p>")
     if not figs:
         return ""
@@ -114,26 +140,26 @@ def _turn_html(ep: EpisodeRecord, t: TurnRecord, index: SceneIndex | None, frame
     if exp is not None:
         same = act is not None and act.name == exp.name
         follow = f" <span class={'ok' if same else 'bad'}>{'followed' if same else 'not followed'}</span>"
-    ranking = ", ".join(escape(_name(pid, index)) for pid in t.ranking) or "<i>empty</i>"
-    reward = ", ".join(f"{escape(k)}={'-' if v is None else f'{v:.3f}'}" for k, v in t.reward.items())
-    errors = "".join(f"<li class=bad>{escape(e)}</li>" for e in t.assistant_errors)
+    ranking = ", ".join(_esc(_name(pid, index)) for pid in t.ranking) or "<i>empty</i>"
+    reward = ", ".join(f"{_esc(k)}={'-' if v is None else f'{v:.3f}'}" for k, v in t.reward.items())
+    errors = "".join(f"<li class=bad>{_esc(e)}</li>" for e in t.assistant_errors)
     result = t.result
     rows = [
-        ("Assistant", f"<pre>{escape(t.response)}</pre>"),
-        ("Action", f"<b>{escape(str(t.action_type))}</b> <span class=muted>"
-                   f"{escape(json.dumps(t.action, ensure_ascii=False)) if t.action else ''}</span>"
-                   + (f"<br>goal: {escape(_name(t.navigation_goal_id, index))}" if t.navigation_goal_id else "")
-                   + (f"<br>recommends: {escape(_name(t.recommended_id, index))}" if t.recommended_id else "")),
+        ("Assistant", f"<pre>{_esc(t.response)}</pre>"),
+        ("Action", f"<b>{_esc(str(t.action_type))}</b> <span class=muted>"
+                   f"{_esc(json.dumps(t.action, ensure_ascii=False)) if t.action else ''}</span>"
+                   + (f"<br>goal: {_esc(_name(t.navigation_goal_id, index))}" if t.navigation_goal_id else "")
+                   + (f"<br>recommends: {_esc(_name(t.recommended_id, index))}" if t.recommended_id else "")),
         ("Expected user action", _call(exp, index) + follow),
-        ("User", f"<pre>{escape(t.user_utterance)}</pre>"),
+        ("User", f"<pre>{_esc(t.user_utterance)}</pre>"),
         ("User action", _call(act, index)),
         ("Result", "-" if result is None else
-         f"<span class={'ok' if result.ok else 'bad'}>{escape(result.message)}</span> "
+         f"<span class={'ok' if result.ok else 'bad'}>{_esc(result.message)}</span> "
          f"<span class=muted>moved {result.displacement:.2f} m</span>"),
         ("Ranking", ranking),
-        ("Visible after", escape(", ".join(_name(e, index) for e in t.visible_after)) or "-"),
-        ("Cart / held", escape(", ".join(_name(e, index) for e in t.cart) or "empty")
-         + " / " + escape(_name(t.held_item, index))),
+        ("Visible after", _esc(", ".join(_name(e, index) for e in t.visible_after)) or "-"),
+        ("Cart / held", _esc(", ".join(_name(e, index) for e in t.cart) or "empty")
+         + " / " + _esc(_name(t.held_item, index))),
         ("Pose after", f"x {t.pose_after[0]:.2f} m, y {t.pose_after[1]:.2f} m, yaw {t.pose_after[2]:.0f}° "
                        f"<span class=muted>(point {t.turn} on the map)</span>"),
     ]
@@ -161,12 +187,12 @@ def episode_page(
     links = ['<a href="../index.html">all episodes</a>']
     for label, other in zip(("previous", "next"), neighbours, strict=True):
         if other is not None:
-            links.append(f'<a href="{escape(safe_name(other))}.html">{label}: {escape(other)}</a>')
+            links.append(f'<a href="{_esc(safe_name(other))}.html">{label}: {_esc(other)}</a>')
     parts = [
         "<!doctype html><html><head><meta charset=utf-8>",
-        f"<title>{escape(ep.episode_id)}</title><style>{_CSS}</style></head><body>",
+        f"<title>{_esc(ep.episode_id)}</title><style>{_CSS}</style></head><body>",
         "<p>" + " · ".join(links) + "</p>",
-        f"<h1>{escape(ep.episode_id)}</h1>",
+        f"<h1>{_esc(ep.episode_id)}</h1>",
         "<table>",
     ]
     meta = [("env", ep.env_id), ("task / profile / subset", f"{ep.task_id} / {ep.profile_id} / {ep.subset}"),
@@ -175,11 +201,11 @@ def episode_page(
             ("reference set", ", ".join(_name(e, index) for e in ep.reference_set)),
             ("cart", ", ".join(_name(e, index) for e in ep.cart) or "empty"),
             ("termination", ep.termination)]
-    parts += [f"<tr><th>{escape(k)}</th><td>{escape(v)}</td></tr>" for k, v in meta]
+    parts += [f"<tr><th>{_esc(k)}</th><td>{_esc(v)}</td></tr>" for k, v in meta]
     if rating:
         judge = rating.get("judge", "unknown")
         scores = ", ".join(f"{k}: {v}" for k, v in rating.items() if k != "judge")
-        parts.append(f"<tr><th>dialogue ratings ({escape(str(judge))} judge, 1-5)</th><td>{escape(scores)}</td></tr>")
+        parts.append(f"<tr><th>dialogue ratings ({_esc(str(judge))} judge, 1-5)</th><td>{_esc(scores)}</td></tr>")
     parts.append("</table>")
     notes = []
     if not frames:
@@ -188,12 +214,12 @@ def episode_page(
         notes.append(_NO_REWARD)
     parts += [f"<p class=note>{n}</p>" for n in notes]
     if map_rel:
-        parts.append(f'<figure><a href="../{escape(map_rel)}" target="_blank"><img src="../{escape(map_rel)}" '
+        parts.append(f'<figure><a href="../{_esc(map_rel)}" target="_blank"><img src="../{_esc(map_rel)}" '
                      f'width={MAP_WIDTH} alt="store map"></a><figcaption class=muted>Store map (assistant\'s '
                      "handles): the shopper's start (S) and pose after each turn (numbered; lines join consecutive "
                      "poses, not the walked route), last pose with its heading.</figcaption></figure>")
     if ep.error:
-        parts.append(f"<h2 class=bad>Error</h2><pre>{escape(ep.error)}</pre>")
+        parts.append(f"<h2 class=bad>Error</h2><pre>{_esc(ep.error)}</pre>")
     for t in sorted(ep.turns, key=lambda t: t.turn):
         parts.append(_turn_html(ep, t, index, frames, marks))
     final = _frames_html(ep, len(ep.turns) + 1, index, frames, marks or {}, "after the last action")
@@ -234,15 +260,24 @@ def write_episode_map(path: str | os.PathLike, ep: EpisodeRecord, index: SceneIn
     return out
 
 
-def _read_marks(run: Path, frames: list[str]) -> dict[str, list[list[str]]]:
+def _read_marks(run: Path, ep: EpisodeRecord) -> dict[str, list[list[str]]]:
+    """The legends of the frames the episode's page can show. Only the names
+    :func:`frame_name` gives this episode are looked up, when the record lists them: a
+    stored ``frames`` entry is data, never a path to follow out of the run folder."""
+    listed = set(ep.frames)
     out = {}
-    for rel in frames:
-        legend = run / marks_name(rel)
-        if legend.exists():
+    for turn in sorted({t.turn for t in ep.turns} | {len(ep.turns) + 1}):
+        for role in ("assistant", "user", "map"):
+            rel = frame_name(ep.episode_id, turn, role)
+            if rel not in listed:
+                continue
+            legend = run / marks_name(rel)
             try:
-                out[rel] = [list(map(str, pair)) for pair in jsonl.loads(legend.read_text(encoding="utf-8"))]
-            except (ValueError, TypeError):
+                pairs = jsonl.loads(legend.read_text(encoding="utf-8")) if legend.exists() else []
+            except (OSError, ValueError):
                 continue  # a damaged legend only loses the names under that frame
+            if isinstance(pairs, list):  # [[handle, entity id], ...]; anything else in it is skipped
+                out[rel] = [[str(h), str(e)] for h, e in (p for p in pairs if isinstance(p, list) and len(p) == 2)]
     return out
 
 
@@ -258,16 +293,16 @@ def _summary_html(episodes: list[EpisodeRecord], ratings: list[dict[str, Any]] |
         turns = sum(len(ep.turns) for ep in eps) / n
         ends = ", ".join(f"{k} {v}" for k, v in sorted(Counter(ep.termination for ep in eps).items()))
         crashed = sum(ep.termination == "error" for ep in eps)
-        rows.append(f"<tr><td>{escape(env)} / {escape(agent)}</td><td>{n}</td><td>{bought} ({100 * bought / n:.1f}%)</td>"
+        rows.append(f"<tr><td>{_esc(env)} / {_esc(agent)}</td><td>{n}</td><td>{bought} ({100 * bought / n:.1f}%)</td>"
                     f"<td>{turns:.1f}</td><td class={'bad' if crashed else 'ok'}>{crashed}</td>"
-                    f"<td>{escape(ends)}</td></tr>")
+                    f"<td>{_esc(ends)}</td></tr>")
     judge = ratings[0].get("judge") if ratings else None
-    judged = (f"Dialogue ratings come from the <b>{escape(str(judge))}</b> judge (not an LLM), 1-5."
+    judged = (f"Dialogue ratings come from the <b>{_esc(str(judge))}</b> judge (not an LLM), 1-5."
               if judge else "No dialogue judge was run.")
     users = ", ".join(sorted({ep.user for ep in episodes})) or "-"
     return ("<h2>Summary</h2><table class=summary><tr><th>env / agent</th><th>episodes</th><th>purchases (SR)</th>"
             "<th>mean turns</th><th>crashed</th><th>terminations</th></tr>" + "".join(rows) + "</table>"
-            f"<p class=muted>Shopper: {escape(users)}. {judged} SR here is the plain share of episodes; report.md "
+            f"<p class=muted>Shopper: {_esc(users)}. {judged} SR here is the plain share of episodes; report.md "
             "gives the paper's subset mean ± SD.</p>")
 
 
@@ -300,14 +335,14 @@ def write_viewer(
         if index is not None:
             map_rel = map_name(ep.episode_id)
             write_episode_map(run / map_rel, ep, index)
-        html_page = episode_page(ep, index, rating, neighbours, _read_marks(run, ep.frames), map_rel)
+        html_page = episode_page(ep, index, rating, neighbours, _read_marks(run, ep), map_rel)
         (run / page).write_text(html_page, encoding="utf-8")
         ok = bool(ep.cart)
         rows.append(
-            f"<tr><td><a href=\"{escape(page)}\">{escape(ep.episode_id)}</a></td><td>{escape(ep.env_id)}</td>"
-            f"<td>{escape(ep.agent)}</td><td>{ep.subset}</td><td>{len(ep.turns)}</td>"
-            f"<td class={'ok' if ok else 'bad'}>{'yes' if ok else 'no'}</td><td>{escape(ep.termination)}</td>"
-            f"<td>{'' if rating is None else escape(str(rating.get('Overall', '')))}</td></tr>"
+            f"<tr><td><a href=\"{_esc(page)}\">{_esc(ep.episode_id)}</a></td><td>{_esc(ep.env_id)}</td>"
+            f"<td>{_esc(ep.agent)}</td><td>{ep.subset}</td><td>{len(ep.turns)}</td>"
+            f"<td class={'ok' if ok else 'bad'}>{'yes' if ok else 'no'}</td><td>{_esc(ep.termination)}</td>"
+            f"<td>{'' if rating is None else _esc(str(rating.get('Overall', '')))}</td></tr>"
         )
     imgs = "".join(f'<a href="{n}" target="_blank"><img src="{n}" alt="{n}"></a>' for n in
                    ("sr_by_turn.png", "cgv_gain.png", "action_shares.png") if (run / n).exists())
@@ -318,10 +353,10 @@ def write_viewer(
     if any(ep.turns for ep in episodes) and not any(t.reward for ep in episodes for t in ep.turns):
         notes.append(_NO_REWARD)
     judge = ratings[0].get("judge") if ratings else None
-    overall = f"overall ({escape(str(judge))} judge)" if judge else "overall"
+    overall = f"overall ({_esc(str(judge))} judge)" if judge else "overall"
     html = (
-        f"<!doctype html><html><head><meta charset=utf-8><title>{escape(run.name)}</title>"
-        f"<style>{_CSS}</style></head><body><h1>Run {escape(run.name)}</h1>{report}"
+        f"<!doctype html><html><head><meta charset=utf-8><title>{_esc(run.name)}</title>"
+        f"<style>{_CSS}</style></head><body><h1>Run {_esc(run.name)}</h1>{report}"
         + _summary_html(episodes, ratings) + "".join(f"<p class=note>{n}</p>" for n in notes)
         + f"<div class=plots>{imgs}</div><h2>Episodes (task order)</h2>"
         "<table><tr><th>episode</th><th>env</th><th>agent</th><th>subset</th><th>turns</th>"

@@ -77,15 +77,19 @@ def questionnaire_rows(run_dirs: list[Path], judge: str = "rule") -> list[dict[s
 
 
 def format_questionnaire(rows: list[dict[str, Any]]) -> str:
-    """A markdown table: one line per assistant and rater."""
+    """A markdown table: one line per assistant and rater. Assistant and judge names are
+    literal text (:func:`eval.report.md_text`): no markup of theirs survives rendering, and
+    a '|' or a line break in them cannot split the row."""
+    from eval.report import md_text
+
     head = ["Assistant", "Rater", "n", *DIMENSIONS]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for row in rows:
         raters = [("participants", row["rated"], row["human"]),
-                  (f"judge ({row['judge_name']})", row["episodes"], row["judge"])]
+                  (f"judge ({md_text(row['judge_name'])})", row["episodes"], row["judge"])]
         for rater, n, means in raters:
             cells = ["-" if means[d] is None else f"{means[d]:.2f}" for d in DIMENSIONS]
-            lines.append("| " + " | ".join([row["agent"], rater, str(n), *cells]) + " |")
+            lines.append("| " + " | ".join([md_text(row["agent"]), rater, str(n), *cells]) + " |")
     return "\n".join(lines)
 
 
