@@ -588,8 +588,9 @@ def test_resume_cuts_exactly_the_unfinished_tail(world, cut, inside_a_character)
     whole = b"".join(r.model_dump_json().encode() + b"\n" for r in recs[:2])
     last = recs[2].model_dump_json().encode()
     at = int(cut * len(last))
-    if inside_a_character:  # move the cut onto the next continuation byte (0b10xxxxxx)
-        at = next(i for i in range(at, len(last)) if 0x80 <= last[i] < 0xC0)
+    if inside_a_character:  # move the cut onto the next (else the last) continuation byte
+        inside = [i for i, b in enumerate(last) if 0x80 <= b < 0xC0]
+        at = next((i for i in inside if i >= at), inside[-1])
     tail = last[:at]
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "trajectories.jsonl"
