@@ -106,7 +106,7 @@ def _read_ratings(run: Path) -> dict[str, dict[str, float]]:
     if not path.exists():
         return {}
     out = {}
-    for n, row in object_lines(path.read_text(encoding="utf-8").splitlines(), path):
+    for n, row in object_lines(path.read_text(encoding="utf-8").split("\n"), path):
         ratings = row.get("ratings")
         if not isinstance(row.get("episode_id"), str) or not isinstance(ratings, dict):
             raise ValueError(f'{path}:{n}: need {{"episode_id": str, "ratings": {{dimension: 1-5}}}}')

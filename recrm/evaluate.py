@@ -129,7 +129,10 @@ def rule_predictions(kind: str, records: Sequence[Any], worlds: Mapping[str, Any
             out.append(int(FactualConsistency().score(_turn_ctx(rec, world)).value))
         elif kind == "relevance":
             # the judge reads what a turn says: a Recommend that names the record's item
-            name = world.index.products[rec.product_id].name
+            product = world.index.products.get(rec.product_id)
+            if product is None:
+                raise DataError(f"record {rec.id}: unknown product {rec.product_id!r} in store {rec.source.store!r}")
+            name = product.name
             ctx = TurnContext(task=task, index=world.index, action_type="Recommend",
                               recommended_id=rec.product_id, revealed=dict(rec.revealed),
                               response=f"I recommend the {name}.", action={"type": "Recommend", "display_name": name})

@@ -35,12 +35,15 @@ def cmd_generate(args) -> int:
 
 
 def cmd_validate(args) -> int:
+    from situ_gym.scene.loader import data_file
     from situ_gym.scene.validate import AssetError, check_table2
 
     try:
         data = _load(args.root)
         for scene, bank in data.values():
-            check_table2(scene, bank, scene.store)
+            # Table 2 counts come from both files: name both, so the message says where to look.
+            files = f"{data_file(scene.store, 'scene.json', args.root)} + tasks.json"
+            check_table2(scene, bank, files)
     except AssetError as e:
         print(f"INVALID: {e}", file=sys.stderr)
         return 1

@@ -276,10 +276,7 @@ def test_synthesize_from_a_broken_trajectory_file_leaves_the_data(data, data_, m
         assert all((out / f"{k}.jsonl").read_bytes() == data["files"][k] for k in KINDS)
 
 
-@pytest.mark.xfail(strict=True, raises=KeyError, reason=(
-    "recrm/evaluate.py rule_predictions reads world.index.products[rec.product_id]: a relevance record "
-    "naming a product the catalog lacks raises KeyError instead of DataError like an unknown task "
-    "(outside this test's files: to fix there)"))
+# It raised KeyError from world.index.products[rec.product_id] (recrm/evaluate.py).
 def test_rule_relevance_of_an_unknown_product(data):
     """A relevance record that validates but names no catalog product: the rule scorer
     should refuse it with DataError naming the record (as it does an unknown task)."""
