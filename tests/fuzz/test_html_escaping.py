@@ -404,11 +404,16 @@ def _markdown_it():
     return markdown_it.MarkdownIt("commonmark", {"html": True}).enable("table")
 
 
+# What markdown-it trims off a table cell (JavaScript's String.prototype.trim).
+_JS_TRIM = " \t\n\x0b\x0c\r\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a" \
+           "\u2028\u2029\u202f\u205f\u3000\ufeff"
+
+
 def one_line(text: str, strip: bool = True) -> str:
     """What a table cell or a report line shows of ``text``: its line breaks as spaces,
-    NUL as U+FFFD (CommonMark), and (``strip``: alone in its cell) spaces at the ends trimmed."""
+    NUL as U+FFFD (CommonMark), and (``strip``: alone in its cell) whitespace at the ends trimmed."""
     text = re.sub(r"[\r\n\x0b\x0c\x1c-\x1e\x85\u2028\u2029]+", " ", shown(text)).replace("\x00", "\ufffd")
-    return text.strip(" \t") if strip else text
+    return text.strip(_JS_TRIM) if strip else text
 
 
 @st.composite
@@ -473,6 +478,7 @@ def test_the_markdown_report_renders_without_injected_markup(shapes, title):
 # format_questionnaire wrote names as they were: markup, '|' and line breaks and all.
 @example(agents=["<script>alert(1)</script>", "a|b\nc"], judge="<b>rule</b>")
 @example(agents=["x"], judge="\ud800\u2028")  # (a test fix: the judge's name is inside its cell, not trimmed)
+@example(agents=["\xa0", "\ufeffa\u3000"], judge="j")  # (a test fix: a cell is trimmed as JavaScript trims)
 @budget(ci=25)
 def test_the_questionnaire_table_renders_without_injected_markup(agents, judge):
     from eval.human.report import format_questionnaire
