@@ -20,6 +20,10 @@ same way, since nothing downstream can use them and no JSON writer can write the
 Traceback (most recent call last):
 ...
 json.decoder.JSONDecodeError: nested deeper than 64 levels: line 1 column 65 (char 64)
+>>> loads(bytes([0x5b, 0xff, 0x5d]))
+Traceback (most recent call last):
+...
+json.decoder.JSONDecodeError: not UTF-8 (byte 0xff): line 1 column 2 (char 1)
 >>> loads('{"reward": 1e400}')
 Traceback (most recent call last):
 ...
@@ -111,7 +115,11 @@ def loads(text: str | bytes, *, max_depth: int = MAX_DEPTH) -> Any:
     """``json.loads`` for text from outside: JSONDecodeError (a ValueError) for malformed or
     too deeply nested JSON or a number that is not finite, never RecursionError."""
     if isinstance(text, (bytes, bytearray)):
-        text = text.decode("utf-8")
+        try:
+            text = bytes(text).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise json.JSONDecodeError(f"not UTF-8 (byte {exc.object[exc.start]:#04x})",
+                                       bytes(text[: exc.start]).decode("utf-8"), exc.start) from None
     start = len(text) - len(text.lstrip())
     _check_depth(text, start, max_depth)
     try:
