@@ -11,9 +11,7 @@ from __future__ import annotations
 import codecs
 import json
 import logging
-import math
 import os
-import re
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +22,7 @@ from situ_gym.scene.model import STORE_KINDS
 
 __all__ = [
     "ToolCall", "ExecutionResult", "TurnRecord", "EpisodeRecord", "TERMINATION_REASONS",
-    "read_episodes", "parse_episode_lines", "decode_trajectory", "decode_json", "bad_leaf", "suspect",
-    "field_path", "validation_summary", "REWARD_LIMIT",
+    "read_episodes", "parse_episode_lines", "decode_trajectory", "validation_summary", "REWARD_LIMIT",
 ]
 
 logger = logging.getLogger(__name__)
@@ -137,86 +134,11 @@ class EpisodeRecord(_Record):
 
 # ---- checks of decoded JSON that pydantic cannot make (free-form dict fields hold anything)
 
-# What a line must contain for bad_leaf to find something: the NaN / Infinity tokens, an
-# exponent of three digits or a 309-digit mantissa (a float that overflows), a surrogate
-# escape, or (in text about to be written) a surrogate itself.
-_SUSPECT = re.compile(r"NaN|Infinity|[eE][+]?\d{3}|\d{309}|\\u[dD][89a-fA-F]|[\ud800-\udfff]")
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def field_path(loc: Any) -> str:
-    """A field path for a one-line message: ``turns.0.reward.'a b'`` (odd keys quoted and
-    shortened, so a hostile key cannot make the message long or break it in two)."""
-    parts = []
-    for part in loc:
-        text = str(part)
-        parts.append(text if re.fullmatch(r"[\w/@#-]{1,40}", text) else repr(text[:40]))
-    return ".".join(parts) or "<root>"
-
-
-def bad_leaf(value: Any) -> tuple[tuple, str] | None:
-    """``(path, problem)`` of the first string or key holding a lone UTF-16 surrogate (a
-    ``"\\ud800"`` escape: not Unicode text, it can be neither encoded nor printed) or the
-    first number that is not finite (``NaN``, ``Infinity``, ``1e400``), at any depth, where
-    ``path`` holds the keys and indices down to it; None when there is none. Iterative: any
-    nesting is fine.
-
-    >>> bad_leaf({"a": [1, {"b": float("nan")}]})
-    (('a', 1, 'b'), 'nan is not a finite number')
-    """
-    stack: list[tuple[tuple, Any]] = [((), value)]
-    while stack:
-        path, node = stack.pop()
-        if isinstance(node, str):
-            m = _LONE_SURROGATE.search(node)
-            if m:
-                return path, f"lone surrogate {m.group()!r} (not Unicode text)"
-        elif isinstance(node, float):
-            if not math.isfinite(node):
-                return path, f"{node!r} is not a finite number"
-        elif isinstance(node, dict):
-            for k in node:
-                m = _LONE_SURROGATE.search(k) if isinstance(k, str) else None
-                if m:
-                    return (*path, k), f"lone surrogate {m.group()!r} in a key (not Unicode text)"
-            stack.extend(((*path, k), v) for k, v in reversed(node.items()))
-        elif isinstance(node, list):
-            stack.extend(((*path, i), v) for i, v in reversed(list(enumerate(node))))
-    return None
-
-
-def decode_json(text: str) -> Any:
-    """``jsonl.loads(text)`` (nesting bounded, numbers in range), except that a value it
-    refuses for holding a number that is not finite (``NaN``, ``1e400``) is returned anyway,
-    so that :func:`bad_leaf` can name the field that holds it: a file's reader says "field
-    turns.3.reward.x: nan is not a finite number" rather than only a column. Anything else
-    jsonl refuses stays refused: ``ValueError`` (``JSONDecodeError`` for malformed or too
-    deeply nested JSON, or too long an integer)."""
-    try:
-        return jsonl.loads(text)
-    except json.JSONDecodeError as exc:
-        if exc.msg.startswith("nested"):
-            raise
-        try:  # the depth is checked already: the standard decoder cannot recurse too deep
-            value = json.loads(text)
-        except ValueError:
-            raise exc from None
-        if bad_leaf(value) is None:  # refused for what bad_leaf cannot name (a 65-digit integer)
-            raise exc from None
-        return value
-
-
-def suspect(text: str) -> bool:
-    """Whether ``bad_leaf`` can find anything in the value decoded from ``text`` (a cheap
-    test first, so clean lines are not walked)."""
-    return _SUSPECT.search(text) is not None
-
-
 def validation_summary(exc: ValidationError) -> str:
     """The first error of a pydantic ValidationError in one line: ``field X: message``."""
     err = exc.errors()[0]
     more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-    return f"field {field_path(err['loc'])}: {err['msg']}{more}"
+    return f"field {jsonl.field_path(err['loc'])}: {err['msg']}{more}"
 
 
 # ---- trajectory files (JSON lines, one EpisodeRecord each), read by eval and recrm alike
@@ -259,7 +181,7 @@ def parse_episode_lines(text: str, path: str) -> tuple[list[EpisodeRecord], int 
         if not line.strip():
             continue
         try:
-            data = decode_json(line)
+            data = jsonl.decode_json(line)
         except ValueError as exc:  # JSONDecodeError, or an integer too long to convert
             if i == len(lines) - 1:  # no newline after it: cut off mid-write
                 logger.warning("%s: dropping truncated last line %d (%d chars): %s",
@@ -271,10 +193,10 @@ def parse_episode_lines(text: str, path: str) -> tuple[list[EpisodeRecord], int 
         if not isinstance(data, dict):
             raise ValueError(f"{path}: line {i + 1} is not a valid EpisodeRecord: "
                              f"expected a JSON object, got {type(data).__name__}")
-        bad = bad_leaf(data) if suspect(line) else None
+        bad = jsonl.bad_leaf(data) if jsonl.suspect(line) else None
         if bad is not None:
             raise ValueError(f"{path}: line {i + 1} is not a valid EpisodeRecord: "
-                             f"field {field_path(bad[0])}: {bad[1]}")
+                             f"field {jsonl.field_path(bad[0])}: {bad[1]}")
         try:
             episodes.append(EpisodeRecord.model_validate(data))
         except ValidationError as exc:

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from recrm.data.schema import KINDS, RECORD_TYPES
-from situ_gym.records import bad_leaf, decode_json, field_path, suspect
+from situ_gym.jsonl import bad_leaf, decode_json, field_path, suspect
 
 __all__ = ["DataError", "read_records", "write_records", "render_records", "load_split", "to_dataset",
            "data_file"]

@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from situ_gym.records import bad_leaf, decode_json, suspect
+from situ_gym.jsonl import bad_leaf, decode_json, suspect
 from situ_gym.scene.model import STORE_KINDS, Scene, TaskBank
 from situ_gym.scene.validate import AssetError, check_scene, check_table2, check_task_bank
 
