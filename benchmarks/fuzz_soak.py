@@ -25,7 +25,7 @@ from agents.heuristic import HeuristicAssistant
 from tests.fuzz.test_assistant_output import ENV_IDS, garbled, make_env, step_problems
 
 
-def soak(env_id: str, with_recrm: bool, outputs: int, seed: int) -> dict:
+def soak(env_id: str, with_recrm: bool, outputs: int, seed: int, seconds: float = float("inf")) -> dict:
     env = make_env(env_id, with_recrm)
 
     times: list[float] = []
@@ -50,12 +50,16 @@ def soak(env_id: str, with_recrm: bool, outputs: int, seed: int) -> dict:
 
     started = time.perf_counter()
     rounds = 0
-    while len(times) < outputs:  # rounds of examples, each with its own seed, until enough
-        remaining = outputs - len(times)
-        run = settings(max_examples=max(1, remaining // 10), phases=[Phase.generate], database=None,
+    # Short rounds, each with its own seed: Hypothesis keeps every choice of a run in memory,
+    # and one long run grows to gigabytes and slows down. A line per round shows progress.
+    while len(times) < outputs and time.perf_counter() - started < seconds:
+        run = settings(max_examples=200, phases=[Phase.generate], database=None,
                        deadline=None, suppress_health_check=list(HealthCheck))(one_episode)
-        hypothesis.seed(seed * 1000 + rounds)(run)()
+        hypothesis.seed(seed * 100_000 + rounds)(run)()
         rounds += 1
+        raised = sum(n for p, n in problems.items() if p.startswith("env.step raised"))
+        print(f"  {env_id} recrm={with_recrm}: {len(times)} outputs, {raised} raised, "
+              f"{sum(problems.values())} violations, {time.perf_counter() - started:.0f} s", flush=True)
     env.close()
     t = np.array(times) * 1000
     return {
@@ -77,12 +81,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--env", choices=ENV_IDS, action="append", help="default: both stores")
     parser.add_argument("--recrm", choices=["with", "without", "both"], default="both")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--max-seconds", type=float, default=float("inf"),
+                        help="stop after this long (split over the runs), whatever the count")
     args = parser.parse_args(argv)
     runs = [(e, r) for e in (args.env or ENV_IDS)
             for r in {"with": [True], "without": [False], "both": [False, True]}[args.recrm]]
-    rows = [soak(e, r, args.outputs // len(runs), args.seed) for e, r in runs]
-    for row in rows:
-        print(json.dumps(row))
+    rows = []
+    for e, r in runs:
+        rows.append(soak(e, r, args.outputs // len(runs), args.seed, args.max_seconds / len(runs)))
+        print(json.dumps(rows[-1]), flush=True)
     total = sum(r["outputs"] for r in rows)
     raised = sum(r["raised"] for r in rows)
     unserialisable = sum(r["unserialisable"] for r in rows)
