@@ -32,7 +32,6 @@ def soak(env_id: str, with_recrm: bool, outputs: int, seed: int, seconds: float 
     problems: Counter[str] = Counter()
     examples = 0
 
-    @given(data=st.data(), episode_seed=st.integers(0, 63), steps=st.integers(1, 20))
     def one_episode(data, episode_seed, steps):
         nonlocal examples
         examples += 1
@@ -54,7 +53,8 @@ def soak(env_id: str, with_recrm: bool, outputs: int, seed: int, seconds: float 
     # and one long run grows to gigabytes and slows down. A line per round shows progress.
     while len(times) < outputs and time.perf_counter() - started < seconds:
         run = settings(max_examples=200, phases=[Phase.generate], database=None,
-                       deadline=None, suppress_health_check=list(HealthCheck))(one_episode)
+                       deadline=None, suppress_health_check=list(HealthCheck))(
+            given(data=st.data(), episode_seed=st.integers(0, 63), steps=st.integers(1, 20))(one_episode))
         hypothesis.seed(seed * 100_000 + rounds)(run)()
         rounds += 1
         raised = sum(n for p, n in problems.items() if p.startswith("env.step raised"))
