@@ -100,6 +100,13 @@ class TurnRecord(_Record):
         return value
 
 
+def known_store(value: str) -> str:
+    """``value`` if it names a store kind; the ValueError a record's validator raises otherwise."""
+    if value not in STORE_KINDS:
+        raise ValueError(f"unknown store {value[:40]!r}; expected one of {list(STORE_KINDS)}")
+    return value
+
+
 class EpisodeRecord(_Record):
     episode_id: str
     env_id: str
@@ -123,13 +130,8 @@ class EpisodeRecord(_Record):
     error_cause: str | None = None
     frames: list[str] = []  # optional paths of saved SoM frames, relative to the run dir
 
-    @field_validator("store")
-    @classmethod
-    def _known_store(cls, value: str) -> str:
-        # metrics need the store's legal tools: an unknown store is refused at the file's line
-        if value not in STORE_KINDS:
-            raise ValueError(f"unknown store {value[:40]!r}; expected one of {list(STORE_KINDS)}")
-        return value
+    # metrics need the store's legal tools: an unknown store is refused at the file's line
+    _known_store = field_validator("store")(classmethod(lambda cls, value: known_store(value)))
 
 
 # ---- checks of decoded JSON that pydantic cannot make (free-form dict fields hold anything)
