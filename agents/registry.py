@@ -1,5 +1,5 @@
-"""Agents by name ("random", "heuristic", "plain", "paraphrase", "hf", "openai", "chat") or by
-import path "pkg.module:Class"."""
+"""Agents by name ("random", "heuristic", "plain", "paraphrase", "style-*", "hf", "openai", "chat",
+"probe-*") or by import path "pkg.module:Class"."""
 
 from __future__ import annotations
 
@@ -19,6 +19,10 @@ AGENTS: dict[str, str] = {
     "paraphrase": "agents.paraphrase:ParaphrasingAssistant",
     "openai": "agents.chat_agent:OpenAIAssistant",  # --model NAME [--base-url URL]
     "chat": "agents.chat_agent:ChatAssistant",  # --model hf:... | openai:NAME (any chat backend)
+    # the heuristic's decisions, its words restyled (agents/styles.py)
+    "style-chat": "agents.styles:ChatStyleAssistant",  # markdown chat-model prose
+    "style-clipped": "agents.styles:ClippedStyleAssistant",  # lower-case clipped notes
+    "style-nonnative": "agents.styles:NonNativeStyleAssistant",  # non-native English
 }
 
 # Reward probes (eval.probes): assistants that try to game RecRM on purpose.
