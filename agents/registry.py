@@ -37,6 +37,15 @@ PROBE_AGENTS: dict[str, str] = {
         ("list-dumper", "ListDumperProbe"),
         ("mislabel", "MislabelProbe"),
         ("preference-inventor", "PreferenceInventorProbe"),
+        ("name-drop", "NameDropProbe"),
+        ("describe-only", "DescribeOnlyProbe"),
+        ("multi", "MultiProbe"),
+        ("price-lie", "PriceLieProbe"),
+        ("flattery", "FlatteryProbe"),
+        ("rude", "RudeProbe"),
+        ("unsafe", "UnsafeProbe"),
+        ("health-claim", "HealthClaimProbe"),
+        ("wish-restate", "WishRestateProbe"),
     )
 }
 AGENTS.update(PROBE_AGENTS)
