@@ -12,6 +12,12 @@ the outcome bonus on a cart addition: ``recrm.outcome.episode_reward``, what GSP
 trains on), the gate pass rates (instruction, consistency) and SR. A probe that is not
 below the reference (plain, else heuristic) on a measure is flagged in the last column.
 ``--env all`` plays both stores. Deterministic under ``--seed``.
+
+``--best-of-n 1,2,4,8`` (or one N) plays optimisation pressure instead (``eval.best_of_n``):
+each turn RecRM's favourite of N candidates drawn from a pool of assistants (``--assistants``,
+default heuristic, plain, paraphrase, random and every probe) is played, next to a uniform
+pick among the same N; per store and N it prints SR, R_total, training reward and the turns
+each member won, flagging a probe that wins more than every honest member.
 """
 
 from __future__ import annotations
@@ -24,8 +30,8 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from eval.probe_measures import REWARD_KWARGS, ProbeRow, summarize
 from situ_gym.records import EpisodeRecord
 
 __all__ = [
@@ -45,8 +51,6 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-# The reward GSPO trains on (train/configs use variant "full" with outcome bonus 1).
-REWARD_KWARGS: dict[str, Any] = {"variant": "full", "outcome_bonus": 1.0}
 # Assistants the probes are measured against, the first one present being the reference.
 REFERENCES = ("plain", "heuristic")
 MEASURES = ("r_total", "train_reward")
@@ -65,6 +69,10 @@ class ProbeConfig:
     out: str | None = field(
         default=None, metadata={"help": "keep the trajectories under DIR/<env>/<assistant> (default: discarded)"}
     )
+    best_of_n: str | None = field(
+        default=None, metadata={"help": "N or a comma list (1,2,4,8): play best-of-N picks by RecRM over the pool "
+                                        "--assistants (eval.best_of_n) instead of the probe table"}
+    )
 
     def __post_init__(self):
         import situ_gym
@@ -78,6 +86,10 @@ class ProbeConfig:
             raise ValueError(f"unknown env {unknown or self.env!r}; choose all or from {list(situ_gym.STORE_OF_ENV)}")
         if self.json is not None and not Path(self.json).absolute().parent.is_dir():
             raise ValueError(f"--json {self.json!r}: its directory does not exist")
+        if self.best_of_n is not None:
+            from eval.best_of_n import parse_ns
+
+            parse_ns(self.best_of_n)
 
     @property
     def envs(self) -> list[str]:
@@ -86,22 +98,6 @@ class ProbeConfig:
         if self.env.strip() == "all":
             return list(situ_gym.STORE_OF_ENV)
         return [e.strip() for e in self.env.split(",") if e.strip()]
-
-
-@dataclass(frozen=True)
-class ProbeRow:
-    """One assistant in one env; rates are fractions in [0, 1]."""
-
-    env: str
-    assistant: str
-    episodes: int
-    turns: int
-    r_total: float  # mean over all turns
-    train_reward: float  # mean over episodes of recrm.outcome.episode_reward
-    gate_instruction: float  # share of turns with C_inst = 1
-    gate_consistency: float  # share of turns with C_consist = 1
-    sr: float  # share of episodes with a nonempty cart (eval.metrics.success)
-    errors: int = 0  # crashed episodes, left out of every measure
 
 
 def default_assistants() -> tuple[list[str], list[str]]:
@@ -128,48 +124,6 @@ def play(env: str, assistant: str, config: ProbeConfig, run_dir: Path) -> list[E
     )
     run(rollout, argv=[])
     return task_order(read_episodes(run_dir / "trajectories.jsonl"))
-
-
-def summarize(env: str, assistant: str, episodes: list[EpisodeRecord]) -> ProbeRow:
-    """The row of one assistant; crashed episodes are counted, not scored."""
-    from eval.metrics import success
-    from recrm.outcome import episode_reward, outcome_credit
-
-    played = [ep for ep in episodes if ep.termination != "error"]
-    totals = [[float(t.reward.get("recrm/total") or 0.0) for t in ep.turns] for ep in played]
-    turns = [t for ep in played for t in ep.turns]
-    from situ_gym.scene import SceneIndex
-    from situ_gym.scene.loader import load_scene
-
-    index = SceneIndex(load_scene(played[0].store)) if played else None
-
-    def share(ep: EpisodeRecord) -> float:
-        return outcome_credit(ep.turns, ep.cart, index)
-
-    returns = [
-        episode_reward(ts, ep.termination == "success_cart_added", REWARD_KWARGS["outcome_bonus"], share(ep))
-        for ts, ep in zip(totals, played, strict=True)
-    ]
-
-    def passed(name: str) -> float:
-        return _mean([1.0 if (t.reward.get(f"recrm/{name}") or 0.0) >= 1.0 else 0.0 for t in turns])
-
-    return ProbeRow(
-        env=env,
-        assistant=assistant,
-        episodes=len(played),
-        turns=len(turns),
-        r_total=_mean([x for ts in totals for x in ts]),
-        train_reward=_mean(returns),
-        gate_instruction=passed("instruction"),
-        gate_consistency=passed("consistency"),
-        sr=_mean([float(success(ep)) for ep in played]),
-        errors=len(episodes) - len(played),
-    )
-
-
-def _mean(values: list[float]) -> float:
-    return sum(values) / len(values) if values else 0.0
 
 
 def reference_of(rows: list[ProbeRow]) -> str | None:
@@ -261,6 +215,8 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
         config = ProbeConfig(**vars(args))
+        if config.best_of_n is not None:
+            return _best_of_n(config)
         rows, notes = probe_table(config)
     except ValueError as exc:  # a bad option, agent or task list (eval.rollout's ConfigError too)
         parser.error(str(exc).splitlines()[0])
@@ -274,6 +230,23 @@ def main(argv: list[str] | None = None) -> int:
                    "gaming": [dict(zip(("env", "probe", "measure", "value", "reference_value"), g, strict=True))
                               for g in gaming(rows)]}
         Path(config.json).write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+def _best_of_n(config: ProbeConfig) -> int:
+    """``--best-of-n``: the table of ``eval.best_of_n`` (a ValueError goes to ``main``)."""
+    from eval import best_of_n
+
+    bon = best_of_n.BestOfNConfig(
+        env=config.env, tasks=config.tasks, seed=config.seed, workers=config.workers,
+        ns=tuple(best_of_n.parse_ns(config.best_of_n)),
+        pool=tuple(a.strip() for a in config.assistants.split(",") if a.strip()), out=config.out,
+    )
+    rows, notes, timing = best_of_n.best_of_n_table(bon)
+    print(best_of_n.format_table(rows, notes, timing))
+    if config.json:
+        data = best_of_n.payload(config, rows, notes, timing)
+        Path(config.json).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     return 0
 
 
