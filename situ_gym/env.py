@@ -14,7 +14,7 @@ from gymnasium import spaces
 from situ_gym.actions import parse_assistant_output, validate_user_call
 from situ_gym.actions.tools import TRANSLATIONAL_TOOLS
 from situ_gym.backends.base import ActionResult, Backend, Frame, Pose
-from situ_gym.language import analyze, lexicon_for
+from situ_gym.language import analyze, lexicon_for, recommendation_attempt
 from situ_gym.records import ExecutionResult, ToolCall, TurnRecord
 from situ_gym.retrieval import CATALOG_VIEWS, CatalogRetriever, retrieved_title
 from situ_gym.scene import SceneIndex
@@ -31,7 +31,7 @@ __all__ = ["SituRecEnv", "ABLATIONS", "STALL_DISPLACEMENT", "RECOMMENDATION_LIMI
 logger = logging.getLogger(__name__)
 
 ABLATIONS = (None, "no_ego_view", "no_ego_view_no_caption")
-RECOMMENDATION_LIMIT = 3  # turns proposing a new product, without a purchase (App. B.3)
+RECOMMENDATION_LIMIT = 3  # recommendation attempts without a purchase (App. B.3; situ_gym.language.attempts)
 STALL_LIMIT = 3  # consecutive translational actions that barely move (App. B.3)
 STALL_DISPLACEMENT = 0.05  # metres; below this a translational action "did not move"
 MAP_SIZE = (320, 240)  # width, height of the layout minimap
@@ -154,12 +154,22 @@ class SituRecEnv(gym.Env[dict, str]):
 
     ## Episode end
     Checked in this order after each user action: ``success_cart_added`` (terminated),
-    ``recommendation_exhausted`` (3 turns whose words propose a product not proposed
-    before, whatever their annotation), ``moderator_end``,
+    ``recommendation_exhausted`` (3 recommendation attempts: see below), ``moderator_end``,
     ``motion_stall`` (3 consecutive translational actions moving < 5 cm, other actions
     in between neither count nor reset); ``turn_limit`` truncates after ``max_turns``.
     The reason is ``info["termination"]``. A step that raises (e.g. ``BackendError`` from
     an engine) is undone (no dialogue line, no turn) and the episode needs a ``reset``.
+
+    ## Recommendation attempts
+    One rule (``situ_gym.language.attempts``), shared with the shopper, RecRM and the
+    metrics: every product the response's words put forward for the shopper to consider,
+    in any wording ("try the X", "by the way, the X is great", "rec: X", an unrequested
+    comparison, "the X is on Shelf 3"), is one attempt the first time it is put forward;
+    products set aside ("you turned the X down"), products the shopper raised itself
+    (named, asked about, picked up, inspected) and the sides of a comparison the shopper
+    asked for are not. A turn annotated ``Recommend`` is an attempt even when its words
+    name nothing (the paper counts one per Recommend annotation). Each turn's products
+    and count are in ``info["turn"].put_forward`` / ``.recommendation_attempts``.
 
     ## Arguments
     * ``store``: "supermarket" or "home_furnishings" (set by the registered id).
@@ -347,7 +357,9 @@ class SituRecEnv(gym.Env[dict, str]):
         self._dialogue: list[tuple[str, str]] = []
         self._inspected: dict[str, dict] = {}
         self._recommendations = 0
-        self._proposed: set[str] = set()
+        self._proposed: set[str] = set()  # products put forward so far
+        self._raised: set[str] = set()  # products the shopper raised itself
+        self._compare_requested = False  # the shopper's last words asked for a comparison
         self._stalls = 0
         self._last_result: str | None = None
         self._done = False
@@ -366,12 +378,14 @@ class SituRecEnv(gym.Env[dict, str]):
         # never shows half a turn; the episode is over because the world may have moved.
         saved = (len(self._history), len(self._dialogue), dict(self._inspected), self._last_result,
                  self._recommendations, self._stalls, len(self.turns),
-                 self.frame, self.user_view, self.assistant_view)
+                 self.frame, self.user_view, self.assistant_view,
+                 set(self._proposed), set(self._raised), self._compare_requested)
         try:
             out = self._play_turn(action)
         except Exception as exc:
             (n_history, n_dialogue, self._inspected, self._last_result, self._recommendations,
-             self._stalls, n_turns, self.frame, self.user_view, self.assistant_view) = saved
+             self._stalls, n_turns, self.frame, self.user_view, self.assistant_view,
+             self._proposed, self._raised, self._compare_requested) = saved
             del self._history[n_history:], self._dialogue[n_dialogue:], self.turns[n_turns:]
             self._done, self._failed = True, f"{type(exc).__name__}: {exc}"
             raise
@@ -393,11 +407,16 @@ class SituRecEnv(gym.Env[dict, str]):
             out.errors.insert(0, f"action must be a str, got {type(action).__name__}")
         response = sanitize_text(out.response, 4_000, keep="head")
         visible_before = self.assistant_view.visible_ids()
-        # What the response proposes, judged from its words (never from its annotation):
-        # a turn proposing a product not proposed before is one recommendation attempt.
+        # The recommendation attempts of the turn: the products its words put forward, plus
+        # the Recommend annotation (one rule for env, shopper, RecRM, metrics).
         said = analyze(response, self._lexicon, visible=frozenset(visible_before))
-        new_proposals = [p for p in said.proposed if p not in self._proposed]
-        self._proposed.update(said.proposed)
+        attempt = recommendation_attempt(
+            said, before=self._proposed, raised=self._raised, annotated=out.action_type,
+            compare_requested=self._compare_requested,
+        )
+        self._proposed.update(attempt.put_forward)
+        if attempt.annotated and out.recommended_id:
+            self._proposed.add(out.recommended_id)
         if response:
             self._history.append(f"Assistant: {_quote_lines(response)}")
             self._dialogue.append(("assistant", response))
@@ -416,6 +435,9 @@ class SituRecEnv(gym.Env[dict, str]):
             )
         )
         utterance = sanitize_text(user_turn.utterance, 4_000, keep="head")
+        heard = analyze(utterance, self._lexicon, visible=frozenset(visible_before))
+        self._raised.update(heard.named)
+        self._compare_requested = "compare" in heard.requests
         self._history.append(f"User: {_quote_lines(utterance)}")
         self._dialogue.append(("user", utterance))
         primitive, call = validate_user_call(
@@ -431,6 +453,9 @@ class SituRecEnv(gym.Env[dict, str]):
             result = self.backend.execute(primitive)
         if result.revealed_product:
             self._inspected[result.revealed_product] = self._details(result.revealed_product)
+            self._raised.add(result.revealed_product)
+        if self.backend.held_item:
+            self._raised.add(self.backend.held_item)
         self._last_result = result.message
         # Every history line is sanitized once here, so observations only need clipping.
         self._history.append(
@@ -438,7 +463,7 @@ class SituRecEnv(gym.Env[dict, str]):
         )
 
         self._observe()
-        termination = self._check_termination(bool(new_proposals), call, result, user_turn)
+        termination = self._check_termination(attempt.count, call, result, user_turn)
         record = TurnRecord(
             turn=turn,
             assistant_raw=sanitize_text(raw, MAX_ACTION_TEXT, keep="head"),
@@ -465,6 +490,8 @@ class SituRecEnv(gym.Env[dict, str]):
             held_item=self.backend.held_item,
             cart=list(self.backend.cart),
             revealed=list(user_turn.revealed),
+            put_forward=list(attempt.put_forward),
+            recommendation_attempts=attempt.count,
         )
         self.turns.append(record)
 
@@ -572,10 +599,9 @@ class SituRecEnv(gym.Env[dict, str]):
         yaw = (pose.yaw + 180.0) % 360.0 - 180.0
         return (float(pose.x), float(pose.y), float(yaw))
 
-    def _check_termination(self, recommended: bool, call: ToolCall, result: ActionResult, user_turn) -> str | None:
+    def _check_termination(self, attempts: int, call: ToolCall, result: ActionResult, user_turn) -> str | None:
         """Paper App. B.3, in order: purchase, recommendation exhaustion, moderator, stall."""
-        if recommended:
-            self._recommendations += 1
+        self._recommendations += attempts
         if call.valid and call.name in TRANSLATIONAL_TOOLS:
             self._stalls = self._stalls + 1 if result.displacement < STALL_DISPLACEMENT else 0
         if result.cart_added:

@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from situ_gym import jsonl
 from situ_gym.scene.model import STORE_KINDS
@@ -28,6 +28,7 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 REWARD_LIMIT = 1e6
+MAX_TURN_ATTEMPTS = 10_000  # a turn puts forward at most a few products; more is corruption
 
 TERMINATION_REASONS = (
     "success_cart_added",
@@ -86,6 +87,10 @@ class TurnRecord(_Record):
     held_item: str | None = None
     cart: list[str] = []
     revealed: list[str] = []  # goal details the user disclosed this turn (DisclosureItem kinds)
+    # Recommendation attempts (situ_gym.language.attempts): the products the response put
+    # forward, and how many attempts the turn spent toward the env's limit
+    put_forward: list[str] = []
+    recommendation_attempts: int = Field(0, ge=0, le=MAX_TURN_ATTEMPTS)
     # Reward components written by reward wrappers (name -> value), finite and within
     # +-REWARD_LIMIT (every reward of this project is within a few units: a larger value in
     # a file is corruption, and sums of such values overflow to infinity)

@@ -23,11 +23,13 @@ from situ_gym.language.analysis import (
     Utterance,
     analyze,
 )
+from situ_gym.language.attempts import Attempt, put_forward, recommendation_attempt
 from situ_gym.language.lexicon import Mention, PlaceMention, SceneLexicon, TagMention, lexicon_for
 from situ_gym.language.tokens import MAX_CHARS, Token, lemma, normalize, sentence_spans, tokenize
 
 __all__ = [
     "ACTS", "DIRECTIONS", "DISTANCES", "RELATIONS", "SLOTS", "MAX_CHARS",
+    "Attempt", "put_forward", "recommendation_attempt",
     "Budget", "Explanation", "NavInstruction", "Question", "Utterance", "analyze",
     "Mention", "PlaceMention", "SceneLexicon", "TagMention", "lexicon_for",
     "Token", "lemma", "normalize", "sentence_spans", "tokenize",

@@ -107,6 +107,9 @@ class Utterance:
     refers_to_focus: bool = False  # "it" / "this one" stands for the product under discussion
     deictic: bool = False  # proposes "this one" / "it" without naming it or having a focus
     unknown_products: tuple[str, ...] = ()  # product-like names the catalog lacks
+    named: tuple[str, ...] = ()  # products called by (part of) their name, not by their kind or "it"
+    set_aside: tuple[str, ...] = ()  # products named only to be ruled out ("you turned the X down")
+    landmarks: tuple[str, ...] = ()  # products named to say where something is ("next to the X")
 
     @property
     def empty(self) -> bool:
@@ -178,10 +181,13 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
         return seen[0] if seen else c[0]
 
     refs: list[tuple[int, int, int, str]] = []  # (sentence index, char start, char end, product)
+    named: list[str] = []  # products called by (part of) their name, not by their kind or "it"
     for m in mentions:
         pid = resolve(m)
         if pid is not None:
             earlier.append(pid)
+            if m.kind == "product":
+                named.append(pid)
             si = next((i for i, (s, e) in enumerate(sentences) if s <= m.char_start < e), 0)
             refs.append((si, m.char_start, m.char_end, pid))
     # "it", "this one", "these" stand for the product under discussion in sentences naming none
@@ -208,6 +214,9 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
 
     proposed: list[str] = []
     mentioned: list[str] = []
+    set_aside: list[str] = []
+    landmarks: list[str] = []
+    cue_text = _ACK_CHOICE.sub(lambda m: " " * len(m.group(0)), low)  # "nice pick, ..." praises their choice
     questions: list[Question] = []
     navigation: NavInstruction | None = None
     refers_focus = False
@@ -221,13 +230,17 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
         # A proposal cue in a clause naming no product ("..., would suit you") carries over to
         # the sentence's products whose own clause says nothing either way.
         floating = any(
-            P.PROPOSE.search(low[a:b]) and not any(a <= r[1] < b for r in here) for a, b in clauses
+            P.PROPOSE.search(cue_text[a:b]) and not any(a <= r[1] < b for r in here) for a, b in clauses
         )
         for _, cs, ce, pid in here:
             a, b = _clause_span(low, s, e, cs, ce)
             clause = low[a:b]
             neg = P.NOT_PROPOSED.search(clause)
-            pro = P.PROPOSE.search(clause) or (is_question and re.search(r"\b(?:how|what) about\b", clause))
+            if neg:
+                set_aside.append(pid)
+            if _LANDMARK.search(low, max(a, cs - 24), cs):
+                landmarks.append(pid)  # "right next to the corn flakes": where, not what
+            pro = P.PROPOSE.search(cue_text[a:b]) or (is_question and re.search(r"\b(?:how|what) about\b", clause))
             if not pro and not neg and floating and not P.COMPARE.search(clause):
                 pro = True
             if (pro or purchase) and not neg:
@@ -305,6 +318,9 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
         refers_to_focus=refers_focus,
         deictic=not refs and bool(_PRONOUN.search(low)) and bool(P.PROPOSE.search(low) or purchase),
         unknown_products=tuple(m.phrase for m in mentions if m.kind == "unknown"),
+        named=tuple(_unique(named)),
+        set_aside=tuple(p for p in _unique(set_aside) if p not in proposed),
+        landmarks=tuple(p for p in _unique(landmarks) if p not in proposed),
     )
     return replace(utt, act=_act(utt, focus, low))
 
@@ -567,6 +583,16 @@ def _act(u: Utterance, focus: str | None, low: str) -> str:
     return "AnswerQuestion"
 
 
+# A product after a spatial preposition marks a place: "right next to the corn flakes".
+_LANDMARK = re.compile(
+    r"\b(?:next to|beside|besides|behind|near|nearby|by|past|left of|right of|above|below|beneath|under|"
+    r"on top of|across from|opposite|between)\s+(?:the\s+|those\s+|these\s+)?$"
+)
+# Praise of the shopper's own choice opening a sentence: "nice pick, yogurt then!" proposes nothing.
+_ACK_CHOICE = re.compile(
+    r"(?:^|(?<=[.!?]\s))\W*(?:what an? |such an? )?(?:nice|great|good|excellent|smart|solid|lovely|perfect|wise) "
+    r"(?:pick|choice|call)\b(?=\s*[,!.;-])"
+)
 _PREDICATE = re.compile(r"\b(?:it'?s|it is|they'?re|they are|this is|that'?s)(?: an?| the| really| very| all)?\s*$")
 _EXPLICIT_RECOMMEND = re.compile(r"\b(?:i'?d |i would |i )?(?:recommend|suggest)\w*|\bmy (?:pick|top pick|choice)\b")
 _ACK_OPENING = re.compile(

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from situ_gym.actions.tools import LEGAL_TOOLS, TARGET_ARGUMENT
-from situ_gym.language import Utterance, analyze, lemma, lexicon_for
+from situ_gym.language import Utterance, analyze, lemma, lexicon_for, put_forward
 from situ_gym.scene.index import SceneIndex
 from situ_gym.scene.model import DisclosureItem, Profile, Task
 from situ_gym.scene.wording import label_value, spoken_name
@@ -122,7 +122,10 @@ class RuleBasedUser(UserSimulator):
             state.explanations += 1
             if u.explanation.product:
                 state.explained.setdefault(u.explanation.product, set()).update(u.explanation.cites)
-        proposals = [p for p in u.proposed if p in self.index.products]
+        # What the words put forward: the same rule as the env's recommendation limit.
+        last_user = next((text for role, text in reversed(obs.history) if role == "user"), "")
+        compare_requested = "compare" in analyze(last_user, self.lexicon).requests
+        proposals = [p for p in put_forward(u, compare_requested=compare_requested) if p in self.index.products]
         if u.refers_to_focus and state.considering and not proposals:
             proposals = [state.considering]
         new_proposal = [p for p in proposals if p not in state.proposed]

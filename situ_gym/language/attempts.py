@@ -1,0 +1,85 @@
+"""What counts as a recommendation attempt: the one rule the env's limit, the shopper, RecRM and
+the metrics all apply.
+
+A turn's words *put forward* every product they offer for the shopper to consider, in any
+wording: proposed with a cue ("try the X", "how about the X?"), said in passing ("by the way,
+the X is great", "rec: X", "here's a quick rundown of the X"), pointed out unprompted ("the X
+is on Shelf 3") or set beside another in a comparison nobody asked for that favours neither.
+What is NOT put forward: a product set aside ("you turned the X down", "the X is over your
+budget, so let's skip it"), the losing side of a comparison ("compared with the A, the B
+suits you better" puts forward B only), a kind of product named without naming one ("nice
+pick, yogurt then!"), and the sides of a comparison the shopper asked for, and a product named as a landmark ("right
+next to the corn flakes").
+
+Each product put forward for the first time is one attempt; a product the shopper raised
+itself (named, asked about, picked up, inspected, put in the cart) is never a new one, so
+answering about it or confirming it costs nothing. A turn annotated ``Recommend`` is an
+attempt even when its words are too vague to name a product (the paper counts one per
+Recommend annotation), so the count is never below the paper's.
+
+>>> from situ_gym.scene import SceneIndex
+>>> from situ_gym.scene.loader import load_scene
+>>> from situ_gym.language import analyze, lexicon_for
+>>> lex = lexicon_for(SceneIndex(load_scene("supermarket")))
+>>> said = analyze("Head to Shelf 3. By the way, the Sunny Fields Honey Oat Clusters are great.", lex)
+>>> recommendation_attempt(said).new, recommendation_attempt(said).count
+(('sm_p001',), 1)
+>>> recommendation_attempt(said, before={"sm_p001"}).count  # the same product again: no new attempt
+0
+>>> recommendation_attempt(analyze("Could you tell me your budget?", lex), annotated="Recommend").count
+1
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from situ_gym.language.analysis import Utterance
+
+__all__ = ["Attempt", "put_forward", "recommendation_attempt"]
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """The recommendation attempts of one assistant turn."""
+
+    put_forward: tuple[str, ...]  # every product the words put forward, old or new, in order
+    new: tuple[str, ...]  # of them, the ones never put forward before nor raised by the shopper
+    annotated: bool = False  # the turn is annotated Recommend
+
+    @property
+    def count(self) -> int:
+        """Attempts the turn spends: one per new product, and at least one when annotated Recommend."""
+        return len(self.new) or int(self.annotated)
+
+
+def put_forward(said: Utterance, *, compare_requested: bool = False) -> tuple[str, ...]:
+    """The products ``said`` puts forward for the shopper to consider (see the module docstring).
+
+    ``compare_requested``: the shopper asked for this comparison, so its sides are answers,
+    not offers (the side the assistant favours is still proposed)."""
+    aside = set(said.set_aside) | set(said.landmarks)
+    mentioned = [p for p in said.mentioned if p in said.named and p not in aside]
+    favoured = [p for p in said.compared if p in said.proposed]
+    # "Compared with the A, the B suits you better": A is weighed and set aside, not offered.
+    neutral = not (compare_requested or favoured)
+    compared = [p for p in said.compared if p not in said.set_aside] if neutral else []
+    return tuple(dict.fromkeys([*said.proposed, *compared, *mentioned]))
+
+
+def recommendation_attempt(
+    said: Utterance,
+    *,
+    before: Iterable[str] = (),
+    raised: Iterable[str] = (),
+    annotated: str | None = None,
+    compare_requested: bool = False,
+) -> Attempt:
+    """The attempts of the turn whose response reads as ``said``.
+
+    ``before``: products earlier turns put forward; ``raised``: products the shopper raised
+    itself; ``annotated``: the turn's dialogue-action annotation (``"Recommend"`` counts)."""
+    offered = put_forward(said, compare_requested=compare_requested)
+    old = set(before) | set(raised)
+    return Attempt(offered, tuple(p for p in offered if p not in old), annotated == "Recommend")
