@@ -15,8 +15,9 @@ every component in [0, 1]; defaults alpha=1, beta=0.5, tau=0.5, divided by
   item, else the ranking head, judged only on what the user has revealed.
 * ``ItemRanking`` (R_rank = NDCG@10 against the reference set) and
   ``BehaviorPrediction`` (R_beh = the item this user would buy is in the top 10).
-* Turns that judge no item earn a decaying dialogue credit (0.2, 0.1, ...), so never
-  recommending is worth less than one honest recommendation.
+* Turns that judge no item earn a dialogue credit for what they do (``recrm.dialogue``: a
+  question about an open slot, followable guidance, at most 0.2), far below an honest
+  recommendation; naming a product makes a turn a recommendation attempt, judged as one.
 * The ablation ladder R1..R5: "outcome", "+instruction", "+relevance", "+behavior", "full".
 
 ``RecRMReward`` wraps an env (``step_envs`` steps many, scoring their turns in one batch per

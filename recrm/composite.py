@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from recrm.components import RewardComponent, default_components
-from recrm.context import TurnContext, judged_item
+from recrm.context import TurnContext
+from recrm.dialogue import dialogue_value
 from recrm.scorers import build_components, score_batch
 
 __all__ = [
@@ -151,11 +152,12 @@ class RecRMComposite:
     Inapplicable values (``None``): R_rank and R_beh count as 0 (no ranking, no credit).
     When the turn judges no item at all (no Recommend, no catalog id ranked), R_relev is
     undefined; such dialogue turns (asking, greeting, guiding) receive a *dialogue
-    credit* instead of the bracket: ``neutral * decay**k`` (as a fraction of the
-    maximum), where ``k`` counts the earlier item-less turns of the episode. A single
-    question is worth ``neutral`` (0.2), but an assistant that never recommends collects
-    at most ``neutral / (1 - decay)`` (0.4) over a whole episode — less than one honest
-    recommendation of the target (about 0.8). The gates still apply to it.
+    credit* instead of the bracket: ``neutral * value`` (as a fraction of the maximum),
+    where ``value`` in [0, 1] scores what the turn does (``recrm.dialogue``: a question
+    about an open slot, guidance an expected action can follow, an opening greeting).
+    A turn is worth at most ``neutral`` (0.2) this way, far below an honest
+    recommendation of the target (up to 1); naming a product makes the turn a
+    recommendation attempt, judged as one. The gates still apply to it.
 
     Variants (the paper's R1..R5 ladder, see ``VARIANTS``): ``"outcome"`` turns every
     RecRM term off (the wrapper then passes the env reward through); ``"+instruction"``
@@ -179,7 +181,6 @@ class RecRMComposite:
         variant: str | Variant = "full",
         normalize: bool = True,
         neutral: float = 0.2,
-        decay: float = 0.5,
         score_inactive: bool = True,
         scorers: Mapping[str, Any] | None = None,
     ):
@@ -191,11 +192,9 @@ class RecRMComposite:
             raise ValueError(f"tau must be in [0, 1), got {tau!r}")
         if not 0.0 <= neutral <= 1.0:
             raise ValueError(f"neutral must be in [0, 1], got {neutral!r}")
-        if not 0.0 <= decay < 1.0:
-            raise ValueError(f"decay must be in [0, 1), got {decay!r}")
         self.alpha, self.beta, self.tau = float(alpha), float(beta), float(tau)
         self.normalize = normalize
-        self.neutral, self.decay = float(neutral), float(decay)
+        self.neutral = float(neutral)
         self.variant = resolve_variant(variant)
         self.score_inactive = score_inactive
         if scorers is not None and components is not None:
@@ -262,8 +261,10 @@ class RecRMComposite:
             ungated = 0.0
         elif not v.relevance:  # R2: instruction following alone
             ungated = 1.0
-        elif r_relev is None:  # a dialogue turn judging no item
-            credit = self.neutral * self.decay ** _itemless_turns(ctx)
+        elif r_relev is None:  # a dialogue turn judging no item: scored for what it does
+            value, why = dialogue_value(ctx)
+            credit = self.neutral * value
+            details = {**details, "dialogue": {"value": value, "reason": why}}
             ungated = credit * (1.0 if self.normalize else self.scale)
         elif not v.behavior:  # R3
             ungated = r_relev * (1.0 if self.normalize else self.alpha)
@@ -309,6 +310,3 @@ def score_turns(turns: Sequence[tuple[RecRMComposite, TurnContext]]) -> list[Rec
         out.append(composite._result(ctx, {n: v[n] for n in order}, {n: d[n] for n in order}))
     return out
 
-
-def _itemless_turns(ctx: TurnContext) -> int:
-    return sum(1 for u in ctx.history_said if judged_item(u) is None)

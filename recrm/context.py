@@ -8,12 +8,17 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from situ_gym.language import Utterance, analyze, lexicon_for
+from situ_gym.language import Attempt, Utterance, analyze, lexicon_for, put_forward, recommendation_attempt
 from situ_gym.records import EpisodeRecord, ToolCall, TurnRecord
 from situ_gym.scene.index import SceneIndex
 from situ_gym.scene.model import DisclosureItem, Task
 
-__all__ = ["TurnContext", "judged_item"]
+__all__ = ["DIALOGUE_ACTS", "TurnContext", "judged_item"]
+
+# Dialogue actions that elicit or guide: such a turn is judged on what it does, never on a product.
+DIALOGUE_ACTS = frozenset({"Greet", "AskPreference", "ClarifyNeed", "Navigate"})
+
+_SHOPPER_PICKS = frozenset({"pick_up_item", "check_item", "add_to_cart"})  # the shopper chose the product
 
 
 def judged_item(said: Utterance) -> str | None:
@@ -170,9 +175,38 @@ class TurnContext:
         lex = lexicon_for(self.index)
         return [analyze(t.user_utterance, lex) for t in self.history if t.user_utterance]
 
+    @cached_property
+    def attempt(self) -> Attempt:
+        """The turn's recommendation attempts, by the env's rule (``situ_gym.language.attempts``):
+        what its words put forward, new unless an earlier turn put it forward or the shopper
+        raised it (named it, picked it up, inspected it)."""
+        before: set[str] = set()
+        for t, u in zip(self.history, self.history_said, strict=True):
+            before.update(t.put_forward or put_forward(u))
+            if t.action_type == "Recommend" and t.recommended_id:
+                before.add(t.recommended_id)
+        raised = {p for u in self.shopper_said for p in u.named}
+        for t in self.history:
+            call = t.user_action
+            if call is not None and call.target_id in self.index.products and call.name in _SHOPPER_PICKS:
+                raised.add(call.target_id)
+            if t.held_item:
+                raised.add(t.held_item)
+        last = self.shopper_said[-1] if self.shopper_said else None
+        return recommendation_attempt(
+            self.said, before=before, raised=raised, annotated=self.action_type,
+            compare_requested=last is not None and "compare" in last.requests,
+        )
+
     @property
     def judged_item(self) -> str | None:
-        """What the words propose or discuss; "try this one" points at the annotated product."""
+        """What the words propose or discuss; "try this one" points at the annotated product.
+
+        A turn labelled as elicitation or guidance (``DIALOGUE_ACTS``) judges no product: it is
+        scored for what it does (``recrm.dialogue``), and a product it names earns nothing
+        (a new one is an unlabelled recommendation attempt, which fails the instruction gate)."""
+        if self.action_type in DIALOGUE_ACTS:
+            return None
         pid = judged_item(self.said)
         if pid is None and self.said.deictic and self.recommended_id in self.index.products:
             return self.recommended_id

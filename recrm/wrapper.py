@@ -70,7 +70,6 @@ class RecRMReward(gym.Wrapper, gym.utils.RecordConstructorArgs):
         *,
         normalize: bool = True,
         neutral: float = 0.2,
-        decay: float = 0.5,
         scorers: Mapping[str, Any] | None = None,
     ):
         gym.utils.RecordConstructorArgs.__init__(
@@ -83,13 +82,12 @@ class RecRMReward(gym.Wrapper, gym.utils.RecordConstructorArgs):
             outcome_bonus=outcome_bonus,
             normalize=normalize,
             neutral=neutral,
-            decay=decay,
             scorers=scorers,
         )
         gym.Wrapper.__init__(self, env)
         self.composite, self.outcome_bonus = _reward_setup(
             outcome_bonus, alpha=alpha, beta=beta, tau=tau, components=components, variant=variant,
-            normalize=normalize, neutral=neutral, decay=decay, scorers=scorers,
+            normalize=normalize, neutral=neutral, scorers=scorers,
         )
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:

@@ -49,9 +49,10 @@ class InstructionFollowing:
       of terms, not a sentence); not one message in the shopper's language (under half of
       its words English or catalog words); a response given verbatim twice before (the
       first repeat is soft: guidance may need saying again when the user did not move).
-    * process, read from the words (``situ_gym.language``): a response proposing a new
-      product under a label other than Recommend, Compare, HandleRejection or
-      ConfirmPurchase (a recommendation labelled Explain); a proposed product that is neither the top of the ranking nor the annotated
+    * process, read from the words (``situ_gym.language``): a response putting forward a
+      new product (a recommendation attempt by the env's rule, ``situ_gym.language.attempts``:
+      "by the way, the X is great" is one) under a label other than Recommend, Compare,
+      HandleRejection or ConfirmPurchase (a recommendation labelled Explain or Navigate); a proposed product that is neither the top of the ranking nor the annotated
       recommendation.
 
     Soft findings only lower a dimension's 1-5 score: no expected user action, repeated
@@ -211,10 +212,12 @@ class InstructionFollowing:
         said = ctx.said
         if said.empty:
             return
-        new = [p for p in said.proposed if p != ctx.focus]
+        # Every product put forward for the first time is a recommendation attempt, in any
+        # wording ("by the way, the X is great"): one the label must own.
+        new = [p for p in ctx.attempt.new if p != ctx.focus]
         atype = ctx.action_type
         if new and atype not in _PROPOSING_ACTS:
-            hard("process", f"the response proposes {new[0]!r} but is labelled {atype!r}, not Recommend")
+            hard("process", f"the response puts forward {new[0]!r} but is labelled {atype!r}, not Recommend")
         named_proposals = [p for p in said.proposed if not (said.refers_to_focus and p == ctx.focus)]
         if named_proposals:
             anchors = {ctx.ranking[0]} if ctx.ranking else set()

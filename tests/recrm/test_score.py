@@ -36,9 +36,9 @@ def test_score_episodes_per_agent(episodes, world):
     out = score_episodes(episodes, **world)
     honest, liar = out["agents"]["honest"], out["agents"]["liar"]
     assert honest["turns"] == 3 and honest["episodes"] == 1
-    assert honest["mean_return"] == pytest.approx(0.2 + 0.1 + 1.0)
-    assert honest["mean_total"] == pytest.approx(1.3 / 3)
-    assert liar["mean_return"] == pytest.approx(0.3)
+    assert honest["mean_return"] == pytest.approx(0.2 + 0.2 + 1.0)  # two open questions, one honest recommendation
+    assert honest["mean_total"] == pytest.approx(1.4 / 3)
+    assert liar["mean_return"] == pytest.approx(0.4)  # its questions are paid, its lie is not
     assert liar["gate_pass"]["consistency"] == pytest.approx(2 / 3)
     assert liar["failures"] == {"consistency/price": 1}
     assert honest["components"]["relevance"] == {"mean": 1.0, "applicable": pytest.approx(1 / 3)}
@@ -50,7 +50,7 @@ def test_outcome_variant_and_bonus(episodes, world):
     assert r1["agents"]["honest"]["mean_return"] == 1.0
     assert r1["agents"]["liar"]["mean_return"] == 0.0
     bonus = score_episodes(episodes, outcome_bonus=1.0, **world)
-    assert bonus["agents"]["honest"]["mean_return"] == pytest.approx(2.3)
+    assert bonus["agents"]["honest"]["mean_return"] == pytest.approx(2.4)
 
 
 def test_unknown_task_is_skipped(episodes, world, monkeypatch):
@@ -70,7 +70,7 @@ def test_cli_reads_file_and_prints_json(episodes, tmp_path, monkeypatch, capsys)
     assert score_mod.main([str(path), "--json", "--variant", "R4"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["variant"] == "+behavior"
-    assert out["agents"]["liar"]["mean_return"] == pytest.approx(1.3)  # no consistency gate in R4
+    assert out["agents"]["liar"]["mean_return"] == pytest.approx(1.4)  # no consistency gate in R4
     assert score_mod.main([str(path)]) == 0
     table = capsys.readouterr().out
     assert "honest" in table and "liar" in table and "consistency/price x1" in table

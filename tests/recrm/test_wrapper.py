@@ -49,7 +49,7 @@ def test_rewards_info_and_turn_record():
     env = RecRMReward(ScriptedEnv())
     steps = run(env)
     rewards = [s[1] for s in steps]
-    assert rewards == pytest.approx([0.2, 0.1, 1.0])  # dialogue credit, decayed, honest recommend
+    assert rewards == pytest.approx([0.2, 0.2, 1.0])  # two questions on open slots, honest recommend
     info = steps[-1][4]
     assert info["recrm"]["components"]["relevance"] == 1.0
     assert info["recrm"]["gates"] == {"instruction": 1.0, "consistency": 1.0}
@@ -64,7 +64,7 @@ def test_outcome_variant_and_bonus():
     assert [s[4]["recrm"]["total"] for s in r1] == [0.0, 0.0, 1.0]  # R1's total is the outcome
     assert r1[-1][4]["recrm"]["components"]["relevance"] == 1.0  # still judged and reported
     bonus = [s[1] for s in run(RecRMReward(ScriptedEnv(), outcome_bonus=2.0))]
-    assert bonus == pytest.approx([0.2, 0.1, 3.0])
+    assert bonus == pytest.approx([0.2, 0.2, 3.0])
 
 
 def test_missing_turn_info_is_an_error():
@@ -96,7 +96,7 @@ def test_vector_env():
         )
         envs.reset(seed=0)
         rewards = [envs.step(["{}", "{}"])[1] for _ in range(3)]
-        np.testing.assert_allclose(rewards, [[0.2, 0.2], [0.1, 0.1], [1.0, 1.0]])
+        np.testing.assert_allclose(rewards, [[0.2, 0.2], [0.2, 0.2], [1.0, 1.0]])
         envs.close()
     finally:
         gym.registry.pop("RecRMScripted-v0")

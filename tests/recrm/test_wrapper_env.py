@@ -42,11 +42,13 @@ def test_real_env_rewards_and_records():
     _, reward, *_, info = env.step(ask)
     rc = info["recrm"]
     # A question that names no product is a dialogue turn: its ranking is scored and reported
-    # but earns nothing (padding a list is no recommendation); the decayed credit applies.
+    # but earns nothing (padding a list is no recommendation); it is paid as a question on a
+    # slot still open (the shopper has not named a budget yet).
     assert rc["judged_item"] is None
     assert rc["components"]["behavior"] == 1.0 and rc["components"]["ranking"] == pytest.approx(1.0)
     assert rc["gates"] == {"instruction": 1.0, "consistency": 1.0}, rc["details"]
-    assert reward == pytest.approx(rc["total"]) == pytest.approx(0.1)
+    assert rc["details"]["dialogue"]["reason"] == "asks an open slot (budget)"
+    assert reward == pytest.approx(rc["total"]) == pytest.approx(0.2)
     assert env.unwrapped.turns[-1].reward["recrm/behavior"] == 1.0
     name = env.unwrapped.index.products[task.target_product_id].name
     recommend = _text(f"I'd suggest the {name}.", {"type": "Recommend", "display_name": name,
