@@ -8,7 +8,14 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from situ_gym.language import Attempt, Utterance, analyze, lexicon_for, put_forward, recommendation_attempt
+from situ_gym.language import (
+    Attempt,
+    Utterance,
+    analyze,
+    lexicon_for,
+    put_forward,
+    recommendation_attempt,
+)
 from situ_gym.records import EpisodeRecord, ToolCall, TurnRecord
 from situ_gym.scene.index import SceneIndex
 from situ_gym.scene.model import DisclosureItem, Task
