@@ -17,6 +17,7 @@ from situ_gym.language.claims import (
     lexicon,
     tokenize,
 )
+from situ_gym.language.money import Amount, amounts
 
 __all__ = ["FactualConsistency"]
 
@@ -35,10 +36,12 @@ class FactualConsistency:
     * ``display_name``: the Recommend action's display name matches no catalog product
       or not the product it resolved to;
     * ``ranking``: ranked ids outside the catalog;
-    * ``price``: a ``$x.xx`` amount stated next to a product (same sentence; else the
-      turn's focus product) that differs from its catalog price by more than a cent
-      (whole-dollar amounts may round: within $0.50). Amounts near budget words
-      ("under", "budget", "within") are not price claims;
+    * ``price``: an amount in any written form (``situ_gym.language.money``: "$3.49",
+      "3.49 dollars", "about three bucks", a clipped note's bare "3.49") stated next to a
+      product (same sentence; else the turn's focus product) that differs from its catalog
+      price by more than a cent (whole-dollar amounts may round: within $0.50; rough ones,
+      "about", "-ish", within 10%). Amounts near budget words ("under", "budget",
+      "within") are not price claims;
     * ``attribute``: a tag value ("gluten-free", "oak") stated of a product (same
       clause, or via "it/this/they") that neither its tags nor its name, category or
       attributes carry; negated and preference clauses ("you wanted ...") are skipped,
@@ -101,21 +104,22 @@ class FactualConsistency:
 
         # ---- price claims
         sentences = _spans(P.CLAIM_SENTENCE_END, text)
-        for pm in P.CLAIM_PRICE.finditer(text):
-            before = [t.low for t in all_toks if t.end <= pm.start()][-4:]
+        for am in amounts(text):  # "$3.49", "3.49 dollars", "about three bucks", a clipped "3.49"
+            if any(m.start <= am.start < m.end for m in mentions):
+                continue  # a figure inside a product's name
+            before = [t.low for t in all_toks if t.end <= am.start][-4:]
             if P.BUDGET_WORDS.intersection(before) or "up" in before and "to" in before:
                 continue
-            if _in_budget_claim(text, pm.start()):
+            if _in_budget_claim(text, am.start):
                 continue
-            amount = float(pm.group(1).replace(",", ""))
-            ref = _referent(text, pm.start(), sentences, mentions, focus)
+            ref = _referent(text, am.start, sentences, mentions, focus)
             if not ref:
                 continue
-            if not any(self._price_ok(amount, pm.group(1), products[pid].price) for pid in ref):
+            if not any(self._price_ok(am, products[pid].price) for pid in ref):
                 names = ", ".join(
                     f"{products[p].name} (${products[p].price:.2f})" for p in sorted(ref)
                 )
-                found("item", "price", f"states ${pm.group(1)} for {names}")
+                found("item", "price", f"states {am.written!r} for {names}")
 
         # ---- attribute and location claims, clause by clause
         # "it" / "they" continue the product talked about last; "this one" is the focus
@@ -141,7 +145,10 @@ class FactualConsistency:
             masked = list(low)  # place names ("Leather and Ink") are no attribute claims
             for i, place in places:
                 masked[i : i + len(place)] = ["\0"] * len(place)
-            if not P.PREFERENCE_WORDS.intersection(low):
+            # "since you wanted gluten-free" restates a wish; "it's exactly the gluten-free one
+            # you want" also says the product is gluten-free, and is checked as such
+            wish_only = P.PREFERENCE_WORDS.intersection(low) and not _ATTRIBUTES.search(" ".join(low))
+            if not wish_only:
                 for phrase in _find_phrases(masked, lex):
                     tags = lex.tag_phrases[phrase]
                     if all(t.startswith("allergen:") for t in tags) and not _says_contains(
@@ -213,7 +220,7 @@ class FactualConsistency:
             budget = _revealed_budget(ctx)
             if budget is None:
                 found("content", "budget", f"cites a ${amount:g} budget the user has not stated")
-            elif not self._price_ok(amount, written, budget):
+            elif not self._price_ok(Amount(amount, 0, 0, written, exact_cents="." in written), budget):
                 found("content", "budget", f"cites a ${amount:g} budget; the user said ${budget:g}")
 
         said = ctx.said
@@ -242,10 +249,15 @@ class FactualConsistency:
         return ComponentScore(gate, {"gate": gate, "findings": findings})
 
     # ------------------------------------------------------------------ helpers
-    def _price_ok(self, amount: float, written: str, price: float) -> bool:
-        if abs(amount - price) <= self.price_tolerance + 1e-9:
+    def _price_ok(self, amount: Amount, price: float) -> bool:
+        """Exact to the cent when written with cents; a whole figure may round (within
+        ``whole_dollar_tolerance``); a rough one ("about five bucks") within 10% as well."""
+        gap = abs(amount.value - price)
+        if gap <= self.price_tolerance + 1e-9:
             return True
-        return "." not in written and abs(amount - price) <= self.whole_dollar_tolerance + 1e-9
+        if amount.approx:
+            return gap <= max(self.whole_dollar_tolerance, 0.10 * price) + 1e-9
+        return not amount.exact_cents and gap <= self.whole_dollar_tolerance + 1e-9
 
     def _check_action(self, ctx: TurnContext, lex: Lexicon, found) -> None:
         products = ctx.index.products
@@ -331,6 +343,12 @@ def _referent(
                 return {focus} if focus else set()
             return set(inside[0].candidates)
     return set()
+
+
+_ATTRIBUTES = re.compile(
+    r"\b(?:it|this|that|they|which|these|those)\s*(?:'s|'re|is|are)\b|\bis (?:exactly |just |really )?(?:the|a|an)\b"
+    r"|\bone (?:that )?you\b|\bjust like you\b|\bas you (?:wanted|asked|said)\b"
+)
 
 
 def _in_budget_claim(text: str, pos: int) -> bool:

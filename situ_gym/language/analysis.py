@@ -20,6 +20,7 @@ from functools import lru_cache
 
 from situ_gym.language import patterns as P
 from situ_gym.language.lexicon import Mention, PlaceMention, SceneLexicon, TagMention
+from situ_gym.language.money import amounts
 from situ_gym.language.tokens import Token, normalize, sentence_spans, tokenize
 
 __all__ = [
@@ -34,7 +35,6 @@ RELATIONS = ("to", "into", "out_of", "past", "along", "behind", "toward")
 DIRECTIONS = ("left", "right", "ahead", "back", "around", "up", "down")
 DISTANCES = ("short", "medium", "long")
 
-_PRICE = re.compile(r"\$\s?(\d{1,7}(?:,\d{3})*(?:\.\d{1,2})?)|(\d{1,7}(?:\.\d{1,2})?)\s?(?:dollars|bucks|usd)\b")
 _ANGLE = re.compile(r"(\d{1,3})\s?(?:°|deg\b|degrees?)")
 _PRONOUN = re.compile(r"\b(?:it|its|it's|this one|that one|this|that|the one|them|they|these|those|this [a-z]+|that [a-z]+|these [a-z]+|those [a-z]+)\b")
 # Clause breaks: commas (not before a size or price: "Cereal, 12 oz"), semicolons, dashes, "but".
@@ -151,7 +151,8 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
     mentions, places, tags = lex.link(toks) if lex is not None else ([], [], [])
     low = text.lower()
     sentences = sentence_spans(text)
-    prices = tuple(float((m.group(1) or m.group(2)).replace(",", "")) for m in _PRICE.finditer(text))
+    money = amounts(text)  # "$3.49", "3.49 dollars", "under twenty bucks", a clipped "3.49"
+    prices = tuple(a.value for a in money)
 
     earlier: list[str] = []  # products already referred to, in order
     # Kinds of product the utterance names ("the Kira" next to "yoga mat" is the Kira yoga mat).
@@ -339,7 +340,7 @@ def _question(sent, original, toks, s, e, mentions, places, tags, names_product,
     if P.PURCHASE.search(sent) or nav_like or proposing:
         return None
     slots = [name for name, pat in P.SLOTS if pat.search(sent)]
-    if "budget" not in slots and _PRICE.search(original):
+    if "budget" not in slots and any(not a.bare for a in amounts(original)):
         slots.append("budget")
     cats = {m.category for m in mentions if s <= m.char_start < e and m.kind == "category" and m.category}
     if len(cats) >= 2 or re.search(r"\bwhat (?:kind|sort|type) of (?!product|item|thing)", sent) and not tags_in(tags, toks, s, e):
@@ -538,10 +539,10 @@ def _explanation(pid, low, toks, mentions, tags, prices, lex) -> Explanation | N
 
 
 def _budget(low: str, prices) -> Budget | None:
-    for m in _PRICE.finditer(low):
-        head = low[max(0, m.start() - 40) : m.start()]
-        tail = low[m.end() : m.end() + 12]
-        amount = float((m.group(1) or m.group(2)).replace(",", ""))
+    for m in amounts(low):
+        head = low[max(0, m.start - 40) : m.start]
+        tail = low[m.end : m.end + 12]
+        amount = m.value
         for bound, pat in P.BUDGET_BOUND:
             if pat.search(head) or (bound == "max" and re.search(r"\b(?:or less|tops|max|at most)\b", tail)) or (bound == "about" and re.search(r"\bish\b|or so", tail)):
                 if re.search(r"\b(?:it'?s|is|costs?|priced|for)\s*$", head) and not re.search(r"budget|spend|afford|limit", head):

@@ -1,0 +1,115 @@
+"""Amounts of money in any written form: "$3.49", "3.49 dollars", "under twenty bucks",
+"about five quid", "$12ish", "4 dollars 50", "3,99 €", and the bare "24.99" of a clipped note.
+
+Both the shopper (a stated budget) and RecRM (a price claim to check) read amounts here, so
+a price written one way is caught exactly as it is written another.
+
+>>> [(a.value, a.approx) for a in amounts("It's 3.49 dollars, or about five quid, under $20ish.")]
+[(3.49, False), (5.0, True), (20.0, True)]
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["Amount", "amounts", "number_value"]
+
+_UNITS = {
+    "zero": 0, "one": 1, "a": 1, "an": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
+    "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
+}
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+_WORD = "|".join(sorted(set(_UNITS) - {"a", "an"} | set(_TENS), key=len, reverse=True))
+# "twenty", "twenty-five", "a hundred", "two hundred and fifty", "a couple of"
+_NUMBER_WORDS = (
+    rf"(?:(?:a|an|one|two|three|four|five|six|seven|eight|nine)\s+hundred(?:\s+(?:and\s+)?(?:{_WORD})(?:[-\s](?:{_WORD}))?)?"
+    rf"|(?:{_WORD})(?:[-\s](?:one|two|three|four|five|six|seven|eight|nine))?|a\s+couple(?:\s+of)?)"
+)
+_DIGITS = r"\d{1,7}(?:[,.]\d{3})*(?:[.,]\d{1,2})?"
+_CURRENCY = r"(?:dollars?|bucks?|usd|quid|pounds?|euros?|eur|gbp|€|£)"
+_APPROX_BEFORE = re.compile(
+    r"(?:about|around|roughly|approximately|approx\.?|near(?:ly)?|almost|circa|ca\.?|some|~|just over|just under)\s*$"
+)
+_APPROX_AFTER = re.compile(r"^\s*(?:-?ish\b|or so\b|give or take\b)")
+_AMOUNT = re.compile(
+    rf"(?P<sym>[$£€])\s?(?P<d1>{_DIGITS})(?:\s?(?:k)\b)?"
+    rf"|(?<![\w.,])(?P<d2>{_DIGITS})\s?(?P<u2>{_CURRENCY})(?:\s+(?P<c2>\d{{1,2}})\b(?!\s*(?:%|oz|lb|cm|in|ft|m\b)))?"
+    rf"|\b(?P<w>{_NUMBER_WORDS})\s+(?P<u3>{_CURRENCY})(?:\s+(?:and\s+)?(?P<c3>\d{{1,2}}|{_WORD})\b)?"
+    # a bare figure with cents, as clipped notes write prices ("rec: kira mat, 24.99"); not a size
+    r"|(?<![\w.,$£€x×])(?P<d4>\d{1,5}\.\d{2})(?![\d.,]|\s?(?:%|oz|fl|lb|lbs|g|kg|ml|l|cl|cm|mm|m|in|ft|count|ct|pack|x)\b)",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Amount:
+    value: float
+    start: int
+    end: int
+    written: str  # the text as written ("3.49 dollars")
+    approx: bool = False  # "about", "-ish", "or so": a rough figure
+    exact_cents: bool = False  # written with cents ("3.49"), so a cent off is wrong
+
+    @property
+    def bare(self) -> bool:
+        """Written without a currency ("24.99"): a price only where a product is in question."""
+        return not re.search(r"[$£€]|[a-z]", self.written, re.IGNORECASE)
+
+
+def number_value(words: str) -> float | None:
+    """The value of a number written in words ("twenty-five", "a hundred and fifty"), or None."""
+    ws = [w for w in re.split(r"[-\s]+", words.lower().strip()) if w and w != "and"]
+    if ws[:2] == ["a", "couple"]:
+        return 2.0
+    total, current = 0, 0
+    for w in ws:
+        if w in ("of",):
+            continue
+        if w == "hundred":
+            current = (current or 1) * 100
+        elif w in _TENS:
+            current += _TENS[w]
+        elif w in _UNITS:
+            current += _UNITS[w]
+        else:
+            return None
+    return float(total + current)
+
+
+def _digits_value(text: str) -> tuple[float, bool]:
+    """"3.49" -> (3.49, True); "1,299" -> (1299, False); "3,99" (decimal comma) -> (3.99, True)."""
+    if re.fullmatch(r"\d{1,7}[,.]\d{1,2}", text):
+        return float(text.replace(",", ".")), True
+    return float(re.sub(r"[,.](?=\d{3}\b)", "", text).replace(",", "")), "." in text
+
+
+def amounts(text: str) -> list[Amount]:
+    """Every amount of money in ``text``, in order."""
+    out: list[Amount] = []
+    for m in _AMOUNT.finditer(text):
+        if m.group("d1"):
+            value, cents = _digits_value(m.group("d1"))
+        elif m.group("d4"):
+            value, cents = float(m.group("d4")), True
+        elif m.group("d2"):
+            value, cents = _digits_value(m.group("d2"))
+            extra = m.group("c2")
+            if extra and not cents:  # "4 dollars 50"
+                value, cents = value + int(extra) / 100.0, True
+        else:
+            words = number_value(m.group("w"))
+            if words is None:
+                continue
+            value, cents = words, False
+            extra = m.group("c3")
+            if extra:
+                cents_value = int(extra) if extra.isdigit() else number_value(extra)
+                if cents_value is not None and cents_value < 100:
+                    value, cents = value + cents_value / 100.0, True
+        approx = bool(_APPROX_BEFORE.search(text[max(0, m.start() - 16) : m.start()].lower())) or bool(
+            _APPROX_AFTER.match(text[m.end() : m.end() + 12].lower())
+        )
+        out.append(Amount(value, m.start(), m.end(), m.group(0), approx, cents))
+    return out
