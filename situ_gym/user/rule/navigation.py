@@ -66,8 +66,9 @@ class Navigator:
     """Navigation decisions of one episode (reads and updates the shared ``EpisodeState``)."""
 
     def __init__(self, index: SceneIndex, store: str, state: EpisodeState, rng: np.random.Generator,
-                 following: float, hinted):
+                 following: float, hinted, voice: np.random.Generator | None = None):
         self.index, self.store, self.state, self.rng = index, store, state, rng
+        self.voice = rng if voice is None else voice  # wording draws (the shopper's own stream)
         self.following = following
         self.hinted = hinted  # callable(VisibleEntity) -> bool: name suggests the wanted goods
 
@@ -88,14 +89,14 @@ class Navigator:
                 name = place_phrase(kind, self.index.name(nav.target))
                 side = "left" if self.rng.random() < 0.5 else "right"
                 look = {"name": "turn", "arguments": {"direction": side, "angle": 60.0}}
-                return look, "ask", say(self.rng, "cannot_see_place", name=name)
+                return look, "ask", say(self.voice, "cannot_see_place", name=name)
             nav = NavInstruction(direction=nav.direction, distance=nav.distance, angle=nav.angle, relation=None)
         if target is None and call_for_direction(nav) is None:
             return None
         if self.rng.random() >= self.following:
             avoid = {target.entity_id} if target is not None else set()
             call, _, sentence = self.explore(visible, blocked, exclude=avoid)
-            return call, "explore", say(self.rng, "decline_guidance") + " " + sentence
+            return call, "explore", say(self.voice, "decline_guidance") + " " + sentence
         if target is not None:
             return self.goto(target, nav, "follow")
         call = call_for_direction(nav)
@@ -103,10 +104,10 @@ class Navigator:
         if call["name"] not in _TURN_ONLY and blocked:
             side = "left" if self.rng.random() < 0.5 else "right"
             turn = {"name": "turn", "arguments": {"direction": side, "angle": 45.0}}
-            return turn, "ask", say(self.rng, "blocked_ask")
+            return turn, "ask", say(self.voice, "blocked_ask")
         if call["name"] not in _TURN_ONLY:
             self.state.at = None
-        return call, "follow", say(self.rng, "follow_direction", direction=describe_call(call))
+        return call, "follow", say(self.voice, "follow_direction", direction=describe_call(call))
 
     def goto(self, v: VisibleEntity, nav: NavInstruction | None, intent: str) -> Move:
         state = self.state
@@ -136,12 +137,12 @@ class Navigator:
             # your left") is followed along the fixture; otherwise look around, never walk 0 m.
             along = call_for_direction(replace(nav, target=None, relation="along")) if nav and nav.direction in ("left", "right") else None
             if along is not None and intent == "follow":
-                return along, "follow", say(self.rng, "follow_direction", direction=describe_call(along))
+                return along, "follow", say(self.voice, "follow_direction", direction=describe_call(along))
             return self.scan(v)
         state.at = place
         state.scans = 0
         state.visited.append(v.entity_id)
-        return call, intent, say(self.rng, key, name=self.name_of(v))
+        return call, intent, say(self.voice, key, name=self.name_of(v))
 
     def scan(self, v: VisibleEntity | str) -> Move:
         """Look around where the shopper stands (turn a little, tilt the view, step aside)."""
@@ -155,7 +156,7 @@ class Navigator:
             {"name": "side_step", "arguments": {"direction": side, "distance": "medium"}},
         ]
         call = options[int(rng.integers(len(options)))]
-        return call, "explore", say(rng, "already_there", name=name)
+        return call, "explore", say(self.voice, "already_there", name=name)
 
     # ------------------------------------------------------------------ on its own
     def explore(self, visible: dict[str, VisibleEntity], blocked: bool, exclude=frozenset()) -> Move:
@@ -164,7 +165,7 @@ class Navigator:
         if blocked:
             state.explore_moves = 0
             angle = float(rng.choice([60.0, 90.0, 120.0]))
-            return {"name": "turn", "arguments": {"direction": side, "angle": angle}}, "explore", say(rng, "blocked")
+            return {"name": "turn", "arguments": {"direction": side, "angle": angle}}, "explore", say(self.voice, "blocked")
         targets = [
             v for v in visible.values()
             if v.kind in ("fixture", "store", "area") and v.entity_id not in state.visited[-3:] and v.entity_id not in exclude
@@ -200,4 +201,4 @@ class Navigator:
             else:
                 angle = float(rng.choice([30.0, 45.0, 60.0, 90.0]))
                 call = {"name": "turn_and_move", "arguments": {"direction": side, "angle": angle, "distance": "medium"}}
-        return call, "explore", say(rng, "explore")
+        return call, "explore", say(self.voice, "explore")

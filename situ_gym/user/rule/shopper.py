@@ -74,6 +74,10 @@ class RuleBasedUser(UserSimulator):
         if not isinstance(rng, np.random.Generator):
             raise ValueError(f"rng must be a numpy Generator, got {type(rng).__name__}")
         self.task, self.profile, self.index, self.rng = task, profile, index, rng
+        # Wording draws from its own stream, so that how the shopper phrases a reply never
+        # changes what it decides: two assistants that differ only in style meet the same
+        # shopper decisions wherever they are read the same.
+        self.voice = np.random.default_rng(int(rng.integers(2**63)))
         self.store = task.store
         self.lexicon = lexicon_for(index)
         self.persona = Persona.of(profile, task)
@@ -83,7 +87,7 @@ class RuleBasedUser(UserSimulator):
             self.items.append(DisclosureItem(kind="category", text=task.category, value=task.category))
         self.state = EpisodeState()
         self.decision = Decision(task, self.persona, self.state, rng)
-        self.navigator = Navigator(index, self.store, self.state, rng, profile.interaction.navigation_following, self._hinted)
+        self.navigator = Navigator(index, self.store, self.state, rng, profile.interaction.navigation_following, self._hinted, voice=self.voice)
         cat = [lemma(w) for w in task.category.lower().split()]
         self._cat_head = cat[-1] if cat else ""
         self._goal_words = set(cat) | {lemma(w) for t in task.required_tags for w in label_value(t).lower().split()}
@@ -143,17 +147,17 @@ class RuleBasedUser(UserSimulator):
                 item = self.items[idx]
                 state.disclosed.add(idx)
                 revealed.append(item.kind)
-                disclosure_text = disclose(self.rng, item.kind, item.text, item.value, self.store)
+                disclosure_text = disclose(self.voice, item.kind, item.text, item.value, self.store)
                 answered = bool(u.questions) or obs.turn == 1
             elif again is not None:
                 item = self.items[again]
-                disclosure_text = restate(self.rng, item.kind, item.text, item.value, self.store)
+                disclosure_text = restate(self.voice, item.kind, item.text, item.value, self.store)
                 restated_only = True
             else:
                 missing = [s for s in u.asks if s in _NOTHING and not any(i.kind in SLOT_KINDS.get(s, ()) for i in self.items)]
                 if missing:
                     options = _NOTHING[missing[0]]
-                    disclosure_text = options[int(self.rng.integers(len(options)))]
+                    disclosure_text = options[int(self.voice.integers(len(options)))]
                     answered = True
 
         # Patience: did this turn move anything forward?
@@ -185,7 +189,7 @@ class RuleBasedUser(UserSimulator):
             intent = "open"
         call = self._legalize(call, obs.view, obs.held_item)
         if not parts:
-            parts.append(say(self.rng, "ack"))
+            parts.append(say(self.voice, "ack"))
         return UserTurn(utterance=" ".join(parts), tool_call=call, revealed=revealed, gave_up=False, intent=intent)
 
     # ------------------------------------------------------------------ decisions
@@ -198,7 +202,7 @@ class RuleBasedUser(UserSimulator):
         pointed = [p for p in u.mentioned if p in visible and self._relevance(p) >= 2]
         candidate = self._candidate(obs, visible, proposals + pointed, self_directed=obs.turn > 1 and not guided)
         if held and held in state.rejected and candidate != held and self.store == "supermarket":
-            return {"name": "drop_item", "arguments": {}}, "reject", say(self.rng, "put_back", name=self._name(held, obs, visible))
+            return {"name": "drop_item", "arguments": {}}, "reject", say(self.voice, "put_back", name=self._name(held, obs, visible))
         if candidate is not None:
             call, intent, sentence = self._product_turn(obs, candidate, visible, revealed)
         else:
@@ -207,7 +211,7 @@ class RuleBasedUser(UserSimulator):
             call, intent, sentence = move or self.navigator.explore(visible, blocked)
         stale = [p for p in u.products if p in state.rejected and p != candidate]
         if stale:  # the assistant brought up something already turned down
-            sentence = say(self.rng, "already_rejected", name=self._name(stale[0], obs, visible)) + " " + sentence
+            sentence = say(self.voice, "already_rejected", name=self._name(stale[0], obs, visible)) + " " + sentence
         return call, intent, sentence
 
     def _visible_nav(self, u: Utterance, visible):
@@ -268,7 +272,7 @@ class RuleBasedUser(UserSimulator):
         return False
 
     def _product_turn(self, obs, pid: str, visible, revealed: list[str]):
-        state, rng = self.state, self.rng
+        state = self.state
         name = self._name(pid, obs, visible)
         handle = visible[pid].handle if pid in visible else obs.view.handle_of(pid)
         reachable = handle is not None and (pid in visible or pid == obs.held_item)
@@ -281,11 +285,11 @@ class RuleBasedUser(UserSimulator):
             inspected = {**inspected, pid: {"name": p.name, "category": p.category, "price": p.price, "tags": list(p.tags)}}
         if pid not in inspected:
             if not reachable:
-                return {"name": "idle", "arguments": {}}, "ask", say(rng, "cannot_see", name=name)
+                return {"name": "idle", "arguments": {}}, "ask", say(self.voice, "cannot_see", name=name)
             if obs.held_item and obs.held_item != pid and self.store == "supermarket":
-                return {"name": "drop_item", "arguments": {}}, "explore", say(rng, "put_back", name=self._name(obs.held_item, obs, visible))
+                return {"name": "drop_item", "arguments": {}}, "explore", say(self.voice, "put_back", name=self._name(obs.held_item, obs, visible))
             tool = "pick_up_item" if self.store == "supermarket" else "check_item"
-            return {"name": tool, "arguments": {"item": handle}}, "inspect", say(rng, f"inspect_{self.store}", name=name)
+            return {"name": tool, "arguments": {"item": handle}}, "inspect", say(self.voice, f"inspect_{self.store}", name=name)
         outcome, verdict, cheaper = self.decision.decide(pid, inspected)
         price = format_price(inspected[pid].get("price", 0.0))
         idle = {"name": "idle", "arguments": {}}
@@ -295,47 +299,47 @@ class RuleBasedUser(UserSimulator):
         if outcome == "hesitate":
             if verdict.soft_reason == "budget":
                 self._reveal("budget", None, revealed)
-                return idle, "ask", say(rng, "hesitate_budget", name=name, price=price)
+                return idle, "ask", say(self.voice, "hesitate_budget", name=name, price=price)
             self._reveal("need", verdict.tag, revealed)
-            return idle, "ask", say(rng, "hesitate_need", name=name, feature=label_value(verdict.tag or ""))
+            return idle, "ask", say(self.voice, "hesitate_need", name=name, feature=label_value(verdict.tag or ""))
         if outcome == "explain":
-            return idle, "ask", say(rng, "ask_explain", name=name)
+            return idle, "ask", say(self.voice, "ask_explain", name=name)
         if not reachable:
-            return idle, "ask", say(rng, "cannot_see", name=name)
+            return idle, "ask", say(self.voice, "cannot_see", name=name)
         key = "buy_tradeoff" if outcome == "buy_tradeoff" else "buy"
-        return {"name": "add_to_cart", "arguments": {"item": handle}}, "buy", say(rng, key, name=name, price=price)
+        return {"name": "add_to_cart", "arguments": {"item": handle}}, "buy", say(self.voice, key, name=name, price=price)
 
     def _described(self, pid: str) -> bool:
         """Whether the assistant has told the shopper this product's price or labels."""
         return bool(self.state.explained.get(pid))
 
     def _reject(self, obs, pid, name, price, verdict: Verdict, other, visible, revealed):
-        state, rng = self.state, self.rng
+        state = self.state
         state.rejected.add(pid)
         if state.considering == pid:
             state.considering = None
         kind = verdict.kind
         if kind == "budget":
             if self._reveal("budget", None, revealed):
-                sentence = say(rng, "reject_budget_reveal", name=name, price=price, budget=format_price(self.task.budget))
+                sentence = say(self.voice, "reject_budget_reveal", name=name, price=price, budget=format_price(self.task.budget))
             else:
-                sentence = say(rng, "reject_budget", name=name, price=price)
+                sentence = say(self.voice, "reject_budget", name=name, price=price)
         elif kind in ("avoid", "need"):
             if self._reveal(kind, verdict.tag, revealed):
-                sentence = say(rng, f"reject_{kind}", name=name, feature=label_value(verdict.tag or ""))
+                sentence = say(self.voice, f"reject_{kind}", name=name, feature=label_value(verdict.tag or ""))
             else:
-                sentence = say(rng, "reject_generic", name=name)
+                sentence = say(self.voice, "reject_generic", name=name)
         elif kind == "pricier":
-            sentence = say(rng, "reject_pricier", name=name, other=other)
+            sentence = say(self.voice, "reject_pricier", name=name, other=other)
         elif kind == "substitute":
-            sentence = say(rng, "reject_substitute", name=name)
+            sentence = say(self.voice, "reject_substitute", name=name)
         else:
-            sentence = say(rng, "reject_category", name=name)
+            sentence = say(self.voice, "reject_category", name=name)
         style = self.task.acceptance.rejection_style
         if style == "clarify":
-            sentence += " " + say(rng, "style_clarify")
+            sentence += " " + say(self.voice, "style_clarify")
         elif style == "compare":
-            sentence += " " + say(rng, "style_compare")
+            sentence += " " + say(self.voice, "style_compare")
         if self.store == "supermarket" and obs.held_item == pid:
             call = {"name": "drop_item", "arguments": {}}
         elif self.store == "home_furnishings" and pid in visible:
@@ -362,25 +366,25 @@ class RuleBasedUser(UserSimulator):
 
     # ------------------------------------------------------------------ wording
     def _opening(self, u: Utterance, repeated: bool, intent: str, turn: int) -> list[str]:
-        rng, talk = self.rng, self.persona.talkativeness
+        rng, talk = self.voice, self.persona.talkativeness
         if u.empty:
-            return [say(rng, "confused")]
+            return [say(self.voice, "confused")]
         if repeated and intent not in ("buy", "inspect", "reject"):
-            return [say(rng, "repeated")]
+            return [say(self.voice, "repeated")]
         if turn == 1 and u.greeting:
-            return [say(rng, "greet")]
+            return [say(self.voice, "greet")]
         if talk != "low" and rng.random() < (0.8 if talk == "high" else 0.4):
-            return [say(rng, "ack")]
+            return [say(self.voice, "ack")]
         return []
 
     def _remark(self) -> str:
-        if self.persona.talkativeness != "high" or self.rng.random() >= 0.35:
+        if self.persona.talkativeness != "high" or self.voice.random() >= 0.35:
             return ""
         options = REMARKS.get(self.persona.behavior_style, REMARKS["default"])
         fresh = [r for r in options if r not in self.state.remarks_used]
         if not fresh:
             return ""
-        remark = fresh[int(self.rng.integers(len(fresh)))]
+        remark = fresh[int(self.voice.integers(len(fresh)))]
         self.state.remarks_used.add(remark)
         return remark
 
@@ -391,7 +395,7 @@ class RuleBasedUser(UserSimulator):
         return spoken_name(str(details.get("name") or self.index.name(pid)))
 
     def _give_up(self) -> UserTurn:
-        return UserTurn(utterance=say(self.rng, "give_up"), tool_call={"name": "idle", "arguments": {}},
+        return UserTurn(utterance=say(self.voice, "give_up"), tool_call={"name": "idle", "arguments": {}},
                         revealed=[], gave_up=True, intent="give_up")
 
     @staticmethod
