@@ -4,7 +4,8 @@
 
 Prints the median and p95 time of ``situ_gym.language.analyze`` per utterance, cold (every
 text new: the analysis cache is cleared) and warm (cached), over the 542 corpus utterances
-plus shopper sentences, and the per-label accuracy table. One process, one thread.
+plus shopper sentences, and the accuracy tables (per label, act, and on the held-out corpus
+per style). One process, one thread.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from situ_gym.language import (
     analysis,  # noqa: E402
     analyze,  # noqa: E402
 )
-from tests.language.corpus import lexicons, load_corpus, score  # noqa: E402
+from tests.language.corpus import lexicons, load_corpus, load_heldout, score  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -54,7 +55,11 @@ def main(argv: list[str] | None = None) -> None:
     analyze(long_text, lex["supermarket"])
     print(f"1 MB input (capped): {1e3 * (time.perf_counter() - t):.1f} ms")
     print()
+    print("first corpus (tests/language/corpus):")
     print(score(rows).table())
+    print()
+    print("held-out corpus (tests/language/heldout: chat, clipped, non-native, mixed; written apart):")
+    print(score(load_heldout()).table())
 
 
 if __name__ == "__main__":

@@ -269,6 +269,18 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
             negated = bool(P.NEGATION.search(head)) or re.search(r"^[a-z ]*?[- ]free\b", tail) is not None and "free" not in t.phrase
             (avoids if negated else wants).extend(sorted(t.tags))
 
+    # A product presented on its own, with its facts and no cue either way ("rec: oat milk,
+    # vegan, 3.89", "the Honeycrisp apples are a sweet one, only $4.49"), is offered: what
+    # else would naming one product and selling it be? Only when it is the one new product
+    # the text names, so a comparison or an answer about the product in focus stays one.
+    fresh = [p for p in _unique(named) if p != focus and p not in set_aside and p not in landmarks]
+    if not proposed and len(fresh) == 1 and fresh[0] in mentioned and not purchase:
+        pid = fresh[0]
+        selling = _SELLING.search(low) and (money or any(not t.in_name for t in tags) or _PITCH.search(low))
+        asking = all(low[s:e].rstrip().endswith("?") for s, e in sentences)
+        if selling and not asking and not P.NOT_PROPOSED.search(low) and not _ANSWERING.match(low):
+            proposed.append(pid)
+            mentioned.remove(pid)
     if purchase or proposed or P.HANDLE_REJECTION.search(low):
         # "So the X it is?", "Worth a try?", "Happy with it?": confirmations, not questions for information
         questions = [q for q in questions if q.slots != ("other",)]
@@ -584,6 +596,17 @@ def _act(u: Utterance, focus: str | None, low: str) -> str:
     return "AnswerQuestion"
 
 
+# Praise or a sales pitch of the product named ("a good shout", "great if you like 'em sweet").
+_SELLING = re.compile(
+    r"\b(?:great|nice|good|lovely|perfect|ideal|solid|excellent|brilliant|handy|popular|favourite|favorite|"
+    r"made for|fyi|btw|by the way|also|one more idea|rec|pick|winner|star)\b"
+)
+_PITCH = re.compile(
+    r"\b(?:good shout|can'?t go wrong|just the thing|found (?:a|the|you)|a (?:good|great|nice) (?:match|fit|one|option|pick)|"
+    r"sweet one|rec|fyi|btw|by the way)\b"
+)
+# An answer opening: "yes, ...", "no, ...", "it's $4.49" answers about what was asked.
+_ANSWERING = re.compile(r"^\W*(?:yes|yeah|yep|no|nope|sure|correct|right|exactly|unfortunately|sorry|great question|good question)\b")
 # A product after a spatial preposition marks a place: "right next to the corn flakes".
 _LANDMARK = re.compile(
     r"\b(?:next to|beside|besides|behind|near|nearby|by|past|left of|right of|above|below|beneath|under|"

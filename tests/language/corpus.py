@@ -7,30 +7,44 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from situ_gym.language import Utterance, analyze, lexicon_for
+from situ_gym.language import Utterance, analyze, lexicon_for, recommendation_attempt
 from situ_gym.scene import SceneIndex
 from situ_gym.scene.loader import load_scene
 
 CORPUS_DIR = Path(__file__).parent / "corpus"
+HELDOUT_DIR = Path(__file__).parent / "heldout"  # written apart from the layer (heldout/README.md)
 STORES = ("supermarket", "home_furnishings")
+STYLES = ("chat", "clipped", "nonnative", "mixed")
 
 
-def load_corpus() -> list[dict]:
+def load_corpus(folder: Path = CORPUS_DIR) -> list[dict]:
     rows = []
     for store in STORES:
-        with open(CORPUS_DIR / f"{store}.jsonl", encoding="utf-8") as f:
+        with open(folder / f"{store}.jsonl", encoding="utf-8") as f:
             rows += [json.loads(line) for line in f if line.strip()]
     return rows
+
+
+def load_heldout() -> list[dict]:
+    return load_corpus(HELDOUT_DIR)
 
 
 def lexicons():
     return {store: lexicon_for(SceneIndex(load_scene(store))) for store in STORES}
 
 
-def predicted(u: Utterance) -> dict:
-    """The analysis in the corpus's label schema."""
+def predicted(u: Utterance, ctx: dict | None = None, lex=None) -> dict:
+    """The analysis in the corpus's label schema (``put_forward``: the new products by the
+    recommendation-attempt rule, given the row's focus, raised products and last user words)."""
+    ctx = ctx or {}
     nav = u.navigation
+    last_user = analyze(ctx.get("last_user") or "", lex)
+    attempt = recommendation_attempt(
+        u, before=[ctx["focus"]] if ctx.get("focus") else [], raised=ctx.get("raised") or (),
+        compare_requested="compare" in last_user.requests,
+    )
     return {
+        "put_forward": sorted(set(attempt.new)),
         "act": u.act,
         "asks": sorted(set(u.asks)),
         "proposed": sorted(set(u.proposed)),
@@ -52,7 +66,7 @@ def _labels(expect: dict, got: dict) -> list[tuple[str, bool]]:
     for key in ("act", "purchase_prompt"):
         if key in expect:
             out.append((key, expect[key] == got[key]))
-    for key in ("asks", "proposed", "mentioned", "compared"):
+    for key in ("asks", "proposed", "mentioned", "compared", "put_forward"):
         if key in expect:
             out.append((key, sorted(set(expect[key])) == got[key]))
     if "nav" in expect:
@@ -77,6 +91,7 @@ def _labels(expect: dict, got: dict) -> list[tuple[str, bool]]:
 class Score:
     per_label: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0]))
     per_act: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0]))
+    per_style: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0]))
     misses: list[tuple[str, str, dict, dict]] = field(default_factory=list)
 
     @property
@@ -92,6 +107,10 @@ class Score:
         lines.append(f"{'by act':<16}")
         for name, (r, t) in sorted(self.per_act.items()):
             lines.append(f"{name:<16} {r:>6} {t:>6} {100 * r / t:>6.1f}")
+        if self.per_style:
+            lines.append(f"{'by style':<16}")
+            for name, (r, t) in sorted(self.per_style.items()):
+                lines.append(f"{name:<16} {r:>6} {t:>6} {100 * r / t:>6.1f}")
         lines.append(f"{'ALL':<16} {'':>6} {'':>6} {100 * self.accuracy:>6.1f}")
         return "\n".join(lines)
 
@@ -103,13 +122,16 @@ def score(rows: list[dict] | None = None) -> Score:
     for row in rows:
         ctx = row.get("context") or {}
         u = analyze(row["text"], lex[row["store"]], visible=frozenset(ctx.get("visible") or ()), focus=ctx.get("focus"))
-        got = predicted(u)
+        got = predicted(u, ctx, lex[row["store"]])
         act = row["expect"].get("act", "?")
         for name, ok in _labels(row["expect"], got):
             result.per_label[name][0] += ok
             result.per_label[name][1] += 1
             result.per_act[act][0] += ok
             result.per_act[act][1] += 1
+            if "style" in row:
+                result.per_style[row["style"]][0] += ok
+                result.per_style[row["style"]][1] += 1
             if not ok:
                 result.misses.append((row["id"], name, row, got))
     return result

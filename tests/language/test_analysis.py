@@ -104,3 +104,50 @@ def test_deterministic_and_cached(lex):
     a = analyze(text, lex["supermarket"])
     b = analyze(text, lex["supermarket"])
     assert a is b and a == analyze(text + " ", lex["supermarket"])
+
+
+# Measured on tests/language/heldout (450 utterances in four styles, written apart from the
+# layer and from the first corpus; issue 24). The issue asks for 95% as on the first corpus;
+# the note on issue 24 says where the layer stands. A drop below this floor is a regression.
+HELDOUT_FLOOR = 0.88
+
+
+def test_heldout_accuracy_per_style(capsys):
+    from .corpus import STYLES, load_heldout
+
+    result = score(load_heldout())
+    with capsys.disabled():
+        print("\nlanguage layer on the held-out corpus:\n" + result.table())
+    assert result.accuracy >= HELDOUT_FLOOR, result.table()
+    assert set(result.per_style) == set(STYLES)
+    for style, (right, total) in result.per_style.items():
+        assert right / total >= HELDOUT_FLOOR - 0.05, (style, right, total)
+
+
+def _group_readings():
+    from collections import defaultdict
+
+    from .corpus import load_heldout, predicted
+
+    lex = lexicons()
+    groups = defaultdict(list)
+    for row in load_heldout():
+        if "group" in row:
+            ctx = row.get("context") or {}
+            u = analyze(row["text"], lex[row["store"]], visible=frozenset(ctx.get("visible") or ()), focus=ctx.get("focus"))
+            got = predicted(u, ctx, lex[row["store"]])
+            groups[row["group"]].append((row["style"], {k: got[k] for k in ("act", "proposed", "put_forward", "asks")}))
+    return groups
+
+
+# Share of paraphrase groups (one meaning in chat, clipped, non-native and mixed English) whose
+# members all get the same act, proposals, attempts and slots; measured, a drop is a regression.
+INVARIANCE_FLOOR = 0.35
+
+
+def test_paraphrases_get_the_same_analysis():
+    groups = _group_readings()
+    assert len(groups) >= 30
+    same = [g for g, members in groups.items() if all(m[1] == members[0][1] for m in members)]
+    share = len(same) / len(groups)
+    assert share >= INVARIANCE_FLOOR, f"{len(same)}/{len(groups)} groups read alike"
