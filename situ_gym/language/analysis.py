@@ -339,14 +339,15 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
 
 
 _NON_REFERRING = re.compile(r"(?:it'?s (?:time|okay|ok|fine|no problem|a good idea|up to you)|that'?s (?:okay|ok|fine|alright|all)|that way|this way|it is time)")
+_SLOT_WORD = re.compile(r"^(?:budget|price|size|colou?r|flavou?r|allerg\w*|room|brand|scent|material|style|kind|type|preferences?)$")
 _SHORT_Q = re.compile(r"^(?:shall we|ready|okay|ok|sound good|sounds good|right|deal|alright|all set|good)\??$")
 
 
 def _question(sent, original, toks, s, e, mentions, places, tags, names_product, purchase) -> Question | None:
     """The question asked in sentence ``sent`` (None when it is no question for information)."""
     stripped = sent.strip().rstrip("?!. ")
-    if _SHORT_Q.match(stripped) or len(stripped.split()) <= 1:
-        return None
+    if _SHORT_Q.match(stripped) or (len(stripped.split()) <= 1 and not _SLOT_WORD.match(stripped)):
+        return None  # "Ready?", "Okay?"; but "budget?" asks
     nav_like = _motion(toks, s, e) and (any(s <= p.char_start < e for p in places) or _direction(sent)) and not re.search(r"\bwhere\b", sent)
     proposing = names_product and P.PROPOSE.search(sent) and not _slot_words(sent)
     if P.PURCHASE.search(sent) or nav_like or proposing:
@@ -367,7 +368,9 @@ def _question(sent, original, toks, s, e, mentions, places, tags, names_product,
         slots.remove("preference" if not re.search(r"\bprefer|flavou?r|colou?r|brand|style|scent|material\b", sent) else "category")
     if "use" in slots and "category" in slots and not re.search(r"\buse\b|occasion|purpose|who|for (?:you|the kids|a party|dinner)", sent):
         slots.remove("use")
-    if "avoid" in slots and "preference" in slots and not re.search(r"\bprefer|brands? you like|flavou?r|style\b", sent):
+    if "avoid" in slots and "preference" in slots and not re.search(
+        r"\bprefer|brands? you like|flavou?r|style\b|must[- ]?ha|non-?negotiable|features?|(?:must|need to) have", sent
+    ):
         slots.remove("preference")
     if "size" in slots and "preference" in slots:
         slots.remove("preference")
@@ -416,7 +419,7 @@ def _slot_words(sent: str) -> bool:
 
 
 def _motion(toks, s: int, e: int) -> bool:
-    return any(t.lemma in P.MOTION for t in toks if s <= t.start < e)
+    return any(t.verb in P.MOTION for t in toks if s <= t.start < e)
 
 
 def _direction(sent: str) -> str | None:
@@ -431,7 +434,7 @@ def _navigation(sent: str, toks, s: int, e: int, places: list[PlaceMention]) -> 
     earlier = None
     if not here and re.search(r"\b(?:there|over there)\b", sent):
         earlier = next((p for p in reversed(places) if p.char_start < s), None)
-    verbs = [t for t in toks if s <= t.start < e and t.lemma in P.MOTION]
+    verbs = [t for t in toks if s <= t.start < e and t.verb in P.MOTION]
     relation_here = next((name for name, pat in P.RELATION if pat.search(sent)), None)
     direction = _direction(sent)
     if not verbs and not (here and relation_here) and direction not in ("around", "up", "down"):
@@ -457,9 +460,18 @@ def _navigation(sent: str, toks, s: int, e: int, places: list[PlaceMention]) -> 
             if to and to[-1] > at:
                 rel = None
             scored.append((p, rel, before))
-        explicit = [x for x in scored if x[1] in ("into", "out_of", "toward") or re.search(r"\b(?:to|into|toward|towards|for|inside|enter|reach|at)\b\W*(?:the\W*)?$", x[2])]
+        # "to the Desks area inside of Leather and Ink": the second place says where the first is
+        qualifiers = {id(x[0]) for k, x in enumerate(scored) if k and re.search(r"\b(?:in|inside(?: of)?|within)\W*(?:the\W*)?$", x[2])}
+        explicit = [
+            x for x in scored
+            if id(x[0]) not in qualifiers
+            and (x[1] in ("into", "out_of", "toward") or re.search(r"\b(?:to|into|toward|towards|for|inside|enter|reach|at)\b\W*(?:the\W*)?$", x[2]))
+        ]
         relational = [x for x in scored if x[1] in ("past", "along", "behind")]
         main = explicit[-1] if explicit else (relational[0] if relational else scored[0])
+        qualified = any(id(x[0]) in qualifiers for x in scored)  # "inside of Y" says where X is
+        if qualified and relation_here == "into":
+            relation_here = None
         target, relation = main[0].entity_id, main[1] or ("to" if relation_here in (None, "past") else relation_here)
         passed = [x for x in scored if x[1] == "past" and x[0] is not main[0]]
         if passed:
@@ -475,13 +487,13 @@ def _navigation(sent: str, toks, s: int, e: int, places: list[PlaceMention]) -> 
         if pat.search(sent):
             distance = name
             break
-    turning_only = bool(verbs) and all(t.lemma in _TURNS for t in verbs)
-    translational = any(t.lemma in _TRANSLATE for t in verbs) or relation in ("along", "past") or (
+    turning_only = bool(verbs) and all(t.verb in _TURNS for t in verbs)
+    translational = any(t.verb in _TRANSLATE for t in verbs) or relation in ("along", "past") or (
         target is not None and not turning_only
     )
     if distance is None and translational:
         distance = "medium"  # a walk of unstated length
-    if verbs and all(t.lemma in ("turn", "look", "glance", "tilt", "face", "pivot", "rotate", "spin", "swing") for t in verbs) and not target:
+    if verbs and all(t.verb in _TURNS for t in verbs) and not target:
         if relation != "along":
             distance = distance if re.search(r"\b(?:walk|go|head|move|step)\b", sent) else None
     angle = None
@@ -567,7 +579,13 @@ def _act(u: Utterance, focus: str | None, low: str) -> str:
     """The primary dialogue action the content amounts to (one of ``ACTS``)."""
     new_proposal = [p for p in u.proposed if p != focus]
     opens_with_ack = bool(_ACK_OPENING.match(low))
-    handles = bool(P.HANDLE_REJECTION.search(low)) and not u.purchase_prompt and not u.greeting
+    cues = [m.group(0) for m in P.HANDLE_REJECTION.finditer(low)]
+    # "I understand, yoga mat. How much ...?": an acknowledgement before a question is no
+    # handling of a rejection unless something was turned down
+    ack_only = all(_WEAK_ACK.fullmatch(c) for c in cues) and not u.products and not _TURNED_DOWN.search(low) and (
+        any(q.slots != ("other",) for q in u.questions) or u.navigation is not None
+    )
+    handles = bool(cues) and not ack_only and not u.purchase_prompt and not u.greeting
     if handles and (opens_with_ack or u.navigation is None):
         return "HandleRejection"
     several = len({m.phrase.lower() for m in u.mentions if m.kind in ("product", "category", "unknown")}) >= 2
@@ -619,6 +637,14 @@ _ACK_CHOICE = re.compile(
 )
 _PREDICATE = re.compile(r"\b(?:it'?s|it is|they'?re|they are|this is|that'?s)(?: an?| the| really| very| all)?\s*$")
 _EXPLICIT_RECOMMEND = re.compile(r"\b(?:i'?d |i would |i )?(?:recommend|suggest)\w*|\bmy (?:pick|top pick|choice)\b")
+_TURNED_DOWN = re.compile(
+    r"\b(?:not|no|isn'?t|aren'?t|don'?t|doesn'?t|didn'?t|won'?t|never|too|instead|different|else|other|another|"
+    r"cheaper|smaller|bigger|lighter|step back|keep (?:looking|browsing)|sorry)\b"
+)
+_WEAK_ACK = re.compile(
+    r"no problem|no worries|understood|i understand|noted|makes sense|i get it|fair enough|good to know|i hear you|"
+    r"(?:that'?s|that is) (?:fine|okay|ok|alright|totally fine)|thanks for telling me"
+)
 _ACK_OPENING = re.compile(
     r"^\W*(?:no problem|no worries|understood|fair enough|i understand|that'?s (?:fine|okay|ok|alright)|sorry|i'?m sorry|noted|"
     r"totally|makes sense|okay|ok|alright|got it|fine|i see|i get it|ah|oh|fair point|you'?re right|good to know|i hear you|thanks for telling)"

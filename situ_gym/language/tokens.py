@@ -52,10 +52,26 @@ class Token(NamedTuple):
     lemma: str  # dictionary form ("lamps" -> "lamp", "looking" -> "look")
     start: int
     end: int
+    verb: str = ""  # the verb it is a form of ("turning" -> "turn", "heading" -> "head"), else the lemma
+
+
+# Chat-model markup carries no words: emphasis marks, bullets, numbering and headers at line
+# starts, emoji and pictographs (a "?" followed by an emoji still ends a question).
+_EMPHASIS = re.compile(r"\*\*|__|~~|`|(?<!\w)\*(?=\S)|(?<=\S)\*(?!\w)")
+_LINE_MARK = re.compile(r"(?m)^[ \t]*(?:#{1,6}|[-*\u2022+>]|\d{1,2}[.)])[ \t]+")
+
+
+def _markup_free(text: str) -> str:
+    text = _LINE_MARK.sub("", _EMPHASIS.sub("", text))
+    return "".join(
+        " " if (unicodedata.category(c) in ("So", "Cs", "Co") and c != "\u00b0") or c in "\u200d\ufe0f" else c
+        for c in text
+    )
 
 
 def normalize(text: object) -> str:
-    """NFKC, straight quotes, no control characters, single spaces, at most ``MAX_CHARS``.
+    """NFKC, straight quotes, no control characters, no markdown marks or emoji, single
+    spaces, at most ``MAX_CHARS``.
 
     Never raises: any object is read through ``str``; surrogates and other unencodable
     characters are dropped.
@@ -66,6 +82,7 @@ def normalize(text: object) -> str:
     text = text.encode("utf-8", "ignore").decode("utf-8", "ignore")
     text = unicodedata.normalize("NFKC", text).translate(_QUOTES)
     text = _CONTROL.sub(" ", text)
+    text = _markup_free(text)
     text = "\n".join(_SPACE.sub(" ", line).strip() for line in text.split("\n"))
     return text.strip()[:MAX_CHARS]
 
@@ -89,13 +106,24 @@ def lemma(word: str) -> str:
 
 
 @lru_cache(maxsize=8_192)
+def verb_lemma(word: str) -> str:
+    """The verb an -ing word is a form of ("turning" -> "turn", where ``lemma`` reads the noun
+    "turning"); else its lemma. Motion is read from verbs in any form."""
+    if word.endswith("ing") and word.isalpha() and len(word) >= 5:  # "left" stays a direction
+        forms = getAllLemmas(word)
+        if "VERB" in forms:
+            return forms["VERB"][0]
+    return lemma(word)
+
+
+@lru_cache(maxsize=8_192)
 def tokenize(text: str) -> tuple[Token, ...]:
     """Tokens of an already normalised text (see ``normalize``), with lemmas and spans."""
     out = []
     for m in _TOKEN.finditer(text):
         w = m.group(0)
         low = w.lower()
-        out.append(Token(w, low, lemma(low), m.start(), m.end()))
+        out.append(Token(w, low, lemma(low), m.start(), m.end(), verb_lemma(low)))
     return tuple(out)
 
 
