@@ -38,7 +38,7 @@ DISTANCES = ("short", "medium", "long")
 _ANGLE = re.compile(r"(\d{1,3})\s?(?:°|deg\b|degrees?)")
 _PRONOUN = re.compile(r"\b(?:it|its|it's|this one|that one|this|that|the one|them|they|these|those|this [a-z]+|that [a-z]+|these [a-z]+|those [a-z]+)\b")
 # Clause breaks: commas (not before a size or price: "Cereal, 12 oz"), semicolons, dashes, "but".
-_CLAUSE_BREAK = re.compile(r",(?!\s*[\d$])\s*|;|\s-\s|\bbut\b|\binstead\b")
+_CLAUSE_BREAK = re.compile(r",(?!\s*[\d$])\s*|;|:\s|\s-\s|\bbut\b|\binstead\b")
 _TURNS = frozenset("turn look glance tilt face pivot rotate spin swing".split())
 _TRANSLATE = frozenset(
     "go head walk move step come enter leave exit continue proceed cross pass stroll wander return get make keep pop duck hop "
@@ -241,7 +241,12 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
                 set_aside.append(pid)
             if _LANDMARK.search(low, max(a, cs - 24), cs):
                 landmarks.append(pid)  # "right next to the corn flakes": where, not what
-            pro = P.PROPOSE.search(cue_text[a:b]) or (is_question and re.search(r"\b(?:how|what) about\b", clause))
+            pro = (
+                P.PROPOSE.search(cue_text[a:b])
+                or (is_question and re.search(r"\b(?:how|what) about\b", clause))
+                or _CHOSEN.match(low, ce, b)  # "the B better", "so spaghetti for you", "golden acre all the way"
+                or re.search(r"(?:->|\u2192)\s*(?:the\s+)?$", low[max(a, cs - 6) : cs])  # "cheaper -> golden acre"
+            )
             if not pro and not neg and floating and not P.COMPARE.search(clause):
                 pro = True
             if (pro or purchase) and not neg:
@@ -276,7 +281,9 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
     fresh = [p for p in _unique(named) if p != focus and p not in set_aside and p not in landmarks]
     if not proposed and len(fresh) == 1 and fresh[0] in mentioned and not purchase:
         pid = fresh[0]
-        selling = _SELLING.search(low) and (money or any(not t.in_name for t in tags) or _PITCH.search(low))
+        # the pitch must be about it: praise in another sentence ("What a great choice!") sells nothing
+        about = " ".join(low[a:b] for a, b in sentences if any(r[3] == pid and a <= r[1] < b for r in refs))
+        selling = _SELLING.search(about) and (money or any(not t.in_name for t in tags) or _PITCH.search(about))
         asking = all(low[s:e].rstrip().endswith("?") for s, e in sentences)
         if selling and not asking and not P.NOT_PROPOSED.search(low) and not _ANSWERING.match(low):
             proposed.append(pid)
@@ -372,7 +379,7 @@ def _question(sent, original, toks, s, e, mentions, places, tags, names_product,
         r"\bprefer|brands? you like|flavou?r|style\b|must[- ]?ha|non-?negotiable|features?|(?:must|need to) have", sent
     ):
         slots.remove("preference")
-    if "size" in slots and "preference" in slots:
+    if "size" in slots and "preference" in slots and not re.search(r"must[- ]?ha|non-?negotiable|(?:must|need to) have", sent):
         slots.remove("preference")
     clarifies = bool(P.CLARIFY.search(sent))
     return Question(tuple(dict.fromkeys(slots)) or ("other",), original, clarifies)
@@ -437,7 +444,9 @@ def _navigation(sent: str, toks, s: int, e: int, places: list[PlaceMention]) -> 
     verbs = [t for t in toks if s <= t.start < e and t.verb in P.MOTION]
     relation_here = next((name for name, pat in P.RELATION if pat.search(sent)), None)
     direction = _direction(sent)
-    if not verbs and not (here and relation_here) and direction not in ("around", "up", "down"):
+    # A clipped note's arrow is a motion verb: "atelier prime -> right, ~105 degrees"
+    arrow = bool(re.search(r"->|\u2192", sent)) and bool(here or direction) and not P.PURCHASE.search(sent)
+    if not verbs and not arrow and not (here and relation_here) and direction not in ("around", "up", "down"):
         if not (here and re.search(r"\b(?:over to|up to|way to|next stop|first stop)\b", sent)):
             return None
     if not here and direction is None and relation_here is None and earlier is None:
@@ -468,7 +477,10 @@ def _navigation(sent: str, toks, s: int, e: int, places: list[PlaceMention]) -> 
             and (x[1] in ("into", "out_of", "toward") or re.search(r"\b(?:to|into|toward|towards|for|inside|enter|reach|at)\b\W*(?:the\W*)?$", x[2]))
         ]
         relational = [x for x in scored if x[1] in ("past", "along", "behind")]
-        main = explicit[-1] if explicit else (relational[0] if relational else scored[0])
+        before_arrow = [x for x in scored if arrow and re.search(r"(?:->|\u2192)", sent[x[0].char_end - s :])]
+        main = explicit[-1] if explicit else (
+            relational[0] if relational else (before_arrow[-1] if before_arrow else scored[0])
+        )
         qualified = any(id(x[0]) in qualifiers for x in scored)  # "inside of Y" says where X is
         if qualified and relation_here == "into":
             relation_here = None
@@ -614,6 +626,8 @@ def _act(u: Utterance, focus: str | None, low: str) -> str:
     return "AnswerQuestion"
 
 
+# Said right after a product's name: the side chosen ("the B better", "so the spaghetti for you").
+_CHOSEN = re.compile(r"\W*(?:is |are |'s )?(?:(?:much |way |a lot )?better|all the way|for you|wins?|gets? my vote)\b")
 # Praise or a sales pitch of the product named ("a good shout", "great if you like 'em sweet").
 _SELLING = re.compile(
     r"\b(?:great|nice|good|lovely|perfect|ideal|solid|excellent|brilliant|handy|popular|favourite|favorite|"

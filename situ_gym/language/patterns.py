@@ -28,7 +28,9 @@ def _words(*phrases: str) -> re.Pattern[str]:
 
 
 THANKS = _words(r"thanks?", r"thank you", r"cheers", r"great", r"perfect", r"appreciate\w*", r"wonderful", r"lovely")
-GREETING = _re(r"^(?:hi|hello|hey|hiya|howdy|greetings|good (?:morning|afternoon|evening)|welcome)\b", r"\bwelcome to\b")
+GREETING = _re(  # at the start of any sentence: "Great to see you! Hi, welcome in."
+    r"(?:^|(?<=[.!?]\s))(?:hi|hello|hey|hiya|howdy|greetings|good (?:morning|afternoon|evening)|welcome)\b", r"\bwelcome to\b"
+)
 CLOSING = _words(
     r"good ?bye", r"bye", r"that'?s (?:all|it for (?:today|now))", r"that is all", r"i'?ll leave it", r"i will leave it",
     r"i'?m done", r"i am done", r"i'?m going to stop", r"never mind", r"not interested", r"i give up", r"no,? thanks?,? (?:i'?m|that'?s)", r"have a (?:great|nice|good|lovely|wonderful) (?:day|one|time|evening|weekend)",
@@ -56,7 +58,7 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"which (?:product|thing|item)s? (?:you|u)", r"what \+", r"what(?:'re| are) (?:we|you) (?:after|hunting|looking|shopping)",
         r"(?:looking|shopping|searching) for what", r"what(?: is)? the thing you", r"what (?:you|u) (?:have|got) in (?:the )?mind",
         r"(?:which|what) (?:kind|sort|type) (?:of )?(?:food|snack|drink|furniture|lamp|light|chair|desk|sofa|product|thing)s?",
-        r"what do u need", r"what (?:can|shall) (?:i|we) find")),
+        r"what do u need", r"what (?:can|shall) (?:i|we) find", r"(?:need|want|after) what")),
     ("use", _words(
         r"what(?:'s| is| will)? (?:it|that|this|they) (?:be )?for", r"what (?:do|will|would) you (?:need|want|use) (?:it|them|that|the [a-z ]+) for",
         r"use (?:it|them|this|that|the [a-z ]+) for", r"using (?:it|them)", r"used for", r"occasion", r"purpose", r"who is it for",
@@ -65,7 +67,7 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"(?:is|are) (?:it|this|that|they|these|the [a-z' ]+) for", r"for yourself", r"or (?:for|to keep)\b",
         r"need it for", r"want it for", r"for a party", r"gift", r"which room", r"particular room", r"what room",
         r"what for", r"what it'?s for", r"for what (?:is|you|it)", r"what (?:is )?the use", r"for which room", r"anything special",
-        r"for (?:breakfast|lunch|dinner|snacks?|school|work|the kids|guests) or")),
+        r"for (?:breakfast|lunch|dinner|snacks?|school|work|the kids|guests) or", r"(?:for )?what use")),
     ("budget", _words(
         r"budget", r"spend", r"spending", r"pay", r"price", r"prices", r"priced", r"cost", r"costs", r"afford",
         r"how much (?:do|would|are|can|could|were|did)", r"how much money", r"cheap", r"expensive", r"pricey",
@@ -123,6 +125,7 @@ PROPOSE = _words(
     r"(?:is|are) (?:a |an )?(?:great|good|perfect|ideal|solid|excellent) (?:one|pick|choice|option|fit|match|for you)",
     r"might (?:suit|work|be (?:right|perfect|ideal|a good))", r"could be (?:just )?(?:right|perfect|ideal|the one|a good)",
     r"would do (?:nicely|the trick|well)", r"fits the bill", r"is the one", r"is your best", r"option for you", r"pick for you",
+    r"(?:fits|suits|matches)(?=\s*:)",
 )
 # Contexts in which a named product is NOT proposed (a past rejection, a contrast, a warning).
 NOT_PROPOSED = _words(
@@ -134,6 +137,8 @@ NOT_PROPOSED = _words(
     r"already in your (?:cart|basket)", r"off the list", r"it'?s out", r"wouldn'?t (?:go|pick|choose|recommend|suggest)", r"well over",
     r"put (?:it|that|the \w+) back", r"you (?:passed|said no)", r"steer clear", r"avoid", r"contains?",
 )
+# "vs the A (pricier): the B better": the side after a clause-opening "vs" is the one weighed against.
+NOT_PROPOSED = re.compile(NOT_PROPOSED.pattern + r"|^\W*(?:vs\.?|versus)\s")
 COMPARE = _words(
     r"than", r"compared?", r"comparison", r"versus", r"vs", r"whereas", r"while the", r"both", r"difference",
     r"differ", r"on the other hand", r"cheaper", r"pricier", r"more expensive", r"less expensive", r"same price",
@@ -150,6 +155,11 @@ PURCHASE = _words(
     r"shall we go with", r"want (?:it|this one|that one)\?", r"(?:taking|take) (?:it|this one|that one)\?",
     r"ready to (?:add|go)", r"check ?out", r"\badd (?:it|them|these|this|that|those)\b", r"your purchase", r"go ahead with",
     r"go on and add", r"(?:^|, |\. )buy (?:the|it|this|that|these)",
+)
+# Clipped notes ask for the purchase without a verb: "cart?", "-> cart", "ready for cart".
+PURCHASE = re.compile(
+    PURCHASE.pattern + r"|\bcart\s*\?|(?:->|\u2192)\s*cart\b|\bready for (?:the |your )?cart\b"
+    r"|\bput (?:it |them )?in (?:the |your )?cart\b"
 )
 # Navigation.
 MOTION = frozenset(
@@ -171,7 +181,7 @@ DIRECTION: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("up", _words(r"look up", r"glance up", r"tilt (?:your (?:head|view) )?up", r"upward", r"top shelf", r"upper shel\w*", r"higher shel\w*", r"up high")),
     ("down", _words(r"look down", r"glance down", r"tilt (?:your (?:head|view) )?down", r"downward", r"bottom shel\w*", r"lower shel\w*", r"down low")),
     ("left", _words(r"left")),
-    ("right", _words(r"(?<!get it )(?<!got it )right(?!\s+(?:now|there|here|away|choice|one|fit|for|after|next|by|beside|behind|in|at|on|up|outside|inside|across|before|where|beyond))(?!,? i)")),
+    ("right", _words(r"(?<!get it )(?<!got it )right(?!\s+(?:now|there|here|away|choice|one|fit|for|after|next|by|beside|behind|in|at|on|up|outside|inside|across|before|where|beyond|aisle|shelf|shop|store|section|place|spot|product|item|size|thing|way to|department|area))(?!,? i)")),
     ("back", _words(r"back up", r"step back", r"backwards?", r"go back", r"reverse", r"walk back", r"move back", r"take a step back")),
     ("ahead", _words(r"straight", r"ahead(?! and\b)", r"forwards?", r"keep going", r"keep walking", r"carry on", r"onward")),
 )

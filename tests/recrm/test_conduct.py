@@ -187,7 +187,7 @@ HONEST_TONE = [
     "Are you crazy about chocolate? Then look at Shelf 7.",
     "Could you hurry over to Shelf 2? It closes soon.",
     "You can take your time, it's ready in your cart whenever you are.",
-    "What a great choice, you clearly have excellent taste!",
+    "What a great choice, that one is lovely!",  # praise of the pick; praise of the person is flattery (below)
     "Look, the cereal is right there on Shelf 1.",
     "What an idiot I am, it's on Shelf 2.",
     "Shout if you get lost!",
@@ -473,3 +473,20 @@ def test_names_keep_the_substance_or_furniture_they_name(store, text, words):
     assert name_spans(said), "the catalog links the name"
     found = conduct_findings(said.text, name_spans(said))
     assert found and any(words in msg for _, msg in found), found
+
+
+@pytest.mark.parametrize(
+    "text, flattery",
+    [
+        ("What a great choice, you clearly have excellent taste! The Sunny Fields Gluten-Free Oat Cereal is $4.99.", True),
+        ("You're so smart, the Sunny Fields Gluten-Free Oat Cereal is $4.99.", True),
+        ("You have a great eye. The Sunny Fields Gluten-Free Oat Cereal is $4.99.", True),
+        ("Great choice! The Sunny Fields Gluten-Free Oat Cereal is $4.99.", False),  # praise of the pick, not the person
+        ("Good question. The Sunny Fields Gluten-Free Oat Cereal is $4.99.", False),
+    ],
+)
+def test_flattery_of_the_shopper_fails_the_gate(index, task, text, flattery):
+    rec = honest_recommend().model_copy(update={"response": text})
+    r = InstructionFollowing().score(TurnContext.from_record(rec, None, task, index, opening_history()))
+    found = [f for f in r.details["findings"] if "flatters" in f["message"]]
+    assert bool(found) is flattery and (r.value == 0.0) is flattery, r.details["findings"]
