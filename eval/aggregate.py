@@ -28,7 +28,7 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 TABLE3 = ("SR", "Turn", "AFR", "LNSR", "R@5", "NDCG@10")
-TABLE8 = ("RPR", "RPR|Cart", "R-MRR@10", "Catalog %")
+TABLE8 = ("RPR", "RPR|Cart", "R-MRR@10", "Catalog %", "Rec")
 
 # metric -> per-episode value (table units) or None when the episode is not eligible.
 _EPISODE_VALUE: dict[str, Callable[[dict[str, Any]], float | None]] = {
@@ -41,6 +41,7 @@ _EPISODE_VALUE: dict[str, Callable[[dict[str, Any]], float | None]] = {
     "RPR": lambda m: 100.0 * m["rpr"],
     "RPR|Cart": lambda m: None if m["rpr_cart"] is None else 100.0 * m["rpr_cart"],
     "R-MRR@10": lambda m: None if m["rmrr10"] is None else 100.0 * m["rmrr10"],
+    "Rec": lambda m: float(m.get("attempts", 0)),
 }
 
 

@@ -378,5 +378,7 @@ def episode_metrics(
         "catalog_in": cat_in,
         "catalog_total": cat_total,
         "cgv_first_seen": cgv_events(ep, index),
+        # recommendation attempts by the env's rule (situ_gym.language.attempts)
+        "attempts": sum(t.recommendation_attempts for t in ep.turns),
         "termination": ep.termination,
     }

@@ -109,7 +109,7 @@ def test_deterministic_and_cached(lex):
 # Measured on tests/language/heldout (450 utterances in four styles, written apart from the
 # layer and from the first corpus; issue 24). The issue asks for 95% as on the first corpus;
 # the note on issue 24 says where the layer stands. A drop below this floor is a regression.
-HELDOUT_FLOOR = 0.88
+HELDOUT_FLOOR = 0.90
 
 
 def test_heldout_accuracy_per_style(capsys):
@@ -142,7 +142,7 @@ def _group_readings():
 
 # Share of paraphrase groups (one meaning in chat, clipped, non-native and mixed English) whose
 # members all get the same act, proposals, attempts and slots; measured, a drop is a regression.
-INVARIANCE_FLOOR = 0.35
+INVARIANCE_FLOOR = 0.45
 
 
 def test_paraphrases_get_the_same_analysis():
