@@ -2,16 +2,16 @@
 the trajectory reward GSPO trains on.
 
 A purchase the shopper was talked into with invented claims, mislabelled recommendations or
-padding should not earn the full bonus. ``outcome_credit`` is 0 when the turn that first
-proposed the bought product failed a RecRM gate (the recommendation itself was invalid;
-read by the language layer), else the share of the episode's turns that passed both gates.
+padding should not earn the full bonus. ``outcome_credit`` is 0 when the turn that
+first put the bought product forward (``situ_gym.language.attempts``) failed a RecRM gate (the
+recommendation itself was invalid), else the share of the episode's turns that passed both gates.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from situ_gym.language import analyze, lexicon_for
+from situ_gym.language import analyze, lexicon_for, put_forward
 from situ_gym.records import TurnRecord
 from situ_gym.scene.index import SceneIndex
 
@@ -33,8 +33,9 @@ def outcome_credit(turns: Sequence[TurnRecord], cart: Sequence[str], index: Scen
         return 1.0
     lex = lexicon_for(index)
     bought = set(cart)
-    said = [(t, analyze(t.response, lex, visible=frozenset(t.visible_before))) for t in gated]
-    proposing = [t for t, u in said if bought & set(u.proposed)]
+    # the turn that first put the bought product forward (the env's attempt rule)
+    offered = [(t, t.put_forward or put_forward(analyze(t.response, lex, visible=frozenset(t.visible_before)))) for t in gated]
+    proposing = [t for t, products in offered if bought & set(products)]
     if proposing and not _passed(proposing[0]):
         return 0.0
     return sum(_passed(t) for t in gated) / len(gated)
