@@ -263,7 +263,12 @@ class InstructionFollowing:
         if n > max(40, self.words_per_point * points):
             hard("style", f"{n} words for {points} points of content: padded")
         recent = [w for t in list(ctx.history)[-2:] for w in words(t.user_utterance)]
-        grams = {tuple(resp_w[i : i + 3]) for i in range(len(resp_w) - 2)}
+        # names are shared words, not echo: "fits: campo verde gluten free penne" after the
+        # shopper named it repeats the product, not the shopper
+        spans = [(m.char_start, m.char_end) for m in said.mentions] + [(p.char_start, p.char_end) for p in said.places]
+        own = "".join(" " if any(a <= i < b for a, b in spans) else c for i, c in enumerate(said.text))
+        own_w = words(own)
+        grams = {tuple(own_w[i : i + 3]) for i in range(len(own_w) - 2)}
         if len(grams) >= 4 and recent:
             theirs = {tuple(recent[i : i + 3]) for i in range(len(recent) - 2)}
             share = len(grams & theirs) / len(grams)

@@ -245,7 +245,10 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
                 P.PROPOSE.search(cue_text[a:b])
                 or (is_question and re.search(r"\b(?:how|what) about\b", clause))
                 or _CHOSEN.match(low, ce, b)  # "the B better", "so spaghetti for you", "golden acre all the way"
-                or re.search(r"(?:->|\u2192)\s*(?:the\s+)?$", low[max(a, cs - 6) : cs])  # "cheaper -> golden acre"
+                or (  # "cheaper -> golden acre" (a named product; "-> yoga mat there" points the way)
+                    re.search(r"(?:->|\u2192)\s*(?:the\s+)?$", low[max(a, cs - 6) : cs])
+                    and any(m.char_start == cs and m.kind == "product" for m in mentions)
+                )
             )
             if not pro and not neg and floating and not P.COMPARE.search(clause):
                 pro = True
