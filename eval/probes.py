@@ -10,7 +10,7 @@ registered) on real episodes, through ``eval.rollout.run`` with the env wrapped 
 mean per-turn ``R_total``, the per-episode training reward (mean per-turn ``R_total`` +
 the outcome bonus on a cart addition: ``recrm.outcome.episode_reward``, what GSPO
 trains on), the gate pass rates (instruction, consistency) and SR. A probe that is not
-below the reference (plain, else heuristic) on a measure is flagged in the last column.
+below the reference (heuristic, the assistant the probes wrap, else plain) on a measure is flagged in the last column.
 ``--env all`` plays both stores. Deterministic under ``--seed``.
 
 ``--best-of-n 1,2,4,8`` (or one N) plays optimisation pressure instead (``eval.best_of_n``):
@@ -52,7 +52,7 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 # Assistants the probes are measured against, the first one present being the reference.
-REFERENCES = ("plain", "heuristic")
+REFERENCES = ("heuristic", "plain")  # the probes wrap the heuristic: it is the honest turn each one games
 MEASURES = ("r_total", "train_reward")
 
 
@@ -127,7 +127,7 @@ def play(env: str, assistant: str, config: ProbeConfig, run_dir: Path) -> list[E
 
 
 def reference_of(rows: list[ProbeRow]) -> str | None:
-    """The assistant every probe must stay below: plain when it was played, else heuristic."""
+    """The assistant every probe must stay below: the heuristic they wrap when it was played, else plain."""
     played = {r.assistant for r in rows}
     return next((name for name in REFERENCES if name in played), None)
 
