@@ -264,7 +264,7 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
             if q is not None:
                 questions.append(q)
         # ---- navigation
-        nav = _navigation(sent, toks, s, e, places)
+        nav = _navigation(sent, toks, s, e, places, low)
         if nav is not None and navigation is None:
             navigation = nav
         # ---- shopper-side stance on attribute labels
@@ -439,7 +439,7 @@ def _direction(sent: str) -> str | None:
     return None
 
 
-def _navigation(sent: str, toks, s: int, e: int, places: list[PlaceMention]) -> NavInstruction | None:
+def _navigation(sent: str, toks, s: int, e: int, places: list[PlaceMention], low: str = "") -> NavInstruction | None:
     here = [p for p in places if s <= p.char_start < e]
     earlier = None
     if not here and re.search(r"\b(?:there|over there)\b", sent):
@@ -502,12 +502,16 @@ def _navigation(sent: str, toks, s: int, e: int, places: list[PlaceMention]) -> 
         if pat.search(sent):
             distance = name
             break
-    turning_only = bool(verbs) and all(t.verb in _TURNS for t in verbs)
+    # "shelf 1 -> left, ~135 degrees" says which way the place is: turn, do not walk yet
+    pointing = arrow and not verbs and direction in ("left", "right", "around")
+    turning_only = (bool(verbs) and all(t.verb in _TURNS for t in verbs)) or pointing
     translational = any(t.verb in _TRANSLATE for t in verbs) or relation in ("along", "past") or (
         target is not None and not turning_only
     )
     if distance is None and translational:
         distance = "medium"  # a walk of unstated length
+    if pointing:
+        distance = None
     if verbs and all(t.verb in _TURNS for t in verbs) and not target:
         if relation != "along":
             distance = distance if re.search(r"\b(?:walk|go|head|move|step)\b", sent) else None
@@ -522,6 +526,8 @@ def _navigation(sent: str, toks, s: int, e: int, places: list[PlaceMention]) -> 
     elif direction in ("up", "down"):
         angle = 20.0
     approach = None
+    if earlier is not None and target == earlier.entity_id:  # "pet treats at front of shelf 12. go there."
+        sent = low[max(0, earlier.char_start - 24) : earlier.char_start] + " " + sent
     if relation == "behind" or re.search(r"\b(?:back|rear|far) (?:side|face|of)\b|\bother side\b", sent):
         approach = "back"
     elif re.search(r"\bfront\b", sent):

@@ -63,6 +63,7 @@ _LINE_MARK = re.compile(r"(?m)^[ \t]*(?:#{1,6}|[-*\u2022+>]|\d{1,2}[.)])[ \t]+")
 
 def _markup_free(text: str) -> str:
     text = _LINE_MARK.sub("", _EMPHASIS.sub("", text))
+    text = re.sub(r"(?<=\s)@(?=\s)", "at", text)  # "pet treats @ front of shelf 12"
     return "".join(
         " " if (unicodedata.category(c) in ("So", "Cs", "Co") and c != "\u00b0") or c in "\u200d\ufe0f" else c
         for c in text
