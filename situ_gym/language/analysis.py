@@ -217,7 +217,8 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
     mentioned: list[str] = []
     set_aside: list[str] = []
     landmarks: list[str] = []
-    cue_text = _ACK_CHOICE.sub(lambda m: " " * len(m.group(0)), low)  # "nice pick, ..." praises their choice
+    # "nice pick, ..." praises their choice; "try turning left" proposes a motion, not a product
+    cue_text = _TRY_MOTION.sub(lambda m: " " * len(m.group(0)), _ACK_CHOICE.sub(lambda m: " " * len(m.group(0)), low))
     questions: list[Question] = []
     navigation: NavInstruction | None = None
     refers_focus = False
@@ -653,6 +654,7 @@ _LANDMARK = re.compile(
     r"\b(?:next to|beside|besides|behind|near|nearby|by|past|left of|right of|above|below|beneath|under|"
     r"on top of|across from|opposite|between)\s+(?:the\s+|those\s+|these\s+)?$"
 )
+_TRY_MOTION = re.compile(r"\btry(?:ing)? (?:to )?(?:turn|go|walk|head|move|step|look|keep|follow|come|get)\w*")
 # Praise of the shopper's own choice opening a sentence: "nice pick, yogurt then!" proposes nothing.
 _ACK_CHOICE = re.compile(
     r"(?:^|(?<=[.!?]\s))\W*(?:what an? |such an? )?(?:nice|great|good|excellent|smart|solid|lovely|perfect|wise) "

@@ -59,9 +59,13 @@ def put_forward(said: Utterance, *, compare_requested: bool = False) -> tuple[st
 
     ``compare_requested``: the shopper asked for this comparison, so its sides are answers,
     not offers (the side the assistant favours is still proposed)."""
+    favoured = [p for p in said.compared if p in said.proposed]
+    if said.proposed and (favoured or said.act == "Compare"):
+        # a comparison that picks a side offers that side: the others named are weighed
+        # against it ("1. the A: suits you better ... 2. the B: ...")
+        return tuple(dict.fromkeys(said.proposed))
     aside = set(said.set_aside) | set(said.landmarks)
     mentioned = [p for p in said.mentioned if p in said.named and p not in aside]
-    favoured = [p for p in said.compared if p in said.proposed]
     # "Compared with the A, the B suits you better": A is weighed and set aside, not offered.
     neutral = not (compare_requested or favoured)
     compared = [p for p in said.compared if p not in said.set_aside] if neutral else []
