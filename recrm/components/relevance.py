@@ -32,6 +32,9 @@ class QueryItemRelevance:
       Details whose value is free text cannot be checked and are ignored.
     * Everything revealed is met: fully relevant (2).
 
+    A turn putting several new products forward at once (``ctx.attempt.new``) scores the mean
+    over them (``details["items"]``: each one's 0/1/2), so padding a good pick never pays.
+
     ``details`` holds ``item``, ``score_0_2``, ``unmet`` (the failed checks) and ``revealed``.
     """
 
@@ -48,6 +51,16 @@ class QueryItemRelevance:
             return ComponentScore(
                 None, {"item": None, "reason": "the response proposes or discusses no product"}
             )
+        offered = [p for p in ctx.attempt.new if p in ctx.index.products]
+        if pid in offered and len(offered) > 1:
+            # several products put forward at once are several attempts, each judged: the
+            # turn is worth their mean, so adding weaker ones to a good pick never pays
+            scores = [self._score_item(ctx, p) for p in offered]
+            details = dict(scores[0].details, items={p: s.details["score_0_2"] for p, s in zip(offered, scores, strict=True)})
+            return ComponentScore(sum(s.value for s in scores) / len(scores), details)
+        return self._score_item(ctx, pid)
+
+    def _score_item(self, ctx: TurnContext, pid: str) -> ComponentScore:
         task, product = ctx.task, ctx.index.products[pid]
         revealed = ctx.revealed_items
         details: dict = {"item": pid, "revealed": [r.kind for r in revealed], "unmet": []}

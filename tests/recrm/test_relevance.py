@@ -77,3 +77,19 @@ def test_a_ranking_alone_is_not_judged(index, task):
         turn("Any budget?", n=2, ranking=["sm_p404", "sm_p001"]), None, task, index, history
     )
     assert judge.score(ctx).value is None
+
+
+def test_several_products_put_forward_score_their_mean(index, task):
+    """The pick plus a weaker extra is worth less than the pick alone (each is an attempt)."""
+    from recrm.components import QueryItemRelevance
+    from recrm.context import TurnContext
+    from tests.recrm.turns import honest_recommend, opening_history
+
+    alone = honest_recommend()
+    padded = alone.model_copy(update={"response": alone.response + " Or try the Green Valley Organic Bananas."})
+    rel = QueryItemRelevance()
+    a = rel.score(TurnContext.from_record(alone, None, task, index, opening_history()))
+    b = rel.score(TurnContext.from_record(padded, None, task, index, opening_history()))
+    assert a.value == 1.0
+    assert b.details["items"] == {"sm_p004": 2, "sm_p007": 0}
+    assert b.value == pytest.approx(0.5)
