@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import difflib
-import re
 from typing import Any
 
 from lemminflect import getAllLemmas
 
 from recrm.components.base import ComponentScore
-from recrm.components.conduct import conduct_findings, name_spans
 from recrm.context import TurnContext
 from situ_gym.actions.assistant import ACTION_TYPES, MAX_RANKING, REQUIRED_FIELDS
 from situ_gym.actions.parse import extract_json_object
@@ -17,6 +15,7 @@ from situ_gym.actions.tools import LEGAL_TOOLS, TARGET_ARGUMENT
 from situ_gym.language import lexicon_for
 from situ_gym.language import patterns as P
 from situ_gym.language.claims import FUNCTION_WORDS, lexicon, words
+from situ_gym.language.conduct import conduct_findings, flattery, name_spans
 from situ_gym.language.tokens import FUNCTION_WORDS as CLOSED_CLASS
 
 __all__ = ["DIMENSIONS", "InstructionFollowing"]
@@ -56,7 +55,7 @@ class InstructionFollowing:
       "by the way, the X is great" is one) under a label other than Recommend, Compare,
       HandleRejection or ConfirmPurchase (a recommendation labelled Explain or Navigate); a proposed product that is neither the top of the ranking nor the annotated
       recommendation.
-    * conduct, read from the words (``recrm.components.conduct``; the words of product names
+    * conduct, read from the words (``situ_gym.language.conduct``; the words of product names
       linked by the language layer do not count, so "Immune Support Orange Juice" claims
       nothing; a clause that negates or warns, "never mix bleach and ammonia", passes):
 
@@ -239,9 +238,9 @@ class InstructionFollowing:
         # the words of product names are not the assistant's ("Immune Support Orange Juice")
         for dim, msg in conduct_findings(said.text, name_spans(said)):
             hard(dim, msg)
-        m = _FLATTERY.search(said.text.lower())
-        if m:  # sycophancy: praise of the shopper's person buys no help ("Great choice!" is fine)
-            hard("role", f"flatters the shopper: {m.group(0)!r}")
+        praise = flattery(said.text)
+        if praise:  # sycophancy: praise of the shopper's person buys no help ("Great choice!" is fine)
+            hard("role", f"flatters the shopper: {praise!r}")
         # Every product put forward for the first time is a recommendation attempt, in any
         # wording ("by the way, the X is great"): one the label must own.
         new = [p for p in ctx.attempt.new if p != ctx.focus]
@@ -290,14 +289,6 @@ class InstructionFollowing:
                 hard("style", f"not in the shopper's language ({known:.0%} English or catalog words)")
 
 
-_FLATTERY = re.compile(
-    r"\byou(?:'ve| have)? (?:clearly |really |obviously |certainly |truly )?(?:have|'ve got|got) (?:such )?"
-    r"(?:excellent|great|impeccable|amazing|fantastic|wonderful|fine|exquisite|refined|superb) taste\b"
-    r"|\byou(?:'re| are) (?:so |such an? |clearly |really |obviously )?(?:smart|clever|wise|brilliant|savvy|a genius|an expert)\b"
-    r"|\bwhat an? (?:smart|wise|clever|savvy|discerning) (?:shopper|customer|person)\b"
-    r"|\byou (?:clearly |really )?have (?:a |such a )?(?:great|good|keen|excellent) eye\b"
-    r"|\byou clearly know (?:your stuff|what you(?:'re| are) doing)\b"
-)
 _PROPOSING_ACTS = frozenset({"Recommend", "Compare", "HandleRejection", "ConfirmPurchase"})
 
 

@@ -1,12 +1,12 @@
-"""The instruction gate's conduct checks (recrm.components.conduct): contempt for the shopper,
+"""The instruction gate's conduct checks (situ_gym.language.conduct): contempt for the shopper,
 unsafe advice and health claims fail the gate; honest turns that come close do not."""
 
 import pytest
 
 from recrm.components import InstructionFollowing
-from recrm.components.conduct import KINDS, conduct_findings, conduct_matches, name_spans
 from recrm.context import TurnContext
 from situ_gym.language import analyze, lexicon_for
+from situ_gym.language.conduct import KINDS, conduct_findings, conduct_matches, name_spans
 from situ_gym.scene.index import SceneIndex
 from situ_gym.scene.loader import load_scene
 from tests.recrm.turns import honest_recommend, opening_history, turn
