@@ -23,19 +23,10 @@ worth at most ``neutral`` (0.2), far below an honest recommendation (up to 1).
 from __future__ import annotations
 
 from recrm.context import TurnContext
+from situ_gym.language import SLOT_KINDS
 
-__all__ = ["SLOT_KINDS", "dialogue_value"]
+__all__ = ["dialogue_value"]
 
-# Question slot (language layer) -> goal-detail kinds (``DisclosureItem.kind``) that answer it.
-SLOT_KINDS: dict[str, tuple[str, ...]] = {
-    "category": ("category", "use"),
-    "use": ("use", "category"),
-    "budget": ("budget",),
-    "avoid": ("avoid",),
-    "preference": ("need",),
-    "size": ("need",),
-    "location": (),
-}
 _MOTION_TOOLS = frozenset(
     {"move_forward", "move_backward", "turn_and_move", "move_and_turn", "side_step", "turn",
      "look_up_down", "move_to_fixture", "move_to_store", "move_to_area"}

@@ -15,6 +15,7 @@ from situ_gym.language.analysis import (
     DIRECTIONS,
     DISTANCES,
     RELATIONS,
+    SLOT_KINDS,
     SLOTS,
     Budget,
     Explanation,
@@ -28,7 +29,7 @@ from situ_gym.language.lexicon import Mention, PlaceMention, SceneLexicon, TagMe
 from situ_gym.language.tokens import MAX_CHARS, Token, lemma, normalize, sentence_spans, tokenize
 
 __all__ = [
-    "ACTS", "DIRECTIONS", "DISTANCES", "RELATIONS", "SLOTS", "MAX_CHARS",
+    "ACTS", "DIRECTIONS", "DISTANCES", "RELATIONS", "SLOTS", "SLOT_KINDS", "MAX_CHARS",
     "Attempt", "put_forward", "recommendation_attempt",
     "Budget", "Explanation", "NavInstruction", "Question", "Utterance", "analyze",
     "Mention", "PlaceMention", "SceneLexicon", "TagMention", "lexicon_for",

@@ -24,13 +24,24 @@ from situ_gym.language.money import amounts
 from situ_gym.language.tokens import Token, normalize, sentence_spans, tokenize
 
 __all__ = [
-    "ACTS", "SLOTS", "RELATIONS", "DIRECTIONS", "DISTANCES",
+    "ACTS", "SLOTS", "SLOT_KINDS", "RELATIONS", "DIRECTIONS", "DISTANCES",
     "Question", "NavInstruction", "Explanation", "Budget", "Utterance", "analyze",
 ]
 
 ACTS = ("Greet", "AskPreference", "ClarifyNeed", "Navigate", "Recommend", "Explain",
         "AnswerQuestion", "Compare", "HandleRejection", "ConfirmPurchase")
 SLOTS = ("category", "use", "preference", "avoid", "budget", "size", "location", "other")
+# Slot asked -> the goal-detail kinds (``DisclosureItem.kind``) that answer it, best first:
+# shared by the shopper (what to disclose) and RecRM (whether a question is still open).
+SLOT_KINDS: dict[str, tuple[str, ...]] = {
+    "category": ("category", "use"),
+    "use": ("use", "category"),
+    "budget": ("budget",),
+    "avoid": ("avoid",),
+    "preference": ("need",),
+    "size": ("need",),
+    "location": (),
+}
 RELATIONS = ("to", "into", "out_of", "past", "along", "behind", "toward")
 DIRECTIONS = ("left", "right", "ahead", "back", "around", "up", "down")
 DISTANCES = ("short", "medium", "long")

@@ -10,20 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from situ_gym.language import SLOT_KINDS  # slot asked -> goal-detail kinds that answer it
 from situ_gym.scene.model import DisclosureItem
 from situ_gym.user.rule.persona import Persona
 
 __all__ = ["SLOT_KINDS", "choose_disclosure"]
 
-# Slot asked (language layer) -> goal-detail kinds that answer it, best first.
-SLOT_KINDS: dict[str, tuple[str, ...]] = {
-    "category": ("category", "use"),
-    "use": ("use", "category"),
-    "budget": ("budget",),
-    "avoid": ("avoid",),
-    "preference": ("need",),
-    "size": ("need",),
-}
 
 
 def choose_disclosure(
