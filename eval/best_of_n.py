@@ -153,37 +153,10 @@ def kind_of(name: str) -> str:
 
 # ----------------------------------------------------------------- scoring before the step
 def candidate_record(env: Any, action: Any):
-    """The ``TurnRecord`` (assistant side) the env would record if it stepped ``action`` now.
-
-    Mirrors the assistant half of ``SituRecEnv._play_turn`` on the env's pre-step state: the
-    same parse (store, index, the assistant's current view, the no-caption ablation), the
-    same sanitising of the raw text and the response, the same turn number and
-    ``visible_before``. The shopper's fields (utterance, action, result, held item, cart,
-    revealed) are left empty: no reward reads them for the turn itself."""
-    from situ_gym.actions import parse_assistant_output
-    from situ_gym.records import TurnRecord
-    from situ_gym.spaces import MAX_ACTION_TEXT, sanitize_text
-
-    base = env.unwrapped
-    raw = action if isinstance(action, str) else repr(action)
-    out = parse_assistant_output(raw, store=base.store, index=base.index, view=base.assistant_view,
-                                 no_view=base.ablation == "no_ego_view_no_caption")
-    if not isinstance(action, str):
-        out.errors.insert(0, f"action must be a str, got {type(action).__name__}")
-    return TurnRecord(
-        turn=len(base.turns) + 1,
-        assistant_raw=sanitize_text(raw, MAX_ACTION_TEXT, keep="head"),
-        assistant_valid=out.valid,
-        assistant_errors=list(out.errors),
-        response=sanitize_text(out.response, 4_000, keep="head"),
-        action_type=out.action_type,
-        action=out.action,
-        navigation_goal_id=out.navigation_goal_id,
-        recommended_id=out.recommended_id,
-        expected_user_action=out.expected_call,
-        ranking=[str(r) for r in out.ranking],
-        visible_before=base.assistant_view.visible_ids(),
-    )
+    """The ``TurnRecord`` (assistant side) the env would record if it stepped ``action`` now
+    (``SituRecEnv.assistant_turn``: the very code its step uses). The shopper's fields are left
+    empty: no reward reads them for the turn itself."""
+    return env.unwrapped.assistant_turn(action)
 
 
 def candidate_context(env: Any, action: Any):

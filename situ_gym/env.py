@@ -393,8 +393,11 @@ class SituRecEnv(gym.Env[dict, str]):
             self._window.show(self.assistant_view.image)
         return out
 
-    def _play_turn(self, action: str) -> tuple[dict, SupportsFloat, bool, bool, dict[str, Any]]:
-        turn = len(self.turns) + 1
+    def assistant_turn(self, action: Any) -> TurnRecord:
+        """The assistant side of the ``TurnRecord`` that stepping ``action`` now would write
+        (parse, sanitising, turn number, the view acted on), without stepping: what a reward
+        judges a candidate turn on (``eval.best_of_n`` scores candidates with it). The
+        shopper's side is empty."""
         raw = action if isinstance(action, str) else repr(action)
         out = parse_assistant_output(
             raw,
@@ -405,18 +408,34 @@ class SituRecEnv(gym.Env[dict, str]):
         )
         if not isinstance(action, str):
             out.errors.insert(0, f"action must be a str, got {type(action).__name__}")
-        response = sanitize_text(out.response, 4_000, keep="head")
-        visible_before = self.assistant_view.visible_ids()
+        return TurnRecord(
+            turn=len(self.turns) + 1,
+            assistant_raw=sanitize_text(raw, MAX_ACTION_TEXT, keep="head"),
+            assistant_valid=out.valid,
+            assistant_errors=out.errors,
+            response=sanitize_text(out.response, 4_000, keep="head"),
+            action_type=out.action_type,
+            action=out.action,
+            navigation_goal_id=out.navigation_goal_id,
+            recommended_id=out.recommended_id,
+            expected_user_action=out.expected_call,
+            ranking=[str(r) for r in out.ranking],
+            visible_before=self.assistant_view.visible_ids(),
+        )
+
+    def _play_turn(self, action: str) -> tuple[dict, SupportsFloat, bool, bool, dict[str, Any]]:
+        mine = self.assistant_turn(action)
+        turn, response, visible_before = mine.turn, mine.response, mine.visible_before
         # The recommendation attempts of the turn: the products its words put forward, plus
         # the Recommend annotation (one rule for env, shopper, RecRM, metrics).
         said = analyze(response, self._lexicon, visible=frozenset(visible_before))
         attempt = recommendation_attempt(
-            said, before=self._proposed, raised=self._raised, annotated=out.action_type,
+            said, before=self._proposed, raised=self._raised, annotated=mine.action_type,
             compare_requested=self._compare_requested,
         )
         self._proposed.update(attempt.put_forward)
-        if attempt.annotated and out.recommended_id:
-            self._proposed.add(out.recommended_id)
+        if attempt.annotated and mine.recommended_id:
+            self._proposed.add(mine.recommended_id)
         if response:
             self._history.append(f"Assistant: {_quote_lines(response)}")
             self._dialogue.append(("assistant", response))
@@ -464,18 +483,7 @@ class SituRecEnv(gym.Env[dict, str]):
 
         self._observe()
         termination = self._check_termination(attempt.count, call, result, user_turn)
-        record = TurnRecord(
-            turn=turn,
-            assistant_raw=sanitize_text(raw, MAX_ACTION_TEXT, keep="head"),
-            assistant_valid=out.valid,
-            assistant_errors=out.errors,
-            response=response,
-            action_type=out.action_type,
-            action=out.action,
-            navigation_goal_id=out.navigation_goal_id,
-            recommended_id=out.recommended_id,
-            expected_user_action=out.expected_call,
-            ranking=[str(r) for r in out.ranking],
+        record = mine.model_copy(update=dict(
             user_utterance=utterance,
             user_action=call,
             result=ExecutionResult(
@@ -484,7 +492,6 @@ class SituRecEnv(gym.Env[dict, str]):
                 displacement=float(result.displacement),
                 translational=bool(result.translational),
             ),
-            visible_before=visible_before,
             visible_after=self.user_view.visible_ids(),
             pose_after=self._pose_tuple(),
             held_item=self.backend.held_item,
@@ -492,7 +499,7 @@ class SituRecEnv(gym.Env[dict, str]):
             revealed=list(user_turn.revealed),
             put_forward=list(attempt.put_forward),
             recommendation_attempts=attempt.count,
-        )
+        ))  # validated parts: the assistant's by TurnRecord above, the rest built here
         self.turns.append(record)
 
         terminated = termination is not None
