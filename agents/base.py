@@ -8,9 +8,10 @@ from typing import Any
 
 __all__ = ["Assistant", "AGENT_INFO_KEYS", "agent_info", "acts_in_batches"]
 
-# What an assistant may read from the env's info. The task and profile ids are left out:
-# the packaged task bank maps them to the target, budget and reference set.
-AGENT_INFO_KEYS = ("store",)
+# What an assistant may read from the env's info: the store and the input condition (the
+# ablation and the protocol, which decide what its prompt may require). The task and profile
+# ids are left out: the packaged task bank maps them to the target, budget and reference set.
+AGENT_INFO_KEYS = ("store", "ablation", "protocol")
 
 
 def agent_info(info: dict[str, Any]) -> dict[str, Any]:

@@ -185,6 +185,7 @@ def summarize(
         "agents": sorted({ep.agent for ep in episodes}),
         "users": sorted({ep.user for ep in episodes}),
         "subsets": sorted({ep.subset for ep in episodes}),
+        "protocols": sorted({ep.protocol for ep in episodes}),
         "errors": sum(1 for ep in episodes if ep.termination == "error"),
         "error_causes": dict(sorted(Counter(ep.error_cause or "crash" for ep in episodes
                                             if ep.termination == "error").items())),
@@ -223,10 +224,12 @@ def summarize_groups(
     indexes: Mapping[str, SceneIndex] | None = None,
     ratings: Sequence[dict[str, Any]] | None = None,
 ) -> dict[str, dict[str, Any]]:
-    """``summarize`` per (env id, agent) cohort, keyed ``"<env_id> / <agent>"``."""
+    """``summarize`` per (env id, agent, protocol) cohort, keyed ``"<env_id> / <agent>"``, with
+    `` [paper]`` appended for episodes played under the paper's protocol."""
     groups: dict[str, list[int]] = {}
     for i, ep in enumerate(episodes):
-        groups.setdefault(f"{ep.env_id} / {ep.agent}", []).append(i)
+        suffix = "" if ep.protocol == "default" else f" [{ep.protocol}]"
+        groups.setdefault(f"{ep.env_id} / {ep.agent}{suffix}", []).append(i)
     return {
         key: summarize(
             [episodes[i] for i in idx],

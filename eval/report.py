@@ -125,6 +125,9 @@ def format_markdown(groups: dict[str, dict[str, Any]], title: str = "SituRec eva
                 "reruns crashed episodes and those a dead endpoint cut short, `--resume --retry-errors` also "
                 "those a model role's own fault ended (context length, content filter).", ""]
     any_s = next(iter(groups.values()), {})
+    protocols = sorted({p for s in groups.values() for p in s.get("protocols", ["default"])})
+    out += [f"Protocol: {', '.join(protocols)} (docs/protocol.md lists where the default departs from the papers; "
+            "cohorts played under the paper's protocol are marked [paper]).", ""]
     out.append(
         f"Values are the mean of the profile-stratified subset means ± their sample SD "
         f"(subsets present: {any_s.get('subsets', [])}); cohort means are in metrics.json."

@@ -10,13 +10,14 @@ from typing import Any
 from eval.executors import EXECUTORS
 from eval.io import episode_id_for
 from situ_gym import jsonl
+from situ_gym.protocol import check_protocol
 
 __all__ = ["IDENTITY", "RolloutConfig", "EpisodeJob", "ConfigError", "store_of", "select_tasks", "make_jobs",
            "executor_of", "llm_cache", "llm_roles", "llm_settings", "judge_kwargs"]
 
 # Fields whose change makes an existing run directory a different experiment.
 IDENTITY = ("env", "agent", "user", "seed", "max_turns", "reward", "model", "env_kwargs", "reward_kwargs",
-            "user_model", "moderator", "moderator_model")
+            "user_model", "moderator", "moderator_model", "protocol")
 
 
 class ConfigError(ValueError):
@@ -29,6 +30,9 @@ class RolloutConfig:
     env: str = field(default="SituRec-Supermarket-v0", metadata={"help": "registered env id"})
     agent: str = field(default="heuristic", metadata={"help": "random | heuristic | hf | openai | chat | pkg.module:Class"})
     user: str = field(default="rule", metadata={"help": "user simulator name"})
+    protocol: str = field(default="default", metadata={
+        "help": "default | paper: SituRecBench and RecRM-Bench as written (env, shopper, moderator, reward, "
+                "judge); docs/protocol.md lists every difference"})
     tasks: str = field(default="all", metadata={"help": "all | A-B (bank positions, inclusive) | id,id,... | "
                                                        "per-profile (one task per profile, seed 42; Table 7)"})
     workers: int = field(default=1, metadata={"help": "parallel workers: local processes, or local Ray CPUs"})
@@ -94,6 +98,9 @@ class RolloutConfig:
     def __post_init__(self):
         self.env_kwargs = _json_object("env_kwargs", self.env_kwargs)
         self.reward_kwargs = _json_object("reward_kwargs", self.reward_kwargs)
+        check_protocol(self.protocol)
+        if "protocol" in self.env_kwargs:
+            raise ValueError("give the protocol as --protocol, not in env_kwargs")
         if self.executor is not None and self.executor not in EXECUTORS:
             raise ValueError(f"executor must be one of {list(EXECUTORS)}, got {self.executor!r}")
         if self.ray_address and self.executor != "ray":

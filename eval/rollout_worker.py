@@ -44,7 +44,8 @@ def make_env(config: RolloutConfig):
     if moderator == "llm":
         moderator = make_moderator("llm", model=config.moderator_model or config.user_model,
                                    base_url=config.user_base_url, cache=llm_cache(config))
-    env = gym.make(config.env, user=user, moderator=moderator, max_turns=config.max_turns, **config.env_kwargs)
+    env = gym.make(config.env, user=user, moderator=moderator, max_turns=config.max_turns, protocol=config.protocol,
+                   **config.env_kwargs)
     if config.reward == "recrm":
         from recrm import RecRMReward
 
@@ -167,6 +168,7 @@ def episode_record(job: EpisodeJob, turns: list[Any], frames: list[str], termina
         error=error,
         error_cause=error_cause if error is not None else None,
         frames=frames,
+        protocol=config.protocol,
     )
     try:
         return record.model_dump_json()

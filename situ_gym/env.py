@@ -15,6 +15,7 @@ from situ_gym.actions import parse_assistant_output, validate_user_call
 from situ_gym.actions.tools import TRANSLATIONAL_TOOLS
 from situ_gym.backends.base import ActionResult, Backend, Frame, Pose
 from situ_gym.language import analyze, lexicon_for, recommendation_attempt
+from situ_gym.protocol import check_protocol
 from situ_gym.records import ExecutionResult, ToolCall, TurnRecord
 from situ_gym.retrieval import CATALOG_VIEWS, CatalogRetriever, retrieved_title
 from situ_gym.scene import SceneIndex
@@ -92,6 +93,11 @@ def _by_name(argument: str, value: Any, factory: Any, cls: str) -> Any:
                          f"{argument}={cls}(model=...)") from None
 
 
+def _for_protocol(factory: Any, protocol: str) -> Any:
+    """``factory`` building the rule simulators for ``protocol`` (the LLM ones take a model instead)."""
+    return lambda name: factory(name, protocol=protocol) if name == "rule" else factory(name)
+
+
 def _check_image_size(image_size: Any) -> tuple[int, int]:
     """(width, height) as ints, or a ValueError that prints the bad value."""
     try:
@@ -146,7 +152,8 @@ class SituRecEnv(gym.Env[dict, str]):
     layout minimap with the user's pose; ``pose`` float32 (x m, y m, yaw deg);
     ``history`` dialogue and executed user actions; ``catalog`` products, location index
     and fixed navigation handles; ``visible`` caption of the current view. The hidden task
-    (goal, budget, preferences, target, reference set) is never in the observation.
+    (goal, budget, preferences, target, reference set) is never in the observation. Under
+    an ablation ``som_rgb`` is a black frame, or absent with ``protocol="paper"``.
 
     ## Rewards
     1.0 on the step where an item enters the cart, else 0.0. Wrap with
@@ -187,6 +194,9 @@ class SituRecEnv(gym.Env[dict, str]):
     * ``som_max_depth`` / ``som_building_depth``: annotation ranges in metres for
       products (8) and for fixtures, stores and areas (25, so that navigation targets
       across the hall get marks while product labels stay legible).
+    * ``protocol``: "default" or "paper" (SituRecBench as written: the end checks' order, the
+      image under ablations, and the rule shopper's budget and moderator's inputs);
+      ``situ_gym.protocol.DEPARTURES`` and ``docs/protocol.md`` list every difference.
     * An argument of the wrong type or out of range raises ``ValueError`` naming it (an
       unknown argument: Python's ``TypeError``).
     * ``render_mode``: "rgb_array" returns the assistant's SoM frame; "human" shows it in a
@@ -199,10 +209,11 @@ class SituRecEnv(gym.Env[dict, str]):
     ``seed`` that is not None or a non-negative integer raises ``ValueError``.
 
     ## Info
-    ``reset``: ``task_id``, ``profile_id``, ``store`` and the hidden ``task`` (for
-    rewards and evaluation only). ``step`` adds ``turn`` (a ``TurnRecord``) and
-    ``termination``. Assistants get only ``agents.base.agent_info(info)`` (the store): the
-    packaged task bank maps the task and profile ids to the answer.
+    ``reset``: ``task_id``, ``profile_id``, ``store``, ``ablation``, ``protocol`` and the
+    hidden ``task`` (for rewards and evaluation only). ``step`` adds ``turn`` (a
+    ``TurnRecord``) and ``termination``. Assistants get only ``agents.base.agent_info(info)``
+    (the store, the ablation and the protocol): the packaged task bank maps the task and
+    profile ids to the answer.
 
     ## Version history
     * v0: initial release.
@@ -227,7 +238,9 @@ class SituRecEnv(gym.Env[dict, str]):
         som_max_depth: float = 8.0,
         som_building_depth: float = 25.0,
         render_mode: str | None = None,
+        protocol: str = "default",
     ):
+        protocol = check_protocol(protocol)
         if not (type(store) is str and store in STORE_KINDS):
             raise ValueError(f"store must be one of {STORE_KINDS}, got {_shown(store)}")
         # Every argument is checked before anything is built: a bad one is a ValueError whose
@@ -282,8 +295,10 @@ class SituRecEnv(gym.Env[dict, str]):
             self.task_ids = list(task_ids)
         self._tasks = tasks
 
-        self.user = _by_name("user", user, make_user, "LLMUser")
-        self.moderator = _by_name("moderator", moderator, make_moderator, "LLMModerator")
+        # The rule shopper and moderator play the protocol asked for; an instance plays its own.
+        self.protocol = protocol
+        self.user = _by_name("user", user, _for_protocol(make_user, protocol), "LLMUser")
+        self.moderator = _by_name("moderator", moderator, _for_protocol(make_moderator, protocol), "LLMModerator")
         self.backend = self._make_backend(backend, width, height)
         self.max_turns = int(max_turns)
         self.ablation = ablation
@@ -299,9 +314,13 @@ class SituRecEnv(gym.Env[dict, str]):
         (x0, y0, x1, y1) = self.scene.layout.bounds
         map_h, map_w = render_minimap(self.scene, self.index, Pose(x0, y0, 0.0), "assistant", MAP_SIZE).shape[:2]
         obs_text = text_space(MAX_OBS_TEXT)
+        # Under the paper's protocol an ablation removes the image from the observation; the
+        # default keeps a black frame of the same shape (situ_gym.protocol: "ablation_image").
+        self._sends_image = ablation is None or protocol == "default"
+        image_space = {"som_rgb": spaces.Box(0, 255, (height, width, 3), np.uint8)} if self._sends_image else {}
         self.observation_space = spaces.Dict(
             {
-                "som_rgb": spaces.Box(0, 255, (height, width, 3), np.uint8),
+                **image_space,
                 "map": spaces.Box(0, 255, (map_h, map_w, 3), np.uint8),
                 "pose": spaces.Box(
                     np.array([x0, y0, -180.0], np.float32),
@@ -502,10 +521,11 @@ class SituRecEnv(gym.Env[dict, str]):
         ))  # validated parts: the assistant's by TurnRecord above, the rest built here
         self.turns.append(record)
 
-        terminated = termination is not None
-        truncated = not terminated and turn >= self.max_turns
-        if truncated:
-            termination = "turn_limit"
+        if turn >= self.max_turns and (termination is None or (
+                self.protocol == "paper" and termination != "success_cart_added")):
+            termination = "turn_limit"  # the paper checks the turn limit right after the purchase
+        truncated = termination == "turn_limit"
+        terminated = termination is not None and not truncated
         self._done = terminated or truncated
         reward = 1.0 if result.cart_added else 0.0
         info = self._public_info()
@@ -572,15 +592,17 @@ class SituRecEnv(gym.Env[dict, str]):
         view = self.assistant_view
         held, cart = self.backend.held_item, self.backend.cart
         if self.ablation is None:
-            image = view.image
+            image = {"som_rgb": np.array(view.image, dtype=np.uint8)}  # a new array every step, as gymnasium expects
+        elif self._sends_image:
+            image = {"som_rgb": np.zeros_like(view.image)}
         else:
-            image = np.zeros_like(view.image)
+            image = {}
         if self.ablation == "no_ego_view_no_caption":
             visible = self._state_text(held, cart)
         else:
             visible = caption(view, self.index, held_item=held, cart=cart)
         return {
-            "som_rgb": np.array(image, dtype=np.uint8),  # a new array every step, as gymnasium expects
+            **image,
             "map": render_minimap(self.scene, self.index, self.backend.pose(), "assistant", MAP_SIZE),
             "pose": np.array(self._pose_tuple(), dtype=np.float32),
             "history": clip_text("\n".join(self._history)),
@@ -598,6 +620,8 @@ class SituRecEnv(gym.Env[dict, str]):
             "task_id": self.task.id,
             "profile_id": self.task.profile_id,
             "store": self.store,
+            "ablation": self.ablation,
+            "protocol": self.protocol,
             "task": self.task,  # hidden: for rewards and evaluation, never for assistants
         }
 

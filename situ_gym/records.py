@@ -13,7 +13,7 @@ import json
 import logging
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -134,6 +134,7 @@ class EpisodeRecord(_Record):
     # endpoint ("backend_unavailable"), or anything else that raised ("crash").
     error_cause: str | None = None
     frames: list[str] = []  # optional paths of saved SoM frames, relative to the run dir
+    protocol: Literal["default", "paper"] = "default"  # situ_gym.protocol: the rules the episode ran under
 
     # metrics need the store's legal tools: an unknown store is refused at the file's line
     _known_store = field_validator("store")(classmethod(lambda cls, value: known_store(value)))

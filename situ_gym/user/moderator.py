@@ -9,6 +9,7 @@ navigation difficulty. Both messages are read through ``situ_gym.language.analyz
 from __future__ import annotations
 
 from situ_gym.language import analyze
+from situ_gym.protocol import check_protocol
 from situ_gym.user.base import Exchange, Moderator
 
 __all__ = ["RuleModerator"]
@@ -20,6 +21,9 @@ class RuleModerator(Moderator):
     """Rules over the language layer's reading and the shopper's intent; deterministic."""
 
     name = "rule"
+
+    def __init__(self, protocol: str = "default") -> None:
+        self.protocol = check_protocol(protocol)  # "paper": reads the messages and the action only (B.3)
 
     def decide(self, exchange: Exchange) -> tuple[bool, str]:
         user_turn = exchange.user_turn

@@ -28,6 +28,7 @@ import numpy as np
 
 from situ_gym.actions.tools import LEGAL_TOOLS, TARGET_ARGUMENT
 from situ_gym.language import Utterance, analyze, lemma, lexicon_for, put_forward
+from situ_gym.protocol import check_protocol
 from situ_gym.scene.index import SceneIndex
 from situ_gym.scene.model import DisclosureItem, Profile, Task
 from situ_gym.scene.wording import label_value, spoken_name
@@ -64,7 +65,8 @@ class RuleBasedUser(UserSimulator):
 
     name = "rule"
 
-    def __init__(self) -> None:
+    def __init__(self, protocol: str = "default") -> None:
+        self.protocol = check_protocol(protocol)  # "paper": needs and budget are hard limits (A.3)
         self._ready = False
 
     # ------------------------------------------------------------------ episode
