@@ -1,15 +1,17 @@
 """The LLM dialogue judge: a chat model rates a finished episode's transcript on App. C.1's seven dimensions.
 
-The prompt gives the seven anchored definitions, the transcript (assistant and shopper
-messages, the shopper's actions by entity name, the outcome) and the catalog facts of
-the products the assistant named, and asks for one JSON object with an integer 1-5 per
-dimension; the request carries that reply's JSON Schema (``JUDGE_SCHEMA``: the seven
-dimensions, each an integer from 1 to 5). A reply that does not validate is re-asked once
-quoting the error; a second failure falls back to the rule-based judge for that episode,
-labelled ``"judge": "rule (fallback: REASON)"`` (a rating the model gave says
-``"llm:MODEL"``). Per episode the usage log counts one decision, used or fallen back, and
-the re-asks. All episodes of a run are rated in one batched backend call (then one batch
-of re-asks).
+The prompt gives the seven anchored definitions (``protocol="default"``: ``JUDGE_PROMPT``,
+abridged to leave a small judge's context to the transcript; ``protocol="paper"``:
+``PAPER_JUDGE_PROMPT``, App. C.1's definitions word for word, ``PAPER_DEFINITIONS``), the
+transcript (assistant and shopper messages, the shopper's actions by entity name, the
+outcome) and the catalog facts of the products the assistant named, and asks for one JSON
+object with an integer 1-5 per dimension; the request carries that reply's JSON Schema
+(``JUDGE_SCHEMA``: the seven dimensions, each an integer from 1 to 5). A reply that does
+not validate is re-asked once quoting the error; a second failure falls back to the
+rule-based judge (of the same protocol) for that episode, labelled ``"judge": "rule
+(fallback: REASON)"`` (a rating the model gave says ``"llm:MODEL"``). Per episode the usage
+log counts one decision, used or fallen back, and the re-asks. All episodes of a run are
+rated in one batched backend call (then one batch of re-asks).
 """
 
 from __future__ import annotations
@@ -21,10 +23,11 @@ from eval.rule_judge import DIMENSIONS, DialogueJudge, RuleBasedJudge
 from situ_gym.llm import METER, ChatBackend, ChatRequest, make_backend
 from situ_gym.llm.replies import clean_text
 from situ_gym.llm.structured import closed_object, parse_reply
+from situ_gym.protocol import check_protocol
 from situ_gym.records import EpisodeRecord
 from situ_gym.scene.index import SceneIndex
 
-__all__ = ["LLMJudge", "JUDGE_PROMPT", "JUDGE_SCHEMA", "transcript"]
+__all__ = ["LLMJudge", "JUDGE_PROMPT", "PAPER_DEFINITIONS", "PAPER_JUDGE_PROMPT", "JUDGE_SCHEMA", "transcript"]
 
 logger = logging.getLogger(__name__)
 
@@ -39,6 +42,46 @@ Rate the Assistant on each dimension with an integer from 1 (very poor) to 5 (ex
 - Overall: considering need fulfilment, efficiency, trustworthiness and the whole experience, how satisfied would the shopper be?
 Reply with ONLY one JSON object with exactly these keys:
 {"Informativeness": n, "Naturalness": n, "Groundedness": n, "Preference Alignment": n, "Proactiveness": n, "Non-repetition": n, "Overall": n}"""
+
+
+# SituRecBench App. C.1, "Subjective Ratings": each dimension's definition as printed (the
+# paper's typographic apostrophes included); tests/protocol/test_judge_definitions.py checks
+# every one against the paper's text. The paper names the last dimension "Overall
+# Satisfaction"; its reply key stays "Overall", as in DIMENSIONS.
+PAPER_DEFINITIONS = {
+    "Informativeness": "Informativeness. When the user needs information or guidance, does the Assistant "
+    "provide specific and relevant content that supports a decision or next action rather than vague "
+    "statements?",
+    "Naturalness": "Naturalness. Are the Assistant’s wording, tone, and conversational pacing natural, "
+    "concise, and coherent, consistent with everyday shopping conversation and basic common sense, like a "
+    "real shopping assistant, without system jargon or formulaic phrasing?",
+    "Groundedness": "Groundedness. Are the Assistant’s claims consistent with the available scene, "
+    "product, state, and dialogue evidence, without unsupported assertions, contradictions, or treating "
+    "information unavailable to the user as something the user already knows?",
+    "Preference Alignment": "Preference Alignment. Does the Assistant consistently respect the user’s "
+    "stated needs, budget, preferences, and constraints, and adapt after rejection or hesitation?",
+    "Proactiveness": "Proactiveness. When reasonable opportunities to progress occur, do the Assistant’s "
+    "questions, navigation guidance, comparisons, recommendations, or confirmations move the user closer to "
+    "completing the shopping task rather than causing stalls or aimless actions?",
+    "Non-repetition": "Non-repetition. Does the Assistant avoid repeating the same question, route, product, "
+    "or wording without new justification, and change strategy when progress continues to stall?",
+    "Overall": "Overall Satisfaction. Considering need fulfillment, process efficiency, trustworthiness, and "
+    "the overall experience, how satisfied are you with the Assistant’s performance across the complete "
+    "interaction?",
+}
+
+PAPER_JUDGE_PROMPT = (
+    "You are a strict judge of a shopping assistant's conversation with a shopper in a store. Dialogue "
+    "quality is rated on the following seven anchored dimensions on a 1–5 scale (1 very poor, 5 "
+    "excellent); answer Overall Satisfaction as the shopper would.\n\n"
+    + "\n\n".join(PAPER_DEFINITIONS[d] for d in DIMENSIONS)
+    + "\n\nReply with ONLY one JSON object with exactly these keys (an integer from 1 to 5 each; "
+    "\"Overall\" is Overall Satisfaction):\n"
+    '{"Informativeness": n, "Naturalness": n, "Groundedness": n, "Preference Alignment": n, '
+    '"Proactiveness": n, "Non-repetition": n, "Overall": n}'
+)
+
+PROMPTS = {"default": JUDGE_PROMPT, "paper": PAPER_JUDGE_PROMPT}
 
 
 def transcript(episode: EpisodeRecord, index: SceneIndex | None = None, max_chars: int = 12_000) -> str:
@@ -92,18 +135,21 @@ def _reply_scores(result: Any) -> tuple[dict[str, float] | None, str]:
 class LLMJudge(DialogueJudge):
     """``model``: a ChatBackend or a spec "hf:..." / "openai:..."; greedy decoding.
 
-    A rating the model gave is labelled ``"judge": "llm:MODEL"``; a rule-based fallback
+    ``protocol`` picks the prompt (``PROMPTS``) and the fallback's protocol. A rating the
+    model gave is labelled ``"judge": "llm:MODEL"``; a rule-based fallback
     ``"judge": "rule (fallback: REASON)"``.
     """
 
     def __init__(self, model: ChatBackend | str | None = None, *, base_url: str | None = None,
-                 cache: Any = None, max_tokens: int = 120):
+                 cache: Any = None, max_tokens: int = 120, protocol: str = "default"):
         if model is None:
             raise ValueError("the LLM judge needs a chat model: pass --judge-model hf:... or openai:...")
+        self.protocol = check_protocol(protocol)
+        self.prompt = PROMPTS[self.protocol]
         self.backend = make_backend(model, base_url=base_url, cache=cache)
         self.name = f"llm:{self.backend.model}"
         self.max_tokens = int(max_tokens)
-        self._rule = RuleBasedJudge()
+        self._rule = RuleBasedJudge(protocol=self.protocol)
 
     def _request(self, messages: list[dict[str, str]], episode: EpisodeRecord) -> ChatRequest:
         return ChatRequest(messages, role="judge", max_tokens=self.max_tokens, temperature=0.0, json_mode=True,
@@ -120,7 +166,7 @@ class LLMJudge(DialogueJudge):
         label naming the error (the episode was played; only its rating is missing)."""
         episodes = [ep for ep, _task, _index in items]
         messages = [
-            [{"role": "system", "content": JUDGE_PROMPT}, {"role": "user", "content": transcript(ep, index)}]
+            [{"role": "system", "content": self.prompt}, {"role": "user", "content": transcript(ep, index)}]
             for ep, _task, index in items
         ]
         model = self.backend.model

@@ -20,7 +20,10 @@ picks one by name. Every rule maps a fraction f in [0, 1] to ``1 + 4 f``:
   the constraints the user had revealed *before* that turn (budget, avoided tag, needed
   tag, category; from the task's disclosure items and ``TurnRecord.revealed``), minus a
   re-recommendation of a product the user already declined (``do_not_add_to_cart`` or a
-  rejection right after it). No recommendation or no task: 3.
+  rejection right after it). No recommendation or no task: 3. Under ``protocol="paper"``
+  the constraints are what the shopper's words state (budget, wanted and avoided tags,
+  category, read by the language layer from replies that name no product: a reply about
+  one product judges it, it does not state a need); no task is read.
 * Proactiveness: the share of turns that move things on: Navigate, Recommend, Explain,
   AnswerQuestion, Compare, HandleRejection, ConfirmPurchase from a valid output, or
   Greet/AskPreference/ClarifyNeed within the first three turns; +0.5 (capped at 5) when the
@@ -29,7 +32,14 @@ picks one by name. Every rule maps a fraction f in [0, 1] to ``1 + 4 f``:
   for word (word-set Jaccard >= 0.8), the same product recommendation, or the previous
   turn's navigation goal after the user did not move.
 * Overall: 0.7 * mean of the six above + 0.3 * outcome, outcome = 5 (reference item
-  bought), 4 (other item bought) or 2 (no purchase), clipped to [1, 5].
+  bought), 4 (other item bought) or 2 (no purchase), clipped to [1, 5]. Under
+  ``protocol="paper"`` the outcome is what the transcript shows: 5 when something was
+  bought, 2 otherwise (the reference set is hidden task data).
+
+``protocol="paper"`` (SituRecBench 3.4: the judge "rates each complete interaction based on
+its textual record") makes the judge ignore the ``task`` argument and the episode's hidden
+fields (reference set, target, budget, ``TurnRecord.revealed``); the catalog (``index``)
+stays, since the assistant's observation holds it.
 """
 
 from __future__ import annotations
@@ -39,6 +49,7 @@ from typing import Any
 
 from situ_gym.language import analyze, lexicon_for
 from situ_gym.language import patterns as P
+from situ_gym.protocol import check_protocol
 from situ_gym.records import EpisodeRecord, TurnRecord
 from situ_gym.scene.index import SceneIndex
 
@@ -77,25 +88,34 @@ class DialogueJudge(ABC):
 
 
 class RuleBasedJudge(DialogueJudge):
-    """Deterministic ratings from the trajectory, the catalog and the task (module doc)."""
+    """Deterministic ratings from the trajectory, the catalog and (default protocol) the task.
+
+    ``protocol="paper"``: from the trajectory and the catalog alone (module doc)."""
 
     name = "rule-based"
 
+    def __init__(self, protocol: str = "default"):
+        self.protocol = check_protocol(protocol)
+
     def rate(self, episode: EpisodeRecord, task: Any = None, index: SceneIndex | None = None) -> dict[str, Any]:
+        paper = self.protocol == "paper"
         turns = sorted(episode.turns, key=lambda t: t.turn)
         if not turns:
             scores = {d: 1.0 for d in DIMENSIONS}
             return scores | {"judge": self.name}
+        preference = self._stated_preference(turns, index) if paper else self._preference(turns, task, index)
         scores = {
             "Informativeness": self._informativeness(turns, index),
             "Naturalness": self._naturalness(turns),
             "Groundedness": self._groundedness(turns, index),
-            "Preference Alignment": self._preference(turns, task, index),
+            "Preference Alignment": preference,
             "Proactiveness": self._proactiveness(turns, episode),
             "Non-repetition": self._nonrepetition(turns),
         }
         outcome = 2.0
-        if episode.cart:
+        if episode.cart and paper:  # the transcript shows a purchase, not whether it was a reference item
+            outcome = 5.0
+        elif episode.cart:
             outcome = 5.0 if set(episode.cart) & set(episode.reference_set) else 4.0
         mean6 = sum(scores.values()) / len(scores)
         scores["Overall"] = round(min(5.0, max(1.0, 0.7 * mean6 + 0.3 * outcome)), 3)
@@ -203,6 +223,47 @@ class RuleBasedJudge(DialogueJudge):
             for kind in t.revealed:  # disclosed this turn: binding from the next turn on
                 for value in by_kind.get(kind, []):
                     revealed.append((kind, value))
+            ua = t.user_action
+            if ua is not None and ua.name == "do_not_add_to_cart" and ua.target_id:
+                declined.add(ua.target_id)
+            prev = t
+        return 3.0 if recs == 0 else _scale(good / recs)
+
+    def _stated_preference(self, turns: list[TurnRecord], index: SceneIndex | None) -> float:
+        """Preference Alignment from the shopper's own words (``protocol="paper"``): the
+        constraints stated before each recommendation, read by the language layer."""
+        if index is None:
+            return 3.0
+        lex = lexicon_for(index)
+        budget: tuple[str, Any] | None = None
+        needs: set[str] = set()
+        avoids: set[str] = set()
+        categories: tuple[str, ...] = ()
+        declined: set[str] = set()
+        recs = good = 0
+        prev: TurnRecord | None = None
+        for t in turns:
+            if prev is not None and prev.recommended_id and analyze(prev.user_utterance).rejects:
+                declined.add(prev.recommended_id)
+            rid = t.recommended_id
+            if t.action_type == "Recommend" and rid and rid in index.products:
+                constraints = [("need", n) for n in sorted(needs)] + [("avoid", a) for a in sorted(avoids)]
+                constraints += [budget] if budget else []
+                recs += 1
+                in_category = not categories or index.products[rid].category.lower() in categories
+                good += in_category and not self._violates(rid, constraints, index) and rid not in declined
+            u = analyze(t.user_utterance, lex)
+            if not u.products:  # said this turn: binding from the next turn on
+                if u.budget is not None:
+                    # "about $10" is no hard cap: a tenth over it still respects it
+                    budget = ("budget", u.budget.amount * (1.1 if u.budget.bound == "about" else 1.0))
+                if u.categories:
+                    categories = tuple(c.lower() for c in u.categories)
+                named = {c.lower() for c in u.categories}
+                # a tag that only repeats the category named ("peanut butter") is no extra need
+                wants = {w for w in u.wants if w.partition(":")[2].lower() not in named}
+                needs = (needs - set(u.avoids)) | wants  # the latest word on a tag wins
+                avoids = (avoids - wants) | set(u.avoids)
             ua = t.user_action
             if ua is not None and ua.name == "do_not_add_to_cart" and ua.target_id:
                 declined.add(ua.target_id)
