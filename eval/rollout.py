@@ -351,9 +351,10 @@ def finalize(run_dir: str | Path, judge: str = "rule", judge_kwargs: dict[str, A
              prices: tuple[float, float, float] | None = None) -> dict[str, Any]:
     """Score trajectories.jsonl of a run and write metrics.json, report.md, plots, viewer.
     ``prices`` (dollars per million input, cached input, output tokens) adds each LLM
-    role's estimated cost."""
+    role's estimated cost. The judge rates under ``judge_kwargs["protocol"]``, else under
+    the protocol the episodes recorded (a saved run is judged as it was played)."""
     from eval.aggregate import judge_label, load_indexes, load_tasks, summarize_groups
-    from eval.judge import make_judge
+    from eval.judge import make_judge, recorded_protocol
     from eval.plots import write_plots
     from eval.report import write_report
     from eval.viewer import write_viewer
@@ -367,7 +368,10 @@ def finalize(run_dir: str | Path, judge: str = "rule", judge_kwargs: dict[str, A
         from situ_gym.llm import METER
 
         METER.log_path = run_dir / "llm_usage.jsonl"
-        j = make_judge(judge, **(judge_kwargs or {}))
+        kwargs = dict(judge_kwargs or {})
+        if "protocol" not in kwargs:
+            kwargs["protocol"] = recorded_protocol(episodes)
+        j = make_judge(judge, **kwargs)
         tasks = load_tasks(stores)
         items = [(ep, tasks.get(ep.task_id), indexes.get(ep.store)) for ep in episodes]
         ratings = j.rate_batch(items) if hasattr(j, "rate_batch") else [j.rate(*item) for item in items]

@@ -265,9 +265,11 @@ def llm_roles(config: RolloutConfig) -> dict[str, tuple[str, str | None]]:
 
 
 def judge_kwargs(config: RolloutConfig) -> dict[str, Any]:
+    """``eval.judge.make_judge`` arguments: the run's protocol for either judge, the model for "llm"."""
     if config.judge != "llm":
-        return {}
-    return {"model": config.judge_model, "base_url": config.judge_base_url, "cache": llm_cache(config)}
+        return {"protocol": config.protocol}
+    return {"protocol": config.protocol, "model": config.judge_model, "base_url": config.judge_base_url,
+            "cache": llm_cache(config)}
 
 
 def make_jobs(config: RolloutConfig) -> list[EpisodeJob]:
