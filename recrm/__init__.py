@@ -18,7 +18,10 @@ every component in [0, 1]; defaults alpha=1, beta=0.5, tau=0.5, divided by
 * Turns that judge no item earn a dialogue credit for what they do (``recrm.dialogue``: a
   question about an open slot, followable guidance, at most 0.2), far below an honest
   recommendation; naming a product makes a turn a recommendation attempt, judged as one.
-* The ablation ladder R1..R5: "outcome", "+instruction", "+relevance", "+behavior", "full".
+* The ablation ladder R1..R5: "outcome", "+instruction", "+relevance", "+behavior", "full";
+  and "paper", the formula of RecRM-Bench 4.5 as written (not normalised, no dialogue
+  credit, no first-turn cap), which ``RecRMReward`` picks for an env made with
+  ``protocol="paper"``.
 
 ``RecRMReward`` wraps an env (``step_envs`` steps many, scoring their turns in one batch per
 component; ``RecRMVectorReward`` does the same for a ``SyncVectorEnv``); ``python -m recrm.score FILE``

@@ -1,4 +1,4 @@
-"""RecRM's gated composite reward and the R1..R5 ablation ladder."""
+"""RecRM's gated composite reward: the R1..R5 ablation ladder and the paper's formula as written."""
 
 from __future__ import annotations
 
@@ -29,7 +29,13 @@ COMPONENT_NAMES = ("instruction", "consistency", "relevance", "ranking", "behavi
 
 @dataclass(frozen=True)
 class Variant:
-    """One rung of the ablation ladder: which RecRM terms are active."""
+    """One reward variant: which RecRM terms are active, and whether the default's shaping applies.
+
+    The ladder R1..R5 shapes the reward for GSPO (``situ_gym.protocol``, row "recrm_composite"):
+    the bracket is divided by its maximum, a turn that judges no product earns a dialogue
+    credit, and a product put forward before the shopper revealed anything is at most weakly
+    relevant. ``"paper"`` turns all three off: RecRM-Bench 4.5's formula as written.
+    """
 
     name: str
     rung: str
@@ -38,6 +44,9 @@ class Variant:
     behavior: bool  # ranking + behaviour terms
     consistency: bool
     help: str
+    normalized: bool = True  # bracket / (alpha + 2 beta) unless the composite is told otherwise
+    dialogue_credit: bool = True  # a turn judging no product earns neutral * dialogue value
+    first_turn_cap: bool = True  # relevance's first_turn_cap detail replaces its value
 
     @property
     def active(self) -> tuple[str, ...]:
@@ -83,9 +92,23 @@ VARIANTS: dict[str, Variant] = {
             True,
             "R = C_inst * C_consist * (a R_relev + b 1[R_relev > tau] (R_rank + R_beh)) / (a + 2b)",
         ),
+        Variant(
+            "paper",
+            "R5",  # the R5 formula, unshaped; not a rung of its own, so no "R6"
+            True,
+            True,
+            True,
+            True,
+            "R = C_inst * C_consist * (a R_relev + b 1[R_relev > tau] (R_rank + R_beh)) as written "
+            "(RecRM-Bench 4.5): not normalised, 0 on a turn judging no product, no first-turn cap",
+            normalized=False,
+            dialogue_credit=False,
+            first_turn_cap=False,
+        ),
     )
 }
-_ALIASES = {v.rung.lower(): v.name for v in VARIANTS.values()} | {
+_LADDER = ("outcome", "+instruction", "+relevance", "+behavior", "full")
+_ALIASES = {VARIANTS[n].rung.lower(): n for n in _LADDER} | {
     "instruction": "+instruction",
     "relevance": "+relevance",
     "behavior": "+behavior",
@@ -94,7 +117,7 @@ _ALIASES = {v.rung.lower(): v.name for v in VARIANTS.values()} | {
 
 
 def resolve_variant(name: str | Variant) -> Variant:
-    """A ladder rung by name ("outcome", "+instruction", "+relevance", "+behavior", "full") or R1..R5."""
+    """A variant by name ("outcome", "+instruction", "+relevance", "+behavior", "full", "paper") or R1..R5."""
     if isinstance(name, Variant):
         return name
     key = str(name).strip()
@@ -159,6 +182,9 @@ class RecRMComposite:
     recommendation of the target (up to 1); naming a product makes the turn a
     recommendation attempt, judged as one. The gates still apply to it.
 
+    A right-category product put forward before the shopper revealed anything is at most
+    weakly relevant (the relevance judge's ``first_turn_cap`` detail replaces its value).
+
     Variants (the paper's R1..R5 ladder, see ``VARIANTS``): ``"outcome"`` turns every
     RecRM term off (the wrapper then passes the env reward through); ``"+instruction"``
     gives ``C_inst``; ``"+relevance"`` ``C_inst * R_relev``; ``"+behavior"`` the full
@@ -166,10 +192,21 @@ class RecRMComposite:
     components are still scored and reported (``components``) unless ``score_inactive``
     is False; they just do not enter ``total``.
 
+    ``"paper"`` is RecRM-Bench 4.5 as written (the default under ``protocol="paper"``):
+    all five components, ``R_total = C_inst * C_consist * (alpha R_relev + beta 1[R_relev >
+    tau] (R_rank + R_beh))`` in [0, alpha + 2 beta], no dialogue credit (a turn judging no
+    product has no R_relev and scores 0, ``dialogue_credit`` None) and no first-turn cap.
+    The paper does not give alpha, beta or tau; the defaults here (alpha = 1, beta = 0.5,
+    tau = 0.5) are ours, for every variant.
+
+    ``normalize`` None (default) follows the variant (on for R1..R5, off for ``"paper"``).
+
     >>> RecRMComposite(alpha=1.0, beta=0.5, tau=0.5).combine(1.0, 1.0, 1.0, 1.0, 1.0)
     1.0
     >>> RecRMComposite().combine(1.0, 1.0, 0.5, 1.0, 1.0)  # weakly relevant: no behaviour terms
     0.25
+    >>> RecRMComposite(variant="paper").combine(1.0, 1.0, 1.0, 1.0, 1.0)  # alpha + 2 beta
+    2.0
     """
 
     def __init__(
@@ -179,7 +216,7 @@ class RecRMComposite:
         tau: float = 0.5,
         components: Sequence[RewardComponent] | None = None,
         variant: str | Variant = "full",
-        normalize: bool = True,
+        normalize: bool | None = None,
         neutral: float = 0.2,
         score_inactive: bool = True,
         scorers: Mapping[str, Any] | None = None,
@@ -193,9 +230,12 @@ class RecRMComposite:
         if not 0.0 <= neutral <= 1.0:
             raise ValueError(f"neutral must be in [0, 1], got {neutral!r}")
         self.alpha, self.beta, self.tau = float(alpha), float(beta), float(tau)
-        self.normalize = normalize
-        self.neutral = float(neutral)
         self.variant = resolve_variant(variant)
+        if normalize and not self.variant.normalized:
+            raise ValueError(f"variant {self.variant.name!r} is not normalised (the paper's formula as written); "
+                             "drop normalize=True or use variant 'full'")
+        self.normalize = self.variant.normalized if normalize is None else bool(normalize)
+        self.neutral = float(neutral)
         self.score_inactive = score_inactive
         if scorers is not None and components is not None:
             raise ValueError("give components or scorers, not both")
@@ -250,6 +290,11 @@ class RecRMComposite:
         self, ctx: TurnContext, values: dict[str, float | None], details: dict[str, dict[str, Any]]
     ) -> RecRMResult:
         v = self.variant
+        cap = details.get("relevance", {}).get("first_turn_cap")
+        if v.first_turn_cap and cap is not None and values.get("relevance") is not None:
+            # the default's cap on a blind first-turn guess (recrm.components.relevance); the
+            # value reported is the one that entered the reward
+            values = {**values, "relevance": float(cap)}
         c_inst = (values.get("instruction") or 0.0) if v.instruction else 1.0
         c_consist = (values.get("consistency") or 0.0) if v.consistency else 1.0
         gates = {"instruction": c_inst, "consistency": c_consist}
@@ -261,6 +306,10 @@ class RecRMComposite:
             ungated = 0.0
         elif not v.relevance:  # R2: instruction following alone
             ungated = 1.0
+        elif r_relev is None and not v.dialogue_credit:  # the paper: R_relev undefined, nothing to pay
+            ungated = 0.0
+            details = {**details, "dialogue": {"value": None, "reason": "no product judged: R_relev is "
+                                               "undefined and the paper's formula gives 0"}}
         elif r_relev is None:  # a dialogue turn judging no item: scored for what it does
             value, why = dialogue_value(ctx)
             credit = self.neutral * value

@@ -236,7 +236,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("file", nargs="?", help="trajectories.jsonl written by eval.rollout")
     parser.add_argument(
-        "--variant", default="full", help=f"ablation rung: {', '.join(VARIANTS)} or R1..R5"
+        "--variant", default="full",
+        help=f"reward variant: {', '.join(VARIANTS)} or R1..R5 (paper: RecRM-Bench 4.5 as written)",
     )
     parser.add_argument("--alpha", type=float, default=1.0)
     parser.add_argument("--beta", type=float, default=0.5)

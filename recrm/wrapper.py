@@ -12,7 +12,21 @@ from recrm.components import RewardComponent
 from recrm.composite import RecRMComposite, RecRMResult, score_turns
 from recrm.context import TurnContext
 
-__all__ = ["RecRMReward", "RecRMVectorReward", "step_envs"]
+__all__ = ["RecRMReward", "RecRMVectorReward", "step_envs", "variant_for"]
+
+
+def variant_for(env: gym.Env | gym.vector.VectorEnv) -> str:
+    """The variant an env's protocol implies: ``"paper"`` under ``protocol="paper"``, else ``"full"``.
+
+    An env without a ``protocol`` attribute (a test double, another env) plays the default.
+    A ``SyncVectorEnv`` answers for its sub-envs, which must agree.
+    """
+    base = env.unwrapped
+    envs = base.envs if isinstance(base, gym.vector.SyncVectorEnv) else [base]
+    protocols = {getattr(e.unwrapped, "protocol", "default") for e in envs}
+    if len(protocols) > 1:
+        raise ValueError(f"the envs play different protocols {sorted(protocols)}: give RecRMReward a variant")
+    return "paper" if protocols == {"paper"} else "full"
 
 
 class RecRMReward(gym.Wrapper, gym.utils.RecordConstructorArgs):
@@ -24,7 +38,11 @@ class RecRMReward(gym.Wrapper, gym.utils.RecordConstructorArgs):
     ablation ladder: ``"outcome"`` (R1) passes the env's outcome reward through
     unchanged (and reports it as ``total``); ``"+instruction"``, ``"+relevance"``, ``"+behavior"``, ``"full"`` (R2..R5)
     give the RecRM reward plus ``outcome_bonus * env_reward`` (the env pays 1.0 on the
-    step an item enters the cart, i.e. at the end of a successful episode).
+    step an item enters the cart, i.e. at the end of a successful episode). ``"paper"`` is
+    the formula of RecRM-Bench 4.5 as written (not normalised, 0 on a turn that judges no
+    product, no first-turn cap). ``variant=None`` (default) follows the env:
+    ``"paper"`` when ``env.unwrapped.protocol == "paper"``, ``"full"`` otherwise
+    (``variant_for``); a variant given explicitly wins.
 
     ``scorers`` picks a rule or a learned model per dimension, e.g.
     ``{"relevance": "model:runs/rm/relevance"}`` (see ``recrm.scorers``); a model folder is
@@ -65,10 +83,10 @@ class RecRMReward(gym.Wrapper, gym.utils.RecordConstructorArgs):
         beta: float = 0.5,
         tau: float = 0.5,
         components: Sequence[RewardComponent] | None = None,
-        variant: str = "full",
+        variant: str | None = None,
         outcome_bonus: float = 0.0,
         *,
-        normalize: bool = True,
+        normalize: bool | None = None,
         neutral: float = 0.2,
         scorers: Mapping[str, Any] | None = None,
     ):
@@ -86,7 +104,8 @@ class RecRMReward(gym.Wrapper, gym.utils.RecordConstructorArgs):
         )
         gym.Wrapper.__init__(self, env)
         self.composite, self.outcome_bonus = _reward_setup(
-            outcome_bonus, alpha=alpha, beta=beta, tau=tau, components=components, variant=variant,
+            outcome_bonus, alpha=alpha, beta=beta, tau=tau, components=components,
+            variant=variant_for(env) if variant is None else variant,
             normalize=normalize, neutral=neutral, scorers=scorers,
         )
 
@@ -154,6 +173,8 @@ class RecRMVectorReward(gym.vector.VectorWrapper, gym.utils.RecordConstructorArg
         if mode == gym.vector.AutoresetMode.SAME_STEP:
             raise ValueError("RecRMVectorReward cannot score autoreset_mode='same_step' (the env is reset before "
                              "its turn is scored); use 'next_step' or 'disabled'")
+        if kwargs.get("variant") is None:
+            kwargs = {**kwargs, "variant": variant_for(env)}
         self.composite, self.outcome_bonus = _reward_setup(**kwargs)
 
     def step(self, actions: Any):

@@ -20,8 +20,8 @@ __all__ = ["INTERFACES", "STAGES", "VARIANT_NAMES", "GSPOConfig", "SituRecArgume
 
 logger = logging.getLogger(__name__)
 
-# The RecRM ablation ladder (recrm.composite.VARIANTS): R1..R5.
-VARIANT_NAMES = ("outcome", "+instruction", "+relevance", "+behavior", "full")
+# The RecRM variants (recrm.composite.VARIANTS): the ablation ladder R1..R5 and the paper's formula.
+VARIANT_NAMES = ("outcome", "+instruction", "+relevance", "+behavior", "full", "paper")
 _STORES = ("supermarket", "home_furnishings")
 INTERFACES = ("rollout_func", "environment_factory")
 
@@ -58,7 +58,8 @@ class SituRecArguments:
     max_new_tokens: int = field(default=256, metadata={"help": "Tokens the model may write per turn."})
     reward_variant: str = field(
         default="full",
-        metadata={"help": "RecRM ladder: outcome (R1), +instruction (R2), +relevance (R3), +behavior (R4), full (R5)."},
+        metadata={"help": "RecRM ladder: outcome (R1), +instruction (R2), +relevance (R3), +behavior (R4), full (R5); "
+                          "or paper (RecRM-Bench 4.5 as written: not normalised, no dialogue credit)."},
     )
     recrm_alpha: float = field(default=1.0, metadata={"help": "RecRM alpha (relevance weight)."})
     recrm_beta: float = field(default=0.5, metadata={"help": "RecRM beta (ranking + behaviour weight)."})

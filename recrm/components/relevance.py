@@ -23,9 +23,12 @@ class QueryItemRelevance:
       task's; the target and the reference set always count as the right category.
       Another category of the same group ("similar category") caps the score at 1
       (weak); another group scores 0.
-    * Nothing revealed yet (the first turn): a right-category item still scores only 1
-      (weak) — the shopper has said nothing it could fully satisfy, so a blind guess
-      never opens the behaviour terms; a wrong category scores 0.
+    * Nothing revealed yet (the first turn): nothing can be unmet, so a right-category item
+      is fully relevant (2), as the paper's judge would rate it. The default reward caps
+      such a blind guess at weakly relevant (1) so that it never opens the behaviour terms:
+      ``details["first_turn_cap"]`` then holds the capped value, which the composite uses
+      for every variant but ``"paper"`` (``recrm.composite``). The cap lives in the
+      composite so that one judge serves both protocols.
     * Revealed core elements: a ``need`` / ``use`` detail whose value is a tag the item
       lacks, an ``avoid`` tag the item carries, or a price over the revealed budget by
       more than ``budget_tolerance`` (10%) — each makes the item weakly relevant (1).
@@ -35,7 +38,8 @@ class QueryItemRelevance:
     A turn putting several new products forward at once (``ctx.attempt.new``) scores the mean
     over them (``details["items"]``: each one's 0/1/2), so padding a good pick never pays.
 
-    ``details`` holds ``item``, ``score_0_2``, ``unmet`` (the failed checks) and ``revealed``.
+    ``details`` holds ``item``, ``score_0_2``, ``unmet`` (the failed checks), ``revealed`` and,
+    on a turn before any disclosure, ``first_turn_cap``.
     """
 
     name = "relevance"
@@ -57,8 +61,15 @@ class QueryItemRelevance:
             # turn is worth their mean, so adding weaker ones to a good pick never pays
             scores = [self._score_item(ctx, p) for p in offered]
             details = dict(scores[0].details, items={p: s.details["score_0_2"] for p, s in zip(offered, scores, strict=True)})
-            return ComponentScore(sum(s.value for s in scores) / len(scores), details)
-        return self._score_item(ctx, pid)
+            levels = [s.details["score_0_2"] for s in scores]
+        else:
+            one = self._score_item(ctx, pid)
+            details, levels = one.details, [one.details["score_0_2"]]
+        if not ctx.revealed_items:
+            # the default's cap on a guess made before the shopper said anything: each item at
+            # most weakly relevant (1 of 2); the composite applies it, the paper's variant does not
+            details["first_turn_cap"] = sum(min(level, 1) for level in levels) / (2.0 * len(levels))
+        return ComponentScore(sum(levels) / (2.0 * len(levels)), details)
 
     def _score_item(self, ctx: TurnContext, pid: str) -> ComponentScore:
         task, product = ctx.task, ctx.index.products[pid]
@@ -77,11 +88,6 @@ class QueryItemRelevance:
                 + (" (same group)" if similar else "")
             )
             return self._done(1 if similar else 0, details)
-        if not revealed:
-            details["unmet"].append(
-                "nothing revealed yet: a premature recommendation is at most weakly relevant"
-            )
-            return self._done(1, details)
         tags = set(product.tags)
         for item in revealed:
             value = item.value

@@ -100,7 +100,9 @@ def test_ladder_variants(index, task):
 
 
 def test_variant_names_and_aliases():
-    assert [resolve_variant(f"R{i}").name for i in range(1, 6)] == list(VARIANTS)
+    assert [resolve_variant(f"R{i}").name for i in range(1, 6)] == list(VARIANTS)[:5]
+    assert resolve_variant("R5").name == "full"  # the paper's formula is asked for by name
+    assert resolve_variant("paper").name == "paper" and list(VARIANTS)[5] == "paper"
     assert resolve_variant("relevance").name == "+relevance"
     assert VARIANTS["+behavior"].active == ("instruction", "relevance", "ranking", "behavior")
     with pytest.raises(ValueError, match="R6"):

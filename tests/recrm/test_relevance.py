@@ -38,7 +38,7 @@ def test_no_item_is_not_applicable(index, task):
         ("sm_p008", ["category", "budget", "avoid", "need"], 1.0),  # 6.49 <= 6 * 1.1
         ("sm_p004", ["category", "budget", "avoid", "need"], 1.0),
         ("sm_p005", ["category", "budget", "avoid", "need"], 0.5),
-        ("sm_p004", [], 0.5),  # premature: nothing revealed caps at weakly relevant
+        ("sm_p004", [], 1.0),  # nothing revealed: nothing unmet (the default's cap is a detail)
         ("sm_p001", [], 0.0),
     ],
 )
@@ -46,6 +46,15 @@ def test_relevance_levels(index, task, pid, kinds, expected):
     s = score(index, task, pid, kinds)
     assert s.value == expected, s.details
     assert s.details["score_0_2"] == int(expected * 2)
+
+
+def test_first_turn_cap_is_a_detail_the_composite_applies(index, task):
+    """Before any disclosure the judge reports the uncapped level and, beside it, the default's
+    cap (each item at most weakly relevant); once something is revealed there is no cap."""
+    first = score(index, task, "sm_p004", [])
+    assert first.value == 1.0 and first.details["first_turn_cap"] == 0.5
+    assert score(index, task, "sm_p001", []).details["first_turn_cap"] == 0.0
+    assert "first_turn_cap" not in score(index, task, "sm_p004", ["category"]).details
 
 
 def test_unrevealed_requirements_are_not_used(index, task):
