@@ -45,6 +45,7 @@ from situ_gym.scene.index import SceneIndex
 from situ_gym.scene.model import Profile, Task
 from situ_gym.som.labels import caption
 from situ_gym.user.base import INTENTS, UserObservation, UserSimulator, UserTurn
+from situ_gym.user.rule.persona import CAREFUL
 
 __all__ = ["LLMUser", "FALLBACK_UTTERANCE", "UTTERANCE_CHARS", "shopper_system_prompt", "tool_call_schema"]
 
@@ -170,10 +171,18 @@ def shopper_system_prompt(task: Task, profile: Profile) -> str:
     acc = task.acceptance
     needs = ", ".join(task.required_tags) or "none"
     avoids = ", ".join(task.avoided_tags) or "none"
+    # Conscientiousness in words, at the rule shopper's threshold (Persona.checks_details).
+    if profile.big_five.get("conscientiousness", 0.5) >= CAREFUL:
+        diligence = ("you are careful and thorough: check a product's details yourself (pick it up or check it) "
+                     "before buying, even when the assistant has described it, and follow guidance you accept "
+                     "consistently")
+    else:
+        diligence = ("you are easy-going about details: you may rely on what the assistant tells you about a "
+                     "product instead of checking it yourself, and you sometimes drift from guidance")
     return (
         f"You are {profile.name}, a shopper in a store, talking to a shopping assistant on your smart glasses.\n"
         f"Persona: {profile.persona}\nGender: {profile.gender}. {demo}.\n"
-        f"Big Five (0-1): {big5}.\n"
+        f"Big Five (0-1): {big5}.\nConscientiousness: {diligence}.\n"
         f"Style: {it.behavior_style}; talkativeness {it.talkativeness}; price sensitivity {it.price_sensitivity}; "
         f"wants explanations: {it.explanation_seeking}; open to substitutes: {it.substitute_willingness}; "
         f"follows navigation advice about {round(it.navigation_following * 100)}% of the time; "
@@ -195,7 +204,10 @@ def shopper_system_prompt(task: Task, profile: Profile) -> str:
         '"tool_call": {"name": "<tool>", "arguments": {...}}, '
         '"revealed": null or the kind of the ONE detail you reveal now (category|use|budget|avoid|need), '
         '"give_up": false}\n'
-        "Use only the tools and handles each turn message says you may use now."
+        "Use only the tools and handles each turn message says you may use now. "
+        "Never say a marker label (the numbers or letters in square brackets of your view) in your utterance: "
+        "the assistant sees different labels, and labels may not be disclosed in dialogue. Name products and "
+        "places by their names or say where they are; labels go only in tool_call arguments."
     )
 
 

@@ -6,10 +6,12 @@ the assistant's hidden annotations:
 
 * the product to act on is the one proposed (or, failing that, the one under discussion, or
   when browsing alone a visible product whose name fits the wanted category); it is inspected
-  (``pick_up_item`` / ``check_item``) and then judged by ``decision.Decision`` (persona policy
-  in ``persona``): buy, ask for a reason, voice a trade-off, or reject with a reason;
+  (``pick_up_item`` / ``check_item``; a product the assistant described may be judged on its
+  word unless the task or a conscientious persona wants it checked) and then judged by
+  ``decision.Decision`` (persona policy in ``persona``): buy, ask for a reason, voice a
+  trade-off, or reject with a reason;
 * otherwise understood navigation guidance is followed (``navigation.Navigator``) with
-  probability ``navigation_following``, else the shopper explores;
+  probability ``Persona.navigation_following``, else the shopper explores;
 * at most one new goal detail is disclosed (``disclosure.choose_disclosure``), preferring the
   slot the assistant asked about;
 * explanations count when the analysis finds one (about any product; what it cites is
@@ -82,14 +84,15 @@ class RuleBasedUser(UserSimulator):
         self.voice = np.random.default_rng(int(rng.integers(2**63)))
         self.store = task.store
         self.lexicon = lexicon_for(index)
-        self.persona = Persona.of(profile, task)
+        self.persona = Persona.of(profile, task, protocol=self.protocol)
         # The goal details in disclosure order; a shopper can always name its category.
         self.items: list[DisclosureItem] = list(task.disclosure)
         if not any(item.kind == "category" for item in self.items):
             self.items.append(DisclosureItem(kind="category", text=task.category, value=task.category))
         self.state = EpisodeState()
         self.decision = Decision(task, self.persona, self.state, rng)
-        self.navigator = Navigator(index, self.store, self.state, rng, profile.interaction.navigation_following, self._hinted, voice=self.voice)
+        self.navigator = Navigator(index, self.store, self.state, rng, self.persona.navigation_following, self._hinted,
+                                   voice=self.voice)
         cat = [lemma(w) for w in task.category.lower().split()]
         self._cat_head = cat[-1] if cat else ""
         self._goal_words = set(cat) | {lemma(w) for t in task.required_tags for w in label_value(t).lower().split()}
@@ -280,9 +283,11 @@ class RuleBasedUser(UserSimulator):
         reachable = handle is not None and (pid in visible or pid == obs.held_item)
         state.considering = pid
         inspected = obs.inspected
-        if pid not in inspected and not self.task.acceptance.inspect_before_buying and self._described(pid):
+        careful = self.task.acceptance.inspect_before_buying or self.persona.checks_details
+        if pid not in inspected and not careful and self._described(pid):
             # This shopper trusts what the assistant just told it (price or labels) and judges
-            # the product at a glance instead of picking it up first (AcceptancePolicy).
+            # the product at a glance instead of picking it up first (AcceptancePolicy); a
+            # conscientious one always checks for itself (Persona.checks_details).
             p = self.index.products[pid]
             inspected = {**inspected, pid: {"name": p.name, "category": p.category, "price": p.price, "tags": list(p.tags)}}
         if pid not in inspected:
