@@ -17,7 +17,7 @@ from eval.rule_judge import DIMENSIONS, DialogueJudge, RuleBasedJudge
 from situ_gym.protocol import check_protocol
 from situ_gym.records import EpisodeRecord
 
-__all__ = ["DIMENSIONS", "DialogueJudge", "RuleBasedJudge", "make_judge", "recorded_protocol"]
+__all__ = ["DIMENSIONS", "DialogueJudge", "RuleBasedJudge", "make_judge", "judge_from_cli", "recorded_protocol"]
 
 
 def make_judge(name: str = "rule", protocol: str = "default", **kwargs: Any) -> DialogueJudge:
@@ -42,3 +42,25 @@ def recorded_protocol(episodes: Iterable[EpisodeRecord]) -> str:
     if len(found) > 1:
         raise ValueError(f"the episodes were played under protocols {found}; choose one with --protocol")
     return found[0] if found else "default"
+
+
+def judge_from_cli(name: str, *, model: str | None = None, base_url: str | None = None,
+                   protocol: str = "default", cache: Any = None) -> DialogueJudge | None:
+    """The judge a command line asked for (``--judge``, ``--judge-model``, ``--judge-base-url``),
+    None for "none". Every mistake is one ValueError line, raised before anything is rated:
+    a missing model, a model for the rule judge, an unreachable endpoint or missing model file."""
+    if name == "none":
+        return None
+    if name == "llm" and not model:
+        raise ValueError("--judge llm needs --judge-model SPEC (hf:PATH_OR_ID | hf:gguf:FILE | openai:NAME)")
+    if name != "llm" and (model or base_url):
+        raise ValueError(f"--judge-model and --judge-base-url need --judge llm, got --judge {name}")
+    if name != "llm":
+        return make_judge(name, protocol=protocol)
+    from situ_gym.llm import BackendUnavailable, check_backend
+
+    try:
+        check_backend(model, base_url=base_url)  # else a dead endpoint shows only after the first batch
+    except BackendUnavailable as exc:
+        raise ValueError(f"judge model {model}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from exc
+    return make_judge("llm", protocol=protocol, model=model, base_url=base_url, cache=cache)

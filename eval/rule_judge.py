@@ -86,6 +86,10 @@ class DialogueJudge(ABC):
     def rate(self, episode: EpisodeRecord, task: Any = None, index: SceneIndex | None = None) -> dict[str, Any]:
         """``{dimension: score for DIMENSIONS} | {"judge": self.name}``."""
 
+    def rate_batch(self, items: list[tuple[EpisodeRecord, Any, SceneIndex | None]]) -> list[dict[str, Any]]:
+        """``rate`` of each ``(episode, task, index)``; a model-backed judge batches its requests."""
+        return [self.rate(*item) for item in items]
+
 
 class RuleBasedJudge(DialogueJudge):
     """Deterministic ratings from the trajectory, the catalog and (default protocol) the task.
