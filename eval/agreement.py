@@ -1,8 +1,8 @@
 """Agreement between shopper types across assistants (paper Table 4): per-metric Pearson and Spearman.
 
     python -m eval.agreement RUN_DIR [RUN_DIR ...] [--judge rule|llm|none] [--judge-model SPEC]
-                             [--ratings judge|questionnaire] [--users A,B] [--tasks per-profile]
-                             [--json OUT]
+                             [--protocol default|paper] [--ratings judge|questionnaire] [--users A,B]
+                             [--tasks per-profile] [--json OUT]
 
 Each RUN_DIR holds ``trajectories.jsonl`` and ``config.json``; the config records the
 agent name and the user type (``{"config": {"agent": ..., "user": ...}}`` as written by
@@ -12,7 +12,8 @@ trajectories of both groups, as Table 4 does (App. C.2: "the same LLM judge for 
 ratings"). With ``--ratings questionnaire`` a run's ``ratings.jsonl`` (one JSON object per
 line: ``{"episode_id": ..., "ratings": {dimension: 1-5}}``, the participants' answers that
 ``eval.human`` saves) replaces the judge's ratings of those episodes, dimension by
-dimension, and the judge rates only what is left.
+dimension, and the judge rates only what is left. The judge rates under ``--protocol``, by
+default the one protocol every run's episodes recorded.
 
 Runs are grouped by user type (exactly two types, or the two named by ``--users``; the
 first is the reference, e.g. ``human``) and paired by assistant: the agent name, joined
@@ -241,6 +242,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--judge", default="rule", help="rule | llm | none (default: rule)")
     parser.add_argument("--judge-model", default=None, help="chat model SPEC for --judge llm")
     parser.add_argument("--judge-base-url", default=None, help="OpenAI-compatible URL for the judge")
+    parser.add_argument("--protocol", default=None, choices=("default", "paper"),
+                        help="the judge's protocol (default: the one all the runs' episodes were played under)")
     parser.add_argument("--ratings", default="judge", choices=("judge", "questionnaire"),
                         help="dialogue ratings: judge (default; the judge rates every trajectory, as Table 4) "
                              "or questionnaire (a run's ratings.jsonl replaces the judge's)")
@@ -250,13 +253,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
-        from eval.judge import make_judge
+        from eval.judge import judge_from_cli, recorded_protocol
 
-        judge = None
-        if args.judge != "none":
-            kwargs = {"model": args.judge_model, "base_url": args.judge_base_url} if args.judge == "llm" else {}
-            judge = make_judge(args.judge, **kwargs)
         runs = [load_run(r, tasks=args.tasks, questionnaire=args.ratings == "questionnaire") for r in args.runs]
+        # One judge, one protocol for both user groups: Table 4 rates them alike.
+        protocol = args.protocol or recorded_protocol(ep for r in runs for ep in r["episodes"])
+        judge = judge_from_cli(args.judge, model=args.judge_model, base_url=args.judge_base_url, protocol=protocol)
         users = [u.strip() for u in args.users.split(",")] if args.users else None
         result = compare(runs, judge, users)
     except (ValueError, FileNotFoundError, RuntimeError) as exc:

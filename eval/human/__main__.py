@@ -1,10 +1,11 @@
 """Serve the human evaluation: ``python -m eval.human serve --assistants heuristic,random --port 8000``.
 
     python -m eval.human serve --assistants heuristic,random,hf:PATH,openai:MODEL \\
-        --out runs/human [--env SituRec-Supermarket-v0] [--seed 42] [--tasks-per-participant 5] \\
+        --out runs/human [--env SituRec-Supermarket-v0] [--seed 42] [--tasks-per-participant 2] \\
         [--host 127.0.0.1] [--port 8000] [--max-turns 20] \\
         [--assistant-options '{"openai:MODEL": {"base_url": "http://127.0.0.1:8001/v1"}}']
     python -m eval.human report --out runs/human         # run reports + questionnaire vs judge
+    python -m eval.human report --out runs/human --judge llm --judge-model SPEC [--judge-base-url URL]
     python -m eval.human screenshots --out docs/img     # one PNG per page, through Chromium
 
 Participants open http://HOST:PORT/ in a browser. Results go to ``OUT/runs/<assistant>/``
@@ -18,6 +19,7 @@ import argparse
 import logging
 import sys
 
+from eval.human.protocol import PAPER_TASKS_PER_PARTICIPANT
 from situ_gym import jsonl
 
 __all__ = ["main"]
@@ -33,8 +35,9 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--env", default="SituRec-Supermarket-v0", help="registered env id")
     serve.add_argument("--seed", type=int, default=42, help="task sampling and episode seed (paper: 42)")
     serve.add_argument("--tasks", type=int, default=5, help="tasks sampled from the bank (paper: 5)")
-    serve.add_argument("--tasks-per-participant", type=int, default=5,
-                       help="consecutive sampled tasks per participant, cyclically (paper's pairs: 2)")
+    serve.add_argument("--tasks-per-participant", type=int, default=PAPER_TASKS_PER_PARTICIPANT,
+                       help="consecutive sampled tasks per participant, cyclically (default 2: the paper's "
+                            "adjacent pairs, each task done by two participants)")
     serve.add_argument("--max-turns", type=int, default=20, help="turn limit")
     serve.add_argument("--max-participants", type=int, default=None, help="refuse joining beyond this many")
     serve.add_argument("--assistant-options", type=_json_object, default={},
@@ -43,7 +46,11 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=8000, help="port to listen on")
     rep = sub.add_parser("report", help="each run's report, and the questionnaire beside the judge")
     rep.add_argument("--out", default="runs/human", help="study directory (default: runs/human)")
-    rep.add_argument("--judge", default="rule", help="dialogue judge for the comparison (default: rule)")
+    rep.add_argument("--judge", default="rule", help="dialogue judge for the comparison: rule | llm (default: rule)")
+    rep.add_argument("--judge-model", default=None, help="chat model SPEC for --judge llm (hf:... | openai:NAME)")
+    rep.add_argument("--judge-base-url", default=None, help="OpenAI-compatible URL for the judge model")
+    rep.add_argument("--protocol", default=None, choices=("default", "paper"),
+                     help="the judge's protocol (default: the one the conversations were played under)")
     shots = sub.add_parser("screenshots", help="save a PNG of each page (needs Chromium)")
     shots.add_argument("--out", default="docs/img", help="folder for the PNGs")
     shots.add_argument("--chromium", default="/usr/bin/chromium", help="Chromium executable")
@@ -68,8 +75,13 @@ def main(argv: list[str] | None = None) -> int:
             return _serve(args)
         if args.command == "report":
             from eval.human.report import report
+            from situ_gym.llm import LLMError
 
-            print(report(args.out, judge=args.judge))
+            try:
+                print(report(args.out, judge=args.judge, judge_model=args.judge_model,
+                             judge_base_url=args.judge_base_url, protocol=args.protocol))
+            except LLMError as exc:  # the judge's endpoint died after the check (retries spent)
+                raise ValueError(f"judge model {args.judge_model}: {(str(exc).splitlines() or [''])[0]}") from exc
             return 0
         from eval.human.browser import save_screenshots
 

@@ -2,8 +2,10 @@
 
 Five tasks are drawn from the store's 100-task bank with a fixed seed (42 in the paper).
 Participant ``k`` (0-based, in joining order) gets ``tasks_per_participant`` consecutive
-tasks of that sample, cyclically from task ``k``: 2 reproduces the paper's adjacent pairs
-(each task done by two of every five participants), 5 gives everyone all five tasks. On
+tasks of that sample, cyclically from task ``k``: the default, 2
+(``PAPER_TASKS_PER_PARTICIPANT``), is the paper's adjacent pairs (participants 0..4 do
+(t0, t1), (t1, t2), ..., (t4, t0): each task twice over five participants); 5 gives
+everyone all five tasks. On
 each task the participant meets every assistant, in an order shuffled per participant and
 task, under letter labels ("Assistant A", ...) that hide which assistant it is.
 
@@ -21,10 +23,12 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-__all__ = ["PAPER_SEED", "PAPER_TASK_COUNT", "PlannedConversation", "sample_tasks", "participant_plan"]
+__all__ = ["PAPER_SEED", "PAPER_TASK_COUNT", "PAPER_TASKS_PER_PARTICIPANT", "PlannedConversation", "sample_tasks",
+           "participant_plan"]
 
 PAPER_SEED = 42
 PAPER_TASK_COUNT = 5
+PAPER_TASKS_PER_PARTICIPANT = 2  # C.2: "Each participant completes the two assigned tasks in sequence"
 
 
 @dataclass(frozen=True)
@@ -53,7 +57,8 @@ def _label(i: int) -> str:
 
 
 def participant_plan(
-    tasks: list[str], assistants: list[str], participant: int, tasks_per_participant: int, *, seed: int
+    tasks: list[str], assistants: list[str], participant: int,
+    tasks_per_participant: int = PAPER_TASKS_PER_PARTICIPANT, *, seed: int,
 ) -> list[PlannedConversation]:
     """The ordered conversations of participant number ``participant`` (0-based).
 

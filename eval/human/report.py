@@ -7,6 +7,12 @@ participant rating of each App. C.1 dimension next to the judge's mean rating of
 same trajectories, then per dimension how well the two rank the assistants alike
 (Pearson's r and Spearman's rho across assistants, as ``eval.agreement`` computes them;
 "-" with fewer than three rated assistants or a constant column).
+
+``--judge llm --judge-model SPEC [--judge-base-url URL]`` has a chat model rate the
+conversations (each run in one batch); its replies are cached in the study directory
+(``judge_cache.sqlite``), so the run reports and the questionnaire table, which both need
+the ratings, ask the model once per conversation, and a second report asks it nothing. The
+judge rates under ``protocol``, by default the one the episodes recorded.
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from eval.io import read_episodes
-from eval.judge import DIMENSIONS
+from eval.judge import DIMENSIONS, DialogueJudge
 from situ_gym import jsonl
 
 __all__ = ["read_ratings", "questionnaire_rows", "format_questionnaire", "ranking_agreement", "report"]
@@ -47,12 +53,13 @@ def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def questionnaire_rows(run_dirs: list[Path], judge: str = "rule") -> list[dict[str, Any]]:
-    """Per run: agent, episode count, mean participant and judge rating per dimension."""
+def questionnaire_rows(run_dirs: list[Path], judge: str | DialogueJudge = "rule") -> list[dict[str, Any]]:
+    """Per run: agent, episode count, mean participant and judge rating per dimension
+    (``judge``: a judge, or a name for ``eval.judge.make_judge``)."""
     from eval.aggregate import load_indexes, load_tasks
     from eval.judge import make_judge
 
-    rater = make_judge(judge)
+    rater = make_judge(judge) if isinstance(judge, str) else judge
     rows = []
     for run in run_dirs:
         episodes = read_episodes(run / "trajectories.jsonl")
@@ -61,7 +68,7 @@ def questionnaire_rows(run_dirs: list[Path], judge: str = "rule") -> list[dict[s
         stores = {ep.store for ep in episodes}
         indexes, tasks = load_indexes(stores), load_tasks(stores)
         human = read_ratings(run)
-        judged = [rater.rate(ep, tasks.get(ep.task_id), indexes.get(ep.store)) for ep in episodes]
+        judged = rater.rate_batch([(ep, tasks.get(ep.task_id), indexes.get(ep.store)) for ep in episodes])
         rated = [human[ep.episode_id] for ep in episodes if ep.episode_id in human]
         config = run / "config.json"
         name = jsonl.loads(config.read_text(encoding="utf-8")).get("assistant") if config.exists() else None
@@ -110,17 +117,34 @@ def _format_agreement(agreement: dict[str, dict[str, float | None]]) -> str:
     return "\n".join(lines)
 
 
-def report(study_dir: str | Path, judge: str = "rule") -> str:
-    """Write every run's report and ``questionnaire.md``; returns the questionnaire table."""
+def report(study_dir: str | Path, judge: str = "rule", *, judge_model: str | None = None,
+           judge_base_url: str | None = None, protocol: str | None = None) -> str:
+    """Write every run's report and ``questionnaire.md``; returns the questionnaire table.
+
+    A bad judge (a missing model, a dead endpoint) is a ValueError before any report is written."""
+    from eval.judge import judge_from_cli, recorded_protocol
     from eval.rollout import finalize
 
     root = Path(study_dir)
     runs = sorted(p for p in (root / "runs").glob("*") if (p / "trajectories.jsonl").exists())
     if not runs:
         raise ValueError(f"no finished conversations under {root / 'runs'}")
+    if protocol is None:  # one protocol for every run: the assistants are compared under one judge
+        protocol = recorded_protocol(ep for run in runs for ep in read_episodes(run / "trajectories.jsonl"))
+    kwargs: dict[str, Any] = {"protocol": protocol}
+    if judge == "llm":
+        kwargs |= {"model": judge_model, "base_url": judge_base_url, "cache": str(root / "judge_cache.sqlite")}
+    if judge == "none":
+        raise ValueError("the questionnaire table needs a judge: --judge rule or --judge llm")
+    rater = judge_from_cli(judge, model=judge_model, base_url=judge_base_url, protocol=protocol,
+                           cache=kwargs.get("cache"))
+    from situ_gym.llm import METER
+
+    log_path = METER.log_path
     for run in runs:
-        finalize(run, judge=judge)
-    rows = questionnaire_rows(runs, judge)
+        finalize(run, judge=judge, judge_kwargs=kwargs)  # points the usage log at each run in turn
+    METER.log_path = log_path  # the table's (cached) ratings belong to no one run's usage
+    rows = questionnaire_rows(runs, rater)
     table = format_questionnaire(rows) + "\n\nParticipants and judge ranking the assistants alike (Fig. 5):\n\n" + \
         _format_agreement(ranking_agreement(rows))
     (root / "questionnaire.md").write_text(table + "\n", encoding="utf-8")

@@ -20,7 +20,13 @@ from typing import Any
 
 from eval.human.assistants import build_assistant, split_assistant_name
 from eval.human.conversation import Conversation
-from eval.human.protocol import PAPER_SEED, PAPER_TASK_COUNT, participant_plan, sample_tasks
+from eval.human.protocol import (
+    PAPER_SEED,
+    PAPER_TASK_COUNT,
+    PAPER_TASKS_PER_PARTICIPANT,
+    participant_plan,
+    sample_tasks,
+)
 from eval.human.storage import StudyFiles, token_hash
 from eval.judge import DIMENSIONS
 from situ_gym.records import EpisodeRecord
@@ -66,7 +72,7 @@ class StudyConfig:
     env: str = "SituRec-Supermarket-v0"
     seed: int = PAPER_SEED
     task_count: int = PAPER_TASK_COUNT
-    tasks_per_participant: int = PAPER_TASK_COUNT
+    tasks_per_participant: int = PAPER_TASKS_PER_PARTICIPANT  # C.2's adjacent pairs
     max_turns: int = 20
     max_participants: int | None = None  # joining is refused beyond this (None: no limit)
     max_live: int = 32  # conversations kept in memory; the rest are rebuilt by replay when needed
