@@ -88,3 +88,17 @@ def test_episode_from_other_assets_keeps_its_ground_truth(episodes, world):
     assert out["stale"] == [episodes[0].episode_id]
     # NDCG against the saved {sm_p004, sm_p008}: 1.0 (against the bank's {sm_p008} it would be 0.63)
     assert out["agents"]["honest"]["components"]["ranking"]["mean"] == pytest.approx(1.0)
+
+
+def test_cli_scores_the_paper_variant(episodes, tmp_path, monkeypatch, capsys):
+    """``--variant paper``: questions earn nothing, the honest recommendation its unnormalised 2x."""
+    path = tmp_path / "trajectories.jsonl"
+    path.write_text("".join(ep.model_dump_json() + "\n" for ep in episodes))
+    monkeypatch.setattr(
+        score_mod, "load_world", lambda store: ({"sm_t001": reward_task()}, reward_market())
+    )
+    assert score_mod.main([str(path), "--json", "--variant", "paper"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["variant"] == "paper" and out["params"]["normalize"] is False
+    assert out["agents"]["honest"]["mean_return"] == pytest.approx(2.0)  # 0 + 0 + (1 + 0.5 (1 + 1))
+    assert out["agents"]["liar"]["mean_return"] == 0.0

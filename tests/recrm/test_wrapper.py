@@ -88,6 +88,17 @@ def test_records_constructor_args_and_rejects_bad_values():
         RecRMReward(ScriptedEnv(), outcome_bonus=-1)
 
 
+def test_variant_follows_the_env_protocol_unless_given():
+    class PaperEnv(ScriptedEnv):
+        protocol = "paper"
+
+    assert RecRMReward(ScriptedEnv()).composite.variant.name == "full"  # no protocol: the default
+    paper = RecRMReward(PaperEnv())
+    assert paper.composite.variant.name == "paper" and paper._saved_kwargs["variant"] is None
+    assert [s[1] for s in run(paper)] == pytest.approx([0.0, 0.0, 2.0])  # questions 0, honest 1 + 0.5 (1 + 1)
+    assert RecRMReward(PaperEnv(), variant="R4").composite.variant.name == "+behavior"
+
+
 def test_vector_env():
     gym.register("RecRMScripted-v0", entry_point=ScriptedEnv, disable_env_checker=True)
     try:
