@@ -10,8 +10,11 @@ well-formed turns and an OpenAI-compatible server gets it as ``response_format``
 request the backend could not answer (context length, content filter) comes back as its
 ``EpisodeError`` in place of that episode's text, ending that episode only. With
 ``images=True`` the latest user turn also carries the assistant's Set-of-Mark view and
-the map (older turns keep their text only, to bound the request size). ``act_batch``
-sends every open episode's request as one backend batch.
+the map (older turns keep their text only, to bound the request size). Under an App. D.4
+ablation (``info["ablation"]`` at reset) the view is never sent, whichever the protocol (the
+paper's observation has no ``som_rgb``; the default's is a black frame): the map alone is,
+as the paper keeps the map and pose in both conditions; prompt and schema follow the
+condition too. ``act_batch`` sends every open episode's request as one backend batch.
 
     python -m eval.rollout --agent openai --model gpt-4o --images ...                 # hosted API
     python -m eval.rollout --agent openai --model NAME --base-url http://127.0.0.1:8000/v1 ...
@@ -24,10 +27,11 @@ import logging
 from typing import Any
 
 from agents.base import Assistant
-from agents.obs_text import parse_caption, parse_nav_targets
-from agents.prompting import catalog_names, render_messages, state_text, turn_text
+from agents.obs_text import Caption, Marked, parse_caption, parse_nav_targets
+from agents.prompting import NO_CAPTION, catalog_names, check_ablation, render_messages, state_text, turn_text
 from situ_gym.actions import ACTION_TYPES, MAX_RANKING, REQUIRED_FIELDS
 from situ_gym.actions.parse import TARGET_APPROACHES
+from situ_gym.actions.tools import LEGAL_TOOLS
 from situ_gym.llm import ChatBackend, ChatRequest, EpisodeError, make_backend
 from situ_gym.llm.structured import bounded_string, closed_object
 from situ_gym.user.llm_user import tool_call_schema
@@ -43,18 +47,41 @@ REASON_CHARS = 160
 NAME_CHARS = 120
 
 
-def assistant_schema(observation: dict[str, Any], store: str) -> dict[str, Any]:
+# Tools whose product the no-caption ablation lets the assistant leave out (the env's parser
+# accepts them without an item under no_view=True).
+_INSPECT_TOOLS = ("pick_up_item", "check_item")
+
+
+def _blind_caption(targets: list) -> Caption:
+    """The no-caption ablation's targets as a caption: every fixed target of the navigation
+    index with its approaches (all valid, visible or not), no product handles."""
+    cap = Caption()
+    for t in targets:
+        kind = cap.areas if t.kind.startswith("area") else cap.stores if t.kind == "store" else cap.fixtures
+        kind.append(Marked(t.handle, t.name, t.approaches))
+    return cap
+
+
+def assistant_schema(observation: dict[str, Any], store: str, *, ablation: str | None = None) -> dict[str, Any]:
     """JSON Schema of one assistant turn in ``store`` for ``observation`` (the env's action).
 
     Action types and their required fields come from ``situ_gym.actions``; handles from the
     observation's caption (products, fixtures with their approaches, stores, areas) and
-    navigation targets, product ids and names from its catalog, where it lists them.
+    navigation targets, product ids and names from its catalog, where it lists them. Under
+    the no-caption ablation (App. D.4) the fixed handles come from the navigation index, a
+    product is named by its catalog name, and the inspect tool may leave it out: what the
+    prompt allows and the env's parser accepts.
     """
-    cap = parse_caption(str(observation.get("visible", "")))
+    blind = check_ablation(ablation) == NO_CAPTION
     targets = parse_nav_targets(str(observation.get("catalog", "")))
     names = catalog_names(observation)
+    if blind:
+        cap = _blind_caption(targets)
+        items = sorted(set(names.values()))
+    else:
+        cap = parse_caption(str(observation.get("visible", "")))
+        items = [m.handle for m in cap.products] + ([cap.holding[0]] if cap.holding else [])
     marked = {m.handle: m for m in [*cap.fixtures, *cap.stores, *cap.areas]}
-    items = [m.handle for m in cap.products] + ([cap.holding[0]] if cap.holding else [])
     handles = {"item": list(dict.fromkeys(items)), "fixture": [m.handle for m in cap.fixtures],
                "store": [m.handle for m in cap.stores], "area": [m.handle for m in cap.areas]}
 
@@ -80,10 +107,19 @@ def assistant_schema(observation: dict[str, Any], store: str) -> dict[str, Any]:
         props.setdefault("reason", fields["reason"])  # optional where the store does not require it
         actions.append(closed_object(props, ["type", *required]))
     ranking = {"enum": list(names)} if names else bounded_string(NAME_CHARS)
+    expected = tool_call_schema(store, handles, offered)
+    if blind:
+        for variant in expected["anyOf"]:
+            if variant["properties"]["name"].get("const") in _INSPECT_TOOLS:
+                variant["properties"]["arguments"]["required"] = []
+        if not any(v["properties"]["name"].get("const") in _INSPECT_TOOLS for v in expected["anyOf"]):
+            # No catalog name to offer (a catalog view listing none): the item-less form.
+            tool = next(t for t in _INSPECT_TOOLS if t in LEGAL_TOOLS[store])
+            expected["anyOf"].append(closed_object({"name": {"const": tool}, "arguments": closed_object({}, [])}))
     return closed_object({
         "response": bounded_string(RESPONSE_CHARS),
         "assistant_actions": {"type": "array", "items": {"anyOf": actions}, "minItems": 1, "maxItems": 1},
-        "expected_user_action": tool_call_schema(store, handles, offered),
+        "expected_user_action": expected,
         "ranking": {"type": "array", "items": ranking, "maxItems": MAX_RANKING},
     })
 
@@ -125,18 +161,28 @@ class ChatAssistant(Assistant):
         for info, seed in zip(infos, seeds, strict=True):
             if "store" not in info:
                 raise ValueError(f"info must carry 'store', got keys {sorted(info)!r}")
-            self._slots.append({"store": info["store"], "seed": self.seed if seed is None else int(seed),
+            self._slots.append({"store": info["store"], "ablation": check_ablation(info.get("ablation")),
+                                "seed": self.seed if seed is None else int(seed),
                                 "turn": 0, "messages": None, "seen": "", "shown": {}, "state": None,
                                 "conversation": f"assistant:{next(_EPISODES)}"})
 
-    def _with_images(self, messages: list[dict[str, Any]], obs: dict[str, Any]) -> list[dict[str, Any]]:
-        """The chat as sent: the last user message gets the SoM view and map images."""
+    def _with_images(self, messages: list[dict[str, Any]], obs: dict[str, Any],
+                     ablation: str | None = None) -> list[dict[str, Any]]:
+        """The chat as sent: the last user message gets the SoM view and map images.
+
+        The view only when the episode is not ablated and the observation has one: under an
+        ablation the default protocol's ``som_rgb`` is a black frame, which is no input the
+        paper gives (App. D.4), and the paper's protocol has no ``som_rgb`` at all."""
         if not self.images:
             return messages
         last = messages[-1]
-        parts: list[dict[str, Any]] = [{"type": "image", "image": obs["som_rgb"]}]
+        parts: list[dict[str, Any]] = []
+        if ablation is None and obs.get("som_rgb") is not None:
+            parts.append({"type": "image", "image": obs["som_rgb"]})
         if obs.get("map") is not None:
             parts.append({"type": "image", "image": obs["map"]})
+        if not parts:
+            return messages
         return messages[:-1] + [{"role": "user", "content": parts + [{"type": "text", "text": last["content"]}]}]
 
     def act(self, observation: dict[str, Any]) -> str:
@@ -161,18 +207,20 @@ class ChatAssistant(Assistant):
         requests = []
         for i, obs in zip(episodes, observations, strict=True):
             slot = self._slots[i]
+            ablation = slot["ablation"]
             if slot["messages"] is None:
-                slot["messages"] = render_messages(obs, slot["store"])
+                slot["messages"] = render_messages(obs, slot["store"], ablation=ablation)
             else:
-                text = turn_text(obs, slot["seen"], slot["shown"], slot["state"])
+                text = turn_text(obs, slot["seen"], slot["shown"], slot["state"], ablation=ablation)
                 slot["messages"].append({"role": "user", "content": text})
             slot["seen"] = str(obs.get("history", ""))
-            slot["state"] = state_text(obs, slot["shown"])  # compact view: catalog entries arrive per turn
+            # compact view: catalog entries arrive per turn
+            slot["state"] = state_text(obs, slot["shown"], ablation=ablation)
             slot["shown"].update(catalog_names(obs))
-            requests.append(ChatRequest(self._with_images(slot["messages"], obs), role="assistant",
+            requests.append(ChatRequest(self._with_images(slot["messages"], obs, ablation), role="assistant",
                                         max_tokens=self.max_tokens, temperature=self.temperature,
                                         seed=slot["seed"] * 1009 + slot["turn"], json_mode=True,
-                                        schema=assistant_schema(obs, slot["store"]),
+                                        schema=assistant_schema(obs, slot["store"], ablation=ablation),
                                         conversation=slot["conversation"]))
         results = self.backend.chat_batch(requests)
         texts: list[str | EpisodeError] = []

@@ -87,7 +87,10 @@ class HeuristicAssistant(Assistant):
         self.confirmations = 0
         self.scans: list[tuple[str, int]] = []
         self.last_scan_turn = 0
-        self.blind = False
+        # The no-caption ablation (App. D.4), as agent_info says; the caption's own title tells
+        # it too, for runners that hand over the store only.
+        self.no_caption = info.get("ablation") == "no_ego_view_no_caption"
+        self.blind = self.no_caption
         self.last_recommended: str | None = None
         self.focus: str | None = None  # product the shopper is inspecting or was recommended
         self.said: list[str] = []
@@ -101,7 +104,7 @@ class HeuristicAssistant(Assistant):
         caption = parse_caption(observation["visible"])
         # Without visual captions (App. D.4 ablation) the caption lists every fixed target:
         # all of them may be named, and products are named by display name.
-        self.blind = "Navigation targets" in observation["visible"]
+        self.blind = self.no_caption or "Navigation targets" in observation["visible"]
         if self.blind:
             for t in self.targets.values():
                 kind = "areas" if t.kind.startswith("area") else "stores" if t.kind == "store" else "fixtures"

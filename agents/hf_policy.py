@@ -23,6 +23,7 @@ from agents.base import Assistant
 from agents.prompting import (
     Conversation,
     catalog_names,
+    check_ablation,
     render_prompt,
     state_text,
     turn_end_ids,
@@ -248,7 +249,8 @@ class HFPolicyAssistant(Assistant):
     Arguments: ``model`` (local path, merged checkpoint, adapter dir or hub id), ``adapter``
     (LoRA adapter dir), ``max_new_tokens``, ``temperature``, ``top_p``, ``do_sample``,
     ``seed`` (default per-episode seed), ``device``, ``dtype``, ``images`` ("auto": pass
-    ``obs["som_rgb"]`` when the model has an image processor), ``local_files_only``,
+    ``obs["som_rgb"]`` when the model has an image processor; never under an App. D.4
+    ablation, which reset reads from ``info["ablation"]`` with the prompt), ``local_files_only``,
     ``constrained`` (decode under the assistant-output schema; off for training rollouts).
 
     Generation is seeded per call from the episode seed and the turn number
@@ -322,7 +324,8 @@ class HFPolicyAssistant(Assistant):
             if store is None:
                 raise ValueError(f"info must carry 'store', got keys {sorted(info)!r}")
             self._slots.append(
-                {"store": store, "seed": self.seed if seed is None else int(seed), "turn": 0, "conv": None,
+                {"store": store, "ablation": check_ablation(info.get("ablation")),
+                 "seed": self.seed if seed is None else int(seed), "turn": 0, "conv": None,
                  "messages": None, "images": [], "seen": "", "shown": {}, "state": None}
             )
 
@@ -337,7 +340,8 @@ class HFPolicyAssistant(Assistant):
         model no room to answer (the rollout calls this before any episode runs)."""
         if self.context_tokens is None or self.processor is not None or not self._slots:
             return
-        tokens = len(Conversation(self.tokenizer, self._slots[0]["store"], observation).ids)
+        slot = self._slots[0]
+        tokens = len(Conversation(self.tokenizer, slot["store"], observation, ablation=slot["ablation"]).ids)
         if tokens >= self.context_tokens:
             raise ContextLengthError(
                 f"the first prompt holds {tokens} tokens, the model's context is {self.context_tokens}: "
@@ -398,7 +402,7 @@ class HFPolicyAssistant(Assistant):
     def _act_text(self, slots: list[dict], observations: list[dict[str, Any]]) -> list[str]:
         for slot, obs in zip(slots, observations, strict=True):
             if slot["conv"] is None:
-                slot["conv"] = Conversation(self.tokenizer, slot["store"], obs)
+                slot["conv"] = Conversation(self.tokenizer, slot["store"], obs, ablation=slot["ablation"])
             else:
                 slot["conv"].add_observation(obs)
         # Never generate past the model's context: positions beyond it were never trained.
@@ -436,7 +440,10 @@ class HFPolicyAssistant(Assistant):
 
     # ------------------------------------------------------------------ vision models
     def _act_vision(self, slots: list[dict], observations: list[dict[str, Any]]) -> list[str]:
-        """Image-text models: messages re-rendered by the processor each turn, one image per turn."""
+        """Image-text models: messages re-rendered by the processor each turn, one image per turn.
+
+        No image under an ablation, nor when the observation has none (the paper's protocol
+        drops ``som_rgb`` under an ablation; the default's black frame is no view either)."""
         import torch
         from PIL import Image
         from transformers import LogitsProcessorList
@@ -445,19 +452,26 @@ class HFPolicyAssistant(Assistant):
 
         prompts, images = [], []
         for slot, obs in zip(slots, observations, strict=True):
+            ablation = slot["ablation"]
+            view = obs.get("som_rgb") if ablation is None else None
             if slot["messages"] is None:
-                slot["messages"] = render_messages(obs, slot["store"], image=True)
+                slot["messages"] = render_messages(obs, slot["store"], image=view is not None, ablation=ablation)
             else:
-                text = turn_text(obs, slot["seen"], slot["shown"], slot["state"])
-                slot["messages"].append({"role": "user", "content": [{"type": "image"}, {"type": "text", "text": text}]})
+                text = turn_text(obs, slot["seen"], slot["shown"], slot["state"], ablation=ablation)
+                content = [{"type": "text", "text": text}]
+                slot["messages"].append({"role": "user",
+                                         "content": ([{"type": "image"}] if view is not None else []) + content})
             slot["seen"] = str(obs.get("history", ""))
-            slot["state"] = state_text(obs, slot["shown"])
+            slot["state"] = state_text(obs, slot["shown"], ablation=ablation)
             slot["shown"].update(catalog_names(obs))
-            slot["images"].append(Image.fromarray(obs["som_rgb"]))
+            if view is not None:
+                slot["images"].append(Image.fromarray(view))
             prompts.append(render_prompt(self.processor, slot["messages"]))
             images.append(list(slot["images"]))
         self.processor.tokenizer.padding_side = "left"
-        batch = self.processor(text=prompts, images=images, padding=True, return_tensors="pt")
+        # A batch without any image is a text batch for the processor (images=None).
+        batch = self.processor(text=prompts, images=images if any(images) else None, padding=True,
+                               return_tensors="pt")
         batch = batch.to(next(self.model.parameters()).device)
         with torch.no_grad():
             out = self.model.generate(

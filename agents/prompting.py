@@ -56,10 +56,13 @@ import numpy as np
 from agents.obs_text import catalog_lines, parse_nav_targets
 from situ_gym.actions.assistant import ACTION_TYPES, MAX_RANKING, REQUIRED_FIELDS
 from situ_gym.actions.tools import LEGAL_TOOLS, TOOLS
+from situ_gym.env import ABLATIONS
 from situ_gym.retrieval import RETRIEVED_TITLE, retrieved_k
 
 __all__ = [
     "STORES",
+    "ABLATIONS",
+    "check_ablation",
     "system_prompt",
     "turn_text",
     "new_catalog_lines",
@@ -155,10 +158,61 @@ _COMPACT_MESSAGES = (
 )
 
 
-@lru_cache(maxsize=8)
-def _rules(store: str, ranking_ids: int = MAX_RANKING, compact: bool = False) -> str:
+NO_VIEW = "no_ego_view"  # App. D.4 "w/o EVV": no image, the textual caption kept
+NO_CAPTION = "no_ego_view_no_caption"  # "w/o EVV & Textual Caption": neither, a static index instead
+
+
+def check_ablation(ablation: object) -> str | None:
+    """``ablation`` if it names one of the env's input conditions; a ValueError otherwise."""
+    if ablation is None or type(ablation) is str and ablation in ABLATIONS:
+        return ablation  # type: ignore[return-value]
+    raise ValueError(f"ablation must be one of {ABLATIONS}, got {ablation!r}")
+
+
+# App. D.4: what the assistant is told it sees under each ablation (replaces the sentence
+# about sharing the view). Under the no-caption condition the prompt also drops the
+# requirement to use identifiers of the current view and allows pickup suggestions without
+# a product identifier (see _handle_rules), which the env's parser accepts (no_view=True).
+_SEES = {
+    None: "You and the shopper share the shopper's first-person view; the shopper moves, you guide them by talking.",
+    NO_VIEW: "The shopper moves, you guide them by talking. You get no image of the shopper's first-person"
+             " view: rely on its textual caption, which lists what is in view with your handles.",
+    NO_CAPTION: "The shopper moves, you guide them by talking. You do not see the shopper's first-person"
+                " view, neither as an image nor as a caption: you know where the shopper stands, the catalog"
+                " with its location index, the dialogue and what the shopper holds and has in the cart.",
+}
+_COMPACT_MESSAGES_NO_CAPTION = (
+    "User messages bring the new events, the shopper's position, what the shopper holds and catalog"
+    " entries not shown before (id | name | category | price | location handle | attributes); the cart"
+    " is empty until a purchase ends the episode."
+)
+
+
+def _handle_rules(store: str, ablation: str | None) -> str:
+    """The first two handle rules: which handles exist and which ones a target may use."""
+    targets = _STORE_WORDS[store]["targets"]
+    if ablation == NO_CAPTION:
+        inspect = _STORE_WORDS[store]["inspect"].split(" ", 1)[0]
+        return (
+            f"- Use only YOUR fixed handles: {targets}, as the navigation index lists them; every one is"
+            " valid, in view or not. You see no product handles: name products by their catalog name.\n"
+            "- Targets in expected_user_action may be any handle of the navigation index. For a product"
+            f" write its catalog name as item; {inspect} may leave item out (\"arguments\": {{}}) when"
+            " you cannot tell which product the shopper will pick."
+        )
+    where = "the caption lists now" if ablation == NO_VIEW else "of the current view"
+    seen = "listed in the caption now" if ablation == NO_VIEW else "visible now"
+    return (
+        f"- Use only YOUR handles: product letters ([a], [b], ...) {where} (they change every turn) and {targets}.\n"
+        f"- Targets in expected_user_action must be {seen} (or the held product)."
+    )
+
+
+@lru_cache(maxsize=24)
+def _rules(store: str, ranking_ids: int = MAX_RANKING, compact: bool = False, ablation: str | None = None) -> str:
     """The assistant's rules; ``compact``: for the compact view (tool arguments said once, the
-    user messages' layout explained)."""
+    user messages' layout explained); ``ablation``: the App. D.4 input condition (None: the
+    full view, the rules as they always were)."""
     words = _STORE_WORDS[store]
     required = REQUIRED_FIELDS[store]
     action_lines = []
@@ -170,15 +224,21 @@ def _rules(store: str, ranking_ids: int = MAX_RANKING, compact: bool = False) ->
     layout = ""
     if compact:
         tools = f"{_TERSE_ARGUMENTS}\n{tools}"
-        layout = f"- {_COMPACT_MESSAGES}\n"
+        layout = f"- {_COMPACT_MESSAGES_NO_CAPTION if ablation == NO_CAPTION else _COMPACT_MESSAGES}\n"
     example = json.dumps(_EXAMPLES[store], ensure_ascii=False)
+    waypoint = "of the navigation index" if ablation == NO_CAPTION else "visible NOW"
     nav_extra = (
-        " In this store Navigate also names next_waypoint (a store or area handle visible NOW, the"
+        f" In this store Navigate also names next_waypoint (a store or area handle {waypoint}, the"
         " immediate target) and target_approach (outside_doorway or inside_doorway)."
         if store == "home_furnishings"
         else ""
     )
-    return f"""You are a shopping assistant in {words['place']}. You and the shopper share the shopper's first-person view; the shopper moves, you guide them by talking. Find out what they need, guide them to it and recommend suitable catalog products. The shopper's goals and budget are private: ask.
+    visible_now = {
+        None: "visible_now is true only if it is in the current view",
+        NO_VIEW: "visible_now is true only if the caption lists it now",
+        NO_CAPTION: "visible_now is false, since you cannot see the view (true only for the product the shopper holds)",
+    }[ablation]
+    return f"""You are a shopping assistant in {words['place']}. {_SEES[ablation]} Find out what they need, guide them to it and recommend suitable catalog products. The shopper's goals and budget are private: ask.
 
 Each turn, reply with ONE JSON object and nothing else:
 {{"response": "<what you say to the shopper>",
@@ -188,14 +248,13 @@ Each turn, reply with ONE JSON object and nothing else:
 
 Dialogue action types (each is {{"type": ...}} plus the fields listed):
 {chr(10).join(action_lines)}
-Recommend: display_name is the product's catalog name, visible_now is true only if it is in the current view, reason says why it fits. Navigate: navigation_goal is a navigation-target handle; the final goal may be out of sight.{nav_extra}
+Recommend: display_name is the product's catalog name, {visible_now}, reason says why it fits. Navigate: navigation_goal is a navigation-target handle; the final goal may be out of sight.{nav_extra}
 
 expected_user_action is the one physical action you expect the shopper to take next, one of:
 {tools}
 
 Handle rules:
-- Use only YOUR handles: product letters ([a], [b], ...) of the current view (they change every turn) and {words['targets']}.
-- Targets in expected_user_action must be visible now (or the held product).
+{_handle_rules(store, ablation)}
 - Never say a handle, a product id or words like JSON or ranking to the shopper; call things by name.
 - The ranking holds catalog ids only (e.g. {_EXAMPLES[store]['ranking'][0]}), never handles.
 - The shopper inspects products with {words['inspect']}; they buy with add_to_cart.
@@ -204,17 +263,20 @@ Example:
 {example}"""
 
 
-def system_prompt(store: str, catalog: str) -> str:
+def system_prompt(store: str, catalog: str, *, ablation: str | None = None) -> str:
     """The system message: the assistant's rules for ``store`` followed by the catalog text.
 
     In the compact view the ranking asks for as many ids as a turn retrieves, and the
-    navigation index is written in about half the tokens (``compact_index``).
+    navigation index is written in about half the tokens (``compact_index``). ``ablation``
+    (App. D.4) changes only the rules: what the assistant sees and which handles it may use.
     """
     _check_store(store)
+    ablation = check_ablation(ablation)
     if not catalog.startswith(RETRIEVED_TITLE):
-        return f"{_rules(store)}\n\n{catalog.strip()}"
+        return f"{_rules(store, ablation=ablation)}\n\n{catalog.strip()}"
     head, _, _ = catalog.partition(f"\n{_INDEX_TITLE}")
-    return f"{_rules(store, ranking_size(catalog), compact=True)}\n\n{head.strip()}\n{compact_index(catalog)}"
+    rules = _rules(store, ranking_size(catalog), compact=True, ablation=ablation)
+    return f"{rules}\n\n{head.strip()}\n{compact_index(catalog)}"
 
 
 _INDEX_TITLE = "Navigation targets ("
@@ -394,14 +456,32 @@ def new_catalog_lines(observation: dict[str, Any], shown: Mapping[str, str]) -> 
     return lines
 
 
-def state_text(observation: dict[str, Any], shown: Mapping[str, str] | None = None) -> str:
-    """Pose and caption as a prompt shows them: verbatim, or compacted in the compact view."""
+_NO_CAPTION_STATE = "No view of the store (every handle of the navigation index above is valid):"
+
+
+def _without_index(visible: str) -> str:
+    """The no-caption ablation's ``visible`` minus its static navigation index (title and
+    target lines): the system message already holds that index verbatim, and repeating
+    about 2,700 characters every turn would fill a small model's context."""
+    return "\n".join(line for line in visible.splitlines()
+                     if not line.startswith(_INDEX_TITLE) and not parse_nav_targets(line))
+
+
+def state_text(observation: dict[str, Any], shown: Mapping[str, str] | None = None, *,
+               ablation: str | None = None) -> str:
+    """Pose and caption as a prompt shows them: verbatim, or compacted in the compact view.
+
+    Under the no-caption ablation there is no caption: the held item and the cart, after a
+    line that says so."""
     view = str(observation.get("visible", "")).strip()
     compact = is_compact(observation)
+    title = "Current view:"
+    if check_ablation(ablation) == NO_CAPTION:
+        view, title = _without_index(view).strip(), _NO_CAPTION_STATE
     if compact:
         known = {name: pid for pid, name in {**(shown or {}), **catalog_names(observation)}.items()}
         view = compact_caption(view, known)
-    return f"{_pose_text(observation['pose'], compact)}\n\nCurrent view:\n{view}"
+    return f"{_pose_text(observation['pose'], compact)}\n\n{title}\n{view}"
 
 
 def turn_text(
@@ -409,6 +489,8 @@ def turn_text(
     seen_history: str = "",
     shown: Mapping[str, str] | None = None,
     previous_state: str | None = None,
+    *,
+    ablation: str | None = None,
 ) -> str:
     """One user message: new dialogue lines, pose and caption of ``observation``.
 
@@ -416,7 +498,7 @@ def turn_text(
     observation's other catalog entries are appended (compact view). ``None`` (the first
     turn, whose catalog is in the system message) appends none. ``previous_view``: the
     ``state_text`` the conversation showed last; in the compact view an unchanged pose and
-    caption are not repeated.
+    caption are not repeated. ``ablation``: the App. D.4 input condition (``state_text``).
     """
     compact = is_compact(observation)
     lines = new_history(str(observation.get("history", "")), seen_history).strip()
@@ -428,7 +510,7 @@ def turn_text(
     if not lines:
         lines = "(the conversation starts; you speak first)" if not seen_history else "(nothing new)"
     entries = new_catalog_lines(observation, shown) if shown is not None else []
-    state = state_text(observation, shown)
+    state = state_text(observation, shown, ablation=ablation)
     if compact and previous_state is not None and state == previous_state:
         state = "Shopper pose and view: unchanged since the last turn"
     text = f"New events:\n{lines}\n\n{state}"
@@ -438,16 +520,18 @@ def turn_text(
     return text
 
 
-def render_messages(observation: dict[str, Any], store: str, *, image: bool = False) -> list[dict]:
+def render_messages(observation: dict[str, Any], store: str, *, image: bool = False,
+                    ablation: str | None = None) -> list[dict]:
     """The first turn's chat messages: [system, user].
 
     With ``image=True`` the user content is a list with an image entry first (the SoM
     view ``observation["som_rgb"]``, passed to the processor separately) and the text.
+    ``ablation``: the App. D.4 input condition; the caller sends no image under one.
     """
-    text = turn_text(observation)
+    text = turn_text(observation, ablation=ablation)
     user: Any = [{"type": "image"}, {"type": "text", "text": text}] if image else text
     return [
-        {"role": "system", "content": system_prompt(store, str(observation["catalog"]))},
+        {"role": "system", "content": system_prompt(store, str(observation["catalog"]), ablation=ablation)},
         {"role": "user", "content": user},
     ]
 
@@ -521,10 +605,12 @@ class Conversation:
     True
     """
 
-    def __init__(self, tokenizer: Any, store: str, observation: dict[str, Any]):
+    def __init__(self, tokenizer: Any, store: str, observation: dict[str, Any], *,
+                 ablation: str | None = None):
         self.tokenizer = tokenizer
         self.store = store
-        messages = render_messages(observation, store)
+        self.ablation = check_ablation(ablation)  # App. D.4: the rules and every turn follow it
+        messages = render_messages(observation, store, ablation=self.ablation)
         self.prompt_text = render_prompt(tokenizer, messages)
         self.prompt_ids: list[int] = tokenizer(self.prompt_text, add_special_tokens=False)["input_ids"]
         self.completion_ids: list[int] = []
@@ -532,7 +618,7 @@ class Conversation:
         self.turn_spans: list[tuple[int, int]] = []  # model-token spans in completion_ids
         self._seen_history = str(observation.get("history", ""))
         self.shown_products: dict[str, str] = catalog_names(observation)  # id -> name, in the conversation
-        self._last_state = state_text(observation, self.shown_products)
+        self._last_state = state_text(observation, self.shown_products, ablation=self.ablation)
         self._end_text = ""  # text of the end-of-turn token the model stopped on, if any
 
     @property
@@ -553,7 +639,8 @@ class Conversation:
         close, opening = chat_joiners(self.tokenizer)
         if self._end_text and close.startswith(self._end_text):
             close = close[len(self._end_text) :]  # the model already closed its turn
-        content = turn_text(observation, self._seen_history, self.shown_products, self._last_state)
+        content = turn_text(observation, self._seen_history, self.shown_products, self._last_state,
+                            ablation=self.ablation)
         return close + opening.replace(_PROBE_U, content)
 
     def add_observation(self, observation: dict[str, Any]) -> list[int]:
@@ -563,6 +650,6 @@ class Conversation:
         self.completion_ids.extend(ids)
         self.env_mask.extend([0] * len(ids))
         self._seen_history = str(observation.get("history", ""))
-        self._last_state = state_text(observation, self.shown_products)
+        self._last_state = state_text(observation, self.shown_products, ablation=self.ablation)
         self.shown_products.update(catalog_names(observation))
         return ids
