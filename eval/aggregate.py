@@ -16,6 +16,8 @@ from situ_gym.scene.index import SceneIndex
 __all__ = [
     "TABLE3",
     "TABLE8",
+    "TERMINATIONS",
+    "by_environment",
     "mean_sd",
     "subset_stat",
     "load_indexes",
@@ -29,6 +31,10 @@ logger = logging.getLogger(__name__)
 
 TABLE3 = ("SR", "Turn", "AFR", "LNSR", "R@5", "NDCG@10")
 TABLE8 = ("RPR", "RPR|Cart", "R-MRR@10", "Catalog %", "Rec")
+# Episode endings (App. B.3) in the order the report and Fig. 11 show them: the success
+# first, then the ways an episode stops without one.
+TERMINATIONS = ("success_cart_added", "turn_limit", "recommendation_exhausted", "moderator_end", "motion_stall",
+                "error")
 
 # metric -> per-episode value (table units) or None when the episode is not eligible.
 _EPISODE_VALUE: dict[str, Callable[[dict[str, Any]], float | None]] = {
@@ -175,7 +181,8 @@ def summarize(
     ratings: Sequence[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Every figure of one cohort (one env and agent): Table 3 and Table 8 metrics as subset
-    mean +- SD with cohort means, SR(t), CGV, action shares, terminations, pass^k, rewards,
+    mean +- SD with cohort means, SR(t), CGV, action shares, the actions suggested within
+    Navigate responses (Fig. 10), terminations, pass^k, rewards,
     and (when ``ratings`` holds one judge dict per episode) dialogue ratings."""
     indexes = indexes or {}
     per_ep = [M.episode_metrics(ep, indexes.get(ep.store)) for ep in episodes]
@@ -198,6 +205,7 @@ def summarize(
     out["sr_by_turn"] = M.sr_by_turn(episodes)
     out["cgv"] = M.cgv_curve([j for m in per_ep for j in m["cgv_first_seen"]])
     out["action_shares"] = M.action_shares(episodes)
+    out["navigate_actions"] = M.navigate_suggestions(episodes)
     out["termination"] = M.termination_counts(episodes)
     out["pass_hat_k"] = {str(k): v for k, v in M.pass_hat_k(episodes).items()}
     out["repeats"] = max(Counter(e.task_id for e in episodes).values(), default=0)
@@ -238,3 +246,17 @@ def summarize_groups(
         )
         for key, idx in sorted(groups.items())
     }
+
+
+def by_environment(groups: Mapping[str, Any]) -> dict[str, list[tuple[str, Any]]]:
+    """Cohorts keyed ``"<env_id> / <agent>"`` split into one list per environment (the
+    paper's panels), each of (agent, cohort) in the groups' order.
+
+    >>> by_environment({"E1 / a": 1, "E2 / b": 2, "E1 / c": 3})
+    {'E1': [('a', 1), ('c', 3)], 'E2': [('b', 2)]}
+    """
+    out: dict[str, list[tuple[str, Any]]] = {}
+    for key, s in groups.items():
+        env, agent = key.split(" / ", 1) if " / " in key else (key, "")
+        out.setdefault(env, []).append((agent, s))
+    return out

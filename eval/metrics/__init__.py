@@ -58,6 +58,7 @@ __all__ = [
     "reference_purchase",
     "pass_hat_k",
     "action_shares",
+    "navigate_suggestions",
     "termination_counts",
     "episode_metrics",
 ]
@@ -325,6 +326,47 @@ def action_shares(episodes: Iterable[EpisodeRecord]) -> dict[str, Any]:
     shares = {a: (100.0 * counts[a] / total if total else 0.0) for a in ACTION_TYPES}
     return {"shares": shares, "counts": {a: counts[a] for a in ACTION_TYPES},
             "turns": total, "unrecognised": unrecognised}
+
+
+def navigate_suggestions(episodes: Iterable[EpisodeRecord]) -> dict[str, Any]:
+    """Suggested user actions within Navigate responses (SituRecBench Fig. 10), events
+    pooled over episodes.
+
+    An event is a turn whose primary dialogue action is Navigate and whose expected user
+    action names a tool legal in the episode's store. ``shares`` (percent of events) say how
+    often each legal tool was suggested; ``same_rate`` (percent of that tool's events, None
+    when it was never suggested) how often the shopper's executed tool call had the same
+    name. ``actions`` lists the legal tools in the paper's order (the union over stores when
+    episodes of several stores are pooled); ``without_suggestion`` counts Navigate turns whose
+    expected action is missing or illegal (they are no event)."""
+    actions: list[str] = []
+    suggested: Counter[str] = Counter()
+    same: Counter[str] = Counter()
+    navigate = without = 0
+    for ep in episodes:
+        legal = _legal(ep.store)
+        actions += [a for a in legal if a not in actions]
+        for t in ep.turns:
+            if t.action_type != "Navigate":
+                continue
+            navigate += 1
+            exp = t.expected_user_action
+            if exp is None or exp.name not in legal:
+                without += 1
+                continue
+            suggested[exp.name] += 1
+            same[exp.name] += int(t.user_action is not None and t.user_action.name == exp.name)
+    events = sum(suggested.values())
+    return {
+        "actions": actions,
+        "counts": {a: suggested[a] for a in actions},
+        "same": {a: same[a] for a in actions},
+        "shares": {a: (100.0 * suggested[a] / events if events else 0.0) for a in actions},
+        "same_rate": {a: (100.0 * same[a] / suggested[a] if suggested[a] else None) for a in actions},
+        "events": events,
+        "navigate_turns": navigate,
+        "without_suggestion": without,
+    }
 
 
 def termination_counts(episodes: Iterable[EpisodeRecord]) -> dict[str, int]:

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from eval.aggregate import mean_sd, reward_summary, subset_stat, summarize, summarize_groups
+from eval.aggregate import by_environment, mean_sd, reward_summary, subset_stat, summarize, summarize_groups
 from tests.eval.builders import call, episode, turn
 
 
@@ -109,3 +109,15 @@ def test_summarize_groups_by_env_and_agent():
     g = summarize_groups(eps)
     assert sorted(g) == ["SituRec-Supermarket-v0 / x", "SituRec-Supermarket-v0 / y"]
     assert g["SituRec-Supermarket-v0 / y"]["metrics"]["SR"]["cohort"] == 100.0
+
+
+def test_summary_has_the_navigate_suggestions_and_cohorts_split_by_environment():
+    fixture = call("move_to_fixture", "fx1", fixture="7")
+    eps = [episode([turn(1, expected=fixture, actual=fixture), turn(2, expected=fixture, actual=None)], agent="x"),
+           episode([turn(1)], agent="y", store="home_furnishings")]
+    g = summarize_groups(eps)
+    nav = g["SituRec-Supermarket-v0 / x"]["navigate_actions"]
+    assert nav["shares"]["move_to_fixture"] == 100.0 and nav["same_rate"]["move_to_fixture"] == 50.0
+    envs = by_environment(g)
+    assert list(envs) == ["SituRec-HomeFurnishings-v0", "SituRec-Supermarket-v0"]
+    assert [agent for agent, _ in envs["SituRec-Supermarket-v0"]] == ["x"]

@@ -243,3 +243,49 @@ def test_action_shares_and_terminations():
     assert s["shares"]["Greet"] == pytest.approx(25.0) and s["shares"]["Compare"] == 0.0
     assert s["unrecognised"] == 1 and sum(s["shares"].values()) == pytest.approx(100.0)
     assert M.termination_counts(eps) == {"success_cart_added": 1, "turn_limit": 1}
+
+
+def _navigate_episodes():
+    """Supermarket Navigate events: move_to_fixture 3 (followed once), turn 1 (followed),
+    side_step 1 (followed); a Recommend turn, a Navigate without a suggestion and one with
+    a tool illegal in the store are no events."""
+    fixture, turn_left = call("move_to_fixture", "fx1", fixture="7"), call("turn", direction="left")
+    side = call("side_step", direction="right")
+    return [
+        episode([turn(1, expected=fixture, actual=fixture),
+                 turn(2, expected=fixture, actual=turn_left),
+                 turn(3, expected=turn_left, actual=turn_left),
+                 turn(4, action_type="Recommend", expected=call("pick_up_item"), actual=call("pick_up_item")),
+                 turn(5, expected=None, actual=turn_left),
+                 turn(6, expected=call("move_to_store", "st1"), actual=turn_left)]),
+        episode([turn(1, expected=fixture, actual=None), turn(2, expected=side, actual=side)], task_id="t2"),
+    ]
+
+
+def test_navigate_suggestions_shares_and_same_action_rates_pooled_over_episodes():
+    from situ_gym.actions.tools import LEGAL_TOOLS
+
+    nav = M.navigate_suggestions(_navigate_episodes())
+    assert nav["actions"] == list(LEGAL_TOOLS["supermarket"])
+    assert (nav["events"], nav["navigate_turns"], nav["without_suggestion"]) == (5, 7, 2)
+    assert nav["counts"]["move_to_fixture"] == 3 and nav["same"]["move_to_fixture"] == 1
+    assert nav["shares"]["move_to_fixture"] == pytest.approx(60.0)
+    assert nav["shares"]["turn"] == pytest.approx(20.0) and nav["shares"]["side_step"] == pytest.approx(20.0)
+    assert nav["same_rate"]["move_to_fixture"] == pytest.approx(100 / 3)
+    assert nav["same_rate"]["turn"] == 100.0 and nav["same_rate"]["side_step"] == 100.0
+    # never suggested: share 0, no rate (pick_up_item was suggested by a Recommend turn only)
+    assert nav["shares"]["pick_up_item"] == 0.0 and nav["same_rate"]["pick_up_item"] is None
+    assert sum(nav["shares"].values()) == pytest.approx(100.0)
+
+
+def test_navigate_suggestions_use_each_store_legal_tools_and_handle_no_events():
+    area = call("move_to_area", "ar1", area="1a")
+    home = episode([turn(1, expected=area, actual=call("move_to_area", "ar2", area="2a"))], store="home_furnishings")
+    nav = M.navigate_suggestions([home])
+    assert nav["actions"][-6:] == ["move_to_store", "move_to_area", "check_item", "add_to_cart",
+                                   "do_not_add_to_cart", "idle"]
+    # same tool name, other target: still the same action (the name is what Fig. 10 compares)
+    assert nav["shares"]["move_to_area"] == 100.0 and nav["same_rate"]["move_to_area"] == 100.0
+    empty = M.navigate_suggestions([episode([turn(1, action_type="Greet")])])
+    assert empty["events"] == 0 and set(empty["shares"].values()) == {0.0}
+    assert set(empty["same_rate"].values()) == {None}
