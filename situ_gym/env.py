@@ -15,6 +15,7 @@ from situ_gym.actions import parse_assistant_output, validate_user_call
 from situ_gym.actions.tools import TRANSLATIONAL_TOOLS
 from situ_gym.backends.base import ActionResult, Backend, Frame, Pose
 from situ_gym.language import analyze, lexicon_for, recommendation_attempt
+from situ_gym.language.names import find_marker_disclosures
 from situ_gym.protocol import check_protocol
 from situ_gym.records import ExecutionResult, ToolCall, TurnRecord
 from situ_gym.retrieval import CATALOG_VIEWS, CatalogRetriever, retrieved_title
@@ -473,6 +474,10 @@ class SituRecEnv(gym.Env[dict, str]):
             )
         )
         utterance = sanitize_text(user_turn.utterance, 4_000, keep="head")
+        # Neither role may say a marker label (paper 3.3): the shopper's words (a rule or LLM
+        # shopper's, or a person's through eval.human) are checked against the view it spoke
+        # from. Recorded for analysis only: what the shopper hears and does stays the same.
+        user_disclosures = find_marker_disclosures(utterance, handles=self.user_view.handles, index=self.index)
         heard = analyze(utterance, self._lexicon, visible=frozenset(visible_before))
         self._raised.update(heard.named)
         self._compare_requested = "compare" in heard.requests
@@ -516,6 +521,7 @@ class SituRecEnv(gym.Env[dict, str]):
             held_item=self.backend.held_item,
             cart=list(self.backend.cart),
             revealed=list(user_turn.revealed),
+            user_marker_disclosures=user_disclosures,
             put_forward=list(attempt.put_forward),
             recommendation_attempts=attempt.count,
         ))  # validated parts: the assistant's by TurnRecord above, the rest built here

@@ -87,6 +87,9 @@ class TurnRecord(_Record):
     held_item: str | None = None
     cart: list[str] = []
     revealed: list[str] = []  # goal details the user disclosed this turn (DisclosureItem kinds)
+    # Marker labels the shopper's words gave away (paper 3.3: neither role may say them), as
+    # matched by situ_gym.language.names.find_marker_disclosures; recorded only, never acted on
+    user_marker_disclosures: list[str] = []
     # Recommendation attempts (situ_gym.language.attempts): the products the response put
     # forward, and how many attempts the turn spent toward the env's limit
     put_forward: list[str] = []

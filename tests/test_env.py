@@ -436,3 +436,60 @@ def test_consecutive_observations_share_no_array_even_when_the_frame_repeats():
             obs = nxt
     env.close()
     assert repeated  # the case that matters: the frame and its marks were reused
+
+
+# ---------------------------------------------------------------------- marker labels in the shopper's words
+def say_a_label(obs):
+    """Names the first visible product by its marker label, then stands still."""
+    handle = next(v.handle for v in obs.view.visible if v.kind == "product")
+    return f"Is it the one labelled [{handle}]?", {"name": "idle", "arguments": {}}, False
+
+
+def _first_view_with_a_product(env):
+    # Turn on the spot until a product is in the user's view (the start pose may face a wall).
+    for seed in range(20):
+        env.reset(seed=seed, options={"task_id": env.task_ids[0]})
+        if any(v.kind == "product" for v in env.user_view.visible):
+            return seed
+    pytest.skip("no start view with a product")
+
+
+def test_a_shoppers_marker_label_is_recorded_and_changes_nothing_else():
+    env = SituRecEnv("supermarket", user=ScriptedUser([say_a_label]), image_size=SMALL)
+    seed = _first_view_with_a_product(env)
+    handle = next(v.handle for v in env.user_view.visible if v.kind == "product")
+    _, _, _, _, info = env.step(_say("Hello! What are you looking for?"))
+    turn = info["turn"]
+    assert turn.user_marker_disclosures == [f"[{handle}]"]
+    assert turn.user_utterance == f"Is it the one labelled [{handle}]?"  # heard as said
+    assert turn.user_action.name == "idle" and turn.result.ok
+    # A plain line on the same turn: nothing recorded, and the rest of the turn is the same.
+    plain = SituRecEnv("supermarket", user=ScriptedUser([idle]), image_size=SMALL)
+    plain.reset(seed=seed, options={"task_id": plain.task_ids[0]})
+    _, _, _, _, info2 = plain.step(_say("Hello! What are you looking for?"))
+    assert info2["turn"].user_marker_disclosures == []
+    assert info2["turn"].visible_after == turn.visible_after and info2["termination"] == info["termination"]
+
+
+def test_turn_records_written_before_the_disclosure_field_still_load():
+    from situ_gym.records import TurnRecord
+
+    env = make()
+    env.reset(seed=0)
+    _, _, _, _, info = env.step(_say("Hello! What are you looking for?"))
+    old = info["turn"].model_dump(mode="json")
+    del old["user_marker_disclosures"]
+    assert TurnRecord.model_validate(old).user_marker_disclosures == []
+
+
+@pytest.mark.parametrize("env_id", situ_gym.ENV_IDS)
+def test_the_rule_shopper_never_says_a_marker_label(env_id):
+    from agents.heuristic import HeuristicAssistant
+    from tests.episodes import play
+
+    env = make(env_id)
+    said = []
+    for task_id in env.unwrapped.task_ids[:20]:
+        turns, _ = play(env, HeuristicAssistant(), task_id, seed=0)
+        said += [(task_id, t.user_utterance, t.user_marker_disclosures) for _, _, t in turns if t.user_marker_disclosures]
+    assert said == []
