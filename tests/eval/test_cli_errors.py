@@ -42,3 +42,82 @@ def test_metrics_unknown_judge_is_one_line(tmp_path, capsys):
         metrics_main([str(path), "--judge", "gpt"])
     assert exc.value.code == 2
     assert capsys.readouterr().err.strip().splitlines()[-1].endswith("unknown judge 'gpt'; choose one of ['rule', 'llm']")
+
+
+# ------------------------------------------------ the LLM judge: model missing, endpoint dead
+
+
+def _saved_run(tmp_path):
+    from eval.io import append_episode
+    from tests.eval.builders import episode, turn
+
+    path = tmp_path / "run" / "trajectories.jsonl"
+    path.parent.mkdir()
+    append_episode(path, episode([turn(1, response="Hello! What are you looking for?")]))
+    return path.parent
+
+
+def _one_line(capsys, cli="eval.metrics"):
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and f"usage: python -m {cli}" in err
+    return err.strip().splitlines()[-1]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--judge", "llm"], "--judge llm needs --judge-model SPEC"),
+    (["--judge-model", "hf:x"], "--judge-model and --judge-base-url need --judge llm"),
+    (["--judge", "llm", "--judge-model", "nospec"], "model spec must be 'hf:MODEL' or 'openai:MODEL'"),
+    (["--judge", "llm", "--judge-model", "hf:gguf:/nowhere/model.gguf"], "judge model hf:gguf:/nowhere/model.gguf"),
+])
+def test_metrics_llm_judge_setup_mistakes_are_one_line(tmp_path, capsys, argv, message):
+    with pytest.raises(SystemExit) as exc:
+        metrics_main([str(_saved_run(tmp_path)), *argv])
+    assert exc.value.code == 2
+    assert message in _one_line(capsys)
+
+
+def test_metrics_llm_judge_dead_endpoint_is_one_line(tmp_path, capsys, free_tcp_port):
+    url = f"http://127.0.0.1:{free_tcp_port}/v1"  # nobody listens there
+    with pytest.raises(SystemExit) as exc:
+        metrics_main([str(_saved_run(tmp_path)), "--judge", "llm", "--judge-model", "openai:m",
+                      "--judge-base-url", url])
+    assert exc.value.code == 2
+    last = _one_line(capsys)
+    assert last.startswith("python -m eval.metrics: error: judge model openai:m: endpoint ") and "unreachable" in last
+
+
+def test_metrics_llm_judge_endpoint_dying_after_the_check_is_one_line(tmp_path, capsys):
+    from situ_gym.llm import configure
+    from situ_gym.llm.settings import LLMSettings
+    from tests.llm.fault_server import FaultServer
+
+    server = FaultServer(lifetime=60.0).start()
+    try:
+        server.when("Assistant:", "503")  # GET /models answers; every judge request is refused
+        configure(LLMSettings(retries=0, backoff=0.0, max_backoff=0.0, timeout=5.0))
+        with pytest.raises(SystemExit) as exc:
+            metrics_main([str(_saved_run(tmp_path)), "--judge", "llm", "--judge-model", "openai:m",
+                          "--judge-base-url", server.url, "--no-scene"])
+    finally:
+        server.stop()
+    assert exc.value.code == 2
+    last = _one_line(capsys)
+    assert last.startswith("python -m eval.metrics: error: judge model openai:m: ") and "503" in last
+
+
+def test_human_report_llm_judge_mistakes_are_one_line(tmp_path, capsys, free_tcp_port):
+    from eval.human.__main__ import main as human_main
+
+    study = tmp_path / "study"
+    run = study / "runs" / "heuristic"
+    run.mkdir(parents=True)
+    (_saved_run(tmp_path) / "trajectories.jsonl").rename(run / "trajectories.jsonl")
+    url = f"http://127.0.0.1:{free_tcp_port}/v1"
+    for argv, message in [
+        (["--judge", "llm"], "--judge llm needs --judge-model SPEC"),
+        (["--judge", "llm", "--judge-model", "openai:m", "--judge-base-url", url], "unreachable"),
+    ]:
+        assert human_main(["report", "--out", str(study), *argv]) == 2
+        err = capsys.readouterr().err
+        assert "Traceback" not in err and err.count("\n") == 1 and err.startswith("error: ") and message in err
+        assert not (run / "report.md").exists()  # refused before any report was written

@@ -1,12 +1,17 @@
-"""RuleBasedJudge: each dimension reacts to the behaviour its rule names (values by hand)."""
+"""RuleBasedJudge: each dimension reacts to the behaviour its rule names (values by hand); the LLM
+judge on a saved run through ``python -m eval.metrics`` (a scripted model in place of ``hf:``)."""
 
 from __future__ import annotations
+
+import json
+import re
 
 import pytest
 
 from eval.judge import DIMENSIONS, RuleBasedJudge, make_judge
 from situ_gym.scene.model import AcceptancePolicy, DisclosureItem, Task
 from tests.eval.builders import episode, turn
+from tests.llm.scripted import ScriptedBackend
 
 J = RuleBasedJudge()
 
@@ -94,3 +99,100 @@ def test_proactiveness_informativeness_and_overall(market_index):
     assert r2["Overall"] == pytest.approx(0.7 * sum(six) / 6 + 0.3 * 5.0, abs=1e-3)
     assert r2["Overall"] > r["Overall"]
     assert J.rate(episode([]), None, None)["Overall"] == 1.0
+
+
+# ------------------------------------------------------------ the LLM judge on a saved run
+
+
+class _JudgeModel(ScriptedBackend):
+    """Stands for ``hf:...`` (no model is loaded): Overall = the transcript's assistant
+    messages (1-5), the rest 3; a transcript holding "GARBLE" gets a reply that is no JSON."""
+
+    built: list[_JudgeModel] = []
+
+    def __init__(self, spec, **kwargs):
+        super().__init__(self._reply, model=spec)
+        _JudgeModel.built.append(self)
+
+    @staticmethod
+    def _reply(request, _i):
+        text = request.messages[1]["content"]
+        if "GARBLE" in text:
+            return "I would rate it quite well."
+        n = len(re.findall(r"^Assistant: ", text, flags=re.M))
+        return json.dumps({d: (min(5, n) if d == "Overall" else 3) for d in DIMENSIONS})
+
+
+@pytest.fixture
+def judge_model(monkeypatch):
+    import situ_gym.llm.hf_backend as hf_backend
+
+    _JudgeModel.built.clear()
+    monkeypatch.setattr(hf_backend, "HFChatBackend", _JudgeModel)
+    return _JudgeModel.built
+
+
+def _run_file(tmp_path, protocols=("default", "default"), garble=False):
+    from eval.io import append_episode
+
+    path = tmp_path / "run" / "trajectories.jsonl"
+    path.parent.mkdir()
+    for k, protocol in enumerate(protocols):
+        first = "GARBLE" if garble else "Hello! What are you looking for?"
+        turns = [turn(1, response=first, action_type="Greet")] + [turn(i, response=f"Look left, shelf {i}.")
+                                                                  for i in range(2, k + 3)]
+        append_episode(path, episode(turns, task_id=f"t{k}").model_copy(update={"protocol": protocol}))
+    return path.parent
+
+
+def _metrics_json(argv, capsys):
+    from eval.metrics.__main__ import main
+
+    assert main([*argv, "--json", "--no-scene"]) == 0
+    captured = capsys.readouterr()
+    (group,) = json.loads(captured.out).values()
+    return group["dialogue"], captured.err
+
+
+def test_metrics_rates_a_saved_run_with_the_llm_judge_in_one_batch(tmp_path, capsys, judge_model):
+    from eval.llm_judge import JUDGE_PROMPT
+
+    run = _run_file(tmp_path)
+    dialogue, err = _metrics_json([str(run), "--judge", "llm", "--judge-model", "hf:judge"], capsys)
+    (backend,) = judge_model
+    assert [len(b) for b in backend.batches] == [2]  # both episodes in one batch, no re-ask
+    assert {r.messages[0]["content"] for r in backend.batches[0]} == {JUDGE_PROMPT}  # the default protocol
+    assert dialogue["judge"] == "llm:judge"
+    assert dialogue["ratings"]["Overall"]["cohort"] == pytest.approx((2 + 3) / 2)  # 2 and 3 assistant messages
+    assert dialogue["ratings"]["Naturalness"]["cohort"] == 3.0
+    assert "2 episodes, 0 re-asked, 0 fell back to the rule judge (0%)" in err
+
+
+def test_metrics_llm_judge_takes_the_protocol_the_episodes_recorded(tmp_path, capsys, judge_model):
+    from eval.llm_judge import JUDGE_PROMPT, PAPER_JUDGE_PROMPT
+
+    run = _run_file(tmp_path, protocols=("paper", "paper"))
+    _metrics_json([str(run), "--judge", "llm", "--judge-model", "hf:judge"], capsys)
+    _metrics_json([str(run), "--judge", "llm", "--judge-model", "hf:judge", "--protocol", "default"], capsys)
+    prompts = [{r.messages[0]["content"] for r in b} for backend in judge_model for b in backend.batches]
+    assert prompts == [{PAPER_JUDGE_PROMPT}, {JUDGE_PROMPT}]  # recorded, then overridden
+
+
+def test_metrics_llm_judge_falls_back_per_episode_and_says_how_often(tmp_path, capsys, judge_model):
+    run = _run_file(tmp_path, garble=True)
+    dialogue, err = _metrics_json([str(run), "--judge", "llm", "--judge-model", "hf:judge"], capsys)
+    (backend,) = judge_model
+    assert [len(b) for b in backend.batches] == [2, 2]  # one batch, then one batch of re-asks
+    assert dialogue["judge"] == "rule fallback"
+    assert "2 episodes, 2 re-asked, 2 fell back to the rule judge (100%)" in err
+
+
+def test_metrics_refuses_episodes_of_both_protocols_without_protocol(tmp_path, capsys):
+    from eval.metrics.__main__ import main
+
+    run = _run_file(tmp_path, protocols=("default", "paper"))
+    with pytest.raises(SystemExit) as exc:
+        main([str(run)])
+    assert exc.value.code == 2
+    assert "choose one with --protocol" in capsys.readouterr().err.strip().splitlines()[-1]
+    assert main([str(run), "--protocol", "paper", "--no-scene"]) == 0
