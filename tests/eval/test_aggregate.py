@@ -6,7 +6,14 @@ import math
 
 import pytest
 
-from eval.aggregate import by_environment, mean_sd, reward_summary, subset_stat, summarize, summarize_groups
+from eval.aggregate import (
+    by_environment,
+    mean_sd,
+    reward_summary,
+    subset_stat,
+    summarize,
+    summarize_groups,
+)
 from tests.eval.builders import call, episode, turn
 
 
