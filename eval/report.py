@@ -1,5 +1,10 @@
-"""Report tables in the paper's layouts (Table 3, Table 8, dialogue ratings) for the console
+"""Report tables in the paper's layouts (Table 3, Table 8, dialogue ratings, Fig. 10's
+suggested actions within Navigate responses, Fig. 11's termination reasons) for the console
 and ``runs/NAME/report.md``, plus ``metrics.json`` with every figure.
+
+``python -m eval.report RUN [RUN ...] --out DIR`` writes one report.md, metrics.json and the
+figures over several runs (their cohorts side by side), re-scored from the runs' trajectory
+files like ``python -m eval.metrics``.
 
 Text that comes from a run (env ids, agent names, termination reasons, error causes,
 reward names, the title) goes through :func:`md_text`, so that rendering the report to
@@ -18,11 +23,11 @@ import re
 from pathlib import Path
 from typing import Any
 
-from eval.aggregate import TABLE3, TABLE8
+from eval.aggregate import TABLE3, TABLE8, TERMINATIONS, by_environment
 from eval.judge import DIMENSIONS
 
 __all__ = ["GLOSSARY", "fmt_stat", "md_text", "format_markdown", "format_console", "write_report",
-           "write_metrics_json"]
+           "write_metrics_json", "navigate_cell", "navigate_section", "termination_reasons", "main"]
 
 _UNITS = {"SR": "SR (%)", "Turn": "Turn", "AFR": "AFR (%)", "LNSR": "LNSR (%)", "R@5": "R@5 (%)",
           "NDCG@10": "NDCG@10 (%)", "RPR": "RPR (%)", "RPR|Cart": "RPR|Cart (%)",
@@ -172,12 +177,12 @@ def format_markdown(groups: dict[str, dict[str, Any]], title: str = "SituRec eva
                  for h in ("1", "2", "3", "4", "5", "End")]
         rows.append([env, agent, str(int(c["events"])), *cells, "-" if c["0"] is None else f"{c['0']:.1f}"])
     out += ["## Cumulative goal visibility (pp over CGV 0, pooled events)", "", *_table(header, rows), ""]
-    # Terminations and pass^k
-    reasons = sorted({r for s in groups.values() for r in s["termination"]})
+    # Terminations (Fig. 11) and pass^k
+    reasons = termination_reasons(groups)
     header = ["Environment", "Agent", *reasons]
-    rows = [[*key.split(" / ", 1), *(str(s["termination"].get(r, 0)) for r in reasons)]
+    rows = [[*key.split(" / ", 1), *(_count_share(s["termination"].get(r, 0), s["episodes"]) for r in reasons)]
             for key, s in groups.items()]
-    out += ["## Termination reasons (episodes)", "", *_table(header, rows), ""]
+    out += ["## Termination reasons (episodes, % of the cohort's; Fig. 11)", "", *_table(header, rows), ""]
     for key, s in groups.items():
         pk = s.get("pass_hat_k", {})
         if pk:
@@ -190,6 +195,7 @@ def format_markdown(groups: dict[str, dict[str, Any]], title: str = "SituRec eva
     rows = [[*key.split(" / ", 1), *(f"{s['action_shares']['shares'][a]:.1f}" for a in ACTION_TYPES),
              str(s["action_shares"]["unrecognised"])] for key, s in groups.items()]
     out += ["## Dialogue action shares (% of turns)", "", *_table(header, rows), ""]
+    out += navigate_section(groups)
     # Rewards
     if any(s.get("reward") for s in groups.values()):
         out += ["## Reward components (per turn)", ""]
@@ -208,6 +214,44 @@ def format_markdown(groups: dict[str, dict[str, Any]], title: str = "SituRec eva
             out.append("")
     out += ["## Glossary", "", *(f"- **{_cell(k)}**: {v}" for k, v in GLOSSARY), ""]
     return "\n".join(out)
+
+
+def termination_reasons(groups: dict[str, dict[str, Any]]) -> list[str]:
+    """The reasons that occur in any cohort: App. B.3's in TERMINATIONS order, then any other."""
+    seen = {r for s in groups.values() for r in s["termination"]}
+    return [r for r in TERMINATIONS if r in seen] + sorted(seen - set(TERMINATIONS))
+
+
+def _count_share(n: int, total: int) -> str:
+    return f"{n} ({100.0 * n / total:.0f}%)" if total else str(n)
+
+
+def navigate_cell(nav: dict[str, Any], action: str) -> str:
+    """"share (same)" in percent for one suggested action, "-" when it was never suggested.
+
+    >>> navigate_cell({"counts": {"turn": 3}, "shares": {"turn": 75.0}, "same_rate": {"turn": 100 / 3}}, "turn")
+    '75.0 (33.3)'
+    """
+    if not nav.get("counts", {}).get(action):
+        return "-"
+    return f"{nav['shares'][action]:.1f} ({nav['same_rate'][action]:.1f})"
+
+
+def navigate_section(groups: dict[str, dict[str, Any]]) -> list[str]:
+    """Fig. 10 as tables, one per environment (its legal tools differ): rows agents, columns
+    the suggested user actions, cells "share% (same-action %)"."""
+    out = ["## Suggested actions within Navigate responses (Fig. 10 layout)", "",
+           "Per cohort, over Navigate turns whose expected user action is a legal tool (events): the share of each "
+           "suggested action, and in brackets the same-action rate, the share of those turns where the shopper's "
+           "executed tool had the same name; a dash: never suggested.", ""]
+    for env, cohorts in by_environment(groups).items():
+        navs = [(agent, s.get("navigate_actions") or {}) for agent, s in cohorts]
+        actions = list(dict.fromkeys(a for _, nav in navs for a in nav.get("actions", [])))
+        header = ["Agent", "events", "no suggestion", *actions]
+        rows = [[agent, str(nav.get("events", 0)), str(nav.get("without_suggestion", 0)),
+                 *(navigate_cell(nav, a) for a in actions)] for agent, nav in navs]
+        out += [f"### {md_text(env)}", "", *_table(header, rows), ""]
+    return out
 
 
 def format_console(groups: dict[str, dict[str, Any]]) -> str:
@@ -230,3 +274,73 @@ def write_report(run_dir: str | os.PathLike, groups: dict[str, dict[str, Any]], 
     report.write_text(format_markdown(groups, title or f"SituRec evaluation: {run.name}") + "\n", encoding="utf-8")
     write_metrics_json(run / "metrics.json", groups, extra)
     return report
+
+
+def _cohort(ep: Any) -> str:
+    """The cohort key summarize_groups files an episode under."""
+    return f"{ep.env_id} / {ep.agent}" + ("" if ep.protocol == "default" else f" [{ep.protocol}]")
+
+
+def combine_runs(runs: list[str | os.PathLike]) -> list[Any]:
+    """The episodes of several run directories (or trajectory files), in task order. The
+    same episode of the same cohort in two runs is refused: pooled, it would count twice."""
+    from eval.io import read_episodes, task_order
+
+    episodes: list[Any] = []
+    where: dict[tuple[str, str], str] = {}
+    for run in runs:
+        path = Path(run)
+        for ep in read_episodes(path / "trajectories.jsonl" if path.is_dir() else path):
+            key = (_cohort(ep), ep.episode_id)
+            if key in where:
+                raise ValueError(f"{where[key]} and {run} both hold episode {ep.episode_id} of {key[0]}")
+            where[key] = str(run)
+            episodes.append(ep)
+    return task_order(episodes)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m eval.report RUN [RUN ...] --out DIR``: one report over several runs
+    (report.md, metrics.json and the figures, every cohort of every run together), re-scored
+    from their trajectory files."""
+    import argparse
+    import logging
+
+    from eval.aggregate import judge_label, load_indexes, load_tasks, summarize_groups
+    from eval.judge import make_judge
+    from eval.plots import write_plots
+
+    parser = argparse.ArgumentParser(prog="python -m eval.report",
+                                     description="One report (tables and figures) over several runs.")
+    parser.add_argument("runs", nargs="+", help="run directories (or their trajectories.jsonl)")
+    parser.add_argument("--out", required=True, help="directory for report.md, metrics.json and the PNGs")
+    parser.add_argument("--judge", default="rule", help="dialogue judge ('rule'; 'none' to skip the ratings)")
+    parser.add_argument("--title", default=None, help="report title (default: the runs' names)")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        episodes = combine_runs(args.runs)
+        judge = None if args.judge == "none" else make_judge(args.judge)
+    except (ValueError, OSError) as exc:  # missing or garbage file, a run given twice, unknown judge
+        parser.error(str(exc).splitlines()[0])
+    if not episodes:
+        parser.error("no episodes in " + ", ".join(map(repr, args.runs)))
+    stores = {ep.store for ep in episodes}
+    indexes = load_indexes(stores)
+    ratings = None
+    if judge is not None:
+        tasks = load_tasks(stores)
+        ratings = [judge.rate(ep, tasks.get(ep.task_id), indexes.get(ep.store)) for ep in episodes]
+    groups = summarize_groups(episodes, indexes=indexes, ratings=ratings)
+    title = args.title or "SituRec evaluation: " + ", ".join(Path(r).name for r in args.runs)
+    report = write_report(args.out, groups, title=title,
+                          extra={"judge": None if ratings is None else judge_label(ratings),
+                                 "runs": [str(r) for r in args.runs]})
+    write_plots(args.out, groups)
+    print(format_console(groups))
+    print(f"written: {report} and metrics.json, figures beside them")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

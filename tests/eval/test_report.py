@@ -74,3 +74,76 @@ def test_finalize_writes_report_metrics_plots_viewer(run_dir):
     assert f'src="../{frame_name("t0#r0", 1, "assistant")}"' in page  # the saved frame is shown
     assert "followed" in page
     assert f'href="{safe_name("t1#r0")}.html">next: t1#r0' in page  # neighbour links
+
+
+def _nav_episodes(agent, store="supermarket", n=2):
+    """Per episode two Navigate turns suggesting move_to_fixture (followed once) and one
+    suggesting turn (followed), then a Recommend turn."""
+    fixture, left = call("move_to_fixture", "fx1", fixture="7"), call("turn", direction="left")
+    return [episode([turn(1, expected=fixture, actual=fixture), turn(2, expected=fixture, actual=left),
+                     turn(3, expected=left, actual=left), turn(4, action_type="Recommend")],
+                    cart=["a"] if k == 0 else [], termination=None if k == 0 else "recommendation_exhausted",
+                    task_id=f"t{k}", agent=agent, store=store)
+            for k in range(n)]
+
+
+def test_report_has_the_navigate_table_per_environment_and_terminations_in_order():
+    from eval.aggregate import summarize_groups
+    from eval.report import format_markdown
+
+    eps = _nav_episodes("heuristic") + _nav_episodes("random") + _nav_episodes("heuristic", "home_furnishings")
+    text = format_markdown(summarize_groups(eps))
+    section = text[text.index("## Suggested actions within Navigate responses"):text.index("## Reward")
+                   if "## Reward" in text else text.index("## Glossary")]
+    market = section[section.index("### SituRec-Supermarket-v0"):]
+    header = next(line for line in market.splitlines() if line.startswith("| Agent"))
+    assert header.startswith("| Agent | events | no suggestion | move_forward | move_backward |")  # '_' in words kept
+    assert "move_to_fixture" in header and "move_to_store" not in header
+    # 6 events: move_to_fixture 4 (2 followed) -> 66.7 (50.0); turn 2 (2 followed) -> 33.3 (100.0)
+    row = next(line for line in market.splitlines() if line.startswith("| heuristic"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    cols = [c.strip() for c in header.strip("|").split("|")]
+    assert cells[1:3] == ["6", "0"]
+    assert cells[cols.index("move_to_fixture")] == "66.7 (50.0)"
+    assert cells[cols.index("turn")] == "33.3 (100.0)"
+    assert cells[cols.index("idle")] == "-"
+    assert "### SituRec-HomeFurnishings-v0" in section and "move_to_area" in section
+    # termination reasons in App. B.3's order with counts and shares
+    assert "| Environment | Agent | success_cart_added | recommendation_exhausted |" in text
+    assert "| SituRec-Supermarket-v0 | random | 1 (50%) | 1 (50%) |" in text
+
+
+def _run(path, episodes):
+    path.mkdir()
+    for ep in episodes:
+        append_episode(path / "trajectories.jsonl", ep)
+    return path
+
+
+def test_multi_run_report_has_every_cohort_and_its_figures(tmp_path, capsys):
+    from eval.report import main
+
+    a = _run(tmp_path / "a", _nav_episodes("heuristic"))
+    b = _run(tmp_path / "b", _nav_episodes("random", "home_furnishings"))
+    assert main([str(a), str(b / "trajectories.jsonl"), "--out", str(tmp_path / "all")]) == 0
+    out = tmp_path / "all"
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert sorted(metrics["groups"]) == ["SituRec-HomeFurnishings-v0 / random", "SituRec-Supermarket-v0 / heuristic"]
+    assert metrics["runs"] == [str(a), str(b / "trajectories.jsonl")] and metrics["judge"] == "rule-based"
+    report = (out / "report.md").read_text()
+    assert "| SituRec-Supermarket-v0 | heuristic |" in report and "| SituRec-HomeFurnishings-v0 | random |" in report
+    for png in ("sr_by_turn.png", "cgv_gain.png", "action_shares.png", "navigate_actions.png",
+                "dialogue_ratings.png", "terminations.png"):
+        img = cv2.imread(str(out / png))
+        assert img is not None and img.shape[0] > 200, png
+    assert "Suggested actions within Navigate responses" in capsys.readouterr().out
+
+
+def test_multi_run_report_refuses_the_same_episode_twice(tmp_path, capsys):
+    from eval.report import main
+
+    a = _run(tmp_path / "a", _nav_episodes("heuristic"))
+    with pytest.raises(SystemExit):
+        main([str(a), str(a), "--out", str(tmp_path / "all")])
+    assert "both hold episode t0#r0 of SituRec-Supermarket-v0 / heuristic" in capsys.readouterr().err
+    assert not (tmp_path / "all").exists()
