@@ -18,6 +18,7 @@ __all__ = [
     "TABLE8",
     "TERMINATIONS",
     "by_environment",
+    "termination_reasons",
     "mean_sd",
     "subset_stat",
     "load_indexes",
@@ -260,3 +261,9 @@ def by_environment(groups: Mapping[str, Any]) -> dict[str, list[tuple[str, Any]]
         env, agent = key.split(" / ", 1) if " / " in key else (key, "")
         out.setdefault(env, []).append((agent, s))
     return out
+
+
+def termination_reasons(groups: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """The reasons that occur in any cohort: those of TERMINATIONS in its order, then any other."""
+    seen = {r for s in groups.values() for r in s["termination"]}
+    return [r for r in TERMINATIONS if r in seen] + sorted(seen - set(TERMINATIONS))

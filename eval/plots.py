@@ -110,10 +110,14 @@ def plot_cgv_gain(groups: dict[str, dict[str, Any]], path: str | os.PathLike) ->
                   if any(y is not None for y in ys)}
         lowest = min([0.0, *(y for ys, _ in curves.values() for y in ys)])
         highest = max([1.0, *(y for ys, _ in curves.values() for y in ys)])
-        lines = [ax.plot(horizons, ys, marker="o", label=f"{_label(a)} (n={n})")[0] for a, (ys, n) in curves.items()]
+        # Numeric x with the horizons as tick labels: strings as x would be "categorical
+        # units", which matplotlib announces at INFO on every plot.
+        xs = range(len(horizons))
+        lines = [ax.plot(xs, ys, marker="o", label=f"{_label(a)} (n={n})")[0] for a, (ys, n) in curves.items()]
+        ax.set_xticks(xs, horizons)
         if len(curves) == 1:  # one curve: every value above its point
             ys = next(iter(curves.values()))[0]
-            for x, y in zip(horizons, ys, strict=True):
+            for x, y in zip(xs, ys, strict=True):
                 ax.annotate(f"{y:.1f}", (x, y), textcoords="offset points", xytext=(0, 6), ha="center",
                             fontsize=9, color=lines[0].get_color())
         else:  # several: only the End values, right of the last point and spread apart
@@ -294,7 +298,7 @@ def plot_terminations(groups: dict[str, dict[str, Any]], path: str | os.PathLike
     termination reasons in % of its episodes, each segment labelled with its count."""
     import numpy as np
 
-    from eval.report import termination_reasons
+    from eval.aggregate import termination_reasons
 
     plt = _plt()
     reasons = termination_reasons(groups)

@@ -23,11 +23,11 @@ import re
 from pathlib import Path
 from typing import Any
 
-from eval.aggregate import TABLE3, TABLE8, TERMINATIONS, by_environment
+from eval.aggregate import TABLE3, TABLE8, by_environment, termination_reasons
 from eval.judge import DIMENSIONS
 
 __all__ = ["GLOSSARY", "fmt_stat", "md_text", "format_markdown", "format_console", "write_report",
-           "write_metrics_json", "navigate_cell", "navigate_section", "termination_reasons", "main"]
+           "write_metrics_json", "navigate_cell", "navigate_section", "combine_runs", "main"]
 
 _UNITS = {"SR": "SR (%)", "Turn": "Turn", "AFR": "AFR (%)", "LNSR": "LNSR (%)", "R@5": "R@5 (%)",
           "NDCG@10": "NDCG@10 (%)", "RPR": "RPR (%)", "RPR|Cart": "RPR|Cart (%)",
@@ -214,12 +214,6 @@ def format_markdown(groups: dict[str, dict[str, Any]], title: str = "SituRec eva
             out.append("")
     out += ["## Glossary", "", *(f"- **{_cell(k)}**: {v}" for k, v in GLOSSARY), ""]
     return "\n".join(out)
-
-
-def termination_reasons(groups: dict[str, dict[str, Any]]) -> list[str]:
-    """The reasons that occur in any cohort: App. B.3's in TERMINATIONS order, then any other."""
-    seen = {r for s in groups.values() for r in s["termination"]}
-    return [r for r in TERMINATIONS if r in seen] + sorted(seen - set(TERMINATIONS))
 
 
 def _count_share(n: int, total: int) -> str:

@@ -63,7 +63,8 @@ def test_finalize_writes_report_metrics_plots_viewer(run_dir):
     metrics = json.loads((run_dir / "metrics.json").read_text())
     assert metrics["groups"]["SituRec-Supermarket-v0 / test"]["metrics"]["SR"]["mean"] == 50.0
     assert metrics["judge"] == "rule-based"
-    for png in ("sr_by_turn.png", "cgv_gain.png", "action_shares.png"):
+    for png in ("sr_by_turn.png", "cgv_gain.png", "action_shares.png", "navigate_actions.png",
+                "dialogue_ratings.png", "terminations.png"):
         img = cv2.imread(str(run_dir / png))
         assert img is not None and img.shape[0] > 100
     index = (run_dir / "index.html").read_text()

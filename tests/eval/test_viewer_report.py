@@ -134,6 +134,18 @@ def test_plots_are_readable(monkeypatch, tmp_path):
     assert width_px <= 700  # shown at ~640 px in index.html: no downscaling that shrinks the text
 
 
+def test_plots_log_nothing_at_info(caplog, tmp_path):
+    """A run's log shows the run: matplotlib's notes (e.g. "categorical units") stay out of it."""
+    import logging
+
+    from eval.plots import write_plots
+
+    eps = _episodes() + [ep.model_copy(update={"agent": "other"}) for ep in _episodes(4)]
+    with caplog.at_level(logging.INFO):
+        write_plots(tmp_path, summarize_groups(eps))
+    assert [r.getMessage() for r in caplog.records if r.name.startswith("matplotlib")] == []
+
+
 def test_report_has_a_glossary_of_every_abbreviation(tmp_path):
     text = format_markdown(summarize_groups(_episodes()))
     glossary = text[text.index("## Glossary"):]
