@@ -217,7 +217,7 @@ def format_markdown(groups: dict[str, dict[str, Any]], title: str = "SituRec eva
 
 
 def _count_share(n: int, total: int) -> str:
-    return f"{n} ({100.0 * n / total:.0f}%)" if total else str(n)
+    return f"{n} ({100.0 * n / total:.1f}%)" if total else str(n)
 
 
 def navigate_cell(nav: dict[str, Any], action: str) -> str:

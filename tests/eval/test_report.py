@@ -111,7 +111,7 @@ def test_report_has_the_navigate_table_per_environment_and_terminations_in_order
     assert "### SituRec-HomeFurnishings-v0" in section and "move_to_area" in section
     # termination reasons in App. B.3's order with counts and shares
     assert "| Environment | Agent | success_cart_added | recommendation_exhausted |" in text
-    assert "| SituRec-Supermarket-v0 | random | 1 (50%) | 1 (50%) |" in text
+    assert "| SituRec-Supermarket-v0 | random | 1 (50.0%) | 1 (50.0%) |" in text
 
 
 def _run(path, episodes):
