@@ -74,6 +74,8 @@ GLOSSARY = (
             "wording, or a Recommend annotation (situ_gym.language.attempts; the env stops at 3)"),
     ("CGV / ΔCGV h", "cumulative goal visibility: share of the assistant's navigation goals seen in "
                      "the current or the next h views; ΔCGV is the gain over h = 0, in percentage points"),
+    ("share (same)", "Fig. 10: share of the Navigate turns that suggest this user action, and the share of "
+                     "those where the shopper's executed action has the same name (same-action rate)"),
     ("pass^k", "share of tasks solved in all k repeats"),
     ("mean ± SD", "mean of the four profile-stratified subset means ± their sample SD"),
 )
