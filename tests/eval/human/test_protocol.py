@@ -57,3 +57,32 @@ def test_order_varies_across_participants():
 def test_bad_plans_are_refused(tasks, assistants, per, match):
     with pytest.raises(ValueError, match=match):
         participant_plan(tasks, assistants, 0, per, seed=0)
+
+
+def test_paper_plan_by_default_five_supermarket_tasks_in_adjacent_pairs(tmp_path):
+    """C.2 as the study runs it with no options: five tasks of the Supermarket bank (seed 42);
+    participants 0..4 get (t0, t1), (t1, t2), ..., (t4, t0): each task exactly twice."""
+    import json
+
+    from eval.human.__main__ import _parser
+    from eval.human.protocol import PAPER_TASKS_PER_PARTICIPANT
+    from eval.human.study import Study, StudyConfig
+
+    assert PAPER_TASKS_PER_PARTICIPANT == 2
+    assert StudyConfig(assistants=("heuristic",), out=str(tmp_path / "x")).tasks_per_participant == 2
+    assert _parser().parse_args(["serve", "--assistants", "heuristic"]).tasks_per_participant == 2
+    study = Study(StudyConfig(assistants=tuple(ASSISTANTS[:2]), out=str(tmp_path / "s")))
+    ids = [t.id for t in load_task_bank("supermarket").tasks]
+    t = sample_tasks(ids, seed=42, count=5)
+    assert study.task_ids == t
+    counts = Counter()
+    profile = {"age_group": "25-34", "shopping_frequency": "weekly", "note": ""}
+    for k in range(5):
+        pid, _ = study.join(profile)
+        saved = json.loads((tmp_path / "s" / "participants" / f"{pid}.json").read_text())
+        mine = list(dict.fromkeys(p["task_id"] for p in saved["plan"]))
+        assert mine == [t[k], t[(k + 1) % 5]]
+        assert len(saved["plan"]) == 2 * 2  # two tasks, each with both assistants
+        counts.update(mine)
+    assert counts == {task: 2 for task in t}
+    study.close()

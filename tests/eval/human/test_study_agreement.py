@@ -255,3 +255,41 @@ def test_per_profile_cohort_filters_simulated_runs_only(study_and_runs, tmp_path
     assert {ep.task_id for ep in sim["episodes"]} <= cohort
     assert len(sim["episodes"]) == len([t for t in read_episodes(sims["heuristic"] / "trajectories.jsonl")
                                         if t.task_id in cohort])
+
+
+def test_report_with_an_llm_judge_rates_each_run_in_one_batch_and_asks_once(study_and_runs, tmp_path, monkeypatch):
+    """``eval.human report --judge llm``: each run's conversations in one batch; the questionnaire
+    table and a second report are served from the study's judge cache."""
+    import shutil
+
+    from eval.human.__main__ import main as human_main
+
+    built = []
+
+    class Counting(_JudgeModel):
+        def __init__(self, spec, **kwargs):
+            super().__init__(spec, **kwargs)
+            built.append(self)
+
+    study_dir, _, _ = study_and_runs
+    study = tmp_path / "study"
+    shutil.copytree(study_dir, study)
+    monkeypatch.setattr(hf_backend, "HFChatBackend", Counting)
+    clear_backends()
+    assert human_main(["report", "--out", str(study), "--judge", "llm", "--judge-model", "hf:judge"]) == 0
+    runs = {a: read_episodes(study / "runs" / run_dir_name(a) / "trajectories.jsonl") for a in ASSISTANTS}
+    (backend,) = built
+    # A run's conversations go in one batch; the cache answers what another run already asked
+    # (assistants that behave alike give the same transcripts) and the questionnaire's pass.
+    assert backend.batches and len(backend.batches) <= len(runs)
+    assert all(len(b) == len(runs[ASSISTANTS[0]]) for b in backend.batches)
+    calls = backend.calls
+    assert human_main(["report", "--out", str(study), "--judge", "llm", "--judge-model", "hf:judge"]) == 0
+    assert backend.calls == calls  # the second report asked nothing new
+    text = (study / "questionnaire.md").read_text()
+    col = 3 + DIMENSIONS.index("Overall")
+    for name, eps in runs.items():
+        (row,) = [c for line in text.splitlines() if "judge (llm:judge)" in line
+                  for c in [[x.strip() for x in line.strip("|").split("|")]] if c[0] == name]
+        assert row[col] == f"{np.mean([min(5, max(1, len(ep.turns))) for ep in eps]):.2f}"
+    assert "llm:judge" in (study / "runs" / run_dir_name(ASSISTANTS[0]) / "report.md").read_text()
