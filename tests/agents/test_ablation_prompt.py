@@ -259,6 +259,8 @@ def test_supermarket_turns_following_the_no_caption_prompt_are_valid(protocol):
         # A pickup named by the product's catalog name.
         _turn({"type": "Recommend", "display_name": product.name, "visible_now": False, "reason": "It fits."},
               {"name": "pick_up_item", "arguments": {"item": product.name}}),
+        # The purchase prompt names the product too (no handle to give).
+        _turn({"type": "ConfirmPurchase"}, {"name": "add_to_cart", "arguments": {"item": product.name}}),
         # A fixture from the static index that is not in view.
         _turn({"type": "Navigate", "navigation_goal": shelf.handle, "reason": "The cereal is there."},
               {"name": "move_to_fixture", "arguments": {"fixture": shelf.handle, "approach": shelf.approaches[0]}}),
