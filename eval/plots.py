@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-__all__ = ["plot_sr_by_turn", "plot_cgv_gain", "plot_action_shares", "plot_navigate_actions",
+__all__ = ["FIGURES", "plot_sr_by_turn", "plot_cgv_gain", "plot_action_shares", "plot_navigate_actions",
            "plot_dialogue_ratings", "plot_terminations", "write_plots"]
 
 
@@ -326,6 +326,11 @@ def plot_terminations(groups: dict[str, dict[str, Any]], path: str | os.PathLike
                fontsize=9, frameon=False)
     fig.suptitle("Episode termination reasons (segment labels: episodes)", fontsize=11)
     return _save(plt, fig, path, tight=False, bbox_inches="tight", pad_inches=0.1)
+
+
+# Every figure a run directory may hold, in the order the viewer shows them.
+FIGURES = ("sr_by_turn.png", "cgv_gain.png", "action_shares.png", "navigate_actions.png",
+           "dialogue_ratings.png", "terminations.png")
 
 
 def write_plots(run_dir: str | os.PathLike, groups: dict[str, dict[str, Any]]) -> list[Path]:

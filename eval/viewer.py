@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from eval.plots import FIGURES
 from situ_gym import jsonl
 from situ_gym.records import EpisodeRecord, ToolCall, TurnRecord
 from situ_gym.scene.index import SceneIndex
@@ -345,7 +346,7 @@ def write_viewer(
             f"<td>{'' if rating is None else _esc(str(rating.get('Overall', '')))}</td></tr>"
         )
     imgs = "".join(f'<a href="{n}" target="_blank"><img src="{n}" alt="{n}"></a>' for n in
-                   ("sr_by_turn.png", "cgv_gain.png", "action_shares.png") if (run / n).exists())
+                   FIGURES if (run / n).exists())
     report = '<p><a href="report.md">report.md</a> · <a href="metrics.json">metrics.json</a></p>'
     notes = []
     if episodes and not any(ep.frames for ep in episodes):
