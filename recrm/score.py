@@ -236,8 +236,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("file", nargs="?", help="trajectories.jsonl written by eval.rollout")
     parser.add_argument(
-        "--variant", default="full",
-        help=f"reward variant: {', '.join(VARIANTS)} or R1..R5 (paper: RecRM-Bench 4.5 as written)",
+        "--variant", default=None,
+        help=f"reward variant: {', '.join(VARIANTS)} or R1..R5 (paper: RecRM-Bench 4.5 as written); default: the "
+             "episodes' protocol's (paper under protocol paper, else full)",
     )
     parser.add_argument("--alpha", type=float, default=1.0)
     parser.add_argument("--beta", type=float, default=0.5)
@@ -250,17 +251,23 @@ def main(argv: list[str] | None = None) -> int:
     if not Path(args.file).is_file():
         parser.error(f"no such trajectory file: {args.file!r}")
     try:
-        composite = RecRMComposite(
-            alpha=args.alpha, beta=args.beta, tau=args.tau, variant=args.variant
-        )
-    except ValueError as exc:
-        parser.error(str(exc))
-    try:
         episodes = read_episodes(args.file)
     except (ValueError, OSError) as exc:  # garbage, binary or unreadable file
         parser.error(str(exc).splitlines()[0])
     if not episodes:  # as eval.metrics: a table of zeros would read as a score
         parser.error(f"no episodes in {args.file!r}")
+    variant = args.variant
+    if variant is None:  # the reward the episodes were played under (as RecRMReward picks it)
+        protocols = sorted({ep.protocol for ep in episodes})
+        if len(protocols) > 1:
+            parser.error(f"the file mixes protocols {protocols}: choose the reward with --variant")
+        variant = "paper" if protocols == ["paper"] else "full"
+    try:
+        composite = RecRMComposite(
+            alpha=args.alpha, beta=args.beta, tau=args.tau, variant=variant
+        )
+    except ValueError as exc:
+        parser.error(str(exc))
     result = score_episodes(episodes, composite=composite, outcome_bonus=args.outcome_bonus)
     if args.json:
         json.dump(result, sys.stdout, indent=2)

@@ -102,3 +102,21 @@ def test_cli_scores_the_paper_variant(episodes, tmp_path, monkeypatch, capsys):
     assert out["variant"] == "paper" and out["params"]["normalize"] is False
     assert out["agents"]["honest"]["mean_return"] == pytest.approx(2.0)  # 0 + 0 + (1 + 0.5 (1 + 1))
     assert out["agents"]["liar"]["mean_return"] == 0.0
+
+
+def test_cli_variant_follows_the_episodes_protocol(episodes, tmp_path, monkeypatch, capsys):
+    """Without --variant the file is scored with its protocol's reward; a mixed file must choose."""
+    monkeypatch.setattr(
+        score_mod, "load_world", lambda store: ({"sm_t001": reward_task()}, reward_market())
+    )
+    paper = [ep.model_copy(update={"protocol": "paper"}) for ep in episodes]
+    for eps, expected in ((episodes, "full"), (paper, "paper")):
+        path = tmp_path / f"{expected}.jsonl"
+        path.write_text("".join(ep.model_dump_json() + "\n" for ep in eps))
+        assert score_mod.main([str(path), "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["variant"] == expected
+    mixed = tmp_path / "mixed.jsonl"
+    mixed.write_text("".join(ep.model_dump_json() + "\n" for ep in [episodes[0], paper[1]]))
+    with pytest.raises(SystemExit) as exc:
+        score_mod.main([str(mixed)])
+    assert exc.value.code == 2 and "mixes protocols" in capsys.readouterr().err
