@@ -303,30 +303,40 @@ def main(argv: list[str] | None = None) -> int:
     import logging
 
     from eval.aggregate import judge_label, load_indexes, load_tasks, summarize_groups
-    from eval.judge import make_judge
+    from eval.judge import judge_from_cli
     from eval.plots import write_plots
 
     parser = argparse.ArgumentParser(prog="python -m eval.report",
                                      description="One report (tables and figures) over several runs.")
     parser.add_argument("runs", nargs="+", help="run directories (or their trajectories.jsonl)")
     parser.add_argument("--out", required=True, help="directory for report.md, metrics.json and the PNGs")
-    parser.add_argument("--judge", default="rule", help="dialogue judge ('rule'; 'none' to skip the ratings)")
+    parser.add_argument("--judge", default="rule", help="dialogue judge: rule | llm | none (default: rule)")
+    parser.add_argument("--judge-model", default=None, help="chat model SPEC for --judge llm (hf:... | openai:NAME)")
+    parser.add_argument("--judge-base-url", default=None, help="OpenAI-compatible URL for the judge model")
     parser.add_argument("--title", default=None, help="report title (default: the runs' names)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
         episodes = combine_runs(args.runs)
-        judge = None if args.judge == "none" else make_judge(args.judge)
-    except (ValueError, OSError) as exc:  # missing or garbage file, a run given twice, unknown judge
+        # Each episode is rated under the protocol it was played under; checked before any rating.
+        judges = {p: judge_from_cli(args.judge, model=args.judge_model, base_url=args.judge_base_url, protocol=p)
+                  for p in sorted({ep.protocol for ep in episodes})}
+    except (ValueError, OSError) as exc:  # missing or garbage file, a run given twice, a bad judge
         parser.error(str(exc).splitlines()[0])
     if not episodes:
         parser.error("no episodes in " + ", ".join(map(repr, args.runs)))
     stores = {ep.store for ep in episodes}
     indexes = load_indexes(stores)
     ratings = None
-    if judge is not None:
+    if args.judge != "none":
         tasks = load_tasks(stores)
-        ratings = [judge.rate(ep, tasks.get(ep.task_id), indexes.get(ep.store)) for ep in episodes]
+        ratings = [None] * len(episodes)
+        for protocol, judge in judges.items():  # one batch per protocol
+            mine = [i for i, ep in enumerate(episodes) if ep.protocol == protocol]
+            rated = judge.rate_batch([(episodes[i], tasks.get(episodes[i].task_id), indexes.get(episodes[i].store))
+                                      for i in mine])
+            for i, rating in zip(mine, rated, strict=True):
+                ratings[i] = rating
     groups = summarize_groups(episodes, indexes=indexes, ratings=ratings)
     title = args.title or "SituRec evaluation: " + ", ".join(Path(r).name for r in args.runs)
     report = write_report(args.out, groups, title=title,
