@@ -15,6 +15,9 @@ from typing import Any
 
 from trl import GRPOConfig, ModelConfig, SFTConfig, TrlParser
 
+from situ_gym.env import ABLATIONS
+from situ_gym.protocol import check_protocol
+
 __all__ = ["INTERFACES", "STAGES", "VARIANT_NAMES", "GSPOConfig", "SituRecArguments", "TeacherDataArguments",
            "load_model_and_tokenizer", "parse_args", "parse_or_exit"]
 
@@ -52,6 +55,15 @@ class SituRecArguments:
         metadata={"help": "Env catalog view: 'full' or 'retrieved' (compact, for small contexts); must match evaluation."},
     )
     catalog_k: int = field(default=5, metadata={"help": "Entries the 'retrieved' catalog view lists per observation."})
+    env_protocol: str = field(
+        default="default",
+        metadata={"help": "Env protocol: 'default' or 'paper' (situ_gym.protocol; pair it with reward_variant: paper "
+                          "for RecRM-Bench's formula); must match evaluation."},
+    )
+    env_ablation: str | None = field(
+        default=None,
+        metadata={"help": "App. D.4 input ablation: no_ego_view or no_ego_view_no_caption (the prompt follows it)."},
+    )
     episodes_per_task: int = field(
         default=4, metadata={"help": "GSPO dataset rows per task (env seeds seed..seed+N-1)."}
     )
@@ -98,6 +110,9 @@ class SituRecArguments:
                 f"catalog_view must be 'full' or 'retrieved' and catalog_k positive, "
                 f"got {self.catalog_view!r}, {self.catalog_k!r}"
             )
+        check_protocol(self.env_protocol)
+        if self.env_ablation not in ABLATIONS:
+            raise ValueError(f"env_ablation must be one of {ABLATIONS}, got {self.env_ablation!r}")
         if self.episodes_per_task < 1:
             raise ValueError(f"episodes_per_task must be positive, got {self.episodes_per_task!r}")
         if self.max_new_tokens < 1:

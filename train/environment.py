@@ -77,7 +77,8 @@ class SituRecToolEnv:
         self.store, self.task_id, self.seed = store, task_id, int(seed)
         self.actions, self.totals, self.termination = [], [], None
         self._seen_history = str(obs.get("history", ""))
-        return turn_text(obs)
+        self.ablation = info.get("ablation")  # App. D.4: every turn's text follows it
+        return turn_text(obs, ablation=self.ablation)
 
     def assist(
         self, response: str, assistant_actions: list[dict], expected_user_action: dict, ranking: list[str]
@@ -105,7 +106,7 @@ class SituRecToolEnv:
         if recrm is None:
             raise RuntimeError("the env step returned no info['recrm']: wrap the env with recrm.RecRMReward")
         self.totals.append(soft_gated_total(recrm, 0.0))
-        text = turn_text(obs, self._seen_history)
+        text = turn_text(obs, self._seen_history, ablation=self.ablation)
         self._seen_history = str(obs.get("history", ""))
         if terminated or truncated:
             self.termination = info.get("termination") or ("turn_limit" if truncated else "ended")
@@ -135,8 +136,9 @@ def tool_dataset(args: SituRecArguments, seed: int, env_factory: Callable[[str],
     for row in rows:
         if row["store"] not in systems:  # the catalog is the store's, not the task's
             env = make_env(row["store"])
-            obs, _ = env.reset(seed=seed, options={"task_id": row["task_id"]})
+            obs, info = env.reset(seed=seed, options={"task_id": row["task_id"]})
             env.close()
-            systems[row["store"]] = f"{system_prompt(row['store'], str(obs['catalog']))}\n\n{TOOL_INSTRUCTIONS}"
+            rules = system_prompt(row["store"], str(obs["catalog"]), ablation=info.get("ablation"))
+            systems[row["store"]] = f"{rules}\n\n{TOOL_INSTRUCTIONS}"
         row["prompt"] = [{"role": "system", "content": systems[row["store"]]}, {"role": "user", "content": ""}]
     return Dataset.from_list(rows), held_out

@@ -180,7 +180,8 @@ def make_recrm_env(cfg: SituRecArguments, store: str):
     from recrm import RecRMReward
 
     env = gym.make(ENV_OF_STORE[store], max_turns=cfg.max_turns, image_size=tuple(cfg.env_image_size),
-                   catalog_view=cfg.catalog_view, catalog_k=cfg.catalog_k)
+                   catalog_view=cfg.catalog_view, catalog_k=cfg.catalog_k, protocol=cfg.env_protocol,
+                   ablation=cfg.env_ablation)
     return RecRMReward(env, **cfg.recrm_kwargs())
 
 
@@ -298,7 +299,8 @@ class SituRecRollout:
             obs, info = env.reset(seed=seed, options={"task_id": task_id})
             if info.get("task_id", task_id) != task_id:
                 raise RuntimeError(f"env reset to task {info.get('task_id')!r}, asked for {task_id!r}")
-            episodes.append(_Episode(env=env, conv=Conversation(tokenizer, store, obs), task_id=task_id))
+            conv = Conversation(tokenizer, store, obs, ablation=info.get("ablation"))  # the prompt follows D.4
+            episodes.append(_Episode(env=env, conv=conv, task_id=task_id))
         time_env = time.perf_counter() - t_env
         time_gen = 0.0
         limit = self.max_completion_length

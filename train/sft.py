@@ -78,7 +78,7 @@ def replay_episode(record: Any, env: Any, tokenizer: Any) -> dict[str, list[int]
 
     end = set(turn_end_ids(tokenizer))
     obs, info = env.reset(seed=record.seed, options={"task_id": record.task_id})
-    conv = Conversation(tokenizer, record.store, obs)
+    conv = Conversation(tokenizer, record.store, obs, ablation=info.get("ablation"))
     for i, turn in enumerate(record.turns):
         conv.add_model_tokens(_model_tokens(tokenizer, turn.assistant_raw), eos_ids=end)
         obs, _, terminated, truncated, info = env.step(turn.assistant_raw)
@@ -109,8 +109,8 @@ def teacher_episode(agent: Any, env: Any, tokenizer: Any, store: str, task_id: s
     conversations: list[Any] = []
     totals: list[float] = []
 
-    def on_reset(_i: int, obs: dict[str, Any], _info: dict[str, Any]) -> None:
-        conversations.append(Conversation(tokenizer, store, obs))
+    def on_reset(_i: int, obs: dict[str, Any], info: dict[str, Any]) -> None:
+        conversations.append(Conversation(tokenizer, store, obs, ablation=info.get("ablation")))
 
     def on_step(_i: int, text: str, obs: dict[str, Any], info: dict[str, Any], done: bool) -> None:
         conversations[0].add_model_tokens(_model_tokens(tokenizer, text), eos_ids=end)

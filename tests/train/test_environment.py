@@ -167,3 +167,19 @@ def test_gspo_script_trains_through_the_environment_and_logs_recrm_reward(tmp_pa
     assert sorted(e.seed for e in used) == [0, 0, 1, 1]
     references = [replay(e.actions, seed=e.seed)[0] for e in used]
     assert logged["rewards/SituRecToolEnv/mean"] == pytest.approx(sum(references) / len(references), abs=1e-6)
+
+
+def test_an_ablated_protocol_config_reaches_the_env_and_every_prompt():
+    """env_protocol / env_ablation make the training env, and the tool env's turns follow D.4 (no view)."""
+    args = SituRecArguments(max_turns=3, env_image_size=[160, 120], max_tasks=1, episodes_per_task=1,
+                            env_protocol="paper", env_ablation="no_ego_view_no_caption")
+    env = make_recrm_env(args, "supermarket")
+    assert env.unwrapped.protocol == "paper" and env.unwrapped.ablation == "no_ego_view_no_caption"
+    assert "som_rgb" not in env.observation_space.spaces
+    tool_env = SituRecToolEnv(args)
+    first = tool_env.reset(store="supermarket", task_id=TASK, seed=0, prompt=[])
+    assert "No view of the store" in first and "Current view:" not in first
+    rows, _ = tool_dataset(args, seed=0)
+    assert "Navigation targets" in rows[0]["prompt"][0]["content"]
+    with pytest.raises(ValueError, match="env_ablation"):
+        SituRecArguments(env_ablation="no_map")
