@@ -74,8 +74,8 @@ DEPARTURES: tuple[Departure, ...] = (
                 "flag and its intent.",
         why="The shopper knows exactly when it gave up or is still shopping; reading its record makes "
             "the end of an episode exact and never a misreading of its words.",
-        restore="`protocol=\"paper\"`: the rule moderator reads the messages and the action only; "
-                "`--moderator llm` asks a chat model with the same inputs.",
+        restore="`protocol=\"paper\"`: the rule moderator reads the messages and the action only (nor does "
+                "it read an LLM shopper's give-up flag); `--moderator llm` asks a chat model with the same inputs.",
     ),
     Departure(
         key="end_order",
@@ -103,7 +103,7 @@ DEPARTURES: tuple[Departure, ...] = (
         section="SituRecBench D.4",
         paper="\"w/o EVV\" removes the assistant's first-person RGB image (current and historical inputs).",
         default="Under either ablation `som_rgb` stays in the observation as a black frame of the same "
-                "shape; chat assistants never send it to a model.",
+                "shape; assistants never send it to a model (the map still goes, as D.4 keeps it).",
         why="A policy with a fixed input shape (an image encoder, a batched vector env) runs every "
             "condition without code changes.",
         restore="`protocol=\"paper\"`: the observation has no `som_rgb` key under either ablation.",
@@ -116,8 +116,9 @@ DEPARTURES: tuple[Departure, ...] = (
                 "0.7 x the mean of the six others + 0.3 x the outcome against the reference set).",
         why="Ratings for every run with no model and no cost, deterministic; the outcome term ties "
             "them to what the shopper needed.",
-        restore="`--judge llm --judge-model SPEC` (eval.rollout, eval.metrics, eval.human report); "
-                "`protocol=\"paper\"` makes the rule judge read the trajectory only.",
+        restore="`--judge llm --judge-model SPEC` (eval.rollout, eval.metrics, eval.report, eval.human report); "
+                "`protocol=\"paper\"` makes the rule judge read the trajectory only (the outcome is whether "
+                "anything was bought, the preferences those the shopper stated).",
     ),
     Departure(
         key="judge_definitions",
