@@ -17,7 +17,7 @@ from eval.io import append_episode, read_episodes, task_order
 from eval.plots import plot_action_shares, plot_cgv_gain
 from eval.report import GLOSSARY, format_console, format_markdown
 from eval.rollout import finalize
-from eval.viewer import frame_name, map_name, marks_name, safe_name, write_viewer
+from eval.viewer import MAP_WIDTH, frame_name, map_name, marks_name, safe_name, write_viewer
 from situ_gym.scene.index import SceneIndex
 from situ_gym.scene.loader import load_scene
 from tests.eval.builders import call, episode, turn
@@ -98,7 +98,7 @@ def test_episode_page_shows_map_frames_legend_and_view_timing(tmp_path, index):
     assert f'src="../{map_name(ep.episode_id)}"' in page
     assert "x 4.00 m, y 2.00 m, yaw 90°" in page and "(point 1 on the map)" in page
     drawn = cv2.imread(str(run / map_name(ep.episode_id)))
-    assert drawn is not None and drawn.shape[1] == 480
+    assert drawn is not None and drawn.shape[1] == MAP_WIDTH
     # the path is drawn in its own colour (BGR 40, 40, 200) where the plain minimap has none
     assert np.count_nonzero(np.all(np.abs(drawn.astype(int) - (40, 40, 200)) < 30, axis=2)) > 20
 

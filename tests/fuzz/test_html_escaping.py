@@ -354,7 +354,8 @@ def test_the_run_index_summary_and_every_page_escape_text_and_stay_in_the_run(sp
         index_fragments += [x for s in specs for x in (s["user"],)] + ([judge["judge"]] if with_ratings else [])
         assert_nothing_injected((hostile_run / "index.html").read_bytes().decode("utf-8"),
                                 (benign_run / "index.html").read_bytes().decode("utf-8"), index_fragments,
-                                template_tags={"style", "meta"})
+                                template_tags={"style", "meta", "script"})  # the sort/filter script: a constant
+        _assert_script_is_the_constant((hostile_run / "index.html").read_text(encoding="utf-8"))
         pages = sorted((hostile_run / "episodes").iterdir())
         assert len(pages) == len(specs)
         for spec in specs:
@@ -362,6 +363,16 @@ def test_the_run_index_summary_and_every_page_escape_text_and_stay_in_the_run(sp
             twin = benign_run / "episodes" / f"{safe_name(benign(spec['episode_id']))}.html"
             assert_nothing_injected(page.read_bytes().decode("utf-8"), twin.read_bytes().decode("utf-8"),
                                     fragments(spec), template_tags={"style", "meta"}, from_tag="h1")
+
+
+def _assert_script_is_the_constant(html: str) -> None:
+    """index.html's one script is the viewer's constant, whatever the run's text: no text of
+    the run reaches it, and it writes text into the page through textContent only."""
+    from eval.viewer import _INDEX_JS
+
+    scripts = re.findall(r"<script>(.*?)</script>", html, flags=re.S)
+    assert scripts == [_INDEX_JS], [s[:80] for s in scripts]
+    assert "innerHTML" not in _INDEX_JS and "insertAdjacentHTML" not in _INDEX_JS and "eval(" not in _INDEX_JS
 
 
 ODD_IDS = ["..", ".", "", "/", "\\", "\x00", "../../etc/passwd", "a/../../b", "/abs/path", "C:\\x", "\ud800",
