@@ -87,15 +87,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if min(args.rounds, args.repeats, args.poses) < 1:
-        parser.error("--rounds, --repeats and --poses must be >= 1")
+        parser.exit(2, f"{parser.prog}: error: --rounds, --repeats and --poses must be >= 1\n")
     if args.child is not None:
         _child(args)
         return
     if args.other is None:
-        parser.error("give the checkout to compare with")
+        parser.exit(2, f"{parser.prog}: error: give the checkout to compare with\n")
     other = Path(args.other).resolve()
     if not (other / "situ_gym" / "__init__.py").is_file():
-        parser.error(f"{other} holds no situ_gym package")
+        parser.exit(2, f"{parser.prog}: error: {other} holds no situ_gym package\n")
     runs: dict[str, list[dict[str, float]]] = {"other": [], "this": []}
     print(f"{args.store} {args.size[0]}x{args.size[1]}, {args.poses} poses x {args.repeats} repeats per run, "
           f"{args.rounds} rounds; frames per CPU-second (capture | capture + both roles' SoM)")

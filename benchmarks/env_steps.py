@@ -77,11 +77,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--size", default="640x480", help="egocentric image size WxH")
     args = parser.parse_args(argv)
     if args.steps < 1 or args.repeats < 1:
-        parser.error(f"--steps and --repeats must be >= 1, got {args.steps} and {args.repeats}")
+        parser.exit(2, f"{parser.prog}: error: --steps and --repeats must be >= 1, got {args.steps} and {args.repeats}\n")
     try:
         width, height = (int(v) for v in args.size.lower().split("x"))
     except ValueError:
-        parser.error(f"--size must look like 640x480, got {args.size!r}")
+        parser.exit(2, f"{parser.prog}: error: --size must look like 640x480, got {args.size!r}\n")
     cv2.setNumThreads(1)
     print(f"env steps on one core, {width}x{height}, median of {args.repeats} runs of >= {args.steps} steps")
     print(f"{'env':<30} {'setting':<14} {'steps/s':>8} {'ms/step':>8} {'per CPU-s':>10} {'reset ms':>9}")

@@ -200,13 +200,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--save-images", default=None, help="directory for example PNGs (e.g. docs/img)")
     args = parser.parse_args(argv)
     if args.repeats < 1 or args.poses < 1:
-        parser.error(f"--repeats and --poses must be >= 1, got {args.repeats} and {args.poses}")
+        parser.exit(2, f"{parser.prog}: error: --repeats and --poses must be >= 1, got {args.repeats} and {args.poses}\n")
     sizes = []
     for item in args.sizes.split(","):
         try:
             w, h = (int(v) for v in item.lower().split("x"))
         except ValueError:
-            parser.error(f"--sizes wants WxH pairs like 640x480, got {item!r}")
+            parser.exit(2, f"{parser.prog}: error: --sizes wants WxH pairs like 640x480, got {item!r}\n")
         sizes.append((w, h))
     cv2.setNumThreads(1)
     from situ_gym.scene.loader import load_scene

@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--mesa-threads", type=int, default=2, help="llvmpipe threads for Miniworld")
     args = parser.parse_args(argv)
     if not os.path.exists(args.miniworld_python):
-        parser.error(f"--miniworld-python does not exist: {args.miniworld_python!r}")
+        parser.exit(2, f"{parser.prog}: error: --miniworld-python does not exist: {args.miniworld_python!r}\n")
     width, height = (int(v) for v in args.size.lower().split("x"))
 
     import cv2

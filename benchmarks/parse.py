@@ -1,10 +1,11 @@
 """Benchmark of the actions layer: parse/validate throughput and robustness figures.
 
-Run: ``python -m benchmarks.parse`` (prints figures; asserts nothing timed).
+Run: ``python -m benchmarks.parse [--fuzz 10000] [--seed 1]`` (prints figures; asserts nothing timed).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import time
 
@@ -23,7 +24,14 @@ def _rate(fn, n: int) -> float:
     return (time.perf_counter() - start) / n * 1e6
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.parse", description=__doc__.split("\n")[0])
+    parser.add_argument("--fuzz", type=int, default=10_000,
+                        help="generated assistant outputs and user calls, each tried in both stores (default: 10000)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the generated inputs (default: 1)")
+    args = parser.parse_args(argv)
+    if args.fuzz < 0:
+        parser.exit(2, f"{parser.prog}: error: --fuzz must be >= 0, got {args.fuzz}\n")
     market = conftest.build_market()
     home = conftest.build_home()
     mview = conftest.build_market_views(market)
@@ -57,9 +65,9 @@ def main() -> None:
         out = parse_assistant_output(text, store="supermarket", index=market, view=mview[0])
         print(f"  {name:<26} {us:>12.1f} us   valid={out.valid} errors={len(out.errors)}")
 
-    rng = np.random.default_rng(1)
+    rng = np.random.default_rng(args.seed)
     n = raised = valid_count = 0
-    for i in range(10_000):
+    for i in range(args.fuzz):
         if i % 2:
             obj = {
                 k: tp._random_value(rng)
@@ -86,7 +94,7 @@ def main() -> None:
 
     names = [*TOOLS, "fly"]
     n = raised = accepted = 0
-    for _ in range(10_000):
+    for _ in range(args.fuzz):
         call = {"name": names[rng.integers(len(names))], "arguments": tp._random_value(rng)}
         for store, view in (("supermarket", mview[1]), ("home_furnishings", hview[1])):
             try:

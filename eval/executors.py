@@ -7,12 +7,17 @@ is ``WorkerDied``: which of its episodes finished is unknown, so the caller stop
 ``--resume`` reruns what was not saved. Results do not depend on the executor: callers
 key them by chunk and sort what they keep. ``close(abort=True)`` ends the chunks in flight
 at once instead of waiting for them.
+
+Ctrl-C is the parent's alone: worker processes ignore SIGINT (a terminal sends it to the
+whole process group), so an interrupt ends the run with the parent's one message instead of
+a traceback from every worker; the parent's ``close(abort=True)`` ends them.
 """
 
 from __future__ import annotations
 
 import logging
 import multiprocessing as mp
+import signal
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -21,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = ["EXECUTORS", "ChunkFailed", "WorkerDied", "InlineExecutor", "ProcessExecutor", "RayExecutor",
-           "make_executor"]
+           "make_executor", "ignore_sigint"]
 
 logger = logging.getLogger(__name__)
 
@@ -37,6 +42,11 @@ class ChunkFailed:
 
 class WorkerDied(RuntimeError):
     """A worker process or node went away mid-chunk."""
+
+
+def ignore_sigint() -> None:
+    """Worker initializer: SIGINT is for the parent (see the module docstring)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 class InlineExecutor:
@@ -62,7 +72,7 @@ class ProcessExecutor:
         self.workers = workers
         methods = mp.get_all_start_methods()
         ctx = mp.get_context("forkserver" if "forkserver" in methods else "spawn")
-        self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+        self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=ignore_sigint)
 
     def map_unordered(self, fn: Callable[[Any], Any], chunks: Sequence[Any]) -> Iterator[tuple[int, Any]]:
         pending = {self._pool.submit(fn, chunk): k for k, chunk in enumerate(chunks)}
@@ -104,11 +114,13 @@ class RayExecutor:
         self.workers = workers
         self._owned = not ray.is_initialized()
         if self._owned:
+            # Ray's own INFO lines ("Started a local Ray instance") only when the CLI is verbose
+            quiet = {"log_to_driver": False, "logging_level": logging.getLogger().getEffectiveLevel()}
             try:
                 if address:
-                    ray.init(address=address, log_to_driver=False)
+                    ray.init(address=address, **quiet)
                 else:
-                    ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
+                    ray.init(num_cpus=workers, include_dashboard=False, **quiet)
             except (ConnectionError, RuntimeError, ValueError) as exc:
                 detail = str(exc).strip().splitlines()
                 raise ValueError(f"cannot start Ray{f' at {address}' if address else ''}: "

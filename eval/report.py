@@ -301,6 +301,7 @@ def main(argv: list[str] | None = None) -> int:
     from their trajectory files."""
     import argparse
     import logging
+    from typing import NoReturn
 
     from eval.aggregate import judge_label, load_indexes, load_tasks, summarize_groups
     from eval.judge import judge_from_cli
@@ -314,17 +315,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--judge-model", default=None, help="chat model SPEC for --judge llm (hf:... | openai:NAME)")
     parser.add_argument("--judge-base-url", default=None, help="OpenAI-compatible URL for the judge model")
     parser.add_argument("--title", default=None, help="report title (default: the runs' names)")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log library messages (INFO)")
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+
+    def fail(message: str) -> NoReturn:  # found after parsing: one line, exit 2 (usage is for --help)
+        parser.exit(2, f"{parser.prog}: error: {message}\n")
     try:
         episodes = combine_runs(args.runs)
         # Each episode is rated under the protocol it was played under; checked before any rating.
         judges = {p: judge_from_cli(args.judge, model=args.judge_model, base_url=args.judge_base_url, protocol=p)
                   for p in sorted({ep.protocol for ep in episodes})}
     except (ValueError, OSError) as exc:  # missing or garbage file, a run given twice, a bad judge
-        parser.error(str(exc).splitlines()[0])
+        fail(str(exc).splitlines()[0])
     if not episodes:
-        parser.error("no episodes in " + ", ".join(map(repr, args.runs)))
+        fail("no episodes in " + ", ".join(map(repr, args.runs)))
     stores = {ep.store for ep in episodes}
     indexes = load_indexes(stores)
     ratings = None

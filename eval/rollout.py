@@ -139,18 +139,24 @@ def _write_config(config: RolloutConfig, out: Path, argv: list[str] | None) -> N
 
 
 def _check_out(out: Path) -> None:
-    """The run directory can be created and written (checked before anything is written)."""
-    if out.exists():
-        if not out.is_dir():
-            raise ConfigError(f"--out {str(out)!r} exists and is not a directory")
-        if not os.access(out, os.W_OK | os.X_OK):
-            raise ConfigError(f"--out {str(out)!r} is not writable")
-        return
-    parent = out.absolute().parent
+    """The run directory can be created and written (checked before anything is written: a
+    probe file is created and removed in it, or in the nearest existing folder above it, since
+    permission bits do not tell, e.g. to root under /proc or /sys)."""
+    import tempfile
+
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"--out {str(out)!r} exists and is not a directory")
+    parent = out if out.exists() else out.absolute().parent
     while not parent.exists():
         parent = parent.parent
-    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
-        raise ConfigError(f"--out {str(out)!r} cannot be created: {str(parent)!r} is not a writable directory")
+    if not parent.is_dir():
+        raise ConfigError(f"--out {str(out)!r} cannot be created: {str(parent)!r} is not a directory")
+    try:
+        probe = tempfile.mkdtemp(prefix=".situ-probe-", dir=parent)
+        os.rmdir(probe)
+    except OSError as exc:
+        what = "is not writable" if parent == out else f"cannot be created in {str(parent)!r}"
+        raise ConfigError(f"--out {str(out)!r} {what}: {exc.strerror or exc}") from None
 
 
 def _check_setup(config: RolloutConfig, job: EpisodeJob, chunks: int) -> None:
@@ -290,9 +296,12 @@ def _play(config: RolloutConfig, argv: list[str] | None, executor: Any, out: Pat
     """Prepare the run directory, then save every chunk's episodes as they come back."""
     from tqdm import tqdm
 
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        _write_config(config, out, argv)
+    except OSError as exc:  # the probe of _check_out passed, yet the directory cannot be written
+        raise ConfigError(f"--out {str(out)!r}: {exc.strerror or exc}") from exc
     traj = out / "trajectories.jsonl"
-    _write_config(config, out, argv)
     if config.resume and drop_truncated_tail(traj):
         logger.warning("%s: dropped a truncated last line left by an interrupted run", traj)
     if config.resume and n_retry:
@@ -412,20 +421,40 @@ def parser():
     return HfArgumentParser(RolloutConfig, prog="python -m eval.rollout", description=__doc__.split("\n")[0])
 
 
+def _configure_logging(verbose: bool) -> None:
+    """WARNING and above by default (no library chatter: matplotlib's font cache, transformers'
+    advice about missing optional packages); ``--verbose`` shows every INFO line."""
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+
+
+def _saved(out: str) -> int:
+    """Episodes in a run directory's trajectory file (0 when there is none or it cannot be read)."""
+    try:
+        return len(read_episodes(Path(out) / "trajectories.jsonl"))
+    except (ValueError, OSError):
+        return 0
+
+
 def main(argv: list[str] | None = None) -> int:
+    args_in = sys.argv[1:] if argv is None else argv
+    verbose = any(a in ("-v", "--verbose") for a in args_in)
+    if not verbose:  # set before transformers is imported (the parser), inherited by the workers
+        os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
     cli = parser()
     args = cli.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    _configure_logging(args.verbose)
     try:
         config = RolloutConfig(**vars(args))
         groups = run(config, argv=sys.argv if argv is None else argv)
     except ValueError as exc:  # ConfigError and the config's own checks: nothing was run
-        cli.error(str(exc).splitlines()[0])  # exits EXIT_SETUP
+        # one line, no usage block (that is for --help and for flags argparse cannot read)
+        cli.exit(EXIT_SETUP, f"{cli.prog}: error: {str(exc).splitlines()[0]}\n")
     except (RunStopped, RuntimeError) as exc:
         print(f"{cli.prog}: error: {exc}", file=sys.stderr)
         return EXIT_STOPPED
-    except KeyboardInterrupt:
-        print(f"{cli.prog}: interrupted; every finished episode is saved in {args.out}, "
+    except KeyboardInterrupt:  # the workers ignore SIGINT and were ended by the executor: one message
+        print(f"{cli.prog}: interrupted; {_saved(args.out)} episodes saved in {args.out}, "
               "rerun the same command with --resume to finish", file=sys.stderr)
         return 130
     if groups is not None:

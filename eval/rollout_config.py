@@ -7,10 +7,11 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from agents.registry import AGENTS, PROBE_AGENTS
 from eval.executors import EXECUTORS
 from eval.io import episode_id_for
 from situ_gym import jsonl
-from situ_gym.protocol import check_protocol
+from situ_gym.protocol import PROTOCOLS, check_protocol
 
 __all__ = ["IDENTITY", "RolloutConfig", "EpisodeJob", "ConfigError", "store_of", "select_tasks", "make_jobs",
            "executor_of", "llm_cache", "llm_roles", "llm_settings", "judge_kwargs"]
@@ -25,19 +26,30 @@ class ConfigError(ValueError):
     before the first episode and the run directory is left as it was."""
 
 
+def _env_ids() -> str:
+    import situ_gym
+
+    return " | ".join(situ_gym.STORE_OF_ENV)
+
+
+_AGENT_HELP = ("assistant: " + " | ".join(name for name in AGENTS if name not in PROBE_AGENTS)
+               + " | pkg.module:Class (any agents.base.Assistant subclass); reward probes (eval.probes): "
+               + " | ".join(PROBE_AGENTS))
+
+
 @dataclass
 class RolloutConfig:
-    env: str = field(default="SituRec-Supermarket-v0", metadata={"help": "registered env id"})
-    agent: str = field(default="heuristic", metadata={"help": "random | heuristic | hf | openai | chat | pkg.module:Class"})
-    user: str = field(default="rule", metadata={"help": "user simulator name"})
+    env: str = field(default="SituRec-Supermarket-v0", metadata={"help": f"registered env id: {_env_ids()}"})
+    agent: str = field(default="heuristic", metadata={"help": _AGENT_HELP})
+    user: str = field(default="rule", metadata={"help": "user simulator: rule | llm (with --user-model)"})
     protocol: str = field(default="default", metadata={
-        "help": "default | paper: SituRecBench and RecRM-Bench as written (env, shopper, moderator, reward, "
-                "judge); docs/protocol.md lists every difference"})
+        "help": f"{' | '.join(PROTOCOLS)}: paper runs SituRecBench and RecRM-Bench as written (env, shopper, "
+                "moderator, reward, judge); docs/protocol.md lists every difference"})
     tasks: str = field(default="all", metadata={"help": "all | A-B (bank positions, inclusive) | id,id,... | "
                                                        "per-profile (one task per profile, seed 42; Table 7)"})
     workers: int = field(default=1, metadata={"help": "parallel workers: local processes, or local Ray CPUs"})
     executor: str | None = field(default=None, metadata={
-        "help": "inline | process | ray (default: process when --workers > 1, else inline); results do not "
+        "help": f"{' | '.join(EXECUTORS)} (default: process when --workers > 1, else inline); results do not "
                 "depend on it"})
     ray_address: str | None = field(default=None, metadata={
         "help": "with --executor ray: a running cluster (auto | ray://HOST:10001); default: start Ray here"})
@@ -88,6 +100,8 @@ class RolloutConfig:
     price_per_mtok: str | None = field(default=None, metadata={
         "help": "INPUT,CACHED,OUTPUT prices per million tokens: the report adds an estimated cost per role"})
     no_report: bool = field(default=False, metadata={"help": "skip metrics/report/plots/viewer"})
+    verbose: bool = field(default=False, metadata={
+        "aliases": ["-v"], "help": "log INFO lines, libraries' included (default: warnings and errors only)"})
     # dict | str: the CLI passes JSON text, which __post_init__ decodes (as TrainingArguments does).
     env_kwargs: dict[str, Any] | str | None = field(default_factory=dict,
                                                     metadata={"help": "extra gym.make kwargs (JSON object)"})

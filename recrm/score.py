@@ -19,7 +19,7 @@ import sys
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from recrm.composite import COMPONENT_NAMES, VARIANTS, RecRMComposite
 from recrm.context import TurnContext
@@ -245,29 +245,35 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tau", type=float, default=0.5)
     parser.add_argument("--outcome-bonus", type=float, default=0.0)
     parser.add_argument("--json", action="store_true", help="print the full result as JSON")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log library messages (INFO)")
     args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+
+    def fail(message: str) -> NoReturn:  # found after parsing: one line, exit 2 (usage is for --help)
+        parser.exit(2, f"{parser.prog}: error: {message}\n")
     if not args.file:
-        parser.error("a trajectory file is required (python -m benchmarks.recrm_scoring times the scorers)")
+        fail("a trajectory file is required (python -m benchmarks.recrm_scoring times the scorers)")
     if not Path(args.file).is_file():
-        parser.error(f"no such trajectory file: {args.file!r}")
+        fail(f"no such trajectory file: {args.file!r}")
     try:
         episodes = read_episodes(args.file)
     except (ValueError, OSError) as exc:  # garbage, binary or unreadable file
-        parser.error(str(exc).splitlines()[0])
+        fail(str(exc).splitlines()[0])
     if not episodes:  # as eval.metrics: a table of zeros would read as a score
-        parser.error(f"no episodes in {args.file!r}")
+        fail(f"no episodes in {args.file!r}")
     variant = args.variant
     if variant is None:  # the reward the episodes were played under (as RecRMReward picks it)
         protocols = sorted({ep.protocol for ep in episodes})
         if len(protocols) > 1:
-            parser.error(f"the file mixes protocols {protocols}: choose the reward with --variant")
+            fail(f"the file mixes protocols {protocols}: choose the reward with --variant")
         variant = "paper" if protocols == ["paper"] else "full"
     try:
         composite = RecRMComposite(
             alpha=args.alpha, beta=args.beta, tau=args.tau, variant=variant
         )
     except ValueError as exc:
-        parser.error(str(exc))
+        fail(str(exc))
     result = score_episodes(episodes, composite=composite, outcome_bonus=args.outcome_bonus)
     if args.json:
         json.dump(result, sys.stdout, indent=2)

@@ -13,9 +13,18 @@ import json
 import logging
 import os
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
 
 from situ_gym import jsonl
 from situ_gym.scene.model import STORE_KINDS
@@ -41,9 +50,38 @@ TERMINATION_REASONS = (
 
 
 class _Record(BaseModel):
+    """A record of the trajectory file format.
+
+    In code a record is built with its fields' defaults; read from a file (validation
+    context ``{"file": True}``, what :func:`parse_episode_lines` passes) every field is
+    required except those in ``added_later``: the fields added after the format's first
+    version, which a file written before them lacks and which read with their defaults.
+    The writer (``model_dump_json``) always writes every field, so a field missing from a
+    line is a damaged or hand-made record: an episode without ``turns`` would otherwise
+    score as a 0-turn episode. A field added from now on has a default and goes into
+    ``added_later``.
+    """
+
     # Numbers are finite: a NaN or infinite reward, budget or pose read from a file would
     # make every mean computed from it NaN or infinite.
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    added_later: ClassVar[frozenset[str]] = frozenset()
+
+    @classmethod
+    def required_in_file(cls) -> list[str]:
+        """The fields a line of a trajectory file must hold, in schema order."""
+        return [name for name in cls.model_fields if name not in cls.added_later]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _complete_in_file(cls, data: Any, info: ValidationInfo) -> Any:
+        if isinstance(data, dict) and info.context and info.context.get("file"):
+            missing = [name for name in cls.required_in_file() if name not in data]
+            if missing:
+                more = f" (and {len(missing) - 1} more: {', '.join(missing[1:4])})" if len(missing) > 1 else ""
+                raise PydanticCustomError("missing_in_file", "Field required in a trajectory file{more}",
+                                          {"field": missing[0], "more": more})
+        return data
 
 
 class ToolCall(_Record):
@@ -89,7 +127,7 @@ class TurnRecord(_Record):
     revealed: list[str] = []  # goal details the user disclosed this turn (DisclosureItem kinds)
     # Marker labels the shopper's words gave away (paper 3.3: neither role may say them), as
     # matched by situ_gym.language.names.find_marker_disclosures; recorded only, never acted on
-    user_marker_disclosures: list[str] = []
+    user_marker_disclosures: list[str] = []  # added later
     # Recommendation attempts (situ_gym.language.attempts): the products the response put
     # forward, and how many attempts the turn spent toward the env's limit
     put_forward: list[str] = []
@@ -98,6 +136,9 @@ class TurnRecord(_Record):
     # +-REWARD_LIMIT (every reward of this project is within a few units: a larger value in
     # a file is corruption, and sums of such values overflow to infinity)
     reward: dict[str, float | None] = {}
+
+    added_later: ClassVar[frozenset[str]] = frozenset({"user_marker_disclosures", "put_forward",
+                                                       "recommendation_attempts"})
 
     @field_validator("reward")
     @classmethod
@@ -128,7 +169,7 @@ class EpisodeRecord(_Record):
     target_id: str
     reference_set: list[str]
     budget: float
-    turns: list[TurnRecord] = []
+    turns: list[TurnRecord] = []  # required in a file (see _Record), like every field not added later
     cart: list[str] = []
     termination: str
     error: str | None = None
@@ -139,6 +180,8 @@ class EpisodeRecord(_Record):
     frames: list[str] = []  # optional paths of saved SoM frames, relative to the run dir
     protocol: Literal["default", "paper"] = "default"  # situ_gym.protocol: the rules the episode ran under
 
+    added_later: ClassVar[frozenset[str]] = frozenset({"error_cause", "protocol"})
+
     # metrics need the store's legal tools: an unknown store is refused at the file's line
     _known_store = field_validator("store")(classmethod(lambda cls, value: known_store(value)))
 
@@ -148,8 +191,11 @@ class EpisodeRecord(_Record):
 def validation_summary(exc: ValidationError) -> str:
     """The first error of a pydantic ValidationError in one line: ``field X: message``."""
     err = exc.errors()[0]
+    loc = tuple(err["loc"])
+    if err["type"] == "missing_in_file":  # raised by the record holding the field: name the field itself
+        loc += (err["ctx"]["field"],)
     more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-    return f"field {jsonl.field_path(err['loc'])}: {err['msg']}{more}"
+    return f"field {jsonl.field_path(loc)}: {err['msg']}{more}"
 
 
 # ---- trajectory files (JSON lines, one EpisodeRecord each), read by eval and recrm alike
@@ -209,7 +255,7 @@ def parse_episode_lines(text: str, path: str) -> tuple[list[EpisodeRecord], int 
             raise ValueError(f"{path}: line {i + 1} is not a valid EpisodeRecord: "
                              f"field {jsonl.field_path(bad[0])}: {bad[1]}")
         try:
-            episodes.append(EpisodeRecord.model_validate(data))
+            episodes.append(EpisodeRecord.model_validate(data, context={"file": True}))
         except ValidationError as exc:
             raise ValueError(f"{path}: line {i + 1} is not a valid EpisodeRecord: "
                              f"{validation_summary(exc)}") from None

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
+from typing import NoReturn
 
 __all__ = ["main"]
 
@@ -42,8 +43,14 @@ def main(argv: list[str] | None = None) -> int:
                         help="the judge's protocol (default: the one the episodes were played under)")
     parser.add_argument("--no-scene", action="store_true",
                         help="do not load the scene (Catalog %% and the Home CGV product rule off)")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log progress and library messages")
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+
+    def fail(message: str) -> NoReturn:  # a mistake found after parsing: one line, exit 2 (usage is for --help)
+        parser.exit(2, f"{parser.prog}: error: {message}\n")
+
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
     path = Path(args.file)
     try:
         episodes = task_order(read_episodes(path / "trajectories.jsonl" if path.is_dir() else path))
@@ -51,9 +58,9 @@ def main(argv: list[str] | None = None) -> int:
         # Checked before anything is rated: a missing model, a dead endpoint, an unknown judge.
         judge = judge_from_cli(args.judge, model=args.judge_model, base_url=args.judge_base_url, protocol=protocol)
     except (ValueError, OSError) as exc:  # missing, unreadable or garbage file; a bad judge
-        parser.error(str(exc).splitlines()[0])
+        fail(str(exc).splitlines()[0])
     if not episodes:
-        parser.error(f"no episodes in {str(path)!r}")
+        fail(f"no episodes in {str(path)!r}")
     stores = {ep.store for ep in episodes}
     indexes = {} if args.no_scene else load_indexes(stores)
     ratings = None
@@ -63,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             ratings = judge.rate_batch([(ep, tasks.get(ep.task_id), indexes.get(ep.store)) for ep in episodes])
         except LLMError as exc:  # the endpoint died after the check (retries spent)
-            parser.error(f"judge model {args.judge_model}: {(str(exc).splitlines() or [type(exc).__name__])[0]}")
+            fail(f"judge model {args.judge_model}: {(str(exc).splitlines() or [type(exc).__name__])[0]}")
         if args.judge == "llm":
             after = METER.totals.get("judge", {})
             fell = int(after.get("fallbacks", 0) - before.get("fallbacks", 0))

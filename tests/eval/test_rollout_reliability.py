@@ -141,7 +141,7 @@ def test_setup_errors_exit_2_with_one_line_and_leave_nothing(tmp_path, capsys, m
     last = err.strip().splitlines()[-1]
     assert last.startswith("python -m eval.rollout: error: ")
     assert message in last
-    assert "usage: python -m eval.rollout" in err  # argparse-style: usage, then the one line
+    assert "usage:" not in err  # the one line alone: the usage block is for --help and unreadable flags
     assert not out.exists()  # nothing was run, so no run directory either
 
 
@@ -151,8 +151,19 @@ def test_unwritable_out_is_a_one_line_error(tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:
         main(_args(blocker / "run"))
     assert exc.value.code == 2
-    last = capsys.readouterr().err.strip().splitlines()[-1]
-    assert "cannot be created" in last and "a_file" in last
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot be created" in err and "a_file" in err
+
+
+@pytest.mark.parametrize("out", ["/proc/situ-x", "/proc/situ-x/run", "/sys/situ-x", "/proc"])
+def test_impossible_out_is_a_one_line_error_even_for_root(capsys, out):
+    """Permission bits do not tell (root may "write" /proc): the probe in the folder does."""
+    with pytest.raises(SystemExit) as exc:
+        main(_args(out))
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"python -m eval.rollout: error: --out {out!r} ")
+    assert "Traceback" not in err
 
 
 def test_consecutive_infrastructure_errors_stop_the_run(tmp_path, capsys, monkeypatch):
