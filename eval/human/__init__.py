@@ -3,7 +3,8 @@
 ``python -m eval.human serve --assistants heuristic,random`` serves the study; see
 ``eval.human.__main__``. Layers: ``protocol`` (tasks and plans), ``conversation`` (one
 replayable episode with a human shopper), ``storage`` (files), ``study`` (participants),
-``app`` (FastAPI), ``browser`` (Playwright driver for tests and screenshots).
+``wording`` (what the participant reads), ``app`` (FastAPI), ``browser`` (Playwright driver for tests
+and screenshots).
 """
 
 __all__: list[str] = []

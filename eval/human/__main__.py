@@ -8,7 +8,10 @@
     python -m eval.human report --out runs/human --judge llm --judge-model SPEC [--judge-base-url URL]
     python -m eval.human screenshots --out docs/img     # one PNG per page, through Chromium
 
-Participants open http://HOST:PORT/ in a browser. Results go to ``OUT/runs/<assistant>/``
+Participants open http://HOST:PORT/ in a browser. Every assistant is built and reset on one
+task first; one that cannot play stops the command (``error: ...``, exit 2). The researcher
+page (progress per participant and assistant) is ``/admin?token=TOKEN``, with the token
+printed at start (a new one each start). Results go to ``OUT/runs/<assistant>/``
 (trajectories.jsonl, ratings.jsonl, config.json), ready for ``python -m eval.metrics`` and
 ``python -m eval.agreement``. Restart the command with the same arguments to resume.
 """
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import secrets
 import sys
 
 from eval.human.protocol import PAPER_TASKS_PER_PARTICIPANT
@@ -114,10 +118,12 @@ def _serve(args: argparse.Namespace) -> int:
         assistant_options=args.assistant_options,
         max_participants=args.max_participants,
     )
-    study = Study(config)
+    study = Study(config, check=True)  # every assistant built and reset once, before anyone can join
+    admin_token = secrets.token_urlsafe(18)
     print(f"tasks: {', '.join(study.task_ids)}")
     print(f"open http://{args.host}:{args.port}/ (results in {args.out}/runs/)")
-    uvicorn.run(create_app(study), host=args.host, port=args.port, log_level="warning")
+    print(f"researcher page: http://{args.host}:{args.port}/admin?token={admin_token}", flush=True)
+    uvicorn.run(create_app(study, admin_token=admin_token), host=args.host, port=args.port, log_level="warning")
     study.close()
     return 0
 

@@ -1,7 +1,10 @@
 """The FastAPI app of the human evaluation: a static single page plus a small JSON API.
 
 All routes but the page and ``POST /api/participants`` need the participant's session
-token (``Authorization: Bearer TOKEN``) and only ever touch that participant's data.
+token (``Authorization: Bearer TOKEN``) and only ever touch that participant's data. The
+researcher page ``/admin?token=TOKEN`` and its data ``GET /api/admin`` (the same token as a
+Bearer header) need the researcher token the server printed at start; without one given to
+:func:`create_app` they answer 404.
 Participant mistakes get HTTP 400 with ``{"error": "one line"}``, a missing or unknown
 token 401, an unknown path 404, a wrong method 405, a POST without ``Content-Length`` 411
 and a body over :data:`MAX_BODY` bytes 413, all with the same ``{"error": ...}`` body.
@@ -13,6 +16,7 @@ a 0/1 is not taken for a rating or a flag); every text field is capped in length
 
 from __future__ import annotations
 
+import hmac
 import json
 import logging
 import re
@@ -64,6 +68,7 @@ class TurnIn(_Body):
     utterance: str = Field(max_length=MAX_UTTERANCE)
     action: ToolCallIn
     gave_up: StrictBool = False  # "yes", 1 or "on" is refused, not taken for True
+    silent: StrictBool = False  # the participant says nothing this turn (an empty utterance is meant)
 
 
 class RatingsIn(_Body):
@@ -181,8 +186,9 @@ class _Route(APIRoute):
         return route
 
 
-def create_app(study: Study) -> FastAPI:
-    """The app serving ``study``; the study's files are the only state (restart-safe)."""
+def create_app(study: Study, *, admin_token: str | None = None) -> FastAPI:
+    """The app serving ``study``; the study's files are the only state (restart-safe).
+    ``admin_token`` opens the researcher page (None: no researcher page)."""
     app = FastAPI(title="SituRec human evaluation", docs_url=None, redoc_url=None, openapi_url=None)
     app.router.route_class = _Route  # before any route is declared
     app.state.study = study
@@ -244,11 +250,28 @@ def create_app(study: Study) -> FastAPI:
     def turn(body: TurnIn, authorization: str | None = Header(default=None)) -> dict[str, Any]:
         pid = who(authorization)
         call = {"name": body.action.name, "arguments": dict(body.action.arguments)}
-        return study.turn(pid, body.utterance, call, body.gave_up)
+        return study.turn(pid, body.utterance, call, body.gave_up, body.silent)
 
     @app.post("/api/ratings")
     def ratings(body: RatingsIn, authorization: str | None = Header(default=None)) -> dict[str, Any]:
         return study.rate(who(authorization), body.ratings)
+
+    def researcher(token: str | None) -> None:
+        if admin_token is None:
+            raise StarletteHTTPException(404, "Not Found")
+        if not token or not hmac.compare_digest(token.encode("utf-8", "replace"), admin_token.encode("utf-8")):
+            raise StarletteHTTPException(401, "the researcher page needs the token the server printed at start")
+
+    @app.get("/admin", include_in_schema=False)
+    def admin_page(token: str | None = None) -> FileResponse:
+        researcher(token)
+        return FileResponse(STATIC / "admin.html", headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"})
+
+    @app.get("/api/admin")
+    def admin_data(authorization: str | None = Header(default=None)) -> dict[str, Any]:
+        token = authorization[len("Bearer "):].strip() if authorization and authorization.startswith("Bearer ") else None
+        researcher(token)
+        return study.progress()
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app

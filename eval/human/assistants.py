@@ -11,7 +11,7 @@ from typing import Any
 from agents.base import Assistant
 from agents.registry import AGENTS, make_agent
 
-__all__ = ["split_assistant_name", "build_assistant", "parse_assistant_list"]
+__all__ = ["split_assistant_name", "build_assistant", "parse_assistant_list", "check_assistants"]
 
 
 def split_assistant_name(name: str) -> tuple[str, str | None]:
@@ -46,3 +46,27 @@ def parse_assistant_list(spec: str) -> list[str]:
             raise ValueError(f"assistant {name!r} needs a model: write hf:PATH")
         resolve_agent(kind)
     return names
+
+
+def check_assistants(names: tuple[str, ...] | list[str], *, env_id: str, task_id: str, seed: int,
+                     options: dict[str, dict[str, Any]] | None = None) -> None:
+    """Build every assistant and reset it on one task, as a conversation would: the first
+    that fails is a one-line ValueError naming it and the cause (a missing model path, a
+    dead endpoint, a constructor that raises), so no participant meets it."""
+    import gymnasium as gym
+
+    import situ_gym  # noqa: F401 - registers the envs
+    from agents.base import agent_info
+
+    env = gym.make(env_id)
+    try:
+        obs, info = env.reset(seed=seed, options={"task_id": task_id})
+        for name in names:
+            try:
+                agent = build_assistant(name, **(options or {}).get(name, {}))
+                agent.reset(obs, agent_info(info), seed=seed)
+            except Exception as exc:  # noqa: BLE001 - any failure: the study must not start with it
+                cause = (str(exc).splitlines() or [""])[0][:200]
+                raise ValueError(f"assistant {name!r} cannot play: {type(exc).__name__}: {cause}") from exc
+    finally:
+        env.close()

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
-    "CHROMIUM_ARGS", "free_port", "serve", "chromium", "join", "start", "play_turn", "first_option", "rate",
-    "save_screenshots",
+    "CHROMIUM_ARGS", "StudyURL", "free_port", "serve", "chromium", "join", "start", "play_turn", "ask_to_buy",
+    "first_option", "rate", "save_screenshots",
 ]
 
 CHROMIUM_ARGS = [
@@ -39,9 +39,17 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+class StudyURL(str):
+    """The base URL of a served study; ``admin`` is its researcher page (with the token the
+    server printed) and ``log`` the server's log file."""
+
+    admin: str
+    log: Path
+
+
 @contextlib.contextmanager
 def serve(out: str | os.PathLike, assistants: str, *extra: str, port: int | None = None,
-          timeout: float = 120.0) -> Iterator[str]:
+          timeout: float = 120.0) -> Iterator[StudyURL]:
     """Run ``python -m eval.human serve`` in a child process; yields its base URL; stops it after."""
     port = port or free_port()
     cmd = [sys.executable, "-m", "eval.human", "serve", "--assistants", assistants, "--out", str(out),
@@ -61,7 +69,12 @@ def serve(out: str | os.PathLike, assistants: str, *extra: str, port: int | None
                 if time.monotonic() > deadline:
                     raise RuntimeError(f"server did not answer within {timeout:g} s; see {log.name}") from None
                 time.sleep(0.2)
-        yield url
+        served = StudyURL(url)
+        served.log = Path(log.name)
+        printed = [line for line in served.log.read_text(encoding="utf-8", errors="replace").splitlines()
+                   if line.startswith("researcher page: ") and f":{port}/" in line]
+        served.admin = url + "/admin?" + printed[-1].split("/admin?", 1)[1] if printed else ""
+        yield served
     finally:
         proc.terminate()
         try:
@@ -146,6 +159,22 @@ def play_turn(page: Any, utterance: str, tool: str, args: dict[str, Any] | None 
     )
 
 
+def ask_to_buy(page: Any, item: str, utterance: str = "") -> str:
+    """Choose add to cart and ``item``, press Send; returns the confirmation's text (nothing
+    is sent until :func:`confirm_purchase`)."""
+    page.fill("#utterance", utterance)
+    page.select_option("#tool", "add_to_cart")
+    page.locator("#arg-item").select_option(item)
+    page.click("#send")
+    page.wait_for_selector("#confirm:not([hidden])")
+    return page.text_content("#confirm-text")
+
+
+def confirm_purchase(page: Any) -> None:
+    page.click("#confirm-yes")
+    page.wait_for_function("document.body.dataset.page !== 'chat' || !document.getElementById('error').hidden")
+
+
 def first_option(page: Any, argument: str) -> str:
     """The first handle offered for a target argument (``item``, ``fixture``, ...) right now."""
     values = page.evaluate("(arg) => (window.currentState().handles[arg] || []).map((h) => h.handle)", argument)
@@ -163,7 +192,9 @@ def rate(page: Any, scores: dict[str, int]) -> None:
 
 
 def save_screenshots(out: str | os.PathLike, chromium_path: str = "/usr/bin/chromium") -> list[Path]:
-    """Play one short conversation with the heuristic assistant and save a PNG of every page."""
+    """Play one short conversation with the heuristic assistant and save a PNG of every page:
+    join, briefing, chat (asking to confirm a purchase), questionnaire (outcome and transcript
+    above the questions), done, and the researcher's progress page."""
     from eval.judge import DIMENSIONS
 
     target = Path(out)
@@ -184,15 +215,49 @@ def save_screenshots(out: str | os.PathLike, chromium_path: str = "/usr/bin/chro
             join(page, url)
             shot(page, "2_briefing")
             start(page)
-            play_turn(page, "Hi! I'm looking for some milk for breakfast.", "turn",
-                      {"direction": "left", "angle": 30})
-            play_turn(page, "Organic, please, and nothing whole fat.", "move_to_fixture",
-                      {"fixture": first_option(page, "fixture"), "approach": "nearest"})
-            play_turn(page, "Let me look at this one.", "pick_up_item", {"item": first_option(page, "item")})
+            for said in page.evaluate("window.currentState().briefing.details"):  # tell what the task says
+                play_turn(page, said, "idle")
+            for _ in range(3):  # walk, silently, where the assistant points ("Shelf 9 [N]" -> N)
+                fixture = named_fixture(page)
+                if fixture is None:
+                    break
+                play_turn(page, "", "move_to_fixture", {"fixture": fixture, "approach": "nearest"})
+            item = _product_matching(page, "Yogurt") or first_option(page, "item")
+            play_turn(page, "Let me look at this one.", "pick_up_item", {"item": item})
+            held = page.evaluate("window.currentState().held && window.currentState().held.handle") or item
+            ask_to_buy(page, held, "I'll take this one.")
             shot(page, "3_chat")
-            play_turn(page, "Thanks, that's all for today.", "idle", gave_up=True)
+            confirm_purchase(page)
+            _wait_page(page, "rating")
             shot(page, "4_questionnaire")
             rate(page, {d: 4 for d in DIMENSIONS})
             _wait_page(page, "done")
             shot(page, "5_done")
+            other = page.context.browser.new_page(viewport={"width": 1400, "height": 1000})  # its own storage
+            other.set_default_timeout(60_000)
+            other.route("**/*", lambda route: route.continue_() if route.request.url.startswith(
+                ("http://127.0.0.1", "data:")) else route.abort())
+            join(other, url)  # a second participant, mid-conversation, for the progress page
+            start(other)
+            play_turn(other, "Hello, I need something for dinner.", "idle")
+            page.goto(url.admin)
+            page.wait_for_selector("body[data-loaded='yes']")
+            shot(page, "6_admin")
     return shots
+
+
+def named_fixture(page: Any) -> str | None:
+    """The last fixture label the assistant's latest words name ("Open Cooler 1 [C]") that is
+    in the participant's view now, if any."""
+    return page.evaluate(
+        "() => { const s = window.currentState(); const said = s.dialogue.filter((l) => l.speaker === 'assistant');"
+        " const seen = new Set((s.handles.fixture || []).map((h) => h.handle));"
+        " const marks = [...(said.length ? said[said.length - 1].text : '').matchAll(/\\[([A-Z]+)\\]/g)]"
+        ".map((m) => m[1]).filter((h) => seen.has(h)); return marks.length ? marks[marks.length - 1] : null; }")
+
+
+def _product_matching(page: Any, word: str) -> str | None:
+    """The handle of the first product in view whose name has ``word``, if any."""
+    return page.evaluate(
+        "(w) => { const h = (window.currentState().handles.item || []).find((t) => t.name.includes(w));"
+        " return h ? h.handle : null; }", word)

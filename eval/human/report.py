@@ -5,8 +5,9 @@ plots and the trajectory viewer into every assistant's run directory (as ``eval.
 does) and ``questionnaire.md`` into the study directory: per assistant, the mean
 participant rating of each App. C.1 dimension next to the judge's mean rating of the
 same trajectories, then per dimension how well the two rank the assistants alike
-(Pearson's r and Spearman's rho across assistants, as ``eval.agreement`` computes them;
-"-" with fewer than three rated assistants or a constant column).
+(Pearson's r and Spearman's rho across assistants, as ``eval.agreement`` computes them).
+A cell that has no value says why: fewer than three assistants rated by both (with the
+count), or one side giving every assistant the same mean (no ranking to compare).
 
 ``--judge llm --judge-model SPEC [--judge-base-url URL]`` has a chat model rate the
 conversations (each run in one batch); its replies are cached in the study directory
@@ -25,7 +26,7 @@ from eval.io import read_episodes
 from eval.judge import DIMENSIONS, DialogueJudge
 from situ_gym import jsonl
 
-__all__ = ["read_ratings", "questionnaire_rows", "format_questionnaire", "ranking_agreement", "report"]
+__all__ = ["read_ratings", "questionnaire_rows", "format_questionnaire", "ranking_agreement", "why_empty", "report"]
 
 logger = logging.getLogger(__name__)
 
@@ -95,7 +96,8 @@ def format_questionnaire(rows: list[dict[str, Any]]) -> str:
         raters = [("participants", row["rated"], row["human"]),
                   (f"judge ({md_text(row['judge_name'])})", row["episodes"], row["judge"])]
         for rater, n, means in raters:
-            cells = ["-" if means[d] is None else f"{means[d]:.2f}" for d in DIMENSIONS]
+            cells = [("- (no ratings)" if n == 0 else "-") if means[d] is None else f"{means[d]:.2f}"
+                     for d in DIMENSIONS]
             lines.append("| " + " | ".join([md_text(row["agent"]), rater, str(n), *cells]) + " |")
     return "\n".join(lines)
 
@@ -107,13 +109,26 @@ def ranking_agreement(rows: list[dict[str, Any]]) -> dict[str, dict[str, float |
     return {d: correlate([r["human"][d] for r in rows], [r["judge"][d] for r in rows]) for d in DIMENSIONS}
 
 
-def _format_agreement(agreement: dict[str, dict[str, float | None]]) -> str:
-    def cell(v: float | None) -> str:
-        return "-" if v is None else f"{v:.3f}"
+MIN_ASSISTANTS = 3  # eval.agreement.correlate's least number of pairs
 
+
+def why_empty(rows: list[dict[str, Any]], dimension: str) -> str:
+    """Why no coefficient can be given for ``dimension``, in the words of the table cell."""
+    pairs = [(r["human"][dimension], r["judge"][dimension]) for r in rows
+             if r["human"][dimension] is not None and r["judge"][dimension] is not None]
+    if len(pairs) < MIN_ASSISTANTS:
+        return f"needs at least {MIN_ASSISTANTS} assistants rated by both (n={len(pairs)})"
+    constant = [side for side, i in (("participants", 0), ("judge", 1)) if len({round(p[i], 9) for p in pairs}) == 1]
+    if constant:
+        return f"{' and '.join(constant)} gave every assistant the same mean: no ranking to compare"
+    return "undefined (no variation to correlate)"
+
+
+def _format_agreement(agreement: dict[str, dict[str, float | None]], rows: list[dict[str, Any]]) -> str:
     lines = ["| Dimension | Assistants | Pearson (r) | Spearman (rho) |", "|---|---|---|---|"]
     for d, c in agreement.items():
-        lines.append(f"| {d} | {c['n']} | {cell(c['pearson'])} | {cell(c['spearman'])} |")
+        cells = [f"{c[k]:.3f}" if c[k] is not None else f"- ({why_empty(rows, d)})" for k in ("pearson", "spearman")]
+        lines.append(f"| {d} | {c['n']} | {cells[0]} | {cells[1]} |")
     return "\n".join(lines)
 
 
@@ -146,6 +161,6 @@ def report(study_dir: str | Path, judge: str = "rule", *, judge_model: str | Non
     METER.log_path = log_path  # the table's (cached) ratings belong to no one run's usage
     rows = questionnaire_rows(runs, rater)
     table = format_questionnaire(rows) + "\n\nParticipants and judge ranking the assistants alike (Fig. 5):\n\n" + \
-        _format_agreement(ranking_agreement(rows))
+        _format_agreement(ranking_agreement(rows), rows)
     (root / "questionnaire.md").write_text(table + "\n", encoding="utf-8")
     return table

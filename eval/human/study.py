@@ -5,6 +5,12 @@ hash is stored. Their state file holds the plan, the stage and the replay log of
 conversation in progress; a live :class:`~eval.human.conversation.Conversation` is rebuilt
 from it on demand, so a restarted server resumes every session where it stopped. Calls for
 one participant are serialised by a lock; different participants run side by side.
+
+An assistant that fails during a conversation ends that conversation only: its episode is
+saved with termination ``"error"``, the participant is told so (no traceback) and goes on
+to their next planned conversation, without a questionnaire for the broken one. Every
+conversation event (started, each turn, ended with its reason, questionnaire saved) is
+one INFO line of this module's logger; :meth:`Study.progress` is the researcher's view.
 """
 
 from __future__ import annotations
@@ -18,7 +24,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from eval.human.assistants import build_assistant, split_assistant_name
+from agents.base import Assistant
+from eval.human.assistants import build_assistant, check_assistants, split_assistant_name
 from eval.human.conversation import Conversation
 from eval.human.protocol import (
     PAPER_SEED,
@@ -28,6 +35,7 @@ from eval.human.protocol import (
     sample_tasks,
 )
 from eval.human.storage import StudyFiles, token_hash
+from eval.human.wording import outcome_text
 from eval.judge import DIMENSIONS
 from situ_gym.records import EpisodeRecord
 from situ_gym.scene.loader import load_task_bank
@@ -65,6 +73,26 @@ class UserError(ValueError):
     """A participant's request that cannot be done; the message is shown to them as is."""
 
 
+APOLOGY = ("We are sorry: {label} stopped working, so that conversation has ended. Nothing you did "
+           "caused this. {next}")
+
+
+class _FailedAssistant(Assistant):
+    """Stands in for an assistant that could not be built: its ``reset`` raises why, so
+    the conversation ends like any other assistant failure."""
+
+    name = "failed"
+
+    def __init__(self, exc: BaseException):
+        self.exc = exc
+
+    def reset(self, observation, info, *, seed=None):
+        raise self.exc
+
+    def act(self, observation):  # pragma: no cover - reset always raised first
+        raise self.exc
+
+
 @dataclass(frozen=True)
 class StudyConfig:
     assistants: tuple[str, ...]
@@ -99,9 +127,14 @@ class StudyConfig:
 
 
 class Study:
-    """Participants' sessions over one study directory."""
+    """Participants' sessions over one study directory.
 
-    def __init__(self, config: StudyConfig):
+    ``check=True`` builds every assistant and resets it on the first task before anything
+    is written (``python -m eval.human serve`` does): a failure is a ValueError naming the
+    assistant and the cause, so a study cannot start with an assistant that cannot play.
+    """
+
+    def __init__(self, config: StudyConfig, *, check: bool = False):
         import situ_gym
 
         self.config = config
@@ -110,6 +143,9 @@ class Study:
         self.tasks = {t.id: t for t in bank.tasks}
         self.profiles = {p.id: p for p in bank.profiles}
         self.task_ids = sample_tasks([t.id for t in bank.tasks], seed=config.seed, count=config.task_count)
+        if check:
+            check_assistants(config.assistants, env_id=config.env, task_id=self.task_ids[0], seed=config.seed,
+                             options=config.assistant_options)
         self.files = StudyFiles(config.out)
         self.files.init(
             {
@@ -195,7 +231,8 @@ class Study:
 
     @contextlib.contextmanager
     def _failures(self, pid: str):
-        """Turn a crash of the assistant or the env into a message; the saved log stays replayable.
+        """Turn a crash of the env or the server into a message; the saved log stays replayable
+        (an assistant's failure never gets here: it ends its conversation, see the module docstring).
 
         The live conversation is dropped, so the next request rebuilds it from the log and
         asks the assistant again (a flaky endpoint gets another chance; nothing typed is lost).
@@ -209,14 +246,15 @@ class Study:
             with self._lock:
                 self._live.pop(pid, None)
             self.files.save_participant(self._states[pid])
-            detail = (str(exc).splitlines() or [""])[0][:200]
             raise UserError(
-                f"the assistant could not answer ({type(exc).__name__}: {detail}); reload the page to try again"
+                f"something went wrong on our side ({type(exc).__name__}); reload the page to try again"
             ) from exc
 
     def _state(self, pid: str) -> dict[str, Any]:
         s = self._states[pid]
         base = {"participant_id": pid, "stage": s["stage"], "total": len(s["plan"]), "index": s["index"]}
+        if s.get("notice") and s["stage"] in ("briefing", "done"):
+            base["notice"] = s["notice"]
         if s["stage"] == "done":
             return base
         planned = s["plan"][s["index"]]
@@ -231,6 +269,9 @@ class Study:
         if s["stage"] == "rating":
             base["questions"] = [{"dimension": d, "question": QUESTIONS[d]} for d in DIMENSIONS]
             base["termination"] = s.get("termination")
+            base["transcript"] = s.get("transcript", [])
+            base["outcome"] = s.get("outcome") or outcome_text(s.get("termination"), bought=[], gave_up=False,
+                                                               max_turns=self.config.max_turns)
         return base
 
     def _briefing(self, task_id: str) -> dict[str, Any]:
@@ -252,19 +293,33 @@ class Study:
                 raise UserError("there is no conversation waiting to start")
             s["stage"] = "chat"
             s["log"] = []
-            self._conversation(pid)  # the assistant speaks first; saved with the log
+            s.pop("notice", None)
+            planned = s["plan"][s["index"]]
+            logger.info("%s %s started: task %s, Assistant %s (%s)", pid, self._which(s), planned["task_id"],
+                        planned["label"], planned["assistant"])
+            conv = self._conversation(pid)  # the assistant speaks first; saved with the log
+            self._finish_if_done(pid, conv)  # an assistant that fails at once ends it here
             return self._state(pid)
 
-    def turn(self, pid: str, utterance: str, tool_call: Any, gave_up: bool = False) -> dict[str, Any]:
+    @staticmethod
+    def _which(s: dict[str, Any]) -> str:
+        return f"conversation {s['index'] + 1}/{len(s['plan'])}"
+
+    def turn(self, pid: str, utterance: str, tool_call: Any, gave_up: bool = False,
+             silent: bool = False) -> dict[str, Any]:
         with self._locks[pid], self._failures(pid):
             s = self._states[pid]
             if s["stage"] != "chat":
                 raise UserError("there is no conversation in progress")
             conv = self._conversation(pid)
-            error = conv.submit(utterance, tool_call, gave_up)
+            error = conv.submit(utterance, tool_call, gave_up, silent)
             if error is not None:
                 raise UserError(error)
             self.files.save_participant(s)  # the log first: a crash now replays to the same end
+            last = conv.turns[-1]
+            logger.info("%s %s turn %d: %s (%s)", pid, self._which(s), len(conv.turns),
+                        last.user_action.name if last.user_action else "-",
+                        "done" if last.result is not None and last.result.ok else "refused by the store")
             self._finish_if_done(pid, conv)
             return self._state(pid)
 
@@ -276,9 +331,29 @@ class Study:
         planned = s["plan"][s["index"]]
         episode = self._episode(pid, planned, conv)
         self.files.save_episode(planned["assistant"], episode)
-        s["stage"] = "rating"
-        s["episode_id"] = episode.episode_id
-        s["termination"] = conv.termination
+        which = self._which(s)
+        if conv.termination == "error":
+            logger.info("%s %s ended: error after %d turns (%s: %s)", pid, which, len(conv.turns),
+                        conv.error_cause, conv.error_line)
+            s["done"].append({**planned, "episode_id": episode.episode_id, "log": s["log"], "ratings": None,
+                              "termination": "error", "error": conv.error_line})
+            s["log"] = []
+            s["index"] += 1
+            s["stage"] = "done" if s["index"] >= len(s["plan"]) else "briefing"
+            nxt = "You have no more conversations to do." if s["stage"] == "done" else \
+                "Please go on with your next conversation."
+            s["notice"] = APOLOGY.format(label=f"Assistant {planned['label']}", next=nxt)
+        else:
+            last_user = s["log"][-1]["user"] if s["log"] and s["log"][-1].get("user") else {}
+            outcome = outcome_text(conv.termination, bought=[conv.core.index.name(p) for p in episode.cart],
+                                   gave_up=bool(last_user.get("gave_up")), max_turns=self.config.max_turns)
+            logger.info("%s %s ended: %s after %d turns%s", pid, which, conv.termination, len(conv.turns),
+                        f" (bought {', '.join(episode.cart)})" if episode.cart else "")
+            s["stage"] = "rating"
+            s["episode_id"] = episode.episode_id
+            s["termination"] = conv.termination
+            s["transcript"] = conv.transcript()
+            s["outcome"] = outcome
         self.files.save_participant(s)
         with self._lock:
             self._live.pop(pid, None)
@@ -292,12 +367,15 @@ class Study:
             clean = self._check_ratings(ratings)
             planned = s["plan"][s["index"]]
             self.files.save_ratings(planned["assistant"], s["episode_id"], clean)
-            s["done"].append({**planned, "episode_id": s["episode_id"], "log": s["log"], "ratings": clean})
+            s["done"].append({**planned, "episode_id": s["episode_id"], "log": s["log"], "ratings": clean,
+                              "termination": s.get("termination")})
+            logger.info("%s %s questionnaire saved (Assistant %s, %s)", pid, self._which(s), planned["label"],
+                        planned["assistant"])
             s["log"] = []
             s["index"] += 1
             s["stage"] = "done" if s["index"] >= len(s["plan"]) else "briefing"
-            s.pop("episode_id", None)
-            s.pop("termination", None)
+            for key in ("episode_id", "termination", "transcript", "outcome"):
+                s.pop(key, None)
             self.files.save_participant(s)
             return self._state(pid)
 
@@ -329,11 +407,15 @@ class Study:
                 return conv
         s = self._states[pid]
         planned = s["plan"][s["index"]]
+        try:
+            assistant = build_assistant(planned["assistant"], **self.config.assistant_options.get(planned["assistant"], {}))
+        except Exception as exc:  # noqa: BLE001 - e.g. an endpoint gone since the start: this conversation ends
+            assistant = _FailedAssistant(exc)
         conv = Conversation(
             env_id=self.config.env,
             task_id=planned["task_id"],
             seed=self.config.seed,
-            assistant=build_assistant(planned["assistant"], **self.config.assistant_options.get(planned["assistant"], {})),
+            assistant=assistant,
             log=s["log"],
             max_turns=self.config.max_turns,
         )
@@ -365,7 +447,50 @@ class Study:
             turns=conv.turns,
             cart=list(conv.turns[-1].cart) if conv.turns else [],
             termination=conv.termination or "turn_limit",
+            error=conv.error,
+            error_cause=conv.error_cause,
         )
+
+    # ------------------------------------------------------------------ researcher
+    def progress(self) -> dict[str, Any]:
+        """The researcher's view: per participant and per assistant, conversations planned,
+        done (finished normally), errored and questionnaires filled; nothing a participant typed."""
+        with self._lock:
+            states = [dict(s) for s in self._states.values()]
+        per_assistant = {a: {"assistant": a, "planned": 0, "done": 0, "errored": 0, "rated": 0, "in_progress": 0}
+                         for a in self.config.assistants}
+        people = []
+        for s in sorted(states, key=lambda x: x["participant_id"]):
+            done = [d for d in s["done"] if d.get("termination") != "error"]
+            errored = [d for d in s["done"] if d.get("termination") == "error"]
+            rated = [d for d in s["done"] if d.get("ratings")]
+            finished_now = s["stage"] == "rating"  # played, questionnaire not filled yet
+            current = s["plan"][s["index"]] if s["index"] < len(s["plan"]) else None
+            people.append({
+                "participant_id": s["participant_id"],
+                "stage": s["stage"],
+                "planned": len(s["plan"]),
+                "done": len(done) + (1 if finished_now else 0),
+                "errored": len(errored),
+                "rated": len(rated),
+                "current": None if current is None else
+                f"{s['index'] + 1}/{len(s['plan'])}: Assistant {current['label']} ({current['assistant']}), "
+                f"task {current['task_id']}",
+                "turns": sum(1 for e in s.get("log", []) if e.get("user")) if s["stage"] == "chat" else None,
+            })
+            for p in s["plan"]:
+                per_assistant[p["assistant"]]["planned"] += 1
+            for d in done:
+                per_assistant[d["assistant"]]["done"] += 1
+            for d in errored:
+                per_assistant[d["assistant"]]["errored"] += 1
+            for d in rated:
+                per_assistant[d["assistant"]]["rated"] += 1
+            if current is not None and s["stage"] in ("chat", "rating"):
+                key = "done" if finished_now else "in_progress"
+                per_assistant[current["assistant"]][key] += 1
+        return {"participants": people, "assistants": list(per_assistant.values()), "tasks": self.task_ids,
+                "env": self.config.env}
 
     def config_dict(self) -> dict[str, Any]:
         return asdict(self.config)

@@ -33,6 +33,24 @@ function el(tag, text, cls) {
   return node;
 }
 
+function showNotice(state) {
+  for (const id of ["notice-briefing", "notice-done"]) {
+    $(id).textContent = state.notice || "";
+    $(id).hidden = !state.notice;
+  }
+}
+
+function dialogueLines(lines, label) {
+  return lines.map((line) => {
+    const who = line.speaker === "assistant" ? label : line.speaker === "you" ? "You" : "Action";
+    const li = el("li", "", "line " + line.speaker);
+    li.append(el("b", who + ": "), el("span", line.text));
+    return li;
+  });
+}
+
+function money(v) { return "$" + Number(v).toFixed(2); }
+
 function showPage(name) {
   for (const page of ["join", "briefing", "chat", "rating", "done"]) {
     $("page-" + page).hidden = page !== name;
@@ -57,6 +75,8 @@ async function render(state) {
   $("resume-code").textContent = token();
   $("progress").textContent = state.stage === "done" ? "finished"
     : "conversation " + (state.index + 1) + " of " + state.total;
+  showNotice(state);
+  hideConfirm();
   if (state.stage === "briefing") renderBriefing(state);
   else if (state.stage === "chat") renderChat(state);
   else if (state.stage === "rating") renderRating(state);
@@ -81,20 +101,24 @@ function renderChat(state) {
   $("chat-request").textContent = state.briefing.request + " Budget: $" + state.briefing.budget.toFixed(2) + ".";
   $("view").src = state.view;
   $("map").src = state.map;
-  $("dialogue").replaceChildren(...state.dialogue.map((line) => {
-    const who = line.speaker === "assistant" ? state.assistant_label : line.speaker === "you" ? "You" : "Action";
-    const li = el("li", "", "line " + line.speaker);
-    li.append(el("b", who + ": "), el("span", line.text));
-    return li;
-  }));
+  $("dialogue").replaceChildren(...dialogueLines(state.dialogue, state.assistant_label));
   const dialogue = $("dialogue");
   dialogue.scrollTop = dialogue.scrollHeight;
+  $("map-key").replaceChildren(...state.map_key.map((k) => {
+    const li = el("li");
+    li.append(el("b", k.handle), document.createTextNode(" " + k.name));
+    return li;
+  }));
   $("held").textContent = state.held ? state.held.name + " [" + state.held.handle + "]" : "nothing";
   $("cart").textContent = state.cart.length ? state.cart.join(", ") : "empty";
   $("inspected").replaceChildren(...state.inspected.map((p) => {
-    const attrs = Object.entries(p.attributes).map(([k, v]) => k + ": " + v).join(", ");
-    return el("p", p.name + " - $" + p.price.toFixed(2) + (attrs ? " (" + attrs + ")" : "")
-      + (p.tags.length ? " [" + p.tags.join(", ") + "]" : ""), "inspected");
+    const card = el("div", "", "inspected");
+    card.append(el("b", p.name + " · " + money(p.price)));
+    const list = el("ul");
+    for (const d of p.details) list.appendChild(el("li", d));
+    if (p.labels.length) list.appendChild(el("li", "also: " + p.labels.join(", ")));
+    card.appendChild(list);
+    return card;
   }));
   const tool = $("tool");
   const previous = tool.value;
@@ -121,9 +145,13 @@ function renderArgs() {
       input = el("select");
       fillSelect(input, arg.choices);
     } else {
+      // Never chosen for the participant: the list starts on "choose ...".
       input = el("select");
       const targets = current.handles[arg.name] || [];
-      fillSelect(input, targets.map((t) => t.handle), targets.map((t) => "[" + t.handle + "] " + t.name));
+      const what = arg.name === "item" ? "product" : arg.name;
+      fillSelect(input, ["", ...targets.map((t) => t.handle)],
+        ["choose a " + what + "...", ...targets.map((t) => "[" + t.handle + "] " + t.name
+          + (t.price === undefined ? "" : " · " + money(t.price)))]);
       if (!targets.length) label.append(el("span", "(nothing of this kind in view)", "muted"));
     }
     input.dataset.arg = arg.name;
@@ -145,6 +173,9 @@ function readAction() {
 
 function renderRating(state) {
   $("rating-label").textContent = state.assistant_label;
+  $("outcome-bought").textContent = state.outcome.bought;
+  $("outcome-reason").textContent = state.outcome.reason;
+  $("transcript").replaceChildren(...dialogueLines(state.transcript, state.assistant_label));
   const box = $("questions");
   box.replaceChildren();
   for (const q of state.questions) {
@@ -191,19 +222,38 @@ $("resume-form").addEventListener("submit", (ev) => {
 
 $("start").addEventListener("click", () => guarded(async () => render(await api("POST", "/api/start"))));
 
-$("tool").addEventListener("change", renderArgs);
+$("tool").addEventListener("change", () => { hideConfirm(); renderArgs(); });
+
+async function sendTurn(action) {
+  const utterance = $("utterance").value;
+  const state = await api("POST", "/api/turn", {
+    utterance, action, gave_up: $("gave-up").checked, silent: utterance.trim() === "",
+  });
+  $("utterance").value = "";
+  $("gave-up").checked = false;
+  await render(state);
+}
+
+function hideConfirm() { $("confirm").hidden = true; }
 
 $("turn-form").addEventListener("submit", (ev) => {
   ev.preventDefault();
-  guarded(async () => {
-    const state = await api("POST", "/api/turn", {
-      utterance: $("utterance").value, action: readAction(), gave_up: $("gave-up").checked,
-    });
-    $("utterance").value = "";
-    $("gave-up").checked = false;
-    await render(state);
-  });
+  const action = readAction();
+  if (action.name === "add_to_cart") {
+    // Buying ends the conversation: name the product and ask first.
+    const product = (current.handles.item || []).find((t) => t.handle === action.arguments.item);
+    if (!product) { showError("please choose which product to put in your cart"); return; }
+    showError("");
+    $("confirm-product").textContent = product.name.replace(/ \(in your hands\)$/, "") + " (" + money(product.price) + ")";
+    $("confirm").hidden = false;
+    $("confirm-yes").focus();
+    return;
+  }
+  guarded(async () => sendTurn(action));
 });
+
+$("confirm-yes").addEventListener("click", () => guarded(async () => { hideConfirm(); await sendTurn(readAction()); }));
+$("confirm-no").addEventListener("click", hideConfirm);
 
 $("rating-form").addEventListener("submit", (ev) => {
   ev.preventDefault();

@@ -37,16 +37,27 @@ def turn_left():
     return {"name": "turn", "arguments": {"direction": "left", "angle": 30}}
 
 
-class FlakyAssistant(ChattyAssistant):
-    """Fails on the first second-turn call of the process (an endpoint that drops once)."""
-
-    failed = False
+class BrokenAssistant(ChattyAssistant):
+    """Answers once, then its endpoint is gone for good: every later ``act`` raises."""
 
     def act(self, observation):
-        if self.turn == 1 and not FlakyAssistant.failed:
-            FlakyAssistant.failed = True
+        if self.turn >= 1:
             raise ConnectionError("endpoint went away\nsecond line")
         return super().act(observation)
+
+
+class DeadOnArrivalAssistant(ChattyAssistant):
+    """Cannot even start a conversation: ``reset`` raises."""
+
+    def reset(self, observation, info, *, seed=None):
+        raise RuntimeError("model weights are corrupt")
+
+
+class UnbuildableAssistant(ChattyAssistant):
+    """Its constructor raises, as a model path that does not exist would."""
+
+    def __init__(self):
+        raise OSError("no such model: /missing")
 
 
 class ModelAssistant(ChattyAssistant):

@@ -70,8 +70,12 @@ def test_bad_input_gets_one_line_and_changes_nothing(tmp_path):
     client.post("/api/start", headers=auth)
     before = client.get("/api/state", headers=auth).json()
     cases = [
-        ({"utterance": "hi", "action": {"name": "add_to_cart", "arguments": {"item": "999"}}}, "not visible"),
-        ({"utterance": "hi", "action": {"name": "teleport"}}, "not a legal tool"),
+        ({"utterance": "hi", "action": {"name": "add_to_cart", "arguments": {"item": "999"}}},
+         "[999] is not in your view or in your hands now"),
+        ({"utterance": "hi", "action": {"name": "add_to_cart", "arguments": {}}}, "please choose which product"),
+        ({"utterance": "hi", "action": {"name": "teleport"}}, "please choose one of the actions offered"),
+        ({"utterance": "", "action": IDLE, "silent": True}, "please type what you say to the assistant, or choose an action"),
+        ({"utterance": " ", "action": LEFT}, "please type what you say to the assistant, or choose an action"),
         ({"utterance": "x" * 501, "action": IDLE}, "utterance: at most 500 characters"),
         ({"utterance": "hi", "action": IDLE, "extra": 1}, "extra"),
         ({"utterance": "hi", "action": {"name": "turn", "arguments": {"direction": "left", "angle": True}}},
@@ -186,16 +190,177 @@ def test_serve_refuses_a_bad_setup_with_one_line(tmp_path, capsys, argv, message
     assert message in err and err.count("\n") == 1
 
 
-def test_an_assistant_failure_is_a_message_and_the_turn_is_kept(tmp_path):
-    client, _ = _client(tmp_path / "s", assistants=("tests.eval.human.conftest:FlakyAssistant",))
+BROKEN = "tests.eval.human.conftest:BrokenAssistant"
+
+
+def _play_plan(client, study, auth, pid):
+    """Play every planned conversation (one turn each, then give up); returns the stages seen."""
+    seen = []
+    for planned in study._states[pid]["plan"]:
+        state = client.post("/api/start", headers=auth).json()
+        if state["stage"] == "chat":
+            r = client.post("/api/turn", headers=auth, json={"utterance": "Hi, I want yogurt.", "action": LEFT})
+            assert r.status_code == 200, r.text
+            state = r.json()
+        if state["stage"] == "chat":
+            state = _finish(client, auth, ())
+        seen.append((planned["assistant"], state))
+        if state["stage"] == "rating":
+            state = client.post("/api/ratings", headers=auth, json={"ratings": {d: 4 for d in DIMENSIONS}}).json()
+    return seen
+
+
+def test_an_assistant_that_fails_ends_that_conversation_and_the_participant_goes_on(tmp_path, caplog):
+    client, study = _client(tmp_path / "s", assistants=(BROKEN, "heuristic"))
+    auth = _join(client)
+    pid = client.get("/api/state", headers=auth).json()["participant_id"]
+    with caplog.at_level("INFO", logger="eval.human"):
+        seen = dict(_play_plan(client, study, auth, pid))
+    broken = seen[BROKEN]  # the state right after the failing turn
+    assert broken["stage"] in ("briefing", "done")
+    assert broken["notice"].startswith("We are sorry: Assistant ") and "stopped working" in broken["notice"]
+    assert "Traceback" not in json.dumps(broken) and "ConnectionError" not in json.dumps(broken)
+    assert seen["heuristic"]["stage"] == "rating"  # the other conversation went on as planned
+    state = client.get("/api/state", headers=auth).json()
+    assert state["stage"] == "done"
+    study.close()
+    client, _ = _client(tmp_path / "s", assistants=(BROKEN, "heuristic"))  # the resume code still works
+    assert client.get("/api/state", headers=auth).json()["stage"] == "done"
+    (ep,) = read_episodes(tmp_path / "s" / "runs" / "tests.eval.human.conftest_BrokenAssistant" / "trajectories.jsonl")
+    assert ep.termination == "error" and ep.error_cause == "crash" and "ConnectionError: endpoint went away" in ep.error
+    assert [t.user_utterance for t in ep.turns] == ["Hi, I want yogurt."]
+    assert not (tmp_path / "s" / "runs" / "tests.eval.human.conftest_BrokenAssistant" / "ratings.jsonl").exists()
+    done = json.loads((tmp_path / "s" / "participants" / f"{pid}.json").read_text())["done"]
+    assert sorted((d["assistant"], d["termination"]) for d in done) == [("heuristic", "moderator_end"),
+                                                                        (BROKEN, "error")]
+    assert any("ended: error after 1 turns (crash: ConnectionError: endpoint went away)" in r.message
+               for r in caplog.records)
+
+
+def test_an_assistant_that_cannot_start_ends_the_conversation_at_once(tmp_path):
+    client, _ = _client(tmp_path / "s", assistants=("tests.eval.human.conftest:DeadOnArrivalAssistant",))
+    auth = _join(client)
+    state = client.post("/api/start", headers=auth).json()
+    assert state["stage"] == "done" and "You have no more conversations to do." in state["notice"]
+    (ep,) = read_episodes(tmp_path / "s" / "runs" / "tests.eval.human.conftest_DeadOnArrivalAssistant"
+                          / "trajectories.jsonl")
+    assert ep.termination == "error" and ep.turns == [] and "model weights are corrupt" in ep.error
+
+
+def test_a_failure_replayed_after_a_restart_ends_the_same_way(tmp_path):
+    client, study = _client(tmp_path / "s", assistants=(BROKEN,))
     auth = _join(client)
     client.post("/api/start", headers=auth)
-    r = client.post("/api/turn", headers=auth, json={"utterance": "Hi there.", "action": LEFT})
-    assert r.status_code == 400
-    assert r.json()["error"].startswith("the assistant could not answer (ConnectionError: endpoint went away)")
-    state = client.get("/api/state", headers=auth).json()  # rebuilt: the assistant is asked again
-    assert state["turn"] == 2 and {"speaker": "you", "text": "Hi there."} in state["dialogue"]
-    assert "Instance" in state["dialogue"][-1]["text"]
+    path = tmp_path / "s" / "participants" / "P001.json"
+    client.post("/api/turn", headers=auth, json={"utterance": "Hi.", "action": LEFT})
+    state = json.loads(path.read_text())
+    assert state["stage"] == "done" and state["done"][0]["log"][-1]["error"].startswith("ConnectionError")
+    # a server that died before moving on: the log alone ends the conversation the same way
+    state.update(stage="chat", index=0, log=state["done"][0]["log"], done=[])
+    path.write_text(json.dumps(state))
+    study.close()
+    client, _ = _client(tmp_path / "s", assistants=(BROKEN,))
+    assert "stopped working" in client.get("/api/state", headers=auth).json()["notice"]
+    assert len(read_episodes(tmp_path / "s" / "runs" / "tests.eval.human.conftest_BrokenAssistant"
+                             / "trajectories.jsonl")) == 1
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("heuristic,tests.eval.human.conftest:UnbuildableAssistant",
+     "assistant 'tests.eval.human.conftest:UnbuildableAssistant' cannot play: OSError: no such model: /missing"),
+    ("heuristic,hf:/missing", "assistant 'hf:/missing' cannot play: ValueError: model path does not exist"),
+    ("tests.eval.human.conftest:DeadOnArrivalAssistant",
+     "cannot play: RuntimeError: model weights are corrupt"),
+])
+def test_serve_checks_every_assistant_before_anyone_joins(tmp_path, capsys, spec, message):
+    from eval.human.__main__ import main
+
+    assert main(["serve", "--out", str(tmp_path / "s"), "--assistants", spec]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and message in err and err.count("\n") == 1
+    assert not (tmp_path / "s").exists()  # nothing written: the same --out works once fixed
+
+
+def test_the_rating_page_shows_the_transcript_and_the_outcome(tmp_path):
+    client, _ = _client(tmp_path / "s")
+    auth = _join(client)
+    client.post("/api/start", headers=auth)
+    state = _finish(client, auth)
+    assert state["outcome"] == {"bought": "You did not buy anything.", "reason": "You ended the conversation yourself."}
+    speakers = [line["speaker"] for line in state["transcript"]]
+    assert speakers[:3] == ["assistant", "you", "action"]
+    assert {"speaker": "you", "text": "No thanks, bye."} in state["transcript"]
+    assert client.get("/api/state", headers=auth).json()["transcript"] == state["transcript"]  # kept on reload
+
+
+def test_buying_says_what_was_bought(tmp_path):
+    client, study = _client(tmp_path / "s")
+    auth = _join(client)
+    state = client.post("/api/start", headers=auth).json()
+    second = state["handles"]["item"][1]  # not the first one: the participant chooses
+    r = client.post("/api/turn", headers=auth, json={"utterance": "I'll take it.",
+                                                    "action": {"name": "add_to_cart", "arguments": {"item": second["handle"]}}})
+    state = r.json()
+    assert state["stage"] == "rating"
+    assert state["outcome"] == {"bought": f"You bought {second['name']}.",
+                                "reason": "You put a product in your cart, which ends the conversation."}
+    (ep,) = read_episodes(tmp_path / "s" / "runs" / "heuristic" / "trajectories.jsonl")
+    assert len(ep.cart) == 1 and ep.cart == [ep.turns[-1].user_action.target_id]
+
+
+def test_a_silent_move_needs_no_words(tmp_path):
+    client, study = _client(tmp_path / "s")
+    auth = _join(client)
+    client.post("/api/start", headers=auth)
+    r = client.post("/api/turn", headers=auth, json={"utterance": "", "action": LEFT})
+    assert r.status_code == 400 and "type what you say" in r.json()["error"]  # silence must be meant
+    r = client.post("/api/turn", headers=auth, json={"utterance": "", "action": IDLE, "silent": True})
+    assert r.status_code == 400 and "or choose an action" in r.json()["error"]  # saying and doing nothing
+    r = client.post("/api/turn", headers=auth, json={"utterance": "", "action": LEFT, "silent": True})
+    assert r.status_code == 200, r.text
+    dialogue = r.json()["dialogue"]
+    assert not any(line["speaker"] == "you" for line in dialogue)
+    assert any(line["speaker"] == "action" and line["text"].startswith("turn:") for line in dialogue)
+    study.close()
+    client, _ = _client(tmp_path / "s")  # the silent turn replays after a restart
+    assert client.get("/api/state", headers=auth).json() == r.json()
+
+
+def test_the_researcher_page_needs_its_token_and_counts_progress(tmp_path, caplog):
+    study = Study(StudyConfig(assistants=("heuristic", BROKEN), out=str(tmp_path / "s"), tasks_per_participant=1,
+                              max_turns=6))
+    client = TestClient(create_app(study, admin_token="secret-admin"))
+    assert client.get("/admin").status_code == 401
+    assert client.get("/admin?token=wrong").status_code == 401
+    assert client.get("/api/admin", headers={"Authorization": "Bearer wrong"}).status_code == 401
+    page = client.get("/admin?token=secret-admin")
+    assert page.status_code == 200 and "Per assistant" in page.text
+    a, b = _join(client), _join(client)
+    assert client.get("/api/admin", headers=a).status_code == 401  # a participant's token is not the researcher's
+    with caplog.at_level("INFO", logger="eval.human"):
+        _play_plan(client, study, a, "P001")
+        client.post("/api/start", headers=b)
+    data = client.get("/api/admin", headers={"Authorization": "Bearer secret-admin"}).json()
+    people = {p["participant_id"]: p for p in data["participants"]}
+    assert (people["P001"]["planned"], people["P001"]["done"], people["P001"]["errored"],
+            people["P001"]["rated"], people["P001"]["stage"]) == (2, 1, 1, 1, "done")
+    assert people["P002"]["stage"] in ("chat", "briefing", "done")
+    per = {x["assistant"]: x for x in data["assistants"]}
+    assert per["heuristic"]["planned"] == 2 and per[BROKEN]["planned"] == 2
+    assert per["heuristic"]["rated"] == 1 and per[BROKEN]["errored"] >= 1 and per[BROKEN]["rated"] == 0
+    assert "Hi, I want yogurt." not in json.dumps(data)  # progress only, nothing anyone typed
+    lines = [r.message for r in caplog.records if r.levelname == "INFO"]
+    assert any(m.startswith("P001 conversation 1/2 started: task ") for m in lines)
+    assert any(m.startswith("P001 conversation 1/2 turn 1: turn (done)") or
+               m.startswith("P001 conversation 2/2 turn 1: turn (done)") for m in lines)
+    assert any("ended: moderator_end after 2 turns" in m for m in lines)
+    assert sum("questionnaire saved" in m for m in lines) == 1
+
+
+def test_without_a_researcher_token_there_is_no_researcher_page(tmp_path):
+    client, _ = _client(tmp_path / "s")
+    assert client.get("/admin?token=x").status_code == 404
+    assert client.get("/api/admin").status_code == 404
 
 
 def test_report_puts_the_questionnaire_beside_the_judge(tmp_path):

@@ -30,10 +30,13 @@ def test_assistant_speaks_first_and_the_page_shows_the_shoppers_view(turn_left):
 @pytest.mark.parametrize(
     "utterance, call, message",
     [
-        ("hello", {"name": "fly", "arguments": {}}, "not a legal tool"),
-        ("hello", {"name": "add_to_cart", "arguments": {"item": "999"}}, "not visible"),
-        ("hello", {"name": "turn", "arguments": {"direction": "left", "angle": 400}}, "angle"),
-        ("hello", {"name": "drop_item", "arguments": {}}, "hands are empty"),
+        ("hello", {"name": "fly", "arguments": {}}, "choose one of the actions offered"),
+        ("hello", {"name": "add_to_cart", "arguments": {"item": "999"}}, "[999] is not in your view or in your hands"),
+        ("hello", {"name": "move_to_fixture", "arguments": {"fixture": "ZZ", "approach": "nearest"}},
+         "[ZZ] is not in your view now"),
+        ("hello", {"name": "pick_up_item", "arguments": {}}, "please choose which product (pick up item)"),
+        ("hello", {"name": "turn", "arguments": {"direction": "left", "angle": 400}}, "from 1 to 180"),
+        ("hello", {"name": "drop_item", "arguments": {}}, "your hands are empty"),
         ("   ", {"name": "idle", "arguments": {}}, "type what you say"),
         ("x" * (MAX_UTTERANCE + 1), {"name": "idle", "arguments": {}}, "limit is 500"),
     ],
