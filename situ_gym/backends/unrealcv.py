@@ -1,8 +1,8 @@
 """The Unreal Engine backend: the same Backend protocol, pixels and motion from UE through UnrealCV.
 
 ``UnrealCVBackend`` drives a running UE level that has the UnrealCV plugin through the
-PyPI ``unrealcv`` client (``pip install "situ-gym[unreal]"``). The engine renders the
-lit view, the object mask and depth, and sweeps the camera through its collision
+PyPI ``unrealcv`` client (``pip install "situ-gym[unreal]" && pip install --no-deps
+unrealcv==1.3.2``). The engine renders the lit view, the object mask and depth, and sweeps the camera through its collision
 (``vset /camera/N/moveto``). Everything that is not physics or pixels is kept in
 Python exactly as in ``EmbeddedBackend`` (this class subclasses it): held item, cart, inspected products, the floor-plan route of targeted moves, the
 messages. Only the pose lives in the engine, and every translational result reports
@@ -81,7 +81,7 @@ def _client_class():
         import unrealcv
     except ImportError as exc:
         raise ImportError(
-            'UnrealCVBackend needs the UnrealCV client: pip install "situ-gym[unreal]" (or pip install unrealcv)'
+            'UnrealCVBackend needs the UnrealCV client: pip install "situ-gym[unreal]" && pip install --no-deps unrealcv==1.3.2'
         ) from exc
 
     class _FailFastClient(unrealcv.Client):

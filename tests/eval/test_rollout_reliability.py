@@ -288,7 +288,8 @@ def test_training_evaluation_gives_agents_no_task_id():
     spy = BatchSpy()
     result = evaluate_policy(spy, "supermarket", ["sm_u01_t1", "sm_u03_t2"], max_turns=1, image_size=(64, 48))
     assert result["episodes"] == 2
-    assert spy.infos == [{"store": "supermarket"}, {"store": "supermarket"}]
+    # the store and the input condition only: no task id, no hidden task
+    assert spy.infos == [{"store": "supermarket", "ablation": None, "protocol": "default"}] * 2
 
 
 class CtrlC(Assistant):
