@@ -46,6 +46,7 @@ from typing import Any
 import numpy as np
 
 from situ_gym import jsonl
+from situ_gym.cli import fail
 from situ_gym.jsonl import object_lines
 
 __all__ = ["METRICS", "COLUMNS", "per_profile_tasks", "assistant_name", "load_run", "agent_means", "correlate", "format_table", "main"]
@@ -262,7 +263,7 @@ def main(argv: list[str] | None = None) -> int:
         users = [u.strip() for u in args.users.split(",")] if args.users else None
         result = compare(runs, judge, users)
     except (ValueError, FileNotFoundError, RuntimeError) as exc:
-        parser.error(str(exc).splitlines()[0])
+        fail(parser, str(exc).splitlines()[0])
     print(format_table(result))
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2, sort_keys=True), encoding="utf-8")

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from eval.probe_measures import REWARD_KWARGS, ProbeRow, summarize
+from situ_gym.cli import fail
 from situ_gym.records import EpisodeRecord
 
 __all__ = [
@@ -219,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
             return _best_of_n(config)
         rows, notes = probe_table(config)
     except ValueError as exc:  # a bad option, agent or task list (eval.rollout's ConfigError too)
-        parser.error(str(exc).splitlines()[0])
+        fail(parser, str(exc).splitlines()[0])
     except RuntimeError as exc:  # eval.rollout.RunStopped, a dead worker
         print(f"{parser.prog}: error: {exc}", file=sys.stderr)
         return 1

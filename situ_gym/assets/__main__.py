@@ -14,6 +14,7 @@ from collections import Counter
 from pathlib import Path
 
 from situ_gym.assets import DEFAULT_SEED
+from situ_gym.cli import fail
 
 _ROWS = (("products", "# Products"), ("instances", "# Instances"), ("nav_targets", "# Nav. Targets"),
          ("waypoints", "# Waypoints"), ("profiles", "# User Profiles"), ("tasks", "# Tasks"))
@@ -93,14 +94,14 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING)
     root = getattr(args, "root", None)
     if root is not None and not Path(root).is_dir():
-        parser.error(f"--root {root!r} is not a directory (expected <root>/<store>/scene.json)")
+        fail(parser, f"--root {root!r} is not a directory (expected <root>/<store>/scene.json)")
     out = getattr(args, "out", None)
     if out is not None:
         parent = Path(out).absolute()
         while not parent.exists():
             parent = parent.parent
         if not parent.is_dir():
-            parser.error(f"--out {out!r} cannot be created: {str(parent)!r} is not a directory")
+            fail(parser, f"--out {out!r} cannot be created: {str(parent)!r} is not a directory")
     return {"generate": cmd_generate, "validate": cmd_validate, "stats": cmd_stats}[args.command](args)
 
 

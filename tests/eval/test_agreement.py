@@ -97,7 +97,8 @@ def _fails(argv, capsys) -> str:
         main(argv)
     assert exc.value.code == 2
     err = capsys.readouterr().err
-    assert "Traceback" not in err and "usage: python -m eval.agreement" in err
+    assert "Traceback" not in err and "usage:" not in err and len(err.strip().splitlines()) == 1
+    assert err.startswith("python -m eval.agreement: error: ")
     return err.strip().splitlines()[-1]
 
 

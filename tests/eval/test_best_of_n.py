@@ -188,7 +188,8 @@ def test_bad_best_of_n_is_one_line(value, capsys):
         main(["--best-of-n", value, "--env", ENVS[0], "--tasks", "0"])
     assert exc.value.code == 2
     err = capsys.readouterr().err
-    assert "Traceback" not in err and "usage: python -m eval.probes" in err
+    assert "Traceback" not in err and "usage:" not in err and len(err.strip().splitlines()) == 1
+    assert err.startswith("python -m eval.probes: error: ")
     last = err.strip().splitlines()[-1]
     assert last.startswith("python -m eval.probes: error: --best-of-n ")
 
