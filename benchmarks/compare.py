@@ -22,6 +22,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from situ_gym import cli
+
 __all__ = ["measure", "main"]
 
 HERE = Path(__file__).resolve().parents[1]  # this checkout
@@ -87,15 +89,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if min(args.rounds, args.repeats, args.poses) < 1:
-        parser.exit(2, f"{parser.prog}: error: --rounds, --repeats and --poses must be >= 1\n")
+        cli.fail(parser, "--rounds, --repeats and --poses must be >= 1")
     if args.child is not None:
         _child(args)
         return
     if args.other is None:
-        parser.exit(2, f"{parser.prog}: error: give the checkout to compare with\n")
+        cli.fail(parser, "give the checkout to compare with")
     other = Path(args.other).resolve()
     if not (other / "situ_gym" / "__init__.py").is_file():
-        parser.exit(2, f"{parser.prog}: error: {other} holds no situ_gym package\n")
+        cli.fail(parser, f"{other} holds no situ_gym package")
     runs: dict[str, list[dict[str, float]]] = {"other": [], "this": []}
     print(f"{args.store} {args.size[0]}x{args.size[1]}, {args.poses} poses x {args.repeats} repeats per run, "
           f"{args.rounds} rounds; frames per CPU-second (capture | capture + both roles' SoM)")

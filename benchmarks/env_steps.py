@@ -28,6 +28,7 @@ import gymnasium as gym  # noqa: E402
 import situ_gym  # noqa: E402
 from agents.heuristic import HeuristicAssistant  # noqa: E402
 from eval.runner import EpisodeSpec, play_batch  # noqa: E402
+from situ_gym import cli  # noqa: E402
 
 
 class StepClock(gym.Wrapper):
@@ -77,11 +78,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--size", default="640x480", help="egocentric image size WxH")
     args = parser.parse_args(argv)
     if args.steps < 1 or args.repeats < 1:
-        parser.exit(2, f"{parser.prog}: error: --steps and --repeats must be >= 1, got {args.steps} and {args.repeats}\n")
+        cli.fail(parser, f"--steps and --repeats must be >= 1, got {args.steps} and {args.repeats}")
     try:
         width, height = (int(v) for v in args.size.lower().split("x"))
     except ValueError:
-        parser.exit(2, f"{parser.prog}: error: --size must look like 640x480, got {args.size!r}\n")
+        cli.fail(parser, f"--size must look like 640x480, got {args.size!r}")
     cv2.setNumThreads(1)
     print(f"env steps on one core, {width}x{height}, median of {args.repeats} runs of >= {args.steps} steps")
     print(f"{'env':<30} {'setting':<14} {'steps/s':>8} {'ms/step':>8} {'per CPU-s':>10} {'reset ms':>9}")

@@ -32,6 +32,7 @@ from pathlib import Path  # noqa: E402
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
+from situ_gym import cli  # noqa: E402
 from situ_gym.backends.base import Pose  # noqa: E402
 from situ_gym.backends.embedded import EmbeddedBackend  # noqa: E402
 from situ_gym.scene.index import SceneIndex  # noqa: E402
@@ -200,13 +201,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--save-images", default=None, help="directory for example PNGs (e.g. docs/img)")
     args = parser.parse_args(argv)
     if args.repeats < 1 or args.poses < 1:
-        parser.exit(2, f"{parser.prog}: error: --repeats and --poses must be >= 1, got {args.repeats} and {args.poses}\n")
+        cli.fail(parser, f"--repeats and --poses must be >= 1, got {args.repeats} and {args.poses}")
     sizes = []
     for item in args.sizes.split(","):
         try:
             w, h = (int(v) for v in item.lower().split("x"))
         except ValueError:
-            parser.exit(2, f"{parser.prog}: error: --sizes wants WxH pairs like 640x480, got {item!r}\n")
+            cli.fail(parser, f"--sizes wants WxH pairs like 640x480, got {item!r}")
         sizes.append((w, h))
     cv2.setNumThreads(1)
     from situ_gym.scene.loader import load_scene

@@ -29,6 +29,8 @@ import statistics  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 
+from situ_gym import cli  # noqa: E402
+
 _MINIWORLD = r"""
 import sys, time
 import gymnasium as gym
@@ -70,7 +72,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--mesa-threads", type=int, default=2, help="llvmpipe threads for Miniworld")
     args = parser.parse_args(argv)
     if not os.path.exists(args.miniworld_python):
-        parser.exit(2, f"{parser.prog}: error: --miniworld-python does not exist: {args.miniworld_python!r}\n")
+        cli.fail(parser, f"--miniworld-python does not exist: {args.miniworld_python!r}")
     width, height = (int(v) for v in args.size.lower().split("x"))
 
     import cv2

@@ -11,6 +11,7 @@ import time
 
 import numpy as np
 
+from situ_gym import cli
 from situ_gym.actions import parse_assistant_output, validate_user_call
 from situ_gym.actions.tools import TOOLS
 from tests.actions import conftest
@@ -31,7 +32,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=1, help="seed of the generated inputs (default: 1)")
     args = parser.parse_args(argv)
     if args.fuzz < 0:
-        parser.exit(2, f"{parser.prog}: error: --fuzz must be >= 0, got {args.fuzz}\n")
+        cli.fail(parser, f"--fuzz must be >= 0, got {args.fuzz}")
     market = conftest.build_market()
     home = conftest.build_home()
     mview = conftest.build_market_views(market)

@@ -25,6 +25,7 @@ from typing import Any
 
 from eval.aggregate import TABLE3, TABLE8, by_environment, termination_reasons
 from eval.judge import DIMENSIONS
+from situ_gym import cli
 
 __all__ = ["GLOSSARY", "fmt_stat", "md_text", "format_markdown", "format_console", "write_report",
            "write_metrics_json", "navigate_cell", "navigate_section", "combine_runs", "main"]
@@ -320,8 +321,8 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
 
-    def fail(message: str) -> NoReturn:  # found after parsing: one line, exit 2 (usage is for --help)
-        parser.exit(2, f"{parser.prog}: error: {message}\n")
+    def fail(message: str) -> NoReturn:  # one line, exit 2 (usage is for --help)
+        cli.fail(parser, message)
     try:
         episodes = combine_runs(args.runs)
         # Each episode is rated under the protocol it was played under; checked before any rating.

@@ -23,6 +23,7 @@ from typing import Any, NoReturn
 
 from recrm.composite import COMPONENT_NAMES, VARIANTS, RecRMComposite
 from recrm.context import TurnContext
+from situ_gym import cli
 from situ_gym.records import EpisodeRecord, read_episodes
 from situ_gym.scene.index import SceneIndex
 from situ_gym.scene.model import Task
@@ -250,8 +251,8 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
 
-    def fail(message: str) -> NoReturn:  # found after parsing: one line, exit 2 (usage is for --help)
-        parser.exit(2, f"{parser.prog}: error: {message}\n")
+    def fail(message: str) -> NoReturn:  # one line, exit 2 (usage is for --help)
+        cli.fail(parser, message)
     if not args.file:
         fail("a trajectory file is required (python -m benchmarks.recrm_scoring times the scorers)")
     if not Path(args.file).is_file():

@@ -17,6 +17,8 @@ import logging
 import sys
 from typing import NoReturn
 
+from situ_gym import cli
+
 __all__ = ["main"]
 
 
@@ -46,8 +48,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress and library messages")
     args = parser.parse_args(argv)
 
-    def fail(message: str) -> NoReturn:  # a mistake found after parsing: one line, exit 2 (usage is for --help)
-        parser.exit(2, f"{parser.prog}: error: {message}\n")
+    def fail(message: str) -> NoReturn:  # one line, exit 2 (usage is for --help)
+        cli.fail(parser, message)
 
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
