@@ -93,7 +93,8 @@ def test_batched_assistants_get_one_call_per_turn_and_a_batch_failure_ends_the_b
     assert acts_in_batches(agent)
     results = play_batch(envs, agent, SPECS)
     assert agent.calls == [[0, 1, 2], [0, 1, 2]]
-    assert agent.infos == [{"store": "supermarket"}] * 3 and agent.seeds == [0, 1, 2]
+    assert agent.infos == [{"store": "supermarket", "ablation": None, "protocol": "default"}] * 3
+    assert agent.seeds == [0, 1, 2]
     assert [(r.termination, r.turns) for r in results] == [("error", 1)] * 3
     assert all("engine gone" in r.error for r in results)
 
