@@ -202,7 +202,29 @@ class RuleBasedJudge(DialogueJudge):
                 return True
         return False
 
+    def _aligned_share(self, turns: list[TurnRecord], index: SceneIndex, fits, learn) -> float:
+        """Preference Alignment on a 1-5 scale: the share of Recommend turns whose product
+        ``fits(pid)`` what was known then and had not been declined (3 without any).
+        ``learn(turn)`` takes in what a turn made known, binding from the next turn on."""
+        declined: set[str] = set()
+        recs = good = 0
+        prev: TurnRecord | None = None
+        for t in turns:
+            if prev is not None and prev.recommended_id and analyze(prev.user_utterance).rejects:
+                declined.add(prev.recommended_id)
+            rid = t.recommended_id
+            if t.action_type == "Recommend" and rid and rid in index.products:
+                recs += 1
+                good += fits(rid) and rid not in declined
+            learn(t)
+            ua = t.user_action
+            if ua is not None and ua.name == "do_not_add_to_cart" and ua.target_id:
+                declined.add(ua.target_id)
+            prev = t
+        return 3.0 if recs == 0 else _scale(good / recs)
+
     def _preference(self, turns: list[TurnRecord], task: Any, index: SceneIndex | None) -> float:
+        """Preference Alignment against the goal details the shopper disclosed (the hidden task)."""
         if task is None or index is None:
             return 3.0
         by_kind: dict[str, list[Any]] = {}
@@ -214,24 +236,12 @@ class RuleBasedJudge(DialogueJudge):
                 value = task.category
             by_kind.setdefault(item.kind, []).append(value)
         revealed: list[tuple[str, Any]] = []
-        declined: set[str] = set()
-        recs = good = 0
-        prev: TurnRecord | None = None
-        for t in turns:
-            if prev is not None and prev.recommended_id and analyze(prev.user_utterance).rejects:
-                declined.add(prev.recommended_id)
-            rid = t.recommended_id
-            if t.action_type == "Recommend" and rid and rid in index.products:
-                recs += 1
-                good += not self._violates(rid, revealed, index) and rid not in declined
-            for kind in t.revealed:  # disclosed this turn: binding from the next turn on
-                for value in by_kind.get(kind, []):
-                    revealed.append((kind, value))
-            ua = t.user_action
-            if ua is not None and ua.name == "do_not_add_to_cart" and ua.target_id:
-                declined.add(ua.target_id)
-            prev = t
-        return 3.0 if recs == 0 else _scale(good / recs)
+
+        def learn(t: TurnRecord) -> None:
+            for kind in t.revealed:  # disclosed this turn
+                revealed.extend((kind, value) for value in by_kind.get(kind, []))
+
+        return self._aligned_share(turns, index, lambda rid: not self._violates(rid, revealed, index), learn)
 
     def _stated_preference(self, turns: list[TurnRecord], index: SceneIndex | None) -> float:
         """Preference Alignment from the shopper's own words (``protocol="paper"``): the
@@ -239,40 +249,32 @@ class RuleBasedJudge(DialogueJudge):
         if index is None:
             return 3.0
         lex = lexicon_for(index)
-        budget: tuple[str, Any] | None = None
-        needs: set[str] = set()
-        avoids: set[str] = set()
-        categories: tuple[str, ...] = ()
-        declined: set[str] = set()
-        recs = good = 0
-        prev: TurnRecord | None = None
-        for t in turns:
-            if prev is not None and prev.recommended_id and analyze(prev.user_utterance).rejects:
-                declined.add(prev.recommended_id)
-            rid = t.recommended_id
-            if t.action_type == "Recommend" and rid and rid in index.products:
-                constraints = [("need", n) for n in sorted(needs)] + [("avoid", a) for a in sorted(avoids)]
-                constraints += [budget] if budget else []
-                recs += 1
-                in_category = not categories or index.products[rid].category.lower() in categories
-                good += in_category and not self._violates(rid, constraints, index) and rid not in declined
+        known: dict[str, Any] = {"budget": None, "needs": set(), "avoids": set(), "categories": ()}
+
+        def fits(rid: str) -> bool:
+            constraints = [("need", n) for n in sorted(known["needs"])]
+            constraints += [("avoid", a) for a in sorted(known["avoids"])]
+            constraints += [known["budget"]] if known["budget"] else []
+            cats = known["categories"]
+            in_category = not cats or index.products[rid].category.lower() in cats
+            return in_category and not self._violates(rid, constraints, index)
+
+        def learn(t: TurnRecord) -> None:
             u = analyze(t.user_utterance, lex)
-            if not u.products:  # said this turn: binding from the next turn on
-                if u.budget is not None:
-                    # "about $10" is no hard cap: a tenth over it still respects it
-                    budget = ("budget", u.budget.amount * (1.1 if u.budget.bound == "about" else 1.0))
-                if u.categories:
-                    categories = tuple(c.lower() for c in u.categories)
-                named = {c.lower() for c in u.categories}
-                # a tag that only repeats the category named ("peanut butter") is no extra need
-                wants = {w for w in u.wants if w.partition(":")[2].lower() not in named}
-                needs = (needs - set(u.avoids)) | wants  # the latest word on a tag wins
-                avoids = (avoids - wants) | set(u.avoids)
-            ua = t.user_action
-            if ua is not None and ua.name == "do_not_add_to_cart" and ua.target_id:
-                declined.add(ua.target_id)
-            prev = t
-        return 3.0 if recs == 0 else _scale(good / recs)
+            if u.products:  # words about a product ("the X isn't creamy") state no constraint
+                return
+            if u.budget is not None:
+                # "about $10" is no hard cap: a tenth over it still respects it
+                known["budget"] = ("budget", u.budget.amount * (1.1 if u.budget.bound == "about" else 1.0))
+            if u.categories:
+                known["categories"] = tuple(c.lower() for c in u.categories)
+            named = {c.lower() for c in u.categories}
+            # a tag that only repeats the category named ("peanut butter") is no extra need
+            wants = {w for w in u.wants if w.partition(":")[2].lower() not in named}
+            known["needs"] = (known["needs"] - set(u.avoids)) | wants  # the latest word on a tag wins
+            known["avoids"] = (known["avoids"] - wants) | set(u.avoids)
+
+        return self._aligned_share(turns, index, fits, learn)
 
     @staticmethod
     def _proactiveness(turns: list[TurnRecord], episode: EpisodeRecord) -> float:
