@@ -301,7 +301,6 @@ def main(argv: list[str] | None = None) -> int:
     (report.md, metrics.json and the figures, every cohort of every run together), re-scored
     from their trajectory files."""
     import argparse
-    import logging
     from typing import NoReturn
 
     from eval.aggregate import judge_label, load_indexes, load_tasks, summarize_groups
@@ -316,10 +315,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--judge-model", default=None, help="chat model SPEC for --judge llm (hf:... | openai:NAME)")
     parser.add_argument("--judge-base-url", default=None, help="OpenAI-compatible URL for the judge model")
     parser.add_argument("--title", default=None, help="report title (default: the runs' names)")
-    parser.add_argument("-v", "--verbose", action="store_true", help="log library messages (INFO)")
+    cli.add_verbose(parser)
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
-                        format="%(levelname)s %(name)s: %(message)s")
+    cli.setup_logging(args.verbose)
 
     def fail(message: str) -> NoReturn:  # one line, exit 2 (usage is for --help)
         cli.fail(parser, message)

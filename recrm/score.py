@@ -246,10 +246,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tau", type=float, default=0.5)
     parser.add_argument("--outcome-bonus", type=float, default=0.0)
     parser.add_argument("--json", action="store_true", help="print the full result as JSON")
-    parser.add_argument("-v", "--verbose", action="store_true", help="log library messages (INFO)")
+    cli.add_verbose(parser)
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
-                        format="%(levelname)s %(name)s: %(message)s")
+    cli.setup_logging(args.verbose)
 
     def fail(message: str) -> NoReturn:  # one line, exit 2 (usage is for --help)
         cli.fail(parser, message)

@@ -13,7 +13,6 @@ those functions.
 from __future__ import annotations
 
 import json
-import logging
 import sys
 from typing import NoReturn
 
@@ -45,14 +44,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="the judge's protocol (default: the one the episodes were played under)")
     parser.add_argument("--no-scene", action="store_true",
                         help="do not load the scene (Catalog %% and the Home CGV product rule off)")
-    parser.add_argument("-v", "--verbose", action="store_true", help="log progress and library messages")
+    cli.add_verbose(parser)
     args = parser.parse_args(argv)
 
     def fail(message: str) -> NoReturn:  # one line, exit 2 (usage is for --help)
         cli.fail(parser, message)
 
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
-                        format="%(levelname)s %(name)s: %(message)s")
+    cli.setup_logging(args.verbose)
     path = Path(args.file)
     try:
         episodes = task_order(read_episodes(path / "trajectories.jsonl" if path.is_dir() else path))
