@@ -9,8 +9,9 @@ episode into the next) and asks EVERY member to act on every turn's observation,
 one's internal state follows the real dialogue (the observation's history shows what was
 actually said). Each turn N members are drawn uniformly with replacement by a numpy
 Generator seeded from the run seed and the task (``draw_rngs``); every distinct drawn
-candidate is scored with the reward the probes use (``eval.probe_measures.REWARD_KWARGS``:
-the composite of ``recrm.RecRMReward(variant="full", outcome_bonus=1.0)``) on the env's
+candidate is scored with the reward the probes use (``eval.probe_measures.reward_kwargs``:
+the composite of ``recrm.RecRMReward(variant="full", outcome_bonus=1.0)``, the paper's under
+``--protocol paper``) on the env's
 current state WITHOUT stepping it, the best one is played (ties: the first drawn) and the
 env steps. The "uniform" baseline makes the same draws and plays one of the N chosen
 uniformly at random (a second seeded Generator); for N = 1 both play the same episodes.
@@ -294,6 +295,7 @@ class BestOfNConfig:
     ns: tuple[int, ...] = (1, 2, 4, 8)
     pool: tuple[str, ...] = ()  # empty: default_pool()
     out: str | None = None
+    protocol: str = "default"  # played and rewarded under (docs/protocol.md)
 
     @property
     def envs(self) -> list[str]:
@@ -335,40 +337,41 @@ class BestOfNRow:
 
 
 def _jobs(env_id: str, config: BestOfNConfig) -> list[Any]:
-    from eval.probe_measures import REWARD_KWARGS
+    from eval.probe_measures import reward_kwargs
     from eval.rollout_config import RolloutConfig, make_jobs
 
     rollout = RolloutConfig(env=env_id, agent="best-of-n", tasks=config.tasks, seed=config.seed,
                             out=str(Path(config.out or ".") / env_id), reward="recrm",
-                            reward_kwargs=dict(REWARD_KWARGS), judge="none", no_report=True)
+                            reward_kwargs=reward_kwargs(config.protocol), judge="none", no_report=True,
+                            protocol=config.protocol)
     return make_jobs(rollout)
 
 
 _STATE: dict[str, Any] = {}  # per process: env and member prototypes, built once per (env, pool)
 
 
-def _state(env_id: str, pool: tuple[str, ...]) -> tuple[Any, list[tuple[str, Any]]]:
-    key = json.dumps([env_id, list(pool)])
+def _state(env_id: str, pool: tuple[str, ...], protocol: str) -> tuple[Any, list[tuple[str, Any]]]:
+    key = json.dumps([env_id, list(pool), protocol])
     if _STATE.get("key") != key:
         import gymnasium as gym
 
         import situ_gym  # noqa: F401 - registers the envs
         from agents.registry import make_agent
-        from eval.probe_measures import REWARD_KWARGS
+        from eval.probe_measures import reward_kwargs
         from recrm import RecRMReward
 
         if "env" in _STATE:
             _STATE["env"].close()
         _STATE.clear()
-        env = RecRMReward(gym.make(env_id), **REWARD_KWARGS)
+        env = RecRMReward(gym.make(env_id, protocol=protocol), **reward_kwargs(protocol))
         _STATE.update(key=key, env=env, members=[(name, make_agent(name)) for name in pool])
     return _STATE["env"], _STATE["members"]
 
 
 def _play_job(args: tuple) -> dict[str, Any]:
     """One episode (a picklable module-level function for worker processes)."""
-    env_id, pool, job, n, pick, seed = args
-    env, members = _state(env_id, pool)
+    env_id, pool, job, n, pick, seed, protocol = args
+    env, members = _state(env_id, pool, protocol)
     return dataclasses.asdict(play_episode(env, members, job, n, pick, seed))
 
 
@@ -457,7 +460,7 @@ def best_of_n_table(config: BestOfNConfig) -> tuple[list[BestOfNRow], list[str],
         for n in config.ns:
             for pick in PICKS:
                 logger.info("best-of-N: %s N=%d %s on %d tasks", env_id, n, pick, len(jobs[env_id]))
-                work = [(env_id, tuple(pool), job, n, pick, config.seed) for job in jobs[env_id]]
+                work = [(env_id, tuple(pool), job, n, pick, config.seed, config.protocol) for job in jobs[env_id]]
                 outcomes = _run_jobs(work, config.workers)
                 row = _row(env_id, n, pick, pool, outcomes)
                 rows.append(row)
@@ -560,12 +563,12 @@ def format_table(rows: list[BestOfNRow], notes: list[str], timing: dict[str, Any
 
 def payload(config: Any, rows: list[BestOfNRow], notes: list[str], timing: dict[str, Any]) -> dict[str, Any]:
     """What ``--json OUT`` writes."""
-    from eval.probe_measures import REWARD_KWARGS
+    from eval.probe_measures import reward_kwargs
 
     pool = list(rows[0].share) if rows else []
     return {
         "config": dataclasses.asdict(config) if dataclasses.is_dataclass(config) else dict(config),
-        "reward": REWARD_KWARGS,
+        "reward": reward_kwargs(getattr(config, "protocol", "default")),
         "mode": "best-of-n",
         "ns": list(dict.fromkeys(r.n for r in rows)),
         "pool": pool,

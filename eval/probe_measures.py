@@ -8,10 +8,19 @@ from typing import Any
 
 from situ_gym.records import EpisodeRecord
 
-__all__ = ["REWARD_KWARGS", "ProbeRow", "summarize"]
+__all__ = ["REWARD_KWARGS", "reward_kwargs", "ProbeRow", "summarize"]
 
-# The reward GSPO trains on (train/configs use variant "full" with outcome bonus 1).
-REWARD_KWARGS: dict[str, Any] = {"variant": "full", "outcome_bonus": 1.0}
+
+def reward_kwargs(protocol: str = "default") -> dict[str, Any]:
+    """The reward the probes play under: the one GSPO trains on (train/configs use variant
+    "full" with outcome bonus 1), or the paper's composite under ``protocol="paper"``."""
+    from situ_gym.protocol import check_protocol
+
+    check_protocol(protocol)
+    return {"variant": "full" if protocol == "default" else "paper", "outcome_bonus": 1.0}
+
+
+REWARD_KWARGS: dict[str, Any] = reward_kwargs()
 
 
 @dataclass(frozen=True)

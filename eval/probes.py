@@ -31,8 +31,9 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from eval.probe_measures import REWARD_KWARGS, ProbeRow, summarize
+from eval.probe_measures import REWARD_KWARGS, ProbeRow, reward_kwargs, summarize
 from situ_gym.cli import fail
+from situ_gym.protocol import check_protocol
 from situ_gym.records import EpisodeRecord
 
 __all__ = [
@@ -70,6 +71,10 @@ class ProbeConfig:
     out: str | None = field(
         default=None, metadata={"help": "keep the trajectories under DIR/<env>/<assistant> (default: discarded)"}
     )
+    protocol: str = field(
+        default="default", metadata={"help": "default | paper: the protocol the episodes are played and "
+                                             "rewarded under (docs/protocol.md)"}
+    )
     best_of_n: str | None = field(
         default=None, metadata={"help": "N or a comma list (1,2,4,8): play best-of-N picks by RecRM over the pool "
                                         "--assistants (eval.best_of_n) instead of the probe table"}
@@ -85,6 +90,7 @@ class ProbeConfig:
         unknown = [e for e in self.envs if e not in situ_gym.STORE_OF_ENV]
         if unknown or not self.envs:
             raise ValueError(f"unknown env {unknown or self.env!r}; choose all or from {list(situ_gym.STORE_OF_ENV)}")
+        check_protocol(self.protocol)
         if self.json is not None and not Path(self.json).absolute().parent.is_dir():
             raise ValueError(f"--json {self.json!r}: its directory does not exist")
         if self.best_of_n is not None:
@@ -121,7 +127,8 @@ def play(env: str, assistant: str, config: ProbeConfig, run_dir: Path) -> list[E
 
     rollout = RolloutConfig(
         env=env, agent=assistant, tasks=config.tasks, workers=config.workers, seed=config.seed,
-        out=str(run_dir), reward="recrm", reward_kwargs=dict(REWARD_KWARGS), judge="none", no_report=True,
+        out=str(run_dir), reward="recrm", reward_kwargs=reward_kwargs(config.protocol), judge="none", no_report=True,
+        protocol=config.protocol,
     )
     run(rollout, argv=[])
     return task_order(read_episodes(run_dir / "trajectories.jsonl"))
@@ -226,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     print(format_table(rows, notes))
     if config.json:
-        payload = {"config": dataclasses.asdict(config), "reward": REWARD_KWARGS, "reference": reference_of(rows),
+        payload = {"config": dataclasses.asdict(config), "reward": reward_kwargs(config.protocol), "reference": reference_of(rows),
                    "rows": [dataclasses.asdict(r) for r in rows], "notes": notes,
                    "gaming": [dict(zip(("env", "probe", "measure", "value", "reference_value"), g, strict=True))
                               for g in gaming(rows)]}
@@ -242,6 +249,7 @@ def _best_of_n(config: ProbeConfig) -> int:
         env=config.env, tasks=config.tasks, seed=config.seed, workers=config.workers,
         ns=tuple(best_of_n.parse_ns(config.best_of_n)),
         pool=tuple(a.strip() for a in config.assistants.split(",") if a.strip()), out=config.out,
+        protocol=config.protocol,
     )
     rows, notes, timing = best_of_n.best_of_n_table(bon)
     print(best_of_n.format_table(rows, notes, timing))

@@ -247,3 +247,34 @@ def test_workers_play_the_same_episodes():
     rows_1, _, _ = bon.best_of_n_table(config)
     rows_2, _, _ = bon.best_of_n_table(dataclasses.replace(config, workers=2))
     assert rows_1 == rows_2
+
+
+def test_paper_protocol_plays_and_rewards_under_the_paper(tmp_path):
+    """``--protocol paper``: the rollout and the best-of-N episodes are played and scored under the
+    paper's composite (0 on a turn that judges no product), and agree with each other."""
+    from eval.probe_measures import reward_kwargs
+
+    env_id = ENVS[0]
+    tasks = _two_tasks(env_id)
+    paper = play(env_id, "heuristic", ProbeConfig(env=env_id, tasks=tasks, protocol="paper"), tmp_path / "paper")
+    default = play(env_id, "heuristic", ProbeConfig(env=env_id, tasks=tasks), tmp_path / "default")
+    assert {ep.protocol for ep in paper} == {"paper"} and {ep.protocol for ep in default} == {"default"}
+    greet_paper, greet_default = paper[0].turns[0].reward, default[0].turns[0].reward
+    assert greet_paper["recrm/total"] == 0.0 < greet_default["recrm/total"]
+
+    env = RecRMReward(gym.make(env_id, protocol="paper"), **reward_kwargs("paper"))
+    try:
+        jobs = bon._jobs(env_id, bon.BestOfNConfig(env=env_id, tasks=tasks, protocol="paper"))
+        mine = [bon.play_episode(env, _members(["heuristic"]), job, 2, "best", 0) for job in jobs]
+    finally:
+        env.close()
+    assert [_turns(o) for o in mine] == [[t.model_dump() for t in ep.turns] for ep in paper]
+
+
+def test_reward_kwargs_follow_the_protocol():
+    from eval.probe_measures import reward_kwargs
+
+    assert reward_kwargs() == REWARD_KWARGS == {"variant": "full", "outcome_bonus": 1.0}
+    assert reward_kwargs("paper")["variant"] == "paper"
+    with pytest.raises(ValueError):
+        reward_kwargs("papers")
