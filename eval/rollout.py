@@ -75,6 +75,7 @@ from eval.rollout_config import (
 )
 from eval.rollout_worker import episode_record, forget_state, play_jobs, worker_state
 from situ_gym import jsonl
+from situ_gym.cli import setup_logging
 from situ_gym.llm.errors import EPISODE_CAUSES, EpisodeError
 from situ_gym.records import EpisodeRecord
 
@@ -421,13 +422,6 @@ def parser():
     return HfArgumentParser(RolloutConfig, prog="python -m eval.rollout", description=__doc__.split("\n")[0])
 
 
-def _configure_logging(verbose: bool) -> None:
-    """WARNING and above by default (no library chatter: matplotlib's font cache, transformers'
-    advice about missing optional packages); ``--verbose`` shows every INFO line."""
-    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
-                        format="%(levelname)s %(name)s: %(message)s")
-
-
 def _saved(out: str) -> int:
     """Episodes in a run directory's trajectory file (0 when there is none or it cannot be read)."""
     try:
@@ -443,7 +437,7 @@ def main(argv: list[str] | None = None) -> int:
         os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
     cli = parser()
     args = cli.parse_args(argv)
-    _configure_logging(args.verbose)
+    setup_logging(args.verbose)  # WARNING by default: no matplotlib or transformers chatter
     try:
         config = RolloutConfig(**vars(args))
         groups = run(config, argv=sys.argv if argv is None else argv)
