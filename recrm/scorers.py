@@ -1,4 +1,4 @@
-"""Scorer registry: each reward dimension is a rule or a learned model ("rule" / "model:PATH").
+"""Scorer registry: each reward dimension is a rule, a learned model or a chat model ("rule" / "model:PATH" / "llm:SPEC").
 
 ``build_components({"relevance": "model:runs/rm/relevance"})`` returns the five components
 with the named ones replaced; every component answers ``score(ctx)`` (the
@@ -6,7 +6,9 @@ with the named ones replaced; every component answers ``score(ctx)`` (the
 turns of a vector of envs). A model folder holds a transformers checkpoint and
 ``recrm_scorer.json`` saying which dimension it scores and how (``judge``: a causal LM
 writing ``Reason: ... Score: N``; ``cross_encoder``: one logit per (shopper, item) pair;
-``classifier``: two classes over a recommended list).
+``classifier``: two classes over a recommended list; ``generative``: a causal LM answering
+yes/no per item or 1/0 per list, scored by P(yes)). ``llm:SPEC`` is a zero-shot judge through
+a chat backend (``recrm.judges.llm``), e.g. ``llm:hf:gguf:smollm2``.
 """
 
 from __future__ import annotations
@@ -269,24 +271,38 @@ def load_model_scorer(path: str | Path, name: str | None = None, **kwargs: Any) 
 
 
 @lru_cache(maxsize=16)
+def _shared_llm_scorer(spec: str, name: str):
+    # one backend (and one loaded local model) per process and spec, whatever the number of envs
+    from recrm.judges.llm import LLMScorer
+
+    return LLMScorer(name, spec)
+
+
+@lru_cache(maxsize=16)
 def _shared_model_scorer(path: str, name: str) -> ModelScorer:
     # one copy of the weights per process, whatever the number of envs naming it
     return load_model_scorer(path, name)
 
 
 def resolve_scorer(name: str, spec: str | RewardComponent) -> RewardComponent:
-    """A component for dimension ``name`` from ``"rule"``, ``"model:PATH"`` or a component."""
+    """A component for dimension ``name`` from ``"rule"``, ``"model:PATH"``, ``"llm:SPEC"`` or a component.
+
+    ``llm:SPEC`` checks the backend at once: a dead endpoint or a missing model file raises
+    ``situ_gym.llm.BackendUnavailable`` (one line) before any turn is scored."""
     if name not in REWARD_DIMENSIONS:
         raise ValueError(f"unknown reward dimension {name!r}; choose one of {list(REWARD_DIMENSIONS)}")
     if not isinstance(spec, str):
         if getattr(spec, "name", None) != name or not callable(getattr(spec, "score", None)):
-            raise ValueError(f"scorer for {name!r} must be 'rule', 'model:PATH' or a component named {name!r}")
+            raise ValueError(f"scorer for {name!r} must be 'rule', 'model:PATH', 'llm:SPEC' or a component named {name!r}")
         return spec
     if spec == "rule":
         return next(c for c in default_components() if c.name == name)
     if spec.startswith("model:") and spec[6:]:
         return _shared_model_scorer(str(Path(spec[6:]).resolve()), name)
-    raise ValueError(f"scorer for {name!r} must be 'rule' or 'model:PATH', got {spec!r}")
+    if spec.startswith("llm:") and spec[4:]:
+        return _shared_llm_scorer(spec, name)
+    raise ValueError(f"scorer for {name!r} must be 'rule' or 'model:PATH' or 'llm:SPEC' (a chat backend, "
+                     f"e.g. llm:hf:gguf:smollm2), got {spec!r}")
 
 
 def build_components(scorers: Mapping[str, str | RewardComponent] | None = None) -> list[RewardComponent]:

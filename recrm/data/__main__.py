@@ -3,6 +3,7 @@
     python -m recrm.data synthesize --runs runs/heuristic runs/random --out data/recrm
     python -m recrm.data validate data/recrm
     python -m recrm.data stats data/recrm
+    python -m recrm.data label --teacher hf:gguf:smollm2 data/recrm --out data/recrm-teacher [--limit 20]
 """
 
 from __future__ import annotations
@@ -66,6 +67,47 @@ def _synthesize(args) -> int:
     return 0
 
 
+def _label(args) -> int:
+    from recrm.data.io import DataError, write_records
+    from recrm.data.label import label_records
+    from recrm.data.schema import KINDS
+    from recrm.judges.llm import LLMScorer
+
+    kinds = args.kinds or list(KINDS)
+    bad = sorted(set(kinds) - set(KINDS))
+    if bad:
+        raise DataError(f"unknown record kinds {bad}; choose from {list(KINDS)}")
+    records = _load_all(args.data)
+    spec = args.teacher if args.teacher.startswith("llm:") else f"llm:{args.teacher}"
+    out = Path(args.out)
+    if out.resolve() == Path(args.data).resolve():
+        raise DataError(f"--out {args.out} is the data directory: write the labelled copy elsewhere")
+    judges: dict[str, LLMScorer] = {}
+    summary: dict[str, dict] = {}
+    labelled: dict[str, list] = {}
+    for kind, recs in records.items():
+        if kind not in kinds:
+            labelled[kind] = recs
+            continue
+        todo = [i for i, r in enumerate(recs) if args.split == "all" or r.split == args.split][: args.limit or None]
+        judge = judges.get(kind) or judges.setdefault(kind, LLMScorer(kind, spec))
+        done, counts = label_records(kind, [recs[i] for i in todo], judge, batch=args.batch)
+        new = list(recs)
+        for i, rec in zip(todo, done, strict=True):
+            new[i] = rec
+        labelled[kind] = new
+        summary[kind] = {"labelled": counts["labelled"], "failed": counts["failed"],
+                         "failures": dict(judge.failures)}
+    for kind, recs in labelled.items():  # every kind written, the unlabelled ones as they were
+        write_records(out / f"{kind}.jsonl", recs)
+    (out / "teacher.json").write_text(json.dumps({"teacher": spec, "split": args.split, "kinds": summary},
+                                                 indent=2) + "\n", encoding="utf-8")
+    print(f"teacher {spec} -> {out}")
+    for kind, s in summary.items():
+        print(f"  {kind:<12} labelled={s['labelled']}  failed={s['failed']}")
+    return 0
+
+
 def _print_counts(counts) -> None:
     for kind, c in counts.items():
         print(f"  {kind:<12} " + "  ".join(f"{k}={v}" for k, v in c.items()))
@@ -94,15 +136,26 @@ def main(argv: list[str] | None = None) -> int:
     syn.add_argument("--relevance-per-episode", type=int, default=6)
     syn.add_argument("--eval-fraction", type=float, default=0.2, help="share of shopper profiles held out")
     syn.add_argument("--no-hf", action="store_true", help="write only the JSONL files")
+    lab = sub.add_parser("label", help="label a data directory's records with a model teacher (beside the rule labels)")
+    lab.add_argument("data", help="data directory (python -m recrm.data synthesize)")
+    lab.add_argument("--teacher", required=True, help="chat-backend spec: hf:gguf:smollm2, openai:MODEL[@URL], ...")
+    lab.add_argument("--out", required=True, help="directory of the labelled copy")
+    lab.add_argument("--kinds", nargs="+", default=None, help="record kinds to label (default: all)")
+    lab.add_argument("--split", default="test", choices=("train", "test", "all"), help="records to label")
+    lab.add_argument("--limit", type=int, default=0, help="at most this many records per kind (0: all)")
+    lab.add_argument("--batch", type=int, default=16, help="judge inputs per backend batch")
     for name in ("validate", "stats"):
         p = sub.add_parser(name, help=f"{name} a data directory")
         p.add_argument("dir")
     args = parser.parse_args(argv)
     from recrm.data.io import DataError
+    from situ_gym.llm import BackendUnavailable
 
     try:
         if args.command == "synthesize":
             return _synthesize(args)
+        if args.command == "label":
+            return _label(args)
         records = _load_all(args.dir)
         if args.command == "validate":
             print(f"{args.dir}: " + ", ".join(f"{k} {len(v)} ok" for k, v in records.items()))
@@ -111,8 +164,8 @@ def main(argv: list[str] | None = None) -> int:
 
             _print_counts(class_counts(records))
         return 0
-    except (DataError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    except (DataError, ValueError, BackendUnavailable) as exc:
+        print(f"error: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}", file=sys.stderr)
         return 2
 
 

@@ -97,6 +97,8 @@ def read_records(path: str | Path, kind: str | None = None) -> list[BaseModel]:
 
 def _line(path: Path, rec: BaseModel) -> str:
     row = rec.model_dump(mode="json")
+    if row.get("teacher", 0) is None:  # unlabelled: the line reads as before teachers existed
+        del row["teacher"]
     line = json.dumps(row, sort_keys=True, ensure_ascii=False)
     bad = bad_leaf(row) if suspect(line) else None
     if bad is not None:  # read_records would refuse it: a lone surrogate, a NaN
@@ -159,7 +161,7 @@ def to_dataset(records: Sequence[BaseModel]):
     rows = []
     for rec in records:
         row = rec.model_dump(mode="json")
-        for key in ("source", "turn", "history", "dimensions", "revealed"):
+        for key in ("source", "turn", "history", "dimensions", "revealed", "teacher"):
             if key in row:
                 row[key] = json.dumps(row[key], sort_keys=True)
         rows.append(row)

@@ -13,6 +13,7 @@ __all__ = [
     "KINDS",
     "RECORD_TYPES",
     "Source",
+    "TeacherLabel",
     "InstructionRecord",
     "ConsistencyRecord",
     "RelevanceRecord",
@@ -52,13 +53,33 @@ def _turn_like(value: dict[str, Any], what: str) -> dict[str, Any]:
     return value
 
 
+class TeacherLabel(_Rec):
+    """A model teacher's label of a record, beside the record's own (rule) label.
+
+    ``label`` is on the record's scale (instruction, consistency, behaviour 0/1; relevance
+    0/1/2), None when the teacher's answer was unusable (``error`` says why); a ranking
+    record has ``labels`` (yes 1 / no 0 per candidate, None where unusable) and ``scores``
+    (P(yes) per candidate, or the answer). ``details``: the rest of the teacher's output in
+    the paper's format (overall and dimension scores, hallucination lists, reasons).
+    """
+
+    model: str
+    label: int | None = None
+    labels: list[int | None] | None = None
+    scores: list[float | None] | None = None
+    details: dict[str, Any] = {}
+    error: str | None = None
+
+
 class _Record(_Rec):
-    """What every database line has: its kind, id, split and the episode turn it was built on."""
+    """What every database line has: its kind, id, split and the episode turn it was built on,
+    and, once ``python -m recrm.data label --teacher`` has run, a model teacher's label."""
 
     kind: str
     id: str
     split: Split
     source: Source
+    teacher: TeacherLabel | None = None
 
 
 class _TurnRecordFields(_Record):
