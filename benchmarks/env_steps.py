@@ -5,7 +5,8 @@ dialogue, navigation and inspection turns) through ``eval.runner.play_batch`` an
 ``env.step`` alone, by wall clock and by this process's CPU time (``time.process_time``,
 which a busy machine distorts less), for both stores, with full rendering and with the
 ``no_ego_view`` ablation (the shopper still sees, so the frame is still rendered; only
-the assistant's image is blanked). Threads are pinned to one so the figures are per
+the assistant's image is blanked) and ``text_only`` (no colour image, no Set-of-Mark
+drawing, no minimap: the step a policy that reads no pixels needs). Threads are pinned to one so the figures are per
 core; after a warm-up, the median of ``--repeats`` runs is printed. Episodes are played
 whole, so a run takes at least ``--steps`` steps. To compare two versions, run it
 alternately in checkouts of both.
@@ -87,14 +88,15 @@ def main(argv: list[str] | None = None) -> None:
     print(f"env steps on one core, {width}x{height}, median of {args.repeats} runs of >= {args.steps} steps")
     print(f"{'env':<30} {'setting':<14} {'steps/s':>8} {'ms/step':>8} {'per CPU-s':>10} {'reset ms':>9}")
     for env_id in situ_gym.ENV_IDS:
-        for ablation in (None, "no_ego_view"):
-            kwargs = {"image_size": (width, height), "ablation": ablation}
+        for setting in ("full", "no_ego_view", "text_only"):
+            kwargs = {"image_size": (width, height), "ablation": setting if setting == "no_ego_view" else None,
+                      "text_only": setting == "text_only"}
             measure(env_id, 20, args.seed, **kwargs)  # warm-up: scene caches, colour tables, allocator
             runs = [measure(env_id, args.steps, args.seed, **kwargs) for _ in range(args.repeats)]
             rate = statistics.median(r[0] for r in runs)
             cpu_rate = statistics.median(r[1] for r in runs)
             reset_ms = 1000 * statistics.median(r[2] for r in runs)
-            print(f"{env_id:<30} {ablation or 'full':<14} {rate:8.1f} {1000 / rate:8.2f} {cpu_rate:10.1f} "
+            print(f"{env_id:<30} {setting:<14} {rate:8.1f} {1000 / rate:8.2f} {cpu_rate:10.1f} "
                   f"{reset_ms:9.1f}")
 
 

@@ -154,7 +154,8 @@ class SituRecEnv(gym.Env[dict, str]):
     ``history`` dialogue and executed user actions; ``catalog`` products, location index
     and fixed navigation handles; ``visible`` caption of the current view. The hidden task
     (goal, budget, preferences, target, reference set) is never in the observation. Under
-    an ablation ``som_rgb`` is a black frame, or absent with ``protocol="paper"``.
+    an ablation ``som_rgb`` is a black frame, or absent with ``protocol="paper"``. With
+    ``text_only=True`` neither ``som_rgb`` nor ``map`` is there.
 
     ## Rewards
     1.0 on the step where an item enters the cart, else 0.0. Wrap with
@@ -195,6 +196,11 @@ class SituRecEnv(gym.Env[dict, str]):
     * ``som_max_depth`` / ``som_building_depth``: annotation ranges in metres for
       products (8) and for fixtures, stores and areas (25, so that navigation targets
       across the hall get marks while product labels stay legible).
+    * ``text_only``: for policies that read no pixels. No colour image is rendered and no
+      Set-of-Mark drawn (the observation has no ``som_rgb`` and no ``map``); visibility,
+      handles and captions come from the depth and entity buffers alone, which the colour
+      image never changes, so captions, infos, the shopper and rewards are the same as
+      with the full step (``benchmarks.env_steps`` times both). An LLM shopper gets no image.
     * ``protocol``: "default" or "paper" (SituRecBench as written: the end checks' order, the
       image under ablations, and the rule shopper's budget and moderator's inputs);
       ``situ_gym.protocol.DEPARTURES`` and ``docs/protocol.md`` list every difference.
@@ -240,6 +246,7 @@ class SituRecEnv(gym.Env[dict, str]):
         som_building_depth: float = 25.0,
         render_mode: str | None = None,
         protocol: str = "default",
+        text_only: bool = False,
     ):
         protocol = check_protocol(protocol)
         if not (type(store) is str and store in STORE_KINDS):
@@ -258,6 +265,10 @@ class SituRecEnv(gym.Env[dict, str]):
             raise ValueError(f"max_turns must be a positive integer, got {_shown(max_turns)}")
         if render_mode is not None and not (type(render_mode) is str and render_mode in self.metadata["render_modes"]):
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {_shown(render_mode)}")
+        if type(text_only) is not bool:
+            raise ValueError(f"text_only must be True or False, got {_shown(text_only)}")
+        if text_only and render_mode is not None:
+            raise ValueError(f"text_only=True draws no frame to render: use render_mode=None, got {render_mode!r}")
         width, height = _check_image_size(image_size)
         for name, depth in (("som_max_depth", som_max_depth), ("som_building_depth", som_building_depth)):
             if not _is_real(depth) or not 0.0 < depth <= MAX_SOM_DEPTH:
@@ -298,6 +309,7 @@ class SituRecEnv(gym.Env[dict, str]):
 
         # The rule shopper and moderator play the protocol asked for; an instance plays its own.
         self.protocol = protocol
+        self.text_only = text_only
         self.user = _by_name("user", user, _for_protocol(make_user, protocol), "LLMUser")
         self.moderator = _by_name("moderator", moderator, _for_protocol(make_moderator, protocol), "LLMModerator")
         self.backend = self._make_backend(backend, width, height)
@@ -317,12 +329,13 @@ class SituRecEnv(gym.Env[dict, str]):
         obs_text = text_space(MAX_OBS_TEXT)
         # Under the paper's protocol an ablation removes the image from the observation; the
         # default keeps a black frame of the same shape (situ_gym.protocol: "ablation_image").
-        self._sends_image = ablation is None or protocol == "default"
+        self._sends_image = not text_only and (ablation is None or protocol == "default")
         image_space = {"som_rgb": spaces.Box(0, 255, (height, width, 3), np.uint8)} if self._sends_image else {}
+        map_space = {} if text_only else {"map": spaces.Box(0, 255, (map_h, map_w, 3), np.uint8)}
         self.observation_space = spaces.Dict(
             {
                 **image_space,
-                "map": spaces.Box(0, 255, (map_h, map_w, 3), np.uint8),
+                **map_space,
                 "pose": spaces.Box(
                     np.array([x0, y0, -180.0], np.float32),
                     np.array([x1, y1, 180.0], np.float32),
@@ -562,7 +575,7 @@ class SituRecEnv(gym.Env[dict, str]):
         if backend == "embedded":
             from situ_gym.backends.embedded import EmbeddedBackend
 
-            return EmbeddedBackend(self.scene, width=width, height=height)
+            return EmbeddedBackend(self.scene, width=width, height=height, rgb=not self.text_only)
         if backend == "unrealcv":
             from situ_gym.backends.unrealcv import UnrealCVBackend
 
@@ -588,7 +601,8 @@ class SituRecEnv(gym.Env[dict, str]):
             )
             views = None
         if views is None:
-            views = {role: draw(analysis, self.index, role, held_item=held) for role in ROLES}
+            views = {role: draw(analysis, self.index, role, held_item=held, pixels=not self.text_only)
+                     for role in ROLES}
         self._marked = (frame, analysis, held, views)
         self.frame = frame
         self.user_view: RoleView = views["user"]
@@ -597,19 +611,20 @@ class SituRecEnv(gym.Env[dict, str]):
     def _observation(self) -> dict[str, Any]:
         view = self.assistant_view
         held, cart = self.backend.held_item, self.backend.cart
-        if self.ablation is None:
-            image = {"som_rgb": np.array(view.image, dtype=np.uint8)}  # a new array every step, as gymnasium expects
-        elif self._sends_image:
-            image = {"som_rgb": np.zeros_like(view.image)}
-        else:
+        if not self._sends_image:
             image = {}
+        elif self.ablation is None:
+            image = {"som_rgb": np.array(view.image, dtype=np.uint8)}  # a new array every step, as gymnasium expects
+        else:
+            image = {"som_rgb": np.zeros_like(view.image)}
         if self.ablation == "no_ego_view_no_caption":
             visible = self._state_text(held, cart)
         else:
             visible = caption(view, self.index, held_item=held, cart=cart)
         return {
             **image,
-            "map": render_minimap(self.scene, self.index, self.backend.pose(), "assistant", MAP_SIZE),
+            **({} if self.text_only else
+               {"map": render_minimap(self.scene, self.index, self.backend.pose(), "assistant", MAP_SIZE)}),
             "pose": np.array(self._pose_tuple(), dtype=np.float32),
             "history": clip_text("\n".join(self._history)),
             "catalog": self._catalog_text if self._retriever is None else self._retrieved_catalog(),

@@ -88,6 +88,9 @@ class EmbeddedBackend:
         hfov: horizontal field of view in degrees (default 90).
         seed: kept for API symmetry; the backend itself is deterministic.
         cull_distance: products farther than this (metres) are not drawn.
+        rgb: False leaves the colour image out of every capture (``Frame.rgb`` is one black,
+            read-only frame): depth, seg and the entity index, all that the Set-of-Mark
+            analysis reads, are the same as with it (``SituRecEnv(text_only=True)``).
     """
 
     def __init__(
@@ -99,6 +102,7 @@ class EmbeddedBackend:
         seed: int | None = None,
         *,
         cull_distance: float = 20.0,
+        rgb: bool = True,
     ):
         if not isinstance(scene, Scene):
             raise ValueError(f"scene must be a situ_gym.scene.model.Scene, got {type(scene).__name__!r}")
@@ -112,6 +116,10 @@ class EmbeddedBackend:
             raise ValueError(f"seed must be an int or None, got {seed!r}")
         if not (isinstance(cull_distance, int | float) and cull_distance > 0):
             raise ValueError(f"cull_distance must be positive, got {cull_distance!r}")
+        if not isinstance(rgb, bool):
+            raise ValueError(f"rgb must be True or False, got {rgb!r}")
+        self.rgb = rgb
+        self._black: np.ndarray | None = None  # the frame every capture shares when rgb is False
         self.scene = scene
         self.seed = seed
         self.width, self.height, self.hfov = width, height, float(hfov)
@@ -189,7 +197,11 @@ class EmbeddedBackend:
         # fault back in at every frame: about 250 page faults per frame otherwise).
         self._last_frame = last = None
         eye = np.array([p.x, p.y, self.scene.layout.eye_height])
-        rgb, depth, seg, _ = self.renderer.render(eye, p.yaw, p.pitch)
+        rgb, depth, seg, _ = self.renderer.render(eye, p.yaw, p.pitch, rgb=self.rgb)
+        if rgb is None:
+            if self._black is None:
+                self._black = np.zeros((self.height, self.width, 3), np.uint8)
+            rgb = self._black
         face_entity = getattr(self, "_face_entity", None)
         if face_entity is None:  # entity slots in SceneIndex order, as Frame.entity_index wants
             colors = [e.color for e in SceneIndex(self.scene).entities.values()]

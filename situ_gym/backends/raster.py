@@ -326,8 +326,11 @@ class Renderer:
         return (reach >= 0).all(axis=1)
 
     # -- main entry ------------------------------------------------------------
-    def render(self, eye: np.ndarray, yaw: float, pitch: float):
+    def render(self, eye: np.ndarray, yaw: float, pitch: float, *, rgb: bool = True):
         """Return (rgb uint8, depth float32, seg uint8, ID buffer) for an eye pose.
+
+        ``rgb=False`` leaves out the colour image (rgb is None): no colours, textures or
+        signs, which touch neither depth, seg nor the ID buffer, so those are the same.
 
         rgb, depth and seg are new arrays (in memory of earlier ones nobody holds any
         more, see :class:`~situ_gym.backends.recycle.ArrayPool`); the ID buffer (per pixel 1 + the place of its
@@ -421,6 +424,25 @@ class Renderer:
             self._place_index()
         words = self._words.view(np.uint8).reshape(h, w, 4)
         depth = self._depth(ids, drawn, eye, basis)
+        rgb, t_tex = self._colour(words, depth, ids, drawn, faces, pts_cam, eye, basis) if rgb else (None, 0.0)
+        self._lookup(self.seg_table[drawn], self._words)
+        seg = cv2.cvtColor(words, cv2.COLOR_RGBA2RGB, dst=self._outputs.empty((h, w, 3), np.uint8))
+        t3 = time.perf_counter()
+        self.stats = {
+            "boxes": float(len(boxes)),
+            "faces": float(len(faces)),
+            "clipped": float(n_clipped),
+            "t_cull_order": t1 - t0,  # culling, ordering, projection
+            "t_fill": t2 - t1,  # fillConvexPoly loop
+            "t_lookup": t3 - t2,  # colour tables, textures and per-pixel depth
+            "t_texture": t_tex,  # of which: texture lookups
+        }
+        return rgb, depth, seg, ids
+
+    def _colour(self, words, depth, ids, drawn, faces, pts_cam, eye, basis) -> tuple[np.ndarray, float]:
+        """The colour image of the faces just rasterised (flat colours, textures, then signs)
+        and the seconds its texture lookups took."""
+        cam, (h, w) = self.camera, ids.shape
         drawn_rgb = self.rgb_table[drawn]
         self._texture_flags(drawn_rgb, faces, pts_cam)
         self._lookup(drawn_rgb, self._words)
@@ -443,19 +465,7 @@ class Renderer:
                 px = pc[..., :2] * self._focal / pc[..., 2:] + self._centre  # per corner: f * x / z + c
                 for k, corners_px in zip(cand[readable].tolist(), px, strict=True):
                     self._paint_sign(rgb, ids, int(sign_vals[k]), self.signs[k], corners_px)
-        self._lookup(self.seg_table[drawn], self._words)
-        seg = cv2.cvtColor(words, cv2.COLOR_RGBA2RGB, dst=self._outputs.empty((h, w, 3), np.uint8))
-        t3 = time.perf_counter()
-        self.stats = {
-            "boxes": float(len(boxes)),
-            "faces": float(len(faces)),
-            "clipped": float(n_clipped),
-            "t_cull_order": t1 - t0,  # culling, ordering, projection
-            "t_fill": t2 - t1,  # fillConvexPoly loop
-            "t_lookup": t3 - t2,  # colour tables, textures and per-pixel depth
-            "t_texture": t_tex,  # of which: texture lookups
-        }
-        return rgb, depth, seg, ids
+        return rgb, t_tex
 
     def _paint_sign(self, rgb, ids, val, sign, px) -> None:
         """Warp a sign's text texture onto the pixels where its face (ID-buffer value ``val``) won.

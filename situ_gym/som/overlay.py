@@ -143,6 +143,18 @@ def _label(image: np.ndarray, text: str, anchor, color, taken: list) -> None:
     )
 
 
+def _box(image: np.ndarray, r: Region, color: tuple[int, int, int]) -> None:
+    """A fixture's, store's or area's mark: its box, or for one too large for a box its
+    outline, left off along the frame's edge."""
+    if r.contours:
+        ih, iw = image.shape[:2]
+        inner = image[2 : ih - 2, 2 : iw - 2]
+        cv2.drawContours(inner, list(r.contours), -1, color, thickness=2, offset=(-2, -2))
+    else:
+        x, y, w, h = r.bbox
+        cv2.rectangle(image, (x, y), (x + w - 1, y + h - 1), color, thickness=2)
+
+
 def draw(
     analysis: Analysis,
     index: SceneIndex,
@@ -150,12 +162,20 @@ def draw(
     *,
     held_item: str | None = None,
     fixed: dict[str, str] | None = None,
+    pixels: bool = True,
 ) -> RoleView:
-    """Mark a copy of the frame's RGB image with ``role``'s handles."""
+    """Mark a copy of the frame's RGB image with ``role``'s handles.
+
+    ``pixels=False``: the same handles and visible entities with no image (``image`` None),
+    for policies that read no pixels; the marks' placement never changes a handle.
+    """
     check_role(role)
     rgb = analysis.frame.rgb
-    image = _images_pool().empty(rgb.shape, rgb.dtype)  # memory of a view nobody holds any more
-    np.copyto(image, rgb)
+    if pixels:
+        image = _images_pool().empty(rgb.shape, rgb.dtype)  # memory of a view nobody holds any more
+        np.copyto(image, rgb)
+    else:
+        image = None
     if fixed is None:
         fixed = fixed_handles(index, role)
         fixed_by_id = fixed_handles_by_id(index, role)
@@ -163,7 +183,7 @@ def draw(
         fixed_by_id = {eid: h for h, eid in fixed.items()}
 
     products = _product_order(
-        [r for r in analysis.regions if r.kind == "product"], role, image.shape[0]
+        [r for r in analysis.regions if r.kind == "product"], role, rgb.shape[0]
     )
     buildings = [r for r in analysis.regions if r.kind != "product"]
     handles: dict[str, str] = {}
@@ -175,13 +195,8 @@ def draw(
         if handle is None:
             continue
         color = _BUILDING_COLOR[r.kind]
-        x, y, w, h = r.bbox
-        if r.contours:  # too large for a box: its outline, left off along the frame's edge
-            ih, iw = image.shape[:2]
-            inner = image[2 : ih - 2, 2 : iw - 2]
-            cv2.drawContours(inner, list(r.contours), -1, color, thickness=2, offset=(-2, -2))
-        else:
-            cv2.rectangle(image, (x, y), (x + w - 1, y + h - 1), color, thickness=2)
+        if image is not None:
+            _box(image, r, color)
         labels.append((handle, r.anchor, color))
         visible.append(VisibleEntity(handle, r.entity_id, r.kind, r.name, r.distance, r.pixels))
     building_visible = visible
@@ -190,16 +205,17 @@ def draw(
     for i, r in enumerate(products):
         handle = product_label(i, role)
         color = _PALETTE[i % len(_PALETTE)]
-        # cv2.polylines draws a closed contour as drawContours does, at half the cost
-        cv2.polylines(image, r.contours, True, color, thickness=2)
+        if image is not None:  # cv2.polylines draws a closed contour as drawContours does, at half the cost
+            cv2.polylines(image, r.contours, True, color, thickness=2)
         handles[handle] = r.entity_id
         product_labels.append((handle, r.anchor, color))
         visible.append(VisibleEntity(handle, r.entity_id, r.kind, r.name, r.distance, r.pixels))
     if held_item is not None and held_item not in handles.values():
         handles[product_label(len(products), role)] = held_item
 
-    taken: list[tuple[int, int, int, int]] = []
-    for text, anchor, color in product_labels + labels:  # products get first pick
-        _label(image, text, anchor, color, taken)
+    if image is not None:
+        taken: list[tuple[int, int, int, int]] = []
+        for text, anchor, color in product_labels + labels:  # products get first pick
+            _label(image, text, anchor, color, taken)
     handles.update(fixed)
     return RoleView(role=role, image=image, handles=handles, visible=visible + building_visible)

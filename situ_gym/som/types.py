@@ -36,7 +36,7 @@ class RoleView:
     """
 
     role: str
-    image: np.ndarray  # uint8 (H, W, 3): RGB with this role's marks
+    image: np.ndarray | None  # uint8 (H, W, 3): RGB with this role's marks; None when not drawn
     handles: dict[str, str]
     visible: list[VisibleEntity] = field(default_factory=list)
 
