@@ -6,6 +6,10 @@ applies, and the most frequent failed checks::
 
     python -m recrm.score runs/heuristic/trajectories.jsonl --variant full
     python -m recrm.score runs/heuristic/trajectories.jsonl --json > recrm.json
+    python -m recrm.score runs/heuristic/trajectories.jsonl --scorer relevance=llm:hf:gguf:smollm2
+
+``--scorer DIMENSION=SPEC`` (repeatable) replaces a dimension's rule scorer by a learned
+(``model:PATH``) or zero-shot chat-model (``llm:SPEC``) one, as ``RecRMReward(scorers=...)``.
 
 ``score_episodes(episodes)`` is the library entry point (eval.rollout calls it).
 """
@@ -163,8 +167,10 @@ def score_episodes(
             )
         ret = 0.0
         prev_cart = 0
-        for i, rec in enumerate(ep.turns):
-            result = composite.score(TurnContext.from_record(rec, ep, task, index, ep.turns[:i]))
+        # one batch per episode: a model or chat-model scorer sees all its turns in one call
+        results = composite.score_batch([TurnContext.from_record(rec, ep, task, index, ep.turns[:i])
+                                         for i, rec in enumerate(ep.turns)])
+        for rec, result in zip(ep.turns, results, strict=True):
             outcome = 1.0 if len(rec.cart) > prev_cart else 0.0
             prev_cart = len(rec.cart)
             if composite.variant.name == "outcome":
@@ -246,6 +252,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tau", type=float, default=0.5)
     parser.add_argument("--outcome-bonus", type=float, default=0.0)
     parser.add_argument("--json", action="store_true", help="print the full result as JSON")
+    parser.add_argument("--scorer", action="append", default=[], metavar="DIMENSION=SPEC",
+                        help="rule | model:PATH | llm:SPEC for one reward dimension (repeatable)")
     cli.add_verbose(parser)
     args = parser.parse_args(argv)
     cli.setup_logging(args.verbose)
@@ -268,12 +276,20 @@ def main(argv: list[str] | None = None) -> int:
         if len(protocols) > 1:
             fail(f"the file mixes protocols {protocols}: choose the reward with --variant")
         variant = "paper" if protocols == ["paper"] else "full"
+    scorers = {}
+    for value in args.scorer:
+        name, sep, spec = value.partition("=")
+        if not sep or not spec:
+            fail(f"--scorer {value!r}: use DIMENSION=SPEC (SPEC: rule, model:PATH or llm:SPEC)")
+        scorers[name] = spec
+    from situ_gym.llm import BackendUnavailable
+
     try:
         composite = RecRMComposite(
-            alpha=args.alpha, beta=args.beta, tau=args.tau, variant=variant
+            alpha=args.alpha, beta=args.beta, tau=args.tau, variant=variant, scorers=scorers or None
         )
-    except ValueError as exc:
-        fail(str(exc))
+    except (ValueError, BackendUnavailable) as exc:
+        fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
     result = score_episodes(episodes, composite=composite, outcome_bonus=args.outcome_bonus)
     if args.json:
         json.dump(result, sys.stdout, indent=2)

@@ -242,3 +242,26 @@ def test_agreement_stats_by_hand():
     assert 0 < m["kappa_w"] < 1 and 0 < m["spearman"] < 1
     const = agreement_stats([1, 1], [1, 1])
     assert const["raw"] == 1.0 and const["spearman"] is None
+
+
+def test_recrm_score_takes_an_llm_scorer(tmp_path, monkeypatch, capsys):
+    import situ_gym.llm as llm
+    from eval.rollout import RolloutConfig, run
+    from recrm.score import main
+
+    run(RolloutConfig(agent="heuristic", tasks="0-1", workers=1, seed=0, out=str(tmp_path / "h"), no_report=True))
+    backend = Oracle({}, bad=json.dumps({"Relevance": {"Reason": "fits", "Score": 2}}), every=1)
+    monkeypatch.setattr(llm, "make_backend", lambda spec, **kw: backend)
+    monkeypatch.setattr(llm, "check_backend", lambda spec, **kw: None)
+    from recrm.scorers import _shared_llm_scorer
+
+    _shared_llm_scorer.cache_clear()
+    traj = str(tmp_path / "h" / "trajectories.jsonl")
+    assert main([traj, "--scorer", "relevance=llm:oracle:y", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["overall"]["components"]["relevance"]["mean"] == 1.0  # the chat model's verdict, not the rule's
+    assert len(backend.batches) == 2  # one backend call per episode
+    with pytest.raises(SystemExit) as exit_:
+        main([traj, "--scorer", "relevance"])
+    assert exit_.value.code == 2 and "DIMENSION=SPEC" in capsys.readouterr().err
+    _shared_llm_scorer.cache_clear()
