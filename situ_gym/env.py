@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import copy
 import logging
 import math
 import reprlib
+from dataclasses import dataclass
 from typing import Any, SupportsFloat
 
 import gymnasium as gym
@@ -28,7 +30,7 @@ from situ_gym.spaces import MAX_ACTION_TEXT, MAX_OBS_TEXT, clip_text, sanitize_t
 from situ_gym.text import catalog_text, nav_targets_text
 from situ_gym.user import MODERATORS, USERS, UserObservation, make_moderator, make_user
 
-__all__ = ["SituRecEnv", "ABLATIONS", "STALL_DISPLACEMENT", "RECOMMENDATION_LIMIT", "RESET_OPTIONS"]
+__all__ = ["SituRecEnv", "EnvSnapshot", "ABLATIONS", "STALL_DISPLACEMENT", "RECOMMENDATION_LIMIT", "RESET_OPTIONS"]
 
 logger = logging.getLogger(__name__)
 
@@ -40,6 +42,22 @@ MAP_SIZE = (320, 240)  # width, height of the layout minimap
 MAX_IMAGE_SIDE = 4096  # pixels; beyond this one frame costs seconds and hundreds of MB
 MAX_SOM_DEPTH = 1000.0  # metres; far larger than any store
 RESET_OPTIONS = ("task_id",)
+# What one episode changes on the env itself (besides backend, shopper and moderator):
+# saved by ``snapshot``, put back by ``restore``.
+_EPISODE_STATE = ("task", "profile", "turns", "_history", "_dialogue", "_inspected", "_recommendations",
+                  "_proposed", "_raised", "_compare_requested", "_stalls", "_last_result", "_done", "_failed")
+
+
+@dataclass(frozen=True)
+class EnvSnapshot:
+    """An episode's whole state at one point (``SituRecEnv.snapshot``): opaque, reusable."""
+
+    config: tuple  # the env settings it was taken under; restore checks them
+    episode: dict[str, Any]
+    rng_state: dict[str, Any]
+    backend: Any
+    user: Any
+    moderator: Any
 
 
 class _BoundedRepr(reprlib.Repr):
@@ -221,6 +239,16 @@ class SituRecEnv(gym.Env[dict, str]):
     ``TurnRecord``) and ``termination``. Assistants get only ``agents.base.agent_info(info)``
     (the store, the ablation and the protocol): the packaged task bank maps the task and
     profile ids to the answer.
+
+    ## Branching
+    ``state = env.unwrapped.snapshot()`` takes the episode's state (backend, shopper,
+    moderator, turns, counters, random streams) at any point after ``reset``;
+    ``obs, info = env.unwrapped.restore(state)`` puts this env, or another one made with the
+    same arguments and reset once, back to it, any number of times. Replaying the same actions
+    after a restore gives the same turns, observations and rewards as the first time, so
+    training can branch several continuations from the middle of an episode. It needs
+    copyable simulators (the rule shopper and moderator; an LLM one holds a live connection)
+    and a backend with ``snapshot``/``restore`` (the embedded one and UnrealCV).
 
     ## Version history
     * v0: initial release.
@@ -425,6 +453,54 @@ class SituRecEnv(gym.Env[dict, str]):
         if self.render_mode == "human":
             self._window.show(self.assistant_view.image)
         return out
+
+    def snapshot(self) -> EnvSnapshot:
+        """The episode's state now, for ``restore`` (see "Branching" above)."""
+        if self.task is None:
+            raise RuntimeError("snapshot() before reset(): there is no episode to save")
+        if not callable(getattr(self.backend, "snapshot", None)):
+            raise TypeError(f"snapshot() needs a backend with snapshot()/restore(); {type(self.backend).__name__} has none")
+        return EnvSnapshot(
+            config=self._config(),
+            episode=self._copied({name: getattr(self, name) for name in _EPISODE_STATE}),
+            rng_state=copy.deepcopy(self.np_random.bit_generator.state),
+            backend=self.backend.snapshot(),
+            user=self._copied(self.user, "user"),
+            moderator=self._copied(self.moderator, "moderator"),
+        )
+
+    def restore(self, state: EnvSnapshot) -> tuple[dict, dict]:
+        """Put the episode back to ``state`` (from ``snapshot``); returns the observation
+        and reset info of that moment. The snapshot stays reusable."""
+        if not isinstance(state, EnvSnapshot):
+            raise ValueError(f"restore() takes what snapshot() returned, got {type(state).__name__}")
+        if state.config != self._config():
+            raise ValueError("restore(): the snapshot was taken in an env with other settings "
+                             f"{state.config} than this one {self._config()}")
+        for name, value in self._copied(state.episode).items():
+            setattr(self, name, value)
+        self.np_random.bit_generator.state = copy.deepcopy(state.rng_state)
+        self.backend.restore(state.backend)
+        self.user = self._copied(state.user, "user")
+        self.moderator = self._copied(state.moderator, "moderator")
+        self._marked = None
+        self._observe()
+        return self._observation(), self._public_info()
+
+    def _config(self) -> tuple:
+        return (self.store, self.protocol, self.ablation, self.text_only, self.catalog_view, self.catalog_k,
+                self.max_turns, tuple(self.task_ids), getattr(self.backend, "width", None),
+                getattr(self.backend, "height", None))
+
+    def _copied(self, value: Any, what: str = "episode state") -> Any:
+        """A deep copy that shares what never changes during an episode (the scene, its
+        index and lexicon, the task bank's tasks and profiles) instead of copying it."""
+        shared = [self.scene, self.index, self._lexicon, self.task_bank, *self._tasks.values(),
+                  *self._profiles.values()]
+        try:
+            return copy.deepcopy(value, {id(x): x for x in shared})
+        except (TypeError, copy.Error) as exc:  # e.g. an LLM simulator's live connection
+            raise TypeError(f"snapshot()/restore() cannot copy the {what} ({type(value).__name__}): {exc}") from exc
 
     def assistant_turn(self, action: Any) -> TurnRecord:
         """The assistant side of the ``TurnRecord`` that stepping ``action`` now would write

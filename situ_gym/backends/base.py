@@ -75,6 +75,10 @@ class ActionResult:
 
 @runtime_checkable
 class Backend(Protocol):
+    """What the env drives. A backend that also has ``snapshot() -> state`` and
+    ``restore(state)`` (the embedded one and UnrealCV do) lets ``SituRecEnv.snapshot``
+    branch episodes."""
+
     scene: Scene
 
     def reset(self, pose: Pose) -> None:

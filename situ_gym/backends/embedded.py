@@ -162,6 +162,15 @@ class EmbeddedBackend:
         self._cart: list[str] = []
         self.inspected: set[str] = set()
 
+    def snapshot(self) -> dict:
+        """The user's state (pose, held item, cart, inspected products) for ``restore``."""
+        return {"pose": self._pose, "held": self._held, "cart": list(self._cart), "inspected": set(self.inspected)}
+
+    def restore(self, state: dict) -> None:
+        """Put the user back into a ``snapshot`` (through ``reset``, so an engine moves too)."""
+        self.reset(state["pose"])
+        self._held, self._cart, self.inspected = state["held"], list(state["cart"]), set(state["inspected"])
+
     def pose(self) -> Pose:
         return self._pose
 
