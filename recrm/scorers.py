@@ -33,6 +33,7 @@ __all__ = [
     "JudgeScorer",
     "CrossEncoderScorer",
     "ListClassifierScorer",
+    "GenerativeScorer",
     "load_model_scorer",
     "resolve_scorer",
     "build_components",
@@ -148,7 +149,10 @@ class ModelScorer:
 
 
 class JudgeScorer(ModelScorer):
-    """A generative judge: greedy ``Reason: ... Score: N``, value = N / max (unreadable: 0)."""
+    """A generative judge, greedy. Its folder's ``format`` says what it writes: ``paper`` (the
+    paper's JSON, ``recrm.judges.formats``, decoded under its schema where llguidance is
+    installed) or ``short`` (``Reason: ... Score: N``; folders from before formats existed).
+    Value = label / max; an unreadable answer scores 0 with ``failed`` and the reason in the details."""
 
     def _load(self):
         from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -159,31 +163,112 @@ class JudgeScorer(ModelScorer):
             tok.pad_token = tok.eos_token
         return tok, AutoModelForCausalLM.from_pretrained(str(self.path))
 
+    @property
+    def format(self) -> str:
+        return str(self.meta.get("format", "short"))
+
+    def _processors(self, n: int):
+        from recrm.judges.formats import SCHEMAS
+
+        if self.format != "paper" or SCHEMAS.get(self.name) is None:
+            return None
+        try:
+            from situ_gym.llm.structured import GrammarConstraint
+        except ImportError:  # pragma: no cover - llguidance is a dependency of situ-gym[llm]
+            return None
+        if getattr(self, "_grammar", None) is None:
+            eos = self.model.generation_config.eos_token_id
+            eos = [eos] if isinstance(eos, int) else list(eos or [])
+            eos = sorted({int(i) for i in [*eos, self.tokenizer.eos_token_id] if i is not None})
+            try:
+                self._grammar = GrammarConstraint(self.tokenizer, vocab_size=self.model.get_output_embeddings()
+                                                  .weight.shape[0], eos_ids=eos)
+            except (ImportError, ValueError) as exc:
+                logger.warning("judge %s decodes unconstrained: %s", self.path, exc)
+                self._grammar = False
+        if self._grammar is False:
+            return None
+        from transformers import LogitsProcessorList
+
+        return LogitsProcessorList([self._grammar.logits_processor([SCHEMAS[self.name]] * n)])
+
     def generate(self, fields: Sequence[Mapping[str, Any]]) -> list[str]:
         import torch
 
+        from recrm.judges import formats
+
+        paper = self.format == "paper"
         prompts = [
-            self.tokenizer.apply_chat_template(judge_messages(self.name, dict(f)), tokenize=False,
-                                               add_generation_prompt=True)
+            self.tokenizer.apply_chat_template(
+                formats.messages(self.name, dict(f)) if paper else judge_messages(self.name, dict(f)),
+                tokenize=False, add_generation_prompt=True)
             for f in fields
         ]
+        budget = int(self.meta.get("max_new_tokens", formats.MAX_TOKENS[self.name] if paper else 48))
         answers: list[str] = []
         for i in range(0, len(prompts), self.batch_size):
             enc = self.tokenizer(prompts[i : i + self.batch_size], return_tensors="pt", padding=True,
                                  add_special_tokens=False).to(self.device)
+            processors = self._processors(enc["input_ids"].shape[0])
             with torch.no_grad():
-                gen = self.model.generate(**enc, max_new_tokens=int(self.meta.get("max_new_tokens", 48)),
-                                          do_sample=False, pad_token_id=self.tokenizer.pad_token_id)
+                gen = self.model.generate(**enc, max_new_tokens=budget, do_sample=False,
+                                          pad_token_id=self.tokenizer.pad_token_id,
+                                          **({"logits_processor": processors} if processors else {}))
             answers += self.tokenizer.batch_decode(gen[:, enc["input_ids"].shape[1]:], skip_special_tokens=True)
         return answers
 
-    def predict(self, fields):
-        hi = SCORE_RANGE[self.name][1]
+    def verdicts(self, fields: Sequence[Mapping[str, Any]]):
+        """The judge's Verdicts (``recrm.judges.formats.Verdict``) on raw judge inputs."""
+        from recrm.judges.formats import Verdict, parse_reply_text
+
         out = []
         for text in self.generate(fields):
-            s = parse_score(self.name, text)
-            out.append((0.0 if s is None else s / hi, {"score": s, "answer": text.strip()[:300]}))
+            if self.format == "paper":
+                out.append(parse_reply_text(self.name, text))
+            else:
+                s = parse_score(self.name, text)
+                out.append(Verdict(s, {"answer": text.strip()[:300]},
+                                   None if s is not None else "no in-range 'Score: N' in the answer"))
         return out
+
+    def predict(self, fields):
+        from recrm.judges.llm import judge_value
+
+        out = []
+        for v in self.verdicts(fields):
+            if v.label is None:
+                out.append((0.0, {"failed": True, "error": v.error, "score": None}))
+            else:
+                out.append((judge_value(self.name, v.label), {"score": v.label, **v.extra}))
+        return out
+
+
+class GenerativeScorer(ModelScorer):
+    """The paper's generative reranker (yes/no per item, score = P(yes)) or behaviour model (1/0 per list)."""
+
+    _load = JudgeScorer._load
+
+    def verdicts(self, fields: Sequence[Mapping[str, Any]]):
+        from recrm.judges.formats import Verdict, messages, yes_no_words
+        from recrm.judges.generative import yes_probs
+
+        pos, neg = yes_no_words(self.name)
+        probs = yes_probs(self.model, self.tokenizer, [messages(self.name, f) for f in fields], pos, neg,
+                          batch_size=self.batch_size)
+        return [Verdict(int(p > 0.5), {"prob": float(p)}) for p in probs]
+
+    def predict(self, fields):
+        from recrm.judges.llm import rank_value
+
+        if self.name == "ranking":
+            flat = [{"profile": f["profile"], "query": f["query"], "item": it} for f in fields for it in f["items"]]
+            probs = iter(v.extra["prob"] for v in self.verdicts(flat))
+            out = []
+            for f in fields:
+                ps = [next(probs) for _ in f["items"]]
+                out.append((rank_value(ps), {"click_probs": [round(p, 4) for p in ps]}))
+            return out
+        return [(v.extra["prob"], {"prob": round(v.extra["prob"], 4)}) for v in self.verdicts(fields)]
 
 
 class CrossEncoderScorer(ModelScorer):
@@ -249,7 +334,8 @@ class ListClassifierScorer(ModelScorer):
         return [(float(p), {"prob": round(float(p), 4)}) for p in probs]
 
 
-_CLASSES = {"judge": JudgeScorer, "cross_encoder": CrossEncoderScorer, "classifier": ListClassifierScorer}
+_CLASSES = {"judge": JudgeScorer, "cross_encoder": CrossEncoderScorer, "classifier": ListClassifierScorer,
+            "generative": GenerativeScorer}
 
 
 def load_model_scorer(path: str | Path, name: str | None = None, **kwargs: Any) -> ModelScorer:

@@ -6,11 +6,22 @@ __all__ = ["TASKS", "RMTrainConfig", "train"]
 
 
 def train(cfg: RMTrainConfig, training_overrides: dict | None = None):
-    """Train the scorer ``cfg.task`` names and return the folder it was saved to."""
+    """Train the scorer ``cfg.task`` names and return the folder it was saved to.
+
+    Ranking and behaviour take ``cfg.head``: the classifier heads, the generative yes/no
+    (1/0) model, or ``select``: both, the better one on held-out records kept (``recrm.train.select``)."""
     if cfg.task in ("instruction", "consistency", "relevance"):
         from recrm.train.judge import train_judge
 
         return train_judge(cfg, training_overrides)
+    if cfg.head == "generative":
+        from recrm.train.judge import train_judge
+
+        return train_judge(cfg, training_overrides, generative=True)
+    if cfg.head == "select":
+        from recrm.train.select import train_and_select
+
+        return train_and_select(cfg, training_overrides)
     if cfg.task == "ranking":
         from recrm.train.ranker import train_ranker
 

@@ -5,9 +5,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["RMTrainConfig", "TASKS"]
+__all__ = ["RMTrainConfig", "TASKS", "JUDGE_FORMATS", "HEADS"]
 
 TASKS = ("instruction", "consistency", "relevance", "ranking", "behavior")
+JUDGE_FORMATS = ("paper", "short")
+HEADS = ("classifier", "generative", "select")
+
+
+def _synthesised_negative(record) -> bool:
+    """A record whose negative label comes from a templated edit (every instruction violation
+    and consistency hallucination in these databases is one)."""
+    return getattr(record, "violation", None) is not None or getattr(record, "hallucination", "none") != "none"
 
 
 @dataclass
@@ -28,17 +36,30 @@ class RMTrainConfig:
     listwise_lambda: float = field(default=1.0, metadata={"help": "ranking: weight of the listwise CE beside BCE"})
     lora: bool = field(default=False, metadata={"help": "train LoRA adapters (peft) instead of all weights; merged on save"})
     lora_r: int = field(default=16, metadata={"help": "LoRA rank"})
+    judge_format: str = field(default="paper", metadata={
+        "help": "judges' answer: 'paper' (RecRM-Bench App. A JSON: overall and six dimension scores, hallucination "
+                "lists, relevance reason and score) or 'short' ('Reason: ...' then 'Score: N')"})
+    head: str = field(default="classifier", metadata={
+        "help": "ranking / behavior: 'classifier' (cross-encoder or list classifier head), 'generative' (a causal LM "
+                "answering yes/no or 1/0, scored by P(yes)), or 'select' (train both, keep the better on held-out "
+                "records: HR mean for ranking, AUC for behavior)"})
+    synthesised_negatives: bool = field(default=True, metadata={
+        "help": "train on the synthesised negatives (instruction violations, injected hallucinations); false: the "
+                "paper's augmentation ablation, positives and natural records only"})
     seed: int = field(default=0, metadata={"help": "seed of data order and initialisation"})
     bf16: bool = field(default=False, metadata={"help": "bfloat16 mixed precision (GPU)"})
     logging_steps: int = field(default=10, metadata={"help": "log the loss every N steps"})
 
     def train_records(self) -> list:
-        """The ``train`` split of ``task``'s records in ``data``, shuffled under ``seed``, at most ``limit``."""
+        """The ``train`` split of ``task``'s records in ``data``, shuffled under ``seed``, at most ``limit``
+        (without the synthesised negatives when ``synthesised_negatives`` is false)."""
         import numpy as np
 
         from recrm.data.io import load_split
 
         records = load_split(self.data, self.task, "train")
+        if not self.synthesised_negatives:
+            records = [r for r in records if not _synthesised_negative(r)]
         if not records:
             raise ValueError(f"no training records for {self.task!r} in {self.data}")
         order = np.random.default_rng(self.seed).permutation(len(records))
@@ -74,3 +95,7 @@ class RMTrainConfig:
             raise ValueError(f"listwise_lambda must be >= 0, got {self.listwise_lambda}")
         if self.limit < 0:
             raise ValueError(f"limit must be >= 0, got {self.limit}")
+        if self.judge_format not in JUDGE_FORMATS:
+            raise ValueError(f"judge_format must be one of {list(JUDGE_FORMATS)}, got {self.judge_format!r}")
+        if self.head not in HEADS:
+            raise ValueError(f"head must be one of {list(HEADS)}, got {self.head!r}")
