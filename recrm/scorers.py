@@ -22,7 +22,7 @@ from typing import Any
 
 from recrm.components import ComponentScore, RewardComponent, default_components
 from recrm.context import TurnContext
-from recrm.data.prompts import SCORE_RANGE, judge_messages, list_text, pair_text, parse_score
+from recrm.data.prompts import judge_messages, list_text, pair_text, parse_score
 from recrm.data.text import context_text, facts_text, item_text, profile_text, query_text
 from situ_gym import jsonl
 

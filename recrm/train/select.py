@@ -28,8 +28,8 @@ def _key(task: str, metrics: dict) -> tuple:
 
 def train_and_select(cfg: RMTrainConfig, training_overrides: dict | None = None) -> Path:
     """Train both heads of ``cfg.task`` and return ``cfg.out`` holding the better one."""
-    from recrm.train import train
     from recrm.evaluate import evaluate
+    from recrm.train import train
 
     if cfg.task not in SELECT_METRICS:
         raise ValueError(f"head 'select' is for {list(SELECT_METRICS)}, not {cfg.task!r}")

@@ -100,8 +100,8 @@ def test_llm_scorer_in_the_composite_scores_a_batch_of_turns(data_dir):
     from recrm.composite import RecRMComposite
     from recrm.context import TurnContext
     from recrm.data.synth import World
-    from recrm.scorers import context_fields
     from recrm.judges.formats import user_message
+    from recrm.scorers import context_fields
     from situ_gym.records import TurnRecord
 
     world = World.load("supermarket")
