@@ -14,6 +14,7 @@ from recrm.scorers import build_components, score_batch
 
 __all__ = [
     "COMPONENT_NAMES",
+    "TERMS",
     "VARIANTS",
     "Variant",
     "RecRMResult",
@@ -25,6 +26,9 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 COMPONENT_NAMES = ("instruction", "consistency", "relevance", "ranking", "behavior")
+# The additive terms of ``ungated`` (``RecRMResult.terms``): what each part of the formula
+# adds with the gates open. "instruction" is R2's constant 1, "dialogue" the dialogue credit.
+TERMS = ("instruction", "relevance", "ranking", "behavior", "dialogue")
 
 
 @dataclass(frozen=True)
@@ -142,6 +146,7 @@ class RecRMResult:
     dialogue_credit: float | None
     ungated: float = 0.0  # the variant's value with both gates open: total = gates x ungated
     details: dict[str, dict[str, Any]] = field(default_factory=dict)
+    terms: dict[str, float] = field(default_factory=dict)  # ungated part by part (TERMS); they sum to it
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -153,6 +158,7 @@ class RecRMResult:
             "judged_item": self.judged_item,
             "dialogue_credit": self.dialogue_credit,
             "ungated": self.ungated,
+            "terms": dict(self.terms),
             "details": self.details,
         }
 
@@ -301,11 +307,12 @@ class RecRMComposite:
         r_relev = values.get("relevance") if v.relevance else None
         indicator = r_relev is not None and r_relev > self.tau and v.behavior
         credit = None
+        terms = dict.fromkeys(TERMS, 0.0)
         # The variant's value with the gates open; every variant gates it the same way.
         if not v.instruction:  # R1: the outcome alone
             ungated = 0.0
         elif not v.relevance:  # R2: instruction following alone
-            ungated = 1.0
+            ungated = terms["instruction"] = 1.0
         elif r_relev is None and not v.dialogue_credit:  # the paper: R_relev undefined, nothing to pay
             ungated = 0.0
             details = {**details, "dialogue": {"value": None, "reason": "no product judged: R_relev is "
@@ -314,11 +321,16 @@ class RecRMComposite:
             value, why = dialogue_value(ctx)
             credit = self.neutral * value
             details = {**details, "dialogue": {"value": value, "reason": why}}
-            ungated = credit * (1.0 if self.normalize else self.scale)
+            ungated = terms["dialogue"] = credit * (1.0 if self.normalize else self.scale)
         elif not v.behavior:  # R3
-            ungated = r_relev * (1.0 if self.normalize else self.alpha)
+            ungated = terms["relevance"] = r_relev * (1.0 if self.normalize else self.alpha)
         else:  # R4 / R5
             ungated = self.combine(1.0, 1.0, r_relev, values.get("ranking"), values.get("behavior"))
+            per = 1.0 / self.scale if self.normalize else 1.0
+            terms["relevance"] = self.alpha * r_relev * per
+            if r_relev > self.tau:
+                terms["ranking"] = self.beta * (values.get("ranking") or 0.0) * per
+                terms["behavior"] = self.beta * (values.get("behavior") or 0.0) * per
         total = c_inst * c_consist * ungated
         return RecRMResult(
             total=float(total),
@@ -330,6 +342,7 @@ class RecRMComposite:
             dialogue_credit=credit,
             ungated=float(ungated),
             details=details,
+            terms={k: float(x) for k, x in terms.items()},
         )
 
 

@@ -64,6 +64,11 @@ class SituRecArguments:
         default=None,
         metadata={"help": "App. D.4 input ablation: no_ego_view or no_ego_view_no_caption (the prompt follows it)."},
     )
+    env_text_only: bool = field(
+        default=False,
+        metadata={"help": "Env step without colour image, Set-of-Mark drawing or minimap (SituRecEnv(text_only=True)): "
+                          "the same episodes, faster, for a policy that reads no pixels."},
+    )
     episodes_per_task: int = field(
         default=4, metadata={"help": "GSPO dataset rows per task (env seeds seed..seed+N-1)."}
     )
@@ -88,6 +93,11 @@ class SituRecArguments:
         metadata={"help": "Soft gate at step 0: gates count as max(gate, floor); the floor anneals linearly to 0."},
     )
     gate_warmup_steps: int = field(default=0, metadata={"help": "Steps over which gate_floor anneals to 0."})
+    reward_parts: bool = field(
+        default=False,
+        metadata={"help": "Hand TRL one reward function per RecRM part (train.rewards.PARTS; they sum to the "
+                          "trajectory reward) so GRPOConfig's multi_objective_aggregation and reward_weights apply."},
+    )
     interface: str = field(
         default="rollout_func",
         metadata={"help": "How GSPO plays episodes: rollout_func (lock-step, any chat model) or environment_factory "
@@ -128,6 +138,8 @@ class SituRecArguments:
             raise ValueError(f"gate_floor {self.gate_floor} needs gate_warmup_steps >= 1, got {self.gate_warmup_steps}")
         if self.interface not in INTERFACES:
             raise ValueError(f"interface must be one of {INTERFACES}, got {self.interface!r}")
+        if self.interface == "environment_factory" and self.reward_parts:
+            raise ValueError("reward_parts needs interface rollout_func: TRL's environments return one reward")
         if self.interface == "environment_factory" and self.gate_floor > 0:
             raise ValueError(
                 f"gate_floor {self.gate_floor} needs interface rollout_func: TRL's environments do not see the "

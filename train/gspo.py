@@ -11,8 +11,10 @@ Dataset rows are (store, task_id, seed) for the TRAINING tasks (held-out profile
 train; their task ids are written to OUTPUT_DIR/held_out_tasks.json for evaluation).
 TRL repeats each row G times; ``train.rollout.SituRecRollout`` plays the G episodes of a
 group from the same env seed (same starting situation) and returns one token sequence
-each; ``trajectory_reward`` hands TRL the trajectory reward. Metrics: rewards/*,
-recrm/<component>/mean, recrm/gate_*/pass_rate, siturec/success_rate, timing/*.
+each; ``trajectory_reward`` hands TRL the trajectory reward (``reward_parts: true``: one
+reward function per RecRM part, ``train.rewards``, for ``multi_objective_aggregation``).
+Metrics: rewards/*, recrm/<component>/mean, recrm/gate_*/pass_rate, recrm/part_*/mean and
+/advantage_share, siturec/success_rate, siturec/pass^k (k = 1, 2, 4.. <= G), timing/*.
 With ``use_vllm`` the rollout generates through TRL's ``VLLMGeneration`` (server or
 colocate) and returns vLLM's token log-probabilities, which TRL's importance-sampling
 correction (``vllm_importance_sampling_correction``, on by default) needs; on several
@@ -58,6 +60,7 @@ def main(script_args: SituRecArguments, training_args, model_args) -> Path:
     from transformers import set_seed
     from trl import GRPOTrainer, get_peft_config
 
+    from train.rewards import part_reward_functions
     from train.rollout import SituRecRollout, trajectory_reward
 
     set_seed(training_args.seed)
@@ -74,7 +77,8 @@ def main(script_args: SituRecArguments, training_args, model_args) -> Path:
         episodes = {"environment_factory": SituRecToolEnv.factory(script_args)}  # get_reward is the reward
     else:
         dataset, held_out = build_dataset(script_args, training_args.seed)
-        episodes = {"reward_funcs": [trajectory_reward],
+        reward_funcs = part_reward_functions() if script_args.reward_parts else [trajectory_reward]
+        episodes = {"reward_funcs": reward_funcs,
                     "rollout_func": SituRecRollout(script_args, training_args.max_completion_length)}
     model, tokenizer = load_model_and_tokenizer(training_args, model_args)
     trainer = GRPOTrainer(

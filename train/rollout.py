@@ -21,8 +21,9 @@ Per rollout it returns::
 
 plus extra fields the reward function reads: ``traj_reward``, ``success``,
 ``num_turns``, ``termination``, ``task_id``, ``recrm_total``, per-component means
-``recrm_<name>``, gate pass rates ``gate_instruction`` / ``gate_consistency``, and the
-time split ``time_generate_s`` / ``time_env_s``.
+``recrm_<name>``, gate pass rates ``gate_instruction`` / ``gate_consistency``, the
+time split ``time_generate_s`` / ``time_env_s``, and the trajectory reward by part
+``part_<name>`` (``train.rewards.PARTS``; they sum to ``traj_reward``).
 
 With vLLM on several processes every rank calls generation together (TRL's server mode
 gathers all ranks' prompts and hands each rank the slice ``len(prompts) x rank``; colocate
@@ -41,15 +42,16 @@ ungated``, so an untrained policy that never passes the gates still gets a gradi
 from __future__ import annotations
 
 import logging
-import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from agents.prompting import Conversation
+from recrm.composite import COMPONENT_NAMES
 from recrm.outcome import episode_reward, outcome_credit  # episode_reward: re-exported
 from recrm.wrapper import step_envs
+from train.rewards import PARTS, episode_parts, log_training_metrics, turn_parts
 from train.tasks import ENV_OF_STORE, parse_prompt_key
 
 if TYPE_CHECKING:  # train.config imports trl; eval.probes uses episode_reward without it
@@ -60,7 +62,7 @@ __all__ = ["COMPONENTS", "Generated", "SituRecRollout", "episode_outcome_credit"
 
 logger = logging.getLogger(__name__)
 
-COMPONENTS = ("instruction", "consistency", "relevance", "ranking", "behavior")
+COMPONENTS = COMPONENT_NAMES
 
 
 @dataclass
@@ -133,9 +135,13 @@ def soft_gated_total(recrm: dict[str, Any], floor: float) -> float:
     """
     if floor <= 0:
         return float(recrm["total"])
+    return soft_gate(recrm, floor) * float(recrm["ungated"])
+
+
+def soft_gate(recrm: dict[str, Any], floor: float) -> float:
+    """The factor the turn's ``ungated`` value is paid at: ``C_inst * C_consist``, each at least ``floor``."""
     gates = recrm.get("gates", {})
-    soft = max(float(gates.get("instruction", 1.0)), floor) * max(float(gates.get("consistency", 1.0)), floor)
-    return soft * float(recrm["ungated"])
+    return max(float(gates.get("instruction", 1.0)), floor) * max(float(gates.get("consistency", 1.0)), floor)
 
 
 @dataclass
@@ -148,6 +154,7 @@ class _Episode:
     totals: list[float] = field(default_factory=list)
     components: dict[str, list[float]] = field(default_factory=lambda: {n: [] for n in COMPONENTS})
     gates: dict[str, list[float]] = field(default_factory=lambda: {"instruction": [], "consistency": []})
+    parts: list[dict[str, float]] | None = field(default_factory=list)  # per turn (train.rewards); None: no terms
     termination: str | None = None
     logprobs: list[float | None] | None = field(default_factory=list)  # aligned with conv.completion_ids
 
@@ -181,7 +188,7 @@ def make_recrm_env(cfg: SituRecArguments, store: str):
 
     env = gym.make(ENV_OF_STORE[store], max_turns=cfg.max_turns, image_size=tuple(cfg.env_image_size),
                    catalog_view=cfg.catalog_view, catalog_k=cfg.catalog_k, protocol=cfg.env_protocol,
-                   ablation=cfg.env_ablation)
+                   ablation=cfg.env_ablation, text_only=cfg.env_text_only)
     return RecRMReward(env, **cfg.recrm_kwargs())
 
 
@@ -359,6 +366,10 @@ class SituRecRollout:
             raise RuntimeError("the env step returned no info['recrm']: wrap the env with recrm.RecRMReward")
         e.turns += 1
         e.totals.append(soft_gated_total(recrm, floor))
+        if e.parts is not None and "terms" in recrm:
+            e.parts.append(turn_parts(recrm, soft_gate(recrm, max(floor, 0.0))))
+        else:  # a reward wrapper that reports no terms: the trajectory reward stays whole
+            e.parts = None
         for name in COMPONENTS:
             value = recrm.get("components", {}).get(name)
             if value is not None:
@@ -379,6 +390,9 @@ class SituRecRollout:
                       "gate_instruction", "gate_consistency", "time_generate_s", "time_env_s")
         }
         extra.update({f"recrm_{n}": [] for n in COMPONENTS})
+        with_parts = bool(episodes) and all(e.parts is not None for e in episodes)
+        if with_parts:
+            extra.update({f"part_{n}": [] for n in PARTS})
         for e in episodes:
             success = e.termination == "success_cart_added"
             out["prompt_ids"].append(list(e.conv.prompt_ids))
@@ -387,6 +401,10 @@ class SituRecRollout:
             mean_total = _mean(e.totals) if e.totals else 0.0
             share = episode_outcome_credit(e.env) if success else 1.0
             extra["traj_reward"].append(episode_reward(e.totals, success, self.cfg.outcome_bonus, share))
+            if with_parts:  # they sum to traj_reward (train.rewards)
+                outcome = self.cfg.outcome_bonus * share if success else 0.0
+                for n, value in episode_parts(e.parts, outcome).items():
+                    extra[f"part_{n}"].append(value)
             extra["success"].append(1.0 if success else 0.0)
             extra["num_turns"].append(e.turns)
             extra["termination"].append(e.termination or "unfinished")
@@ -415,17 +433,5 @@ def trajectory_reward(prompts, completions, traj_reward=None, log_metric=None, *
     if traj_reward is None:
         raise ValueError("trajectory_reward needs the rollout's traj_reward field (use SituRecRollout)")
     if log_metric is not None:
-        for name in ("recrm_total", *(f"recrm_{n}" for n in COMPONENTS)):
-            values = [v for v in kwargs.get(name) or [] if v is not None and not math.isnan(v)]
-            if values:
-                log_metric(f"recrm/{name[len('recrm_'):]}/mean", sum(values) / len(values))
-        for name in ("gate_instruction", "gate_consistency"):
-            values = [v for v in kwargs.get(name) or [] if v is not None and not math.isnan(v)]
-            if values:
-                log_metric(f"recrm/{name}/pass_rate", sum(values) / len(values))
-        for key, metric in (("success", "siturec/success_rate"), ("num_turns", "siturec/turns"),
-                            ("time_generate_s", "timing/generate_s"), ("time_env_s", "timing/env_reward_s")):
-            values = kwargs.get(key)
-            if values:
-                log_metric(metric, sum(values) / len(values))
+        log_training_metrics(kwargs, log_metric)
     return [None if r is None else float(r) for r in traj_reward]

@@ -1,0 +1,139 @@
+"""The trajectory reward part by part, and what GSPO's groups say about it.
+
+The trajectory reward (``train.rollout``) is the mean over turns of the soft-gated RecRM
+total plus the outcome bonus. The total is additive in its terms (``recrm.composite.TERMS``:
+``ungated = sum(terms)``), so the trajectory reward splits exactly into one part per term
+(each the mean over turns of ``soft gates x term``) plus ``outcome`` (bonus x gate share on
+a purchase). With ``reward_parts: true`` GSPO gets one TRL reward function per part
+(``part_reward_functions``), so ``GRPOConfig.multi_objective_aggregation``
+(``normalize_then_sum``, GDPO-style) and ``reward_weights`` apply; with the weights all 1
+and ``sum_then_normalize`` it trains on the same reward as the single function.
+
+Logged every step (``log_training_metrics``), in either mode: each component's mean and
+the gates' pass rates (as before), each part's mean and its share of the advantage (the
+part's share of ``sum |A_part|`` where ``A_part = (part - group mean) / group std of the
+reward``, TRL's group-normalised advantage split along the parts), and pass^k: a group's
+G rollouts are G trials of one episode (same task and seed), so ``pass^k = C(c, k) /
+C(G, k)`` for c successes (tau-bench), averaged over the groups, for k = 1, 2, 4, ... <= G.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from recrm.composite import COMPONENT_NAMES, TERMS
+
+__all__ = ["PARTS", "turn_parts", "episode_parts", "part_reward_functions", "pass_hat_k", "advantage_shares",
+           "log_training_metrics"]
+
+PARTS = (*TERMS, "outcome")
+
+
+def turn_parts(recrm: Mapping[str, Any], soft_gate: float) -> dict[str, float]:
+    """One turn's soft-gated total by term: ``soft_gate x terms`` (``info["recrm"]``)."""
+    terms = recrm.get("terms") or {}
+    return {name: soft_gate * float(terms.get(name, 0.0)) for name in TERMS}
+
+
+def episode_parts(turns: Sequence[Mapping[str, float]], outcome: float) -> dict[str, float]:
+    """The trajectory reward by part: each term's mean over the turns, and the outcome."""
+    out = {name: (sum(t[name] for t in turns) / len(turns) if turns else 0.0) for name in TERMS}
+    out["outcome"] = float(outcome)
+    return out
+
+
+def _values(kwargs: Mapping[str, Any], key: str) -> list[float]:
+    return [float(v) for v in kwargs.get(key) or [] if v is not None and not math.isnan(v)]
+
+
+def _groups(kwargs: Mapping[str, Any], n: int) -> list[list[int]]:
+    """Rows that played the same episode (same store, task and seed), in first-seen order."""
+    keys = [tuple((kwargs.get(k) or [None] * n)[i] for k in ("store", "task_id", "seed")) for i in range(n)]
+    groups: dict[tuple, list[int]] = defaultdict(list)
+    for i, key in enumerate(keys):
+        groups[key].append(i)
+    return list(groups.values())
+
+
+def pass_hat_k(successes: Sequence[Sequence[float]], k: int) -> float | None:
+    """Mean over groups of ``C(c, k) / C(G, k)`` (c successes of G trials); None if no group has k trials.
+
+    >>> pass_hat_k([[1, 1, 0, 0]], 1), pass_hat_k([[1, 1, 0, 0]], 2), pass_hat_k([[1, 1, 1, 1]], 4)
+    (0.5, 0.16666666666666666, 1.0)
+    """
+    rates = [math.comb(int(sum(g)), k) / math.comb(len(g), k) for g in successes if len(g) >= k]
+    return sum(rates) / len(rates) if rates else None
+
+
+def advantage_shares(parts: Mapping[str, Sequence[float]], groups: Sequence[Sequence[int]]) -> dict[str, float]:
+    """Each part's share of the magnitude of the group-normalised advantage.
+
+    >>> advantage_shares({"a": [1.0, 0.0], "b": [0.0, 0.0]}, [[0, 1]])
+    {'a': 1.0, 'b': 0.0}
+    """
+    size = {name: 0.0 for name in parts}
+    for group in groups:
+        if len(group) < 2:
+            continue
+        totals = [sum(parts[name][i] for name in parts) for i in group]
+        mean = sum(totals) / len(totals)
+        std = math.sqrt(sum((t - mean) ** 2 for t in totals) / (len(totals) - 1))  # torch.std's unbiased one
+        for name, values in parts.items():
+            part_mean = sum(values[i] for i in group) / len(group)
+            size[name] += sum(abs(values[i] - part_mean) for i in group) / (std + 1e-4)
+    whole = sum(size.values())
+    return {name: (s / whole if whole > 0 else 0.0) for name, s in size.items()}
+
+
+def log_training_metrics(kwargs: Mapping[str, Any], log_metric: Callable[[str, float], Any]) -> None:
+    """Component means, gate pass rates, SR, turns, timing, part means, advantage shares and
+    pass^k of one batch of rollouts (the rollout's extra fields in ``kwargs``)."""
+    for name in ("recrm_total", *(f"recrm_{n}" for n in COMPONENT_NAMES)):
+        values = _values(kwargs, name)
+        if values:
+            log_metric(f"recrm/{name[len('recrm_'):]}/mean", sum(values) / len(values))
+    for name in ("gate_instruction", "gate_consistency"):
+        values = _values(kwargs, name)
+        if values:
+            log_metric(f"recrm/{name}/pass_rate", sum(values) / len(values))
+    for key, metric in (("success", "siturec/success_rate"), ("num_turns", "siturec/turns"),
+                        ("time_generate_s", "timing/generate_s"), ("time_env_s", "timing/env_reward_s")):
+        values = kwargs.get(key)
+        if values:
+            log_metric(metric, sum(values) / len(values))
+    success = kwargs.get("success")
+    if success:
+        groups = _groups(kwargs, len(success))
+        trials = [[float(success[i]) for i in g] for g in groups]
+        k = 1
+        while (value := pass_hat_k(trials, k)) is not None:
+            log_metric(f"siturec/pass^{k}", value)
+            k *= 2
+        parts = {name: list(kwargs[f"part_{name}"]) for name in PARTS if kwargs.get(f"part_{name}")}
+        if parts:
+            for name, values in parts.items():
+                log_metric(f"recrm/part_{name}/mean", sum(values) / len(values))
+            for name, share in advantage_shares(parts, groups).items():
+                log_metric(f"recrm/part_{name}/advantage_share", share)
+
+
+def part_reward_functions() -> list[Callable[..., list[float]]]:
+    """One TRL reward function per part (``rewards/recrm_<part>/mean`` in TRL's logs); they
+    sum to the trajectory reward. The first one also logs ``log_training_metrics``."""
+
+    def make(name: str, logs: bool) -> Callable[..., list[float]]:
+        def reward(prompts, completions, log_metric=None, **kwargs) -> list[float]:
+            values = kwargs.get(f"part_{name}")
+            if values is None:
+                raise ValueError(f"recrm_{name} needs the rollout's part_{name} field (use train.rollout.SituRecRollout)")
+            if logs and log_metric is not None:
+                log_training_metrics(kwargs, log_metric)
+            return [float(v) for v in values]
+
+        reward.__name__ = reward.__qualname__ = f"recrm_{name}"
+        return reward
+
+    return [make(name, i == 0) for i, name in enumerate(PARTS)]
