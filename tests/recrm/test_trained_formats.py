@@ -91,3 +91,16 @@ def test_generative_heads_score_by_p_yes_and_select_keeps_the_better(data_dir, t
     assert meta["type"] == ("generative" if sel["chosen"] == "generative" else "cross_encoder")
     hr = {h: m["hr_mean"] for h, m in sel["metrics"].items()}
     assert hr[sel["chosen"]] == max(hr.values())
+
+
+def test_an_hf_chat_backend_gives_p_yes_not_a_greedy_word(data_dir, tiny_base):  # noqa: F811
+    from recrm.judges.formats import record_requests
+    from recrm.judges.llm import LLMScorer
+
+    recs = [r for r in read_records(data_dir / "behavior.jsonl") if r.split == "test"][:3]
+    fields, _ = record_requests("behavior", recs)
+    judge = LLMScorer("behavior", f"llm:hf:{tiny_base}", cache=None)
+    verdicts = judge.judge("behavior", fields)
+    probs = [v.extra["prob"] for v in verdicts]
+    assert all(0.0 < p < 1.0 for p in probs) and len(set(probs)) > 1  # a probability per list, from the logits
+    assert [v.label for v in verdicts] == [int(p > 0.5) for p in probs] and not judge.failures
