@@ -159,9 +159,15 @@ class EpisodeLog:
 
 
 def gspo_curve(history: list[dict]) -> list[dict]:
-    """Per logged GSPO step: SR and mean trajectory reward of the rollouts generated for it."""
-    return [{"step": int(h["step"]), "success_rate": float(h["siturec/success_rate"]), "reward": float(h["reward"])}
-            for h in history if "siturec/success_rate" in h and "reward" in h and "step" in h]
+    """Per logged GSPO step: SR and mean trajectory reward of the rollouts generated for it,
+    and where logged ``pass_k`` ({k: pass^k} over the step's groups, ``train.rewards``)."""
+    curve = []
+    for h in history:
+        if "siturec/success_rate" in h and "reward" in h and "step" in h:
+            point = {"step": int(h["step"]), "success_rate": float(h["siturec/success_rate"]), "reward": float(h["reward"])}
+            pass_k = {int(k.split("^")[1]): float(v) for k, v in h.items() if k.startswith("siturec/pass^")}
+            curve.append({**point, "pass_k": dict(sorted(pass_k.items()))} if pass_k else point)
+    return curve
 
 
 def gspo_timing(history: list[dict], wall_s: float, generation_batch: int) -> dict[str, Any]:

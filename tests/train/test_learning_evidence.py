@@ -94,6 +94,8 @@ def test_gspo_curve_and_timing_read_trl_log_history():
     ]
     assert evidence.gspo_curve(history) == [{"step": 1, "success_rate": 0.25, "reward": 0.5},
                                       {"step": 3, "success_rate": 0.5, "reward": 0.7}]
+    history[2].update({"siturec/pass^1": 0.5, "siturec/pass^2": 0.25})
+    assert evidence.gspo_curve(history)[1]["pass_k"] == {1: 0.5, 2: 0.25}  # the groups' pass^k, when logged
     t = evidence.gspo_timing(history, wall_s=25.0, generation_batch=4)
     assert (t["generation_s"], t["env_reward_s"], t["optimisation_s"], t["load_and_setup_s"]) == (10.0, 3.0, 7.0, 5.0)
     assert t["generated_tokens"] == 160.0 and t["tokens_per_s"] == 16.0
