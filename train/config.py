@@ -83,7 +83,8 @@ class SituRecArguments:
     recrm_tau: float = field(default=0.5, metadata={"help": "RecRM relevance threshold opening the behaviour terms."})
     recrm_scorers: dict[str, str] = field(
         default_factory=dict,
-        metadata={"help": "RecRM scorer per dimension, 'rule' (default) or 'model:PATH', e.g. {relevance: model:runs/rm/relevance}."},
+        metadata={"help": "RecRM scorer per dimension: 'rule' (default), 'model:PATH' or 'llm:SPEC' (a zero-shot chat "
+                          "judge), e.g. {relevance: model:runs/rm/relevance}."},
     )
     outcome_bonus: float = field(
         default=1.0, metadata={"help": "Added to the trajectory reward when the episode ends with a cart addition."}
@@ -129,9 +130,10 @@ class SituRecArguments:
             raise ValueError(f"max_new_tokens must be positive, got {self.max_new_tokens!r}")
         if self.reward_variant not in VARIANT_NAMES:
             raise ValueError(f"reward_variant must be one of {VARIANT_NAMES}, got {self.reward_variant!r}")
-        bad = {k: v for k, v in self.recrm_scorers.items() if v != "rule" and not str(v).startswith("model:")}
+        bad = {k: v for k, v in self.recrm_scorers.items()
+               if v != "rule" and not any(str(v).startswith(p) and len(str(v)) > len(p) for p in ("model:", "llm:"))}
         if bad:
-            raise ValueError(f"recrm_scorers values must be 'rule' or 'model:PATH', got {bad}")
+            raise ValueError(f"recrm_scorers values must be 'rule', 'model:PATH' or 'llm:SPEC' (a chat backend), got {bad}")
         if not 0.0 <= self.gate_floor <= 1.0:
             raise ValueError(f"gate_floor must be in [0, 1], got {self.gate_floor!r}")
         if self.gate_floor > 0 and self.gate_warmup_steps < 1:

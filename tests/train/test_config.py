@@ -106,10 +106,15 @@ def test_scorers_come_from_yaml(tmp_path):
     script, _, _ = parse_args("gspo", ["--config", str(good), "--model_name_or_path", "m"])
     assert script.recrm_scorers == {"relevance": "model:runs/rm/relevance"}
     assert script.recrm_kwargs()["scorers"] == {"relevance": "model:runs/rm/relevance"}
-    bad = tmp_path / "bad.yaml"
-    bad.write_text(base + "\nrecrm_scorers:\n  relevance: gpt\n")
-    with pytest.raises(ValueError, match="'rule' or 'model:PATH'"):
-        parse_args("gspo", ["--config", str(bad), "--model_name_or_path", "m"])
+    judge = tmp_path / "judge.yaml"
+    judge.write_text(base + "\nrecrm_scorers:\n  consistency: llm:hf:gguf:smollm2\n")
+    script, _, _ = parse_args("gspo", ["--config", str(judge), "--model_name_or_path", "m"])
+    assert script.recrm_kwargs()["scorers"] == {"consistency": "llm:hf:gguf:smollm2"}  # a zero-shot judge
+    for value in ("gpt", "llm:", "model:"):
+        bad = tmp_path / "bad.yaml"
+        bad.write_text(base + f"\nrecrm_scorers:\n  relevance: '{value}'\n")
+        with pytest.raises(ValueError, match="'rule', 'model:PATH' or 'llm:SPEC'"):
+            parse_args("gspo", ["--config", str(bad), "--model_name_or_path", "m"])
 
 
 def test_script_reports_a_bad_setting_in_one_line():
