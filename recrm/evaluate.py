@@ -36,6 +36,7 @@ from recrm.context import TurnContext
 from recrm.data.io import DataError, data_file, load_split
 from recrm.data.prompts import list_text, pair_text
 from recrm.data.schema import KINDS
+from recrm.judges.analysis import truth
 from recrm.judges.formats import record_requests
 from situ_gym import cli
 from situ_gym.records import TurnRecord
@@ -248,22 +249,6 @@ def predict(kind: str, records: Sequence[Any], spec: str, worlds: Mapping[str, A
 
 
 # ------------------------------------------------------------------ labels
-def truth(kind: str, rec: Any, source: str = "rule") -> Any:
-    """A record's label: its own (``"rule"``: synthesised) or its teacher's (None: no usable one)."""
-    if source == "rule":
-        if kind == "relevance":
-            return rec.score
-        return rec.labels if kind == "ranking" else rec.label
-    if source != "teacher":
-        raise ValueError(f"labels must be 'rule' or 'teacher', got {source!r}")
-    t = rec.teacher
-    if t is None:
-        return None
-    if kind == "ranking":
-        return None if t.labels is None or any(v is None for v in t.labels) or sum(t.labels) == 0 else t.labels
-    return t.label
-
-
 def metrics_for(kind: str, records: Sequence[Any], preds: Sequence[Any], extras: Sequence[Any] | None = None,
                 labels: str = "rule") -> dict[str, Any]:
     """The paper's metrics of ``preds`` against the records' labels (``labels``: rule or teacher;

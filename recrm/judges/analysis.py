@@ -113,6 +113,22 @@ def discriminability(kind: str, records: Sequence[Any], preds: Sequence[Any],
     return {"groups": groups, "scale": scale}
 
 
+def truth(kind: str, rec: Any, source: str = "rule") -> Any:
+    """A record's label: its own (``"rule"``: synthesised) or its teacher's (None: no usable one)."""
+    if source == "rule":
+        if kind == "relevance":
+            return rec.score
+        return rec.labels if kind == "ranking" else rec.label
+    if source != "teacher":
+        raise ValueError(f"labels must be 'rule' or 'teacher', got {source!r}")
+    t = rec.teacher
+    if t is None:
+        return None
+    if kind == "ranking":
+        return None if t.labels is None or any(v is None for v in t.labels) or sum(t.labels) == 0 else t.labels
+    return t.label
+
+
 def _conditions(query: str) -> int:
     return len([p for p in query.split(";") if p.strip()])
 
@@ -120,8 +136,6 @@ def _conditions(query: str) -> int:
 def failure_breakdown(kind: str, records: Sequence[Any], preds: Sequence[Any], extras: Sequence[dict[str, Any]],
                       labels: str = "rule") -> dict[str, int]:
     """The evaluator's errors on ``records`` by type (an unusable verdict is its own type)."""
-    from recrm.evaluate import truth
-
     out: Counter = Counter()
     for rec, pred, extra in zip(records, preds, extras, strict=True):
         y = truth(kind, rec, labels)

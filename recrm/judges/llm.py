@@ -29,6 +29,7 @@ from typing import Any
 
 from recrm.components import ComponentScore
 from recrm.context import TurnContext
+from recrm.inputs import context_fields
 from recrm.judges.formats import (
     GENERATIVE_KINDS,
     JUDGE_KINDS,
@@ -164,8 +165,6 @@ class LLMScorer:
         return self.score_batch([ctx])[0]
 
     def score_batch(self, ctxs: Sequence[TurnContext]) -> list[ComponentScore]:
-        from recrm.scorers import context_fields
-
         kind = self.name
         per_turn = [context_fields(kind, c) for c in ctxs]
         inputs, spans = [], []

@@ -21,7 +21,7 @@ def train(cfg: RMTrainConfig, training_overrides: dict | None = None):
     if cfg.head == "select":
         from recrm.train.select import train_and_select
 
-        return train_and_select(cfg, training_overrides)
+        return train_and_select(cfg, training_overrides, train)
     if cfg.task == "ranking":
         from recrm.train.ranker import train_ranker
 

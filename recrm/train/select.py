@@ -11,6 +11,7 @@ import dataclasses
 import json
 import logging
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 from recrm.train.config import RMTrainConfig
@@ -26,10 +27,10 @@ def _key(task: str, metrics: dict) -> tuple:
     return tuple(-1.0 if metrics.get(m) is None else float(metrics[m]) for m in SELECT_METRICS[task])
 
 
-def train_and_select(cfg: RMTrainConfig, training_overrides: dict | None = None) -> Path:
-    """Train both heads of ``cfg.task`` and return ``cfg.out`` holding the better one."""
+def train_and_select(cfg: RMTrainConfig, training_overrides: dict | None, train: Callable[..., Path]) -> Path:
+    """Train both heads of ``cfg.task`` with ``train`` (``recrm.train.train``, handed in so this
+    module does not import its package) and return ``cfg.out`` holding the better one."""
     from recrm.evaluate import evaluate
-    from recrm.train import train
 
     if cfg.task not in SELECT_METRICS:
         raise ValueError(f"head 'select' is for {list(SELECT_METRICS)}, not {cfg.task!r}")
