@@ -52,4 +52,4 @@ def test_tiny_preset_runs_the_whole_gpu_path_on_cpu(script, tmp_path, capsys):
         assert summary["model"][dim]["n"] == summary["rule"][dim]["n"] > 0  # the same held-out records
     assert summary["counts"]["ranking"]["test/lists"] > 0 and summary["counts"]["relevance"]["train/score_2"] > 0
     table = capsys.readouterr().out
-    assert "| ranking (model) |" in table and "| ranking (rule) |" in table
+    assert f"| ranking | model:{tmp_path / 'models' / 'ranking'} |" in table and "| ranking | rule |" in table

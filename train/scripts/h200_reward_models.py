@@ -90,7 +90,7 @@ def main(argv=None) -> int:
 
     from eval.rollout import RolloutConfig, run
     from recrm.data.__main__ import main as data_main
-    from recrm.evaluate import evaluate, format_table
+    from recrm.evaluate import evaluate, format_dimension_table
     from recrm.train import TASKS, RMTrainConfig, train
     from recrm.train.models import is_gguf, plain_model_folder
 
@@ -165,10 +165,9 @@ def main(argv=None) -> int:
     learned = evaluate(str(data), scorers)
     times["evaluation"] = time.perf_counter() - t0
     times["total"] = time.perf_counter() - t_all
-    table = {**{f"{k} (rule)": v for k, v in rule.items()}, **{f"{k} (model)": v for k, v in learned.items()}}
     print(f"\nHeld-out metrics (%), as python -m recrm.evaluate --data {data} --scorer rule "
           + " ".join(f"--scorer {k}={v}" for k, v in scorers.items()) + " prints them:")
-    print(format_table({k: v for k, v in sorted(table.items())}))
+    print(format_dimension_table({"rows": {"rule": rule, "model": learned}}))
     print("\nSeconds per stage: " + ", ".join(f"{k} {v:.1f}" for k, v in times.items()))
     counts = json.loads((data / "counts.json").read_text())
     summary = {"preset": args.preset, "base": "tiny" if tiny else args.model, "device": "cuda" if gpu else "cpu", "times_s": times,
