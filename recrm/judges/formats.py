@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from recrm.components.instruction import DIMENSIONS
+from recrm.data.prompts import JUDGE_KINDS, judge_fields
 from situ_gym.llm.structured import bounded_string, closed_object, parse_reply
 
 __all__ = [
@@ -57,7 +58,6 @@ __all__ = [
     "yes_no_words",
 ]
 
-JUDGE_KINDS = ("instruction", "consistency", "relevance")
 GENERATIVE_KINDS = ("ranking", "behavior")
 
 # the paper's names of the six rubric dimensions, in DIMENSIONS' order
@@ -313,12 +313,8 @@ def parse_reply_text(kind: str, text: str) -> Verdict:
 
 def fields_of(kind: str, record: Any, item: int | None = None) -> dict[str, Any]:
     """The fields a ``kind`` judge reads, from a record (``item``: one ranking candidate)."""
-    if kind == "instruction":
-        return {"context": record.context, "response": record.response}
-    if kind == "consistency":
-        return {"facts": record.facts, "response": record.response}
-    if kind == "relevance":
-        return {"query": record.query, "item": record.item}
+    if kind in JUDGE_KINDS:
+        return judge_fields(kind, record)
     if kind == "ranking":
         return {"profile": record.profile, "query": record.query, "item": record.candidates[item or 0]}
     if kind == "behavior":
