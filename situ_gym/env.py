@@ -46,6 +46,8 @@ RESET_OPTIONS = ("task_id",)
 # saved by ``snapshot``, put back by ``restore``.
 _EPISODE_STATE = ("task", "profile", "turns", "_history", "_dialogue", "_inspected", "_recommendations",
                   "_proposed", "_raised", "_compare_requested", "_stalls", "_last_result", "_done", "_failed")
+# The current view, which a failed step also puts back (restore re-renders it instead).
+_VIEW_STATE = ("frame", "user_view", "assistant_view")
 
 
 @dataclass(frozen=True)
@@ -437,17 +439,14 @@ class SituRecEnv(gym.Env[dict, str]):
             raise RuntimeError("episode is over: call reset() before step()")
         # A step that raises (e.g. BackendError from the engine) is undone here, so the env
         # never shows half a turn; the episode is over because the world may have moved.
-        saved = (len(self._history), len(self._dialogue), dict(self._inspected), self._last_result,
-                 self._recommendations, self._stalls, len(self.turns),
-                 self.frame, self.user_view, self.assistant_view,
-                 set(self._proposed), set(self._raised), self._compare_requested)
+        # The episode's own state (one list with snapshot's, _EPISODE_STATE): a turn only adds
+        # to its lists, dicts and sets and replaces its other values, so copies of those suffice.
+        saved = {name: _shallow(getattr(self, name)) for name in (*_EPISODE_STATE, *_VIEW_STATE)}
         try:
             out = self._play_turn(action)
         except Exception as exc:
-            (n_history, n_dialogue, self._inspected, self._last_result, self._recommendations,
-             self._stalls, n_turns, self.frame, self.user_view, self.assistant_view,
-             self._proposed, self._raised, self._compare_requested) = saved
-            del self._history[n_history:], self._dialogue[n_dialogue:], self.turns[n_turns:]
+            for name, value in saved.items():
+                setattr(self, name, value)
             self._done, self._failed = True, f"{type(exc).__name__}: {exc}"
             raise
         if self.render_mode == "human":
@@ -815,6 +814,11 @@ class _HumanWindow:
         if self._screen is not None:
             self._pygame.display.quit()
             self._screen = None
+
+
+def _shallow(value: Any) -> Any:
+    """A copy of a list, dict or set (the containers a turn adds to); anything else as it is."""
+    return value.copy() if isinstance(value, (list, dict, set)) else value
 
 
 def _same_arrays(a: Frame, b: Frame) -> bool:
