@@ -1,0 +1,219 @@
+"""RemoteEnv: a ``gymnasium.Env`` whose episodes run on a SituRec OpenEnv server."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, SupportsFloat
+
+import gymnasium as gym
+from openenv.core.client_types import StepResult
+from openenv.core.env_client import EnvClient
+from openenv.core.env_server.types import WSErrorCode
+from websockets.exceptions import ConnectionClosed
+
+from situ_gym import ENV_IDS
+from situ_gym.serve.messages import (
+    IMAGE_FORMATS,
+    SituRecAction,
+    SituRecObservation,
+    SituRecState,
+    decode_info,
+    decode_obs,
+)
+
+__all__ = ["RemoteEnv", "SituRecClient", "RemoteEnvError", "RequestError", "ServerBusy", "SessionLost"]
+
+
+class RemoteEnvError(Exception):
+    """A fault of a remote session; ``code`` is OpenEnv's error code, ``details`` its data."""
+
+    def __init__(self, message: str, code: str | None = None, details: dict[str, Any] | None = None):
+        super().__init__(message)
+        self.code, self.details = code, details or {}
+
+
+class RequestError(RemoteEnvError):
+    """The server refused or failed this one request (bad message, bad argument, the env's
+    own error): the session goes on, and the episode too unless the env says otherwise."""
+
+
+class ServerBusy(RemoteEnvError):
+    """The server holds ``--max-sessions`` sessions already: retry later, or on another server."""
+
+
+class SessionLost(RemoteEnvError):
+    """The session is gone (the connection closed, no answer in time, or the server reclaimed it
+    after its idle timeout): make a new ``RemoteEnv``."""
+
+
+# OpenEnv's error codes, each with the one behaviour it means for the caller.
+_FAULTS: dict[str, type[RemoteEnvError]] = {
+    WSErrorCode.INVALID_JSON: RequestError,
+    WSErrorCode.UNKNOWN_TYPE: RequestError,
+    WSErrorCode.VALIDATION_ERROR: RequestError,
+    WSErrorCode.EXECUTION_ERROR: RequestError,
+    WSErrorCode.CAPACITY_REACHED: ServerBusy,
+    WSErrorCode.FACTORY_ERROR: SessionLost,
+    WSErrorCode.SESSION_ERROR: SessionLost,
+}
+
+
+def fault(data: dict[str, Any]) -> RemoteEnvError:
+    """The exception for an OpenEnv error response's data."""
+    code = str(data.get("code", ""))
+    message = str(data.get("message", "unknown error"))
+    errors = data.get("errors")
+    if errors:  # pydantic's list: which field, and what is wrong with it
+        message += ": " + "; ".join(f"{'.'.join(map(str, e.get('loc', ())))}: {e.get('msg')}" for e in errors)
+    return _FAULTS.get(code, RequestError)(f"server: {message} ({code or 'no code'})", code, data)
+
+
+class SituRecClient(EnvClient[SituRecAction, SituRecObservation, SituRecState]):
+    """OpenEnv's WebSocket client with SituRec's typed messages; server errors raise the
+    ``RemoteEnvError`` their code means (``fault``)."""
+
+    def _step_payload(self, action: SituRecAction) -> dict[str, Any]:
+        return action.model_dump(exclude_none=True, exclude={"metadata"})
+
+    def _parse_result(self, payload: dict[str, Any]) -> StepResult[SituRecObservation]:
+        obs = SituRecObservation.model_validate(
+            {**payload.get("observation", {}), "reward": payload.get("reward"), "done": payload.get("done", False)})
+        return StepResult(observation=obs, reward=obs.reward, done=obs.done)
+
+    def _parse_state(self, payload: dict[str, Any]) -> SituRecState:
+        return SituRecState.model_validate(payload)
+
+    async def _send_and_receive(self, message: dict[str, Any]) -> dict[str, Any]:
+        try:
+            await self._send(message)
+        except ConnectionClosed:
+            pass  # a server that refused the session closed it before reading: its reason is queued
+        try:
+            response = await self._receive()
+        except ConnectionClosed as exc:
+            raise SessionLost(f"the server closed the session ({exc})") from exc
+        except TimeoutError as exc:
+            raise SessionLost(f"no answer within {self._message_timeout} s") from exc
+        if response.get("type") == "error":
+            raise fault(response.get("data", {}))
+        return response
+
+
+class RemoteEnv(gym.Env[dict, str]):
+    """A SituRec env that runs on a server (``python -m situ_gym.serve``), as a ``gymnasium.Env``.
+
+    ``RemoteEnv(url, env_id, **kwargs)`` plays the episodes of
+    ``RecRMReward(gym.make(env_id, **kwargs))`` on the server (the server's ``--reward``; with
+    ``reward_kwargs`` for the wrapper): the same spaces, observations (images decoded to the
+    same uint8 arrays, byte for byte), rewards, flags and infos (``info["task"]`` and
+    ``info["turn"]`` rebuilt as records) as that env in-process.
+
+    ## Spaces
+    Those of the in-process env, which the constructor builds once (and closes) to read them;
+    this also checks ``kwargs`` before anything is sent.
+
+    ## Reset options
+    ``reset(seed=..., options={"task_id": id})`` as in-process, or
+    ``options={"group_key": key}`` instead of a seed: the server plays
+    ``seed = situ_gym.serve.messages.group_seed(key)`` (SHA-256 of the key), so every rollout
+    of a GSPO group that sends the group's key faces the same episode, on any server.
+
+    ## Branching
+    ``handle = env.snapshot()`` keeps the episode's state on the server (per session, by
+    handle: nothing is pickled across the wire); ``obs, info = env.restore(handle)`` puts the
+    episode back to it, any number of times; ``env.release(handle)`` forgets it.
+
+    ## Faults
+    ``RequestError``: the server refused this request, the session goes on (an env error such
+    as an unknown ``task_id`` or a step after the episode's end). ``ServerBusy``: the server has
+    no free session. ``SessionLost``: the connection or the session is gone (e.g. reclaimed
+    after the server's idle timeout): make a new ``RemoteEnv``. The action must be a ``str``
+    (the in-process env records a non-string as an invalid turn; a server cannot receive one).
+
+    ## Arguments
+    * ``url``: the server, ``http://host:port`` or ``ws://host:port``.
+    * ``env_id``: one of the registered SituRec ids the server serves.
+    * ``image_format``: "png" (lossless PNG, base64) or "raw" (the array's bytes, base64:
+      larger, no encoding time).
+    * ``reward_kwargs``: arguments of the server's reward wrapper (numbers, strings, booleans).
+    * ``connect_timeout_s`` / ``message_timeout_s``: seconds to connect, and to wait for each answer.
+    * ``**kwargs``: the env's arguments (``image_size``, ``max_turns``, ``protocol``, ...) except
+      those the server chooses (``backend``, ``user``, ``moderator``, ``render_mode``).
+    """
+
+    metadata = {"render_modes": []}
+
+    def __init__(self, url: str, env_id: str = ENV_IDS[0], *, image_format: str = "png",
+                 reward_kwargs: dict[str, Any] | None = None, connect_timeout_s: float = 10.0,
+                 message_timeout_s: float = 300.0, **kwargs: Any):
+        if env_id not in ENV_IDS:
+            raise ValueError(f"env_id must be one of {list(ENV_IDS)}, got {env_id!r}")
+        if image_format not in IMAGE_FORMATS:
+            raise ValueError(f"image_format must be one of {IMAGE_FORMATS}, got {image_format!r}")
+        try:
+            json.dumps([kwargs, reward_kwargs])
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"RemoteEnv sends its arguments as JSON: {exc}") from None
+        local = gym.make(env_id, **kwargs)
+        self.observation_space, self.action_space = local.observation_space, local.action_space
+        local.close()
+        self.env_id, self.image_format = env_id, image_format
+        self._settings = {"env_id": env_id, "env_kwargs": kwargs, "reward_kwargs": reward_kwargs or {},
+                          "image_format": image_format}
+        self._client = SituRecClient(url, connect_timeout_s=connect_timeout_s,
+                                     message_timeout_s=message_timeout_s).sync()
+        try:
+            self._client.connect()
+        except ConnectionError as exc:
+            self._client.close()
+            raise SessionLost(str(exc)) from exc
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
+        if isinstance(seed, int) and not isinstance(seed, bool) and seed >= 0:
+            super().reset(seed=seed)  # no randomness here; keeps gymnasium's seeding contract
+        answer = self._call(self._client.reset, seed=seed, options=options, **self._settings)
+        return decode_obs(answer.obs), decode_info(answer.info)
+
+    def step(self, action: str) -> tuple[dict, SupportsFloat, bool, bool, dict[str, Any]]:
+        if not isinstance(action, str):
+            raise ValueError(f"RemoteEnv.step takes the assistant's JSON text, a str; got {type(action).__name__}")
+        answer = self._call(self._client.step, SituRecAction(text=action))
+        return decode_obs(answer.obs), answer.reward, answer.terminated, answer.truncated, decode_info(answer.info)
+
+    def snapshot(self) -> str:
+        """Keep the episode's state now on the server; returns its handle (see "Branching")."""
+        return self._call(self._client.step, SituRecAction(command="snapshot")).handle
+
+    def restore(self, handle: str) -> tuple[dict, dict]:
+        """Put the episode back to ``handle``; returns the observation and info of that moment."""
+        answer = self._call(self._client.step, SituRecAction(command="restore", handle=handle))
+        return decode_obs(answer.obs), decode_info(answer.info)
+
+    def release(self, handle: str) -> None:
+        """Forget the snapshot ``handle`` (a session keeps a bounded number)."""
+        self._call(self._client.step, SituRecAction(command="release", handle=handle))
+
+    def state(self) -> SituRecState:
+        """The session's state on the server (episode id, task, seed, steps, snapshot handles)."""
+        return self._client.state()
+
+    def close(self) -> None:
+        client = getattr(self, "_client", None)
+        if client is not None:
+            self._client = None
+            try:
+                client.close()
+            except (RemoteEnvError, OSError, ConnectionClosed):
+                pass  # closing a lost session: nothing left to release
+
+    def _call(self, method, *args: Any, **kwargs: Any) -> SituRecObservation:
+        if self._client is None:
+            raise SessionLost("RemoteEnv is closed")
+        try:
+            return method(*args, **kwargs).observation
+        except RequestError as exc:
+            # A session the server reclaimed answers every request with an error; its state says so.
+            if self._client.state().closed:
+                raise SessionLost(f"the server reclaimed this session after its idle timeout: make a new "
+                                  f"RemoteEnv ({exc})", exc.code, exc.details) from exc
+            raise
