@@ -9,9 +9,11 @@ from typing import Any
 __all__ = ["Assistant", "AGENT_INFO_KEYS", "agent_info", "acts_in_batches"]
 
 # What an assistant may read from the env's info: the store and the input condition (the
-# ablation and the protocol, which decide what its prompt may require). The task and profile
-# ids are left out: the packaged task bank maps them to the target, budget and reference set.
-AGENT_INFO_KEYS = ("store", "ablation", "protocol")
+# ablation and the protocol, which decide what its prompt may require), and under
+# catalog_view="tools" the handle of its catalog/map tools (situ_gym.assistant_tools). The task
+# and profile ids are left out: the packaged task bank maps them to the target, budget and
+# reference set.
+AGENT_INFO_KEYS = ("store", "ablation", "protocol", "tools")
 
 
 def agent_info(info: dict[str, Any]) -> dict[str, Any]:
@@ -23,7 +25,7 @@ class Assistant(ABC):
     """An assistant plays SituRec episodes, one or several at a time.
 
     ``reset`` is called once per episode with the first observation and ``agent_info(info)``
-    (the store only: never the hidden task, nor the task id that the packaged bank maps to
+    (the store, the input condition and any tool handle: never the hidden task, nor the task id that the packaged bank maps to
     the answer); ``act`` returns the assistant's JSON text for the observation of the
     current turn.
 

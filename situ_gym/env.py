@@ -15,11 +15,18 @@ from gymnasium import spaces
 
 from situ_gym.actions import parse_assistant_output, validate_user_call
 from situ_gym.actions.tools import TRANSLATIONAL_TOOLS
+from situ_gym.assistant_tools import (
+    MAX_TOOL_CALLS_PER_TURN,
+    TOOLS_TITLE,
+    CatalogTools,
+    ToolHandle,
+    decode_arguments,
+)
 from situ_gym.backends.base import ActionResult, Backend, Frame, Pose
 from situ_gym.language import analyze, lexicon_for, recommendation_attempt
 from situ_gym.language.names import find_marker_disclosures
 from situ_gym.protocol import check_protocol
-from situ_gym.records import ExecutionResult, ToolCall, TurnRecord
+from situ_gym.records import AssistantToolCall, ExecutionResult, ToolCall, TurnRecord
 from situ_gym.retrieval import CATALOG_VIEWS, CatalogRetriever, retrieved_title
 from situ_gym.scene import SceneIndex
 from situ_gym.scene.loader import load_scene, load_task_bank
@@ -45,7 +52,8 @@ RESET_OPTIONS = ("task_id",)
 # What one episode changes on the env itself (besides backend, shopper and moderator):
 # saved by ``snapshot``, put back by ``restore``.
 _EPISODE_STATE = ("task", "profile", "turns", "_history", "_dialogue", "_inspected", "_recommendations",
-                  "_proposed", "_raised", "_compare_requested", "_stalls", "_last_result", "_done", "_failed")
+                  "_proposed", "_raised", "_compare_requested", "_stalls", "_last_result", "_done", "_failed",
+                  "_tool_calls")
 # The current view, which a failed step also puts back (restore re-renders it instead).
 _VIEW_STATE = ("frame", "user_view", "assistant_view")
 
@@ -210,9 +218,11 @@ class SituRecEnv(gym.Env[dict, str]):
     * ``ablation``: None, "no_ego_view" (blank image, keep the caption) or
       "no_ego_view_no_caption" (also drop visible entities; a static index of fixed
       navigation handles instead), App. D.4.
-    * ``catalog_view``: "full" (default: every product) or "retrieved" (compact view for
+    * ``catalog_view``: "full" (default: every product), "retrieved" (compact view for
       small-context policies: only the ``catalog_k`` entries most relevant to the dialogue
-      so far, by BM25 over ``situ_gym.retrieval``, plus the navigation index).
+      so far, by BM25 over ``situ_gym.retrieval``, plus the navigation index) or "tools" (no
+      product listed, only the navigation index: the assistant looks the catalog up with
+      tools within its turn, see "Assistant tools").
     * ``som_max_depth`` / ``som_building_depth``: annotation ranges in metres for
       products (8) and for fixtures, stores and areas (25, so that navigation targets
       across the hall get marks while product labels stay legible).
@@ -241,6 +251,17 @@ class SituRecEnv(gym.Env[dict, str]):
     ``TurnRecord``) and ``termination``. Assistants get only ``agents.base.agent_info(info)``
     (the store, the ablation and the protocol): the packaged task bank maps the task and
     profile ids to the answer.
+
+    ## Assistant tools
+    Under ``catalog_view="tools"`` an assistant may call tools before it answers, any number of
+    times between two steps (``MAX_TOOL_CALLS_PER_TURN`` of them are answered; later ones get an
+    error result): ``env.unwrapped.call_tool(name, arguments) -> str``, or the same through the
+    handle in ``info["tools"]`` (which ``agents.base.agent_info`` passes on, with its OpenAI
+    ``schemas``). The tools (``situ_gym.assistant_tools``: ``search_catalog``, ``get_product``,
+    ``locate``) answer from this env's catalog and map and the shopper's pose; a bad call gets an
+    ``"Error: ..."`` result, never an exception. The calls are recorded, in order, in the next
+    step's ``info["turn"].tool_calls`` (name, arguments, result, ok). Under the other views
+    ``call_tool`` raises and turns record no tool calls (their records are as before).
 
     ## Branching
     ``state = env.unwrapped.snapshot()`` takes the episode's state (backend, shopper,
@@ -353,7 +374,12 @@ class SituRecEnv(gym.Env[dict, str]):
         self._nav_text = nav_targets_text(self.index, self._assistant_fixed)
         self._catalog_text = sanitize_text(catalog_text(self.index) + "\n" + self._nav_text, keep="head")
         self.catalog_view, self.catalog_k = catalog_view, int(catalog_k)
-        self._retriever = CatalogRetriever(self.index) if catalog_view == "retrieved" else None
+        self._retriever = CatalogRetriever(self.index) if catalog_view != "full" else None
+        self._tools = self._tool_handle = None
+        if catalog_view == "tools":
+            self._tools = CatalogTools(self.index, retriever=self._retriever, handles=self._assistant_fixed)
+            self._tool_handle = ToolHandle(self.call_tool)
+            self._tools_text = sanitize_text(f"{TOOLS_TITLE}\n{self._nav_text}", keep="head")
         (x0, y0, x1, y1) = self.scene.layout.bounds
         map_h, map_w = render_minimap(self.scene, self.index, Pose(x0, y0, 0.0), "assistant", MAP_SIZE).shape[:2]
         obs_text = text_space(MAX_OBS_TEXT)
@@ -427,6 +453,7 @@ class SituRecEnv(gym.Env[dict, str]):
         self._last_result: str | None = None
         self._done = False
         self._failed: str | None = None
+        self._tool_calls: list[AssistantToolCall] = []  # this turn's, until the step records them
         self._observe()
         if self.render_mode == "human":
             self._window.show(self.assistant_view.image)
@@ -452,6 +479,33 @@ class SituRecEnv(gym.Env[dict, str]):
         if self.render_mode == "human":
             self._window.show(self.assistant_view.image)
         return out
+
+    def call_tool(self, name: str, arguments: Any = None) -> str:
+        """Answer one assistant tool call of the current turn and record it (``catalog_view="tools"``;
+        see "Assistant tools"). ``arguments``: a dict or its JSON text. A bad call's result is an
+        error text; only calling outside an open episode or under another view raises."""
+        if self._tools is None:
+            raise RuntimeError(f"call_tool() needs catalog_view='tools', this env has {self.catalog_view!r}")
+        if self._failed is not None or self._done or self.task is None:
+            raise RuntimeError("call_tool() needs an open episode: call reset() first")
+        if len(self._tool_calls) >= MAX_TOOL_CALLS_PER_TURN:
+            answer_text, ok = (f"Error: the tool-call limit of {MAX_TOOL_CALLS_PER_TURN} per turn is reached; "
+                               "answer the shopper now"), False
+        else:
+            answer = self._tools.call(name, arguments, pose=self._pose_tuple())
+            answer_text, ok = sanitize_text(answer.result, keep="head"), answer.ok
+        decoded = decode_arguments(arguments)
+        sent = decoded if isinstance(decoded, dict) else sanitize_text(str(arguments), 2_000, keep="head")
+        try:
+            call = AssistantToolCall(name=sanitize_text(str(name), 200, keep="head"), arguments=sent,
+                                     result=answer_text, ok=ok)
+            call.model_dump_json()  # the record must serialise: arguments a Python caller passed may not
+        except ValueError:
+            call = AssistantToolCall(name=sanitize_text(str(name), 200, keep="head"),
+                                     arguments=sanitize_text(repr(arguments), 2_000, keep="head"),
+                                     result=answer_text, ok=ok)
+        self._tool_calls.append(call)
+        return answer_text
 
     def snapshot(self) -> EnvSnapshot:
         """The episode's state now, for ``restore`` (see "Branching" above)."""
@@ -612,8 +666,10 @@ class SituRecEnv(gym.Env[dict, str]):
             user_marker_disclosures=user_disclosures,
             put_forward=list(attempt.put_forward),
             recommendation_attempts=attempt.count,
+            tool_calls=list(self._tool_calls),
         ))  # validated parts: the assistant's by TurnRecord above, the rest built here
         self.turns.append(record)
+        self._tool_calls = []
 
         if turn >= self.max_turns and (termination is None or (
                 self.protocol == "paper" and termination != "success_cart_added")):
@@ -702,7 +758,8 @@ class SituRecEnv(gym.Env[dict, str]):
                {"map": render_minimap(self.scene, self.index, self.backend.pose(), "assistant", MAP_SIZE)}),
             "pose": np.array(self._pose_tuple(), dtype=np.float32),
             "history": clip_text("\n".join(self._history)),
-            "catalog": self._catalog_text if self._retriever is None else self._retrieved_catalog(),
+            "catalog": self._catalog_text if self._retriever is None
+            else self._tools_text if self._tools is not None else self._retrieved_catalog(),
             "visible": sanitize_text(visible, keep="head"),
         }
 
@@ -712,7 +769,7 @@ class SituRecEnv(gym.Env[dict, str]):
         return sanitize_text(catalog_text(self.index, ids, title=retrieved_title(self.catalog_k)) + "\n" + self._nav_text, keep="head")
 
     def _public_info(self) -> dict[str, Any]:
-        return {
+        info = {
             "task_id": self.task.id,
             "profile_id": self.task.profile_id,
             "store": self.store,
@@ -720,6 +777,9 @@ class SituRecEnv(gym.Env[dict, str]):
             "protocol": self.protocol,
             "task": self.task,  # hidden: for rewards and evaluation, never for assistants
         }
+        if self._tool_handle is not None:
+            info["tools"] = self._tool_handle  # catalog_view="tools": the assistant's tools
+        return info
 
     def _pose_tuple(self) -> tuple[float, float, float]:
         pose = self.backend.pose()

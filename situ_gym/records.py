@@ -30,7 +30,7 @@ from situ_gym import jsonl
 from situ_gym.scene.model import STORE_KINDS
 
 __all__ = [
-    "ToolCall", "ExecutionResult", "TurnRecord", "EpisodeRecord", "TERMINATION_REASONS",
+    "ToolCall", "AssistantToolCall", "ExecutionResult", "TurnRecord", "EpisodeRecord", "TERMINATION_REASONS",
     "read_episodes", "parse_episode_lines", "decode_trajectory", "validation_summary", "REWARD_LIMIT",
 ]
 
@@ -95,6 +95,17 @@ class ToolCall(_Record):
     error: str | None = None
 
 
+class AssistantToolCall(_Record):
+    """A catalog/map tool call the assistant made within its turn (``situ_gym.assistant_tools``),
+    before its answer: the tool, its arguments as sent (the text itself when they were no JSON
+    object) and the result it read (an error text starts with "Error: ", and ``ok`` is False)."""
+
+    name: str
+    arguments: dict[str, Any] | str = {}
+    result: str
+    ok: bool = True
+
+
 class ExecutionResult(_Record):
     ok: bool
     message: str
@@ -132,13 +143,16 @@ class TurnRecord(_Record):
     # forward, and how many attempts the turn spent toward the env's limit
     put_forward: list[str] = []
     recommendation_attempts: int = Field(0, ge=0, le=MAX_TURN_ATTEMPTS)
+    # The assistant's catalog/map tool calls of the turn, in order (catalog_view="tools" only).
+    # Written only when there are some: a file of a run without tools is what it was before.
+    tool_calls: list[AssistantToolCall] = Field([], exclude_if=lambda calls: not calls)
     # Reward components written by reward wrappers (name -> value), finite and within
     # +-REWARD_LIMIT (every reward of this project is within a few units: a larger value in
     # a file is corruption, and sums of such values overflow to infinity)
     reward: dict[str, float | None] = {}
 
     added_later: ClassVar[frozenset[str]] = frozenset({"user_marker_disclosures", "put_forward",
-                                                       "recommendation_attempts"})
+                                                       "recommendation_attempts", "tool_calls"})
 
     @field_validator("reward")
     @classmethod
@@ -181,6 +195,11 @@ class EpisodeRecord(_Record):
     protocol: Literal["default", "paper"] = "default"  # situ_gym.protocol: the rules the episode ran under
 
     added_later: ClassVar[frozenset[str]] = frozenset({"error_cause", "protocol"})
+
+    @property
+    def tool_calls(self) -> int:
+        """The assistant's catalog/map tool calls in the episode (``TurnRecord.tool_calls``)."""
+        return sum(len(t.tool_calls) for t in self.turns)
 
     # metrics need the store's legal tools: an unknown store is refused at the file's line
     _known_store = field_validator("store")(classmethod(lambda cls, value: known_store(value)))

@@ -37,7 +37,7 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-CATALOG_VIEWS = ("full", "retrieved")
+CATALOG_VIEWS = ("full", "retrieved", "tools")  # "tools": situ_gym.assistant_tools
 RETRIEVED_TITLE = "Catalog entries relevant to the dialogue so far"  # opens a compact catalog (prompts detect it)
 USER_WEIGHT = 2.0  # a shopper's word counts twice an assistant's: the need is the shopper's
 _AT_MOST = re.compile(r", best first \(at most (\d+)\)")

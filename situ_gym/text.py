@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from situ_gym.scene.index import SceneIndex
 
-__all__ = ["CATALOG_COLUMNS", "catalog_text", "nav_targets_text", "product_side", "approach_options"]
+__all__ = ["CATALOG_COLUMNS", "catalog_text", "nav_targets_text", "product_side", "approach_options", "nav_position"]
 
 
 def product_side(index: SceneIndex, product_id: str) -> str | None:
@@ -58,7 +58,8 @@ def approach_options(index: SceneIndex, entity_id: str) -> list[str]:
     return ["area"]
 
 
-def _position(index: SceneIndex, entity_id: str) -> tuple[float, float]:
+def nav_position(index: SceneIndex, entity_id: str) -> tuple[float, float]:
+    """A navigation target's position in the index: its (front) approach point, or a store's doorway, in metres."""
     kind = index.kind(entity_id)
     if kind == "fixture":
         fixture = index.fixtures[entity_id]
@@ -81,7 +82,7 @@ def nav_targets_text(index: SceneIndex, handles: dict[str, str]) -> str:
             kind_text = f"area of {index.name(index.areas[eid].store_id)}"
         else:
             kind_text = kind
-        x, y = _position(index, eid)
+        x, y = nav_position(index, eid)
         options = ", ".join(approach_options(index, eid))
         lines.append(f"[{handle}] {index.name(eid)} | {kind_text} | ({x:.1f}, {y:.1f}) | {options}")
     return "\n".join(lines)

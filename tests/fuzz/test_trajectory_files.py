@@ -649,12 +649,13 @@ def test_a_record_missing_a_required_field_is_refused_by_name(world):
 
 def test_fields_added_later_keep_their_defaults(world):
     """A file written before a field existed (``protocol``, ``error_cause``, a turn's
-    ``put_forward``, ``recommendation_attempts``, ``user_marker_disclosures``) still reads,
-    with the field's default."""
+    ``put_forward``, ``recommendation_attempts``, ``user_marker_disclosures``, ``tool_calls``)
+    still reads, with the field's default."""
     from situ_gym.records import EpisodeRecord, TurnRecord, read_episodes
 
     assert EpisodeRecord.added_later == {"error_cause", "protocol"}
-    assert TurnRecord.added_later == {"put_forward", "recommendation_attempts", "user_marker_disclosures"}
+    assert TurnRecord.added_later == {"put_forward", "recommendation_attempts", "user_marker_disclosures",
+                                      "tool_calls"}
     old = {k: v for k, v in world["docs"][0].items() if k not in EpisodeRecord.added_later}
     old["turns"] = [{k: v for k, v in t.items() if k not in TurnRecord.added_later} for t in old["turns"]]
     with tempfile.TemporaryDirectory() as tmp:
@@ -663,5 +664,5 @@ def test_fields_added_later_keep_their_defaults(world):
         (ep,) = read_episodes(path)
     assert ep.protocol == "default" and ep.error_cause is None
     assert all(t.put_forward == [] and t.recommendation_attempts == 0 and t.user_marker_disclosures == []
-               for t in ep.turns)
+               and t.tool_calls == [] for t in ep.turns)
     assert len(ep.turns) == len(world["docs"][0]["turns"])
