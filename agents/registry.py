@@ -1,4 +1,4 @@
-"""Agents by name ("random", "heuristic", "plain", "paraphrase", "style-*", "hf", "openai", "chat",
+"""Agents by name ("random", "heuristic", "heuristic-tools", "plain", "paraphrase", "style-*", "hf", "openai", "chat",
 "probe-*") or by import path "pkg.module:Class"."""
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ AGENTS: dict[str, str] = {
     "random": "agents.random_agent:RandomAssistant",
     "heuristic": "agents.heuristic:HeuristicAssistant",
     "heuristic-restricted": "agents.restricted:RestrictedHeuristic",  # catalog limited to the observed view
+    "heuristic-tools": "agents.tool_heuristic:ToolHeuristicAssistant",  # catalog from the tools (catalog_view="tools")
     "hf": "agents.hf_policy:HFPolicyAssistant",
     "plain": "agents.plain:PlainAssistant",
     "paraphrase": "agents.paraphrase:ParaphrasingAssistant",
