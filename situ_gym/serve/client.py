@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import copy
+import functools
 import json
+import threading
 from typing import Any, SupportsFloat
 
 import gymnasium as gym
+from gymnasium import spaces
 from openenv.core.client_types import StepResult
 from openenv.core.env_client import EnvClient
 from openenv.core.env_server.types import WSErrorCode
@@ -99,6 +103,38 @@ class SituRecClient(EnvClient[SituRecAction, SituRecObservation, SituRecState]):
         return response
 
 
+_SPACES_LOCK = threading.Lock()
+
+
+def _spaces(env_id: str, kwargs_json: str) -> tuple[spaces.Space, spaces.Space]:
+    """The in-process env's spaces, from one env built once per process and settings. Under a
+    lock: RemoteEnvs made in many threads at once would otherwise each build the cold caches
+    (scene, charset) at the same time, tens of seconds for 32 of them on two cores."""
+    with _SPACES_LOCK:
+        return _built_spaces(env_id, kwargs_json)
+
+
+@functools.lru_cache(maxsize=16)
+def _built_spaces(env_id: str, kwargs_json: str) -> tuple[spaces.Space, spaces.Space]:
+    local = gym.make(env_id, disable_env_checker=True, **json.loads(kwargs_json))
+    try:
+        return local.observation_space, local.action_space
+    finally:
+        local.close()
+
+
+def _fresh(space: spaces.Space) -> spaces.Space:
+    """A copy with its own random generator. A Text space shares its charset tables, as
+    ``situ_gym.spaces.text_space`` does (a deep copy costs 0.1 s each)."""
+    if isinstance(space, spaces.Dict):
+        return spaces.Dict({key: _fresh(sub) for key, sub in space.spaces.items()})
+    if isinstance(space, spaces.Text):
+        fresh = copy.copy(space)
+        fresh._np_random = None
+        return fresh
+    return copy.deepcopy(space)
+
+
 class RemoteEnv(gym.Env[dict, str]):
     """A SituRec env that runs on a server (``python -m situ_gym.serve``), as a ``gymnasium.Env``.
 
@@ -154,9 +190,7 @@ class RemoteEnv(gym.Env[dict, str]):
             json.dumps([kwargs, reward_kwargs])
         except (TypeError, ValueError) as exc:
             raise ValueError(f"RemoteEnv sends its arguments as JSON: {exc}") from None
-        local = gym.make(env_id, **kwargs)
-        self.observation_space, self.action_space = local.observation_space, local.action_space
-        local.close()
+        self.observation_space, self.action_space = (_fresh(space) for space in _spaces(env_id, json.dumps(kwargs)))
         self.env_id, self.image_format = env_id, image_format
         self._settings = {"env_id": env_id, "env_kwargs": kwargs, "reward_kwargs": reward_kwargs or {},
                           "image_format": image_format}

@@ -11,6 +11,7 @@ import cv2
 import numpy as np
 from openenv.core.env_server.types import Action, Observation, State
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic_core import PydanticCustomError
 
 from situ_gym.records import TurnRecord
 from situ_gym.scene.model import Task
@@ -51,10 +52,14 @@ class SituRecAction(Action):
 
     @model_validator(mode="after")
     def _one_kind(self) -> SituRecAction:
+        # PydanticCustomError, not ValueError: OpenEnv 0.3.0 sends ``errors()`` as JSON, and a
+        # ValueError's entry holds the exception itself, which fails to serialise and ends the session.
         if (self.text is None) == (self.command is None):
-            raise ValueError("an action has either text (the assistant's turn) or a command, not both or neither")
+            raise PydanticCustomError("action_kind", "an action has either text (the assistant's turn) or a "
+                                      "command, not both or neither")
         if self.command in ("restore", "release") and self.handle is None:
-            raise ValueError(f"command {self.command!r} needs the handle that snapshot answered")
+            raise PydanticCustomError("action_handle", "command {command!r} needs the handle that snapshot "
+                                      "answered", {"command": self.command})
         return self
 
 

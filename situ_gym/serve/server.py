@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
+import threading
 import uuid
 from typing import Any
 
@@ -37,6 +38,9 @@ DEFAULT_REWARD = "recrm.wrapper:RecRMReward"
 # an LLM simulator, a window) rather than the episode.
 SERVER_SIDE_ARGS = ("store", "backend", "user", "moderator", "render_mode")
 MAX_SNAPSHOTS = 64  # per session; each holds a copy of the episode (about a megabyte)
+# One env is built at a time: sessions that start together would otherwise all build the cold
+# caches (scene, lexicon, charset) at once, each as slowly as all of them together.
+_BUILD_LOCK = threading.Lock()
 
 
 class SituRecEnvironment(Environment[SituRecAction, SituRecObservation, SituRecState]):
@@ -131,9 +135,12 @@ class SituRecEnvironment(Environment[SituRecAction, SituRecObservation, SituRecS
                 self._env.close()
             self._env, self._config = None, None
             self._snapshots.clear()  # they belong to the old settings, which restore would refuse
-            env = gym.make(env_id, **env_kwargs)
-            if self.reward is not None:
-                env = load_env_creator(self.reward)(env, **reward_kwargs)
+            with _BUILD_LOCK:
+                # Without gymnasium's passive checker: it only warns, and in gymnasium 1.4 a first reset
+                # that raises (an unknown task_id) leaves it failing every later step of the session.
+                env = gym.make(env_id, disable_env_checker=True, **env_kwargs)
+                if self.reward is not None:
+                    env = load_env_creator(self.reward)(env, **reward_kwargs)
             self._env, self._config = env, config
         return self._env
 
