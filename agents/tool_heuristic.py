@@ -19,11 +19,9 @@ from typing import Any
 
 from agents.heuristic import HeuristicAssistant
 from agents.obs_text import CatalogEntry, parse_catalog
-from situ_gym.assistant_tools import MAX_SEARCH_RESULTS
 
 __all__ = ["ToolHeuristicAssistant"]
 
-UTTERANCE_RESULTS = 10  # entries looked up per shopper utterance
 _HANDLED = re.compile(r"(?:do_not_add_to_cart|pick_up_item|check_item)\(item=(.+?)\)")
 
 
@@ -31,6 +29,9 @@ class ToolHeuristicAssistant(HeuristicAssistant):
     """``HeuristicAssistant`` that knows only the catalog entries its tool calls returned."""
 
     name = "heuristic-tools"
+
+    utterance_results = 5  # entries looked up per shopper utterance
+    category_results = 10  # entries of the wanted category looked up (a category has at most 10)
 
     def reset(self, observation: dict[str, Any], info: dict[str, Any], *, seed: int | None = None) -> None:
         tools = info.get("tools")
@@ -59,7 +60,7 @@ class ToolHeuristicAssistant(HeuristicAssistant):
         """Each event is read after the tools have told what it may refer to (see the module docstring)."""
         for speaker, text in events:
             if speaker == "user":
-                self._search(text, UTTERANCE_RESULTS)
+                self._search(text, self.utterance_results)
             elif speaker == "action":
                 m = _HANDLED.match(text)
                 if m and self._product_by_name(m.group(1)) is None:
@@ -67,4 +68,4 @@ class ToolHeuristicAssistant(HeuristicAssistant):
             super()._update_belief([(speaker, text)])
             category = self.belief.category
             if category is not None:  # the whole category the shopper wants, to rank it all
-                self._search(category, MAX_SEARCH_RESULTS)
+                self._search(category, self.category_results)
