@@ -298,7 +298,10 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
         pid = fresh[0]
         # the pitch must be about it: praise in another sentence ("What a great choice!") sells nothing
         about = " ".join(low[a:b] for a, b in sentences if any(r[3] == pid and a <= r[1] < b for r in refs))
-        selling = _SELLING.search(about) and (money or any(not t.in_name for t in tags) or _PITCH.search(about))
+        facts = money or any(not t.in_name for t in tags)
+        # A note without a verb ("copper kettle decaf ground - no caffeine, 9.19") offers what it
+        # names; a sentence stating facts ("The X is $4.49 a bag") answers unless it also sells.
+        selling = (facts and (_SELLING.search(about) or not _FINITE_VERB.search(about))) or _PITCH.search(about)
         asking = all(low[s:e].rstrip().endswith("?") for s, e in sentences)
         if selling and not asking and not P.NOT_PROPOSED.search(low) and not _ANSWERING.match(low):
             proposed.append(pid)
@@ -658,6 +661,8 @@ _PITCH = re.compile(
     r"\b(?:good shout|can'?t go wrong|just the thing|found (?:a|the|you)|a (?:good|great|nice) (?:match|fit|one|option|pick)|"
     r"sweet one|rec|fyi|btw|by the way)\b"
 )
+# A verb that makes a sentence of a note: facts stated about the product, not a bare listing.
+_FINITE_VERB = re.compile(r"\b(?:is|are|was|were|has|have|had|costs?|comes?|does|do|makes?|runs?|sells?|fits?|goes)\b|'[sr]e?\b")
 # An answer opening: "yes, ...", "no, ...", "it's $4.49" answers about what was asked.
 _ANSWERING = re.compile(r"^\W*(?:yes|yeah|yep|no|nope|sure|correct|right|exactly|unfortunately|sorry|great question|good question)\b")
 # A product after a spatial preposition marks a place: "right next to the corn flakes".

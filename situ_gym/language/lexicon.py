@@ -23,7 +23,7 @@ from functools import cache, lru_cache
 from lemminflect import getAllInflections, getAllLemmas
 from rapidfuzz import fuzz, process
 
-from situ_gym.language.tokens import FUNCTION_WORDS, STOPWORDS, Token, lemma, normalize, tokenize
+from situ_gym.language.tokens import FUNCTION_WORDS, SEPARATORS, STOPWORDS, Token, lemma, normalize, tokenize
 from situ_gym.scene.index import SceneIndex, per_index
 
 __all__ = ["SceneLexicon", "Mention", "PlaceMention", "TagMention", "lexicon_for", "lemmas_of"]
@@ -101,7 +101,14 @@ def _label_aliases(value: str, key_name: str = "") -> list[tuple[str, ...]]:
         out += [("doesn't", *key[1:]), ("not", *key[1:]), ("doesn't", lemma(key[1].removesuffix("ding").removesuffix("ing")))]
     if any(w in _DIGIT_WORDS for w in key):
         out.append(tuple(_DIGIT_WORDS.get(w, w) for w in key))
+    if key == ("decaf",):  # a decaf is what "no caffeine" asks for
+        out += [("decaffeinate",), ("no", "caffeine"), ("without", "caffeine"), ("caffeine", "free"), ("zero", "caffeine")]
+    out += [(short,) for short in _SHORT_FORMS.get(key, ())]
     return out
+
+
+# How notes and chat abbreviate label values.
+_SHORT_FORMS = {("vegetarian",): ("veg", "veggie"), ("organic",): ("org",), ("gluten", "free"): ("gf",)}
 
 
 @dataclass(frozen=True)
@@ -324,7 +331,7 @@ class SceneLexicon:
             if longest:
                 # the window may hold stopwords the key leaves out ("Night and Accent Lights")
                 for n in range(min(longest + 3, len(lem) - i), 0, -1):
-                    key = tuple(w for w in lem[i : i + n] if w not in STOPWORDS)
+                    key = tuple(w for w in lem[i : i + n] if w not in STOPWORDS and w not in SEPARATORS)
                     if key in self.places and lem[i + n - 1] not in STOPWORDS:
                         hit = (n, self.places[key])
                         break
@@ -492,6 +499,8 @@ class SceneLexicon:
         specific = bool(brand_hit) or any(
             w not in self.category_words and w not in self._tag_words_of(pid)
             for pid in cands[:1] for w in content
+        ) or (  # "the honeycrisps", "gala apples": an attribute word of the one product's own name
+            len(cands) == 1 and any(w in self.name_words[cands[0]] and w not in self.category_words for w in content)
         )
 
         def coverage(pid: str) -> float:

@@ -255,6 +255,11 @@ HANDLE_REJECTION = _words(
     r"i get it", r"^you'?re right", r"stop pushing", r"too high", r"fine,? we'?ll", r"off the list", r"i hear you", r"my apologies",
     r"good to know", r"fair point", r"shame", r"not (?:for|right for) you", r"(?:didn'?t|doesn'?t) (?:work|suit) (?:for )?you",
     r"(?:alright|okay|ok|got it),? no [a-z]+", r"no [a-z ]{1,20} then", r"thanks for telling me",
+    # setting the turned-down product aside, in any verb form: "dropping the lamb", "we forget that one"
+    r"(?:drop|dropping|skip|skipping|forget|forgetting|scratch|scratching|remove|removing|take away|taking away|"
+    r"cross off|crossing off) (?:it|that|this|those|them|the)\b", r"off the table", r"no-?go", r"(?:that|this) one'?s out",
+    r"(?:won'?t|will not|i'?ll not) (?:show|suggest|propose|recommend|offer|bring up|push)", r"steer clear of",
+    r"no more [a-z]+ (?:suggestions|picks|options|recommendations|ideas)", r"not (?:good|a good fit) for you",
 )
 
 # Read in the assistant's response by the RecRM gates and the rule-based dialogue judge.

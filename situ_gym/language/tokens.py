@@ -16,9 +16,15 @@ _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _SPACE = re.compile(r"\s+")
 # Words (hyphens split them: "gluten-free" -> gluten, free, so both spellings match), numbers
-# with decimals, and the punctuation that separates sentences and questions.
-_TOKEN = re.compile(r"\$|[A-Za-z]+(?:'[A-Za-z]+)?|\d+(?:[.,]\d+)*%?|[?!.;:,]")
+# with decimals, the punctuation that separates sentences and questions, and the marks notes
+# use as separators (a spaced dash, an arrow, "=", "|", "/"): a name never runs across them
+# ("copper kettle decaf ground - no caffeine" names the decaf, not a product with "no caffeine").
+_TOKEN = re.compile(r"\$|[A-Za-z]+(?:'[A-Za-z]+)?|\d+(?:[.,]\d+)*%?|[?!.;:,]|[-=]>|\u2192|(?<!\S)-{1,2}(?!\S)|[=|/]")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\s*\n+\s*|(?<=[.!?])$")
+
+# The separator tokens above: they end a product name, but a place name may hold a spaced dash
+# ("Light Logic - Table and Desk Lamps"), so place matching skips them.
+SEPARATORS = frozenset({"-", "--", "->", "=>", "\u2192", "=", "|", "/"})
 
 STOPWORDS = frozenset(
     "a an the of and or for with to in on at by from your you my our this that these those it its "

@@ -13,8 +13,11 @@ from situ_gym.scene.loader import load_scene
 
 CORPUS_DIR = Path(__file__).parent / "corpus"
 HELDOUT_DIR = Path(__file__).parent / "heldout"  # written apart from the layer (heldout/README.md)
+# A third corpus, written after the layer was last tuned on the second (heldout2/README.md)
+HELDOUT2_DIR = Path(__file__).parent / "heldout2"
 STORES = ("supermarket", "home_furnishings")
 STYLES = ("chat", "clipped", "nonnative", "mixed")
+STYLES2 = (*STYLES, "spoken")  # heldout2 adds transcribed speech
 
 
 def load_corpus(folder: Path = CORPUS_DIR) -> list[dict]:
@@ -27,6 +30,10 @@ def load_corpus(folder: Path = CORPUS_DIR) -> list[dict]:
 
 def load_heldout() -> list[dict]:
     return load_corpus(HELDOUT_DIR)
+
+
+def load_heldout2() -> list[dict]:
+    return load_corpus(HELDOUT2_DIR)
 
 
 def lexicons():

@@ -107,9 +107,14 @@ def test_deterministic_and_cached(lex):
 
 
 # Measured on tests/language/heldout (450 utterances in four styles, written apart from the
-# layer and from the first corpus; issue 24). The issue asks for 95% as on the first corpus;
-# the note on issue 24 says where the layer stands. A drop below this floor is a regression.
-HELDOUT_FLOOR = 0.90
+# layer and from the first corpus; issue 24): 92.3%. The issue asks for 95% as on the first
+# corpus. The layer has since been tuned on its failures, so it is a development set now and
+# heldout2 is the held-out measure. A drop below this floor is a regression.
+HELDOUT_FLOOR = 0.91
+# tests/language/heldout2 (304 utterances in five styles, written after that tuning, by a
+# writer who never read the layer): 80.7% (79.2% before the tuning). Far from 95%: the layer
+# does not generalise to a new writer's Compare, HandleRejection and spoken turns.
+HELDOUT2_FLOOR = 0.79
 
 
 def test_heldout_accuracy_per_style(capsys):
@@ -122,6 +127,18 @@ def test_heldout_accuracy_per_style(capsys):
     assert set(result.per_style) == set(STYLES)
     for style, (right, total) in result.per_style.items():
         assert right / total >= HELDOUT_FLOOR - 0.05, (style, right, total)
+
+
+def test_third_corpus_accuracy_per_style(capsys):
+    from .corpus import STYLES2, load_heldout2
+
+    result = score(load_heldout2())
+    with capsys.disabled():
+        print("\nlanguage layer on the third corpus (heldout2):\n" + result.table())
+    assert result.accuracy >= HELDOUT2_FLOOR, result.table()
+    assert set(result.per_style) == set(STYLES2)
+    for style, (right, total) in result.per_style.items():
+        assert right / total >= HELDOUT2_FLOOR - 0.06, (style, right, total)
 
 
 def _group_readings():
