@@ -52,7 +52,9 @@ class SituRecArguments:
     )
     catalog_view: str = field(
         default="full",
-        metadata={"help": "Env catalog view: 'full' or 'retrieved' (compact, for small contexts); must match evaluation."},
+        metadata={"help": "Env catalog view: 'full', 'retrieved' (compact, for small contexts) or 'tools' (no catalog "
+                          "listed: the catalog tools of situ_gym.assistant_tools, with interface: environment_factory); "
+                          "must match evaluation."},
     )
     catalog_k: int = field(default=5, metadata={"help": "Entries the 'retrieved' catalog view lists per observation."})
     env_protocol: str = field(
@@ -116,10 +118,11 @@ class SituRecArguments:
             raise ValueError(f"max_turns must be positive, got {self.max_turns!r}")
         if len(self.env_image_size) != 2 or min(self.env_image_size) < 16:
             raise ValueError(f"env_image_size must be [width, height] >= 16, got {self.env_image_size!r}")
-        if self.catalog_view not in ("full", "retrieved") or self.catalog_k < 1:
+        tools = self.catalog_view == "tools" and self.interface == "environment_factory"  # only TRL's tools call them
+        if not (self.catalog_view in ("full", "retrieved") or tools) or self.catalog_k < 1:
             raise ValueError(
-                f"catalog_view must be 'full' or 'retrieved' and catalog_k positive, "
-                f"got {self.catalog_view!r}, {self.catalog_k!r}"
+                f"catalog_view must be 'full' or 'retrieved' (or 'tools' with interface: environment_factory) and "
+                f"catalog_k positive, got {self.catalog_view!r} (interface {self.interface!r}), {self.catalog_k!r}"
             )
         check_protocol(self.env_protocol)
         if self.env_ablation not in ABLATIONS:

@@ -16,6 +16,13 @@ reward of ``train.rollout`` (mean per-turn RecRM R_total of the ``recrm.RecRMRew
 wrapper + the outcome bonus times the outcome credit), without the soft-gate warm-up (the
 environment does not see the training step). The model needs a chat template with tool
 calling (e.g. Qwen2.5-Instruct's); TRL renders tool results as tool messages.
+
+With ``catalog_view: tools`` (``SituRecArguments``) the env lists no catalog and
+``SituRecToolEnv.factory`` builds ``SituRecCatalogToolEnv``, which adds the catalog/map tools
+of ``situ_gym.assistant_tools`` (``search_catalog``, ``get_product``, ``locate``) as public
+methods: TRL offers them beside ``assist``, the model may call them any number of times before
+its ``assist`` call, and the env answers them from its catalog and map and records them in the
+turn that ``assist`` then plays (``TurnRecord.tool_calls``).
 """
 
 from __future__ import annotations
@@ -30,7 +37,8 @@ from agents.prompting import system_prompt, turn_text
 from train.config import SituRecArguments
 from train.rollout import episode_outcome_credit, episode_reward, make_recrm_env, soft_gated_total
 
-__all__ = ["TOOL_INSTRUCTIONS", "SituRecToolEnv", "tool_dataset"]
+__all__ = ["TOOL_INSTRUCTIONS", "CATALOG_TOOL_INSTRUCTIONS", "SituRecToolEnv", "SituRecCatalogToolEnv",
+           "tool_dataset"]
 
 logger = logging.getLogger(__name__)
 
@@ -38,6 +46,10 @@ TOOL_INSTRUCTIONS = (
     "In this session you do not write the JSON object as text: every turn, call the `assist` tool ONCE with "
     "its four fields (response, assistant_actions, expected_user_action, ranking) as the arguments. The tool "
     "returns what the shopper said and did and the new view. Stop when the tool says the episode has ended."
+)
+CATALOG_TOOL_INSTRUCTIONS = (
+    "The catalog is not listed: before your `assist` call, look products up with the tools search_catalog, "
+    "get_product and locate as often as you need; their results are the store's catalog and map."
 )
 
 
@@ -63,7 +75,11 @@ class SituRecToolEnv:
 
     @classmethod
     def factory(cls, args: SituRecArguments, env_factory: Callable[[str], Any] | None = None):
-        """The zero-argument callable ``GRPOTrainer(environment_factory=...)`` expects."""
+        """The zero-argument callable ``GRPOTrainer(environment_factory=...)`` expects: under
+        ``catalog_view: tools`` one that builds ``SituRecCatalogToolEnv`` (TRL lists the tools of
+        the class, so the catalog tools are a subclass's methods, absent otherwise)."""
+        if cls is SituRecToolEnv and args.catalog_view == "tools":
+            cls = SituRecCatalogToolEnv
         return partial(cls, args, env_factory)
 
     def reset(self, store: str, task_id: str, seed: int, **row: Any) -> str:
@@ -120,6 +136,55 @@ class SituRecToolEnv:
         return episode_reward(self.totals, success, self.args.outcome_bonus, share)
 
 
+class SituRecCatalogToolEnv(SituRecToolEnv):
+    """``SituRecToolEnv`` whose model also has the catalog/map tools (``catalog_view: tools``).
+
+    Each tool is answered by the episode's env (``SituRecEnv.call_tool``) and recorded in the
+    turn the next ``assist`` plays; a bad call's result is an ``"Error: ..."`` text.
+    """
+
+    def _call(self, name: str, arguments: dict[str, Any]) -> str:
+        if self.env is None:
+            raise RuntimeError(f"{name} called before reset")
+        if self.termination is not None:
+            raise ValueError(f"the episode has ended ({self.termination}); do not call {name}")
+        return self.env.unwrapped.call_tool(name, arguments)
+
+    def search_catalog(self, query: str, max_results: int = 5) -> str:
+        """Search the store's catalog for products.
+
+        Args:
+            query: What to look for: a product type, brand, use or labels, e.g. 'gluten-free pasta'.
+            max_results: How many entries to return, 1 to 20.
+
+        Returns:
+            The best-matching catalog entries, best first, one per line: id | name | category | price | location | attributes.
+        """
+        return self._call("search_catalog", {"query": query, "max_results": max_results})
+
+    def get_product(self, product_id: str) -> str:
+        """Get one product's catalog facts.
+
+        Args:
+            product_id: A catalog product id, e.g. from search_catalog.
+
+        Returns:
+            The product's name, brand, category, price, location with its navigation handles, and labels (JSON).
+        """
+        return self._call("get_product", {"product_id": product_id})
+
+    def locate(self, target: str) -> str:
+        """Locate a product or a place in the store.
+
+        Args:
+            target: A product id or name, a navigation handle (e.g. '3' or '2a'), or a place name.
+
+        Returns:
+            The fixture, store or area holding it with its handle, its map position, and its distance and direction from the shopper (JSON).
+        """
+        return self._call("locate", {"target": target})
+
+
 def tool_dataset(args: SituRecArguments, seed: int, env_factory: Callable[[str], Any] | None = None):
     """(``datasets.Dataset`` of training rows, {store: held-out task ids}) for the environment path.
 
@@ -139,6 +204,7 @@ def tool_dataset(args: SituRecArguments, seed: int, env_factory: Callable[[str],
             obs, info = env.reset(seed=seed, options={"task_id": row["task_id"]})
             env.close()
             rules = system_prompt(row["store"], str(obs["catalog"]), ablation=info.get("ablation"))
-            systems[row["store"]] = f"{rules}\n\n{TOOL_INSTRUCTIONS}"
+            extra = f"\n{CATALOG_TOOL_INSTRUCTIONS}" if args.catalog_view == "tools" else ""
+            systems[row["store"]] = f"{rules}\n\n{TOOL_INSTRUCTIONS}{extra}"
         row["prompt"] = [{"role": "system", "content": systems[row["store"]]}, {"role": "user", "content": ""}]
     return Dataset.from_list(rows), held_out
