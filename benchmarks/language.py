@@ -22,7 +22,7 @@ from situ_gym.language import (
     analysis,  # noqa: E402
     analyze,  # noqa: E402
 )
-from tests.language.corpus import lexicons, load_corpus, load_heldout, score  # noqa: E402
+from tests.language.corpus import lexicons, load_corpus, load_heldout, load_heldout2, score  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -58,8 +58,11 @@ def main(argv: list[str] | None = None) -> None:
     print("first corpus (tests/language/corpus):")
     print(score(rows).table())
     print()
-    print("held-out corpus (tests/language/heldout: chat, clipped, non-native, mixed; written apart):")
+    print("held-out corpus (tests/language/heldout: chat, clipped, non-native, mixed; written apart, since tuned on):")
     print(score(load_heldout()).table())
+    print()
+    print("third corpus (tests/language/heldout2: the four styles and spoken; written after that tuning):")
+    print(score(load_heldout2()).table())
 
 
 if __name__ == "__main__":
