@@ -244,3 +244,26 @@ def test_call_tool_needs_an_open_episode():
     env = _make()
     with pytest.raises(RuntimeError, match="open episode"):
         env.unwrapped.call_tool("locate", {"target": "1"})
+
+
+def test_an_episode_record_counts_its_turns_tool_calls_and_writes_them_back():
+    from situ_gym.records import EpisodeRecord
+
+    env = _make()
+    env.reset(seed=0)
+    agent, full = HeuristicAssistant(), _make("full")
+    obs, _ = full.reset(seed=0)
+    agent.reset(obs, {"store": "supermarket"})
+    turns = []
+    for n in (2, 0, 1):
+        for _ in range(n):
+            env.unwrapped.call_tool("locate", {"target": "1"})
+        *_, info = env.step(agent.act(obs))
+        turns.append(info["turn"])
+    task = env.unwrapped.task
+    record = EpisodeRecord(episode_id="e", env_id="SituRec-Supermarket-v0", store="supermarket", task_id=task.id,
+                           profile_id=task.profile_id, subset=0, seed=0, agent="a", user="rule", target_id="t",
+                           reference_set=[], budget=1.0, turns=turns, termination="turn_limit")
+    assert record.tool_calls == 3
+    again = EpisodeRecord.model_validate_json(record.model_dump_json(), context={"file": True})
+    assert [len(t.tool_calls) for t in again.turns] == [2, 0, 1] and again.tool_calls == 3
