@@ -162,8 +162,9 @@ class RemoteEnv(gym.Env[dict, str]):
     ## Faults
     ``RequestError``: the server refused this request, the session goes on (an env error such
     as an unknown ``task_id`` or a step after the episode's end). ``ServerBusy``: the server has
-    no free session. ``SessionLost``: the connection or the session is gone (e.g. reclaimed
-    after the server's idle timeout): make a new ``RemoteEnv``. The action must be a ``str``
+    no free session; the same call may be retried later (it connects anew). ``SessionLost``:
+    the connection or the session is gone (no answer within ``message_timeout_s``, or the
+    session reclaimed after the server's idle timeout): this ``RemoteEnv`` is closed, make a new one. The action must be a ``str``
     (the in-process env records a non-string as an invalid turn; a server cannot receive one).
 
     ## Arguments
@@ -242,12 +243,19 @@ class RemoteEnv(gym.Env[dict, str]):
 
     def _call(self, method, *args: Any, **kwargs: Any) -> SituRecObservation:
         if self._client is None:
-            raise SessionLost("RemoteEnv is closed")
+            raise SessionLost("this RemoteEnv is closed or its session was lost: make a new one")
         try:
             return method(*args, **kwargs).observation
+        except ServerBusy:
+            self._client.disconnect()  # the server closed the refused connection; a retry opens a new one
+            raise
+        except SessionLost:
+            self.close()  # an answer may still be on its way: the connection is out of step for good
+            raise
         except RequestError as exc:
             # A session the server reclaimed answers every request with an error; its state says so.
             if self._client.state().closed:
+                self.close()
                 raise SessionLost(f"the server reclaimed this session after its idle timeout: make a new "
                                   f"RemoteEnv ({exc})", exc.code, exc.details) from exc
             raise

@@ -27,7 +27,7 @@ from situ_gym.serve.messages import (
     group_seed,
 )
 
-__all__ = ["SituRecEnvironment", "create_app", "DEFAULT_REWARD", "SERVER_SIDE_ARGS", "MAX_SNAPSHOTS"]
+__all__ = ["SituRecEnvironment", "EnvPool", "create_app", "DEFAULT_REWARD", "SERVER_SIDE_ARGS", "MAX_SNAPSHOTS"]
 
 logger = logging.getLogger(__name__)
 
@@ -38,16 +38,58 @@ DEFAULT_REWARD = "recrm.wrapper:RecRMReward"
 # an LLM simulator, a window) rather than the episode.
 SERVER_SIDE_ARGS = ("store", "backend", "user", "moderator", "render_mode")
 MAX_SNAPSHOTS = 64  # per session; each holds a copy of the episode (about a megabyte)
-# One env is built at a time: sessions that start together would otherwise all build the cold
-# caches (scene, lexicon, charset) at once, each as slowly as all of them together.
-_BUILD_LOCK = threading.Lock()
+
+
+class EnvPool:
+    """Envs of finished sessions, handed to the next sessions with the same settings.
+
+    A server must not build an env per session: every SituRecEnv built stays in the language
+    layer's per-scene caches for the life of the process (about 2 MB each, measured by
+    ``benchmarks.serve_soak``), and building one costs 0.1 s. A pooled env is always reset
+    before its next episode, which replaces the whole episode (``reset(seed=...)`` gives the
+    same episode on a used env as on a new one). At most ``size`` envs wait; beyond, the
+    longest-waiting one is closed.
+    """
+
+    def __init__(self, size: int):
+        self.size = size
+        self._free: list[tuple[tuple, gym.Env]] = []
+        self._lock = threading.Lock()  # sessions close in their own threads
+        # One env is built at a time: sessions that start together would otherwise all build the
+        # cold caches (scene, lexicon, charset) at once, each as slowly as all of them together.
+        self._build_lock = threading.Lock()
+
+    def take(self, config: tuple, build) -> gym.Env:
+        """A free env of ``config``, or ``build()``."""
+        with self._lock:
+            for i, (free_config, env) in enumerate(self._free):
+                if free_config == config:
+                    del self._free[i]
+                    return env
+        with self._build_lock:
+            return build()
+
+    def give(self, config: tuple, env: gym.Env) -> None:
+        with self._lock:
+            self._free.append((config, env))
+            closing = self._free[: max(len(self._free) - self.size, 0)]
+            del self._free[: len(closing)]
+        for _, old in closing:
+            old.close()
+
+    def close(self) -> None:
+        with self._lock:
+            free, self._free = self._free, []
+        for _, env in free:
+            env.close()
 
 
 class SituRecEnvironment(Environment[SituRecAction, SituRecObservation, SituRecState]):
     """One session's env on the server (OpenEnv makes one per WebSocket connection).
 
-    The first reset builds ``reward(gym.make(env_id, **env_kwargs), **reward_kwargs)``; later
-    resets keep it while the three stay the same, so a session plays many episodes on one env.
+    The first reset takes ``reward(gym.make(env_id, **env_kwargs), **reward_kwargs)`` from the
+    server's ``EnvPool`` (or builds it); later resets keep it while the three stay the same, so
+    a session plays many episodes on one env, and closing the session gives it back.
     Branching commands keep snapshots in this session only, by handle (at most
     ``max_snapshots``); nothing a client sends is unpickled or evaluated.
     """
@@ -55,9 +97,10 @@ class SituRecEnvironment(Environment[SituRecAction, SituRecObservation, SituRecS
     SUPPORTS_CONCURRENT_SESSIONS = True  # every session has its own env; nothing mutable is shared
 
     def __init__(self, env_ids: tuple[str, ...] = ENV_IDS, reward: str | None = DEFAULT_REWARD,
-                 max_snapshots: int = MAX_SNAPSHOTS):
+                 max_snapshots: int = MAX_SNAPSHOTS, pool: EnvPool | None = None):
         super().__init__()
         self.env_ids, self.reward, self.max_snapshots = tuple(env_ids), reward, max_snapshots
+        self.pool = pool or EnvPool(0)
         self._env: gym.Env | None = None
         self._config: tuple | None = None
         self._image_format = "png"
@@ -103,7 +146,7 @@ class SituRecEnvironment(Environment[SituRecAction, SituRecObservation, SituRecS
     def close(self) -> None:
         """Called when the client disconnects and when the server reclaims an idle session."""
         if self._env is not None:
-            self._env.close()
+            self.pool.give(self._config, self._env)
         self._env, self._config = None, None
         self._snapshots.clear()
         self._state = SituRecState(closed=True)
@@ -132,16 +175,17 @@ class SituRecEnvironment(Environment[SituRecAction, SituRecObservation, SituRecS
         config = (env_id, repr(sorted(env_kwargs.items())), repr(sorted(reward_kwargs.items())))
         if config != self._config:
             if self._env is not None:
-                self._env.close()
+                self.pool.give(self._config, self._env)
             self._env, self._config = None, None
             self._snapshots.clear()  # they belong to the old settings, which restore would refuse
-            with _BUILD_LOCK:
+
+            def build() -> gym.Env:
                 # Without gymnasium's passive checker: it only warns, and in gymnasium 1.4 a first reset
                 # that raises (an unknown task_id) leaves it failing every later step of the session.
                 env = gym.make(env_id, disable_env_checker=True, **env_kwargs)
-                if self.reward is not None:
-                    env = load_env_creator(self.reward)(env, **reward_kwargs)
-            self._env, self._config = env, config
+                return env if self.reward is None else load_env_creator(self.reward)(env, **reward_kwargs)
+
+            self._env, self._config = self.pool.take(config, build), config
         return self._env
 
     def _command(self, action: SituRecAction) -> SituRecObservation:
@@ -215,12 +259,15 @@ def create_app(*, max_sessions: int = 8, session_timeout: float | None = 600.0, 
         raise ValueError("env_ids must name at least one env")
     if reward is not None:
         load_env_creator(reward)  # a wrong entry point fails now, not at the first reset
-    factory = functools.partial(SituRecEnvironment, env_ids=tuple(env_ids), reward=reward, max_snapshots=max_snapshots)
+    pool = EnvPool(max_sessions)
+    factory = functools.partial(SituRecEnvironment, env_ids=tuple(env_ids), reward=reward,
+                                max_snapshots=max_snapshots, pool=pool)
     server = HTTPEnvServer(factory, SituRecAction, SituRecObservation,
                            concurrency_config=ConcurrencyConfig(max_concurrent_envs=max_sessions,
                                                                 session_timeout=session_timeout))
     app = FastAPI(title="SituRec Gym over OpenEnv", version="0")
     server.register_routes(app, mode=ServerMode.PRODUCTION)
     app.add_middleware(_QuietDisconnect)
+    app.router.on_shutdown.append(pool.close)
     app.state.openenv_server = server  # tests and benchmarks read the session count from it
     return app

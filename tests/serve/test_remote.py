@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import threading
 
+import gymnasium as gym
 import pytest
 from gymnasium.utils.env_checker import check_env
 
+from recrm import RecRMReward
 from situ_gym import ENV_IDS, STORE_OF_ENV
 from situ_gym.records import TurnRecord
 from situ_gym.scene.loader import load_task_bank
@@ -116,3 +118,31 @@ def test_restore_and_replay_through_the_server_are_byte_identical(server, env_id
     with pytest.raises(RequestError, match="unknown snapshot handle"):
         env.restore(handle)
     env.close()
+
+
+def test_text_only_and_reward_settings_reach_the_server(server):
+    env_id = ENV_IDS[1]
+    options = {"task_id": _task(env_id, 3)}
+    settings = dict(SMALL, text_only=True, protocol="paper")
+    remote = RemoteEnv(server.url, env_id, reward_kwargs={"variant": "+relevance"}, **settings)
+    got, _ = play(remote, options=options)
+    assert "som_rgb" not in remote.observation_space.spaces
+    assert got == play(RecRMReward(gym.make(env_id, **settings), variant="+relevance"), options=options)[0]
+    with pytest.raises(RequestError, match="scorers"):
+        RemoteEnv(server.url, env_id, reward_kwargs={"scorers": {"relevance": "model:/tmp/x"}}, **SMALL).reset(seed=0)
+
+
+def test_a_session_on_a_used_env_plays_as_on_a_new_one(server):
+    """The server hands the env of a closed session to the next one (EnvPool): a reset replaces it all."""
+    env_id = ENV_IDS[0]
+    first = RemoteEnv(server.url, env_id, **SMALL)
+    play(first, seed=3, options={"task_id": _task(env_id, 9)})
+    first.snapshot()
+    first.close()
+    options = {"task_id": _task(env_id, 1)}
+    expected, _ = play(local_env(env_id, **SMALL), seed=8, options=options)
+    for _ in range(2):  # each session is likely to get the env the previous one gave back
+        second = RemoteEnv(server.url, env_id, **SMALL)
+        assert play(second, seed=8, options=options)[0] == expected
+        assert second.state().snapshots == []
+        second.close()
