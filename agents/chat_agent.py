@@ -16,19 +16,38 @@ paper's observation has no ``som_rgb``; the default's is a black frame): the map
 as the paper keeps the map and pose in both conditions; prompt and schema follow the
 condition too. ``act_batch`` sends every open episode's request as one backend batch.
 
+Under ``SituRecEnv(catalog_view="tools")`` (the reset info carries the env's tool handle) the
+observation lists no product; every request also carries the catalog/map tools
+(``situ_gym.assistant_tools.TOOL_SCHEMAS``) through the OpenAI tool-calling API. A reply that
+calls tools gets them run by the env within the turn (recorded in the turn's ``tool_calls``),
+their results appended as ``role: "tool"`` messages, and is asked again, at most
+``max_tool_rounds`` times per turn; the last request of a turn has ``tool_choice="none"``, so
+the turn ends with an answer, parsed as always. Only backends with ``supports_tools`` (the
+OpenAI-compatible one) can do this: the local ``hf:`` backend cannot call tools, and a chat
+assistant on it refuses the tools view at reset with a ValueError saying so.
+
     python -m eval.rollout --agent openai --model gpt-4o --images ...                 # hosted API
     python -m eval.rollout --agent openai --model NAME --base-url http://127.0.0.1:8000/v1 ...
+    python -m eval.rollout --agent openai --model NAME --env-kwargs '{"catalog_view": "tools"}' ...
 """
 
 from __future__ import annotations
 
 import itertools
+import json
 import logging
 from typing import Any
 
 from agents.base import Assistant
 from agents.obs_text import Caption, Marked, parse_caption, parse_nav_targets
-from agents.prompting import NO_CAPTION, catalog_names, check_ablation, render_messages, state_text, turn_text
+from agents.prompting import (
+    NO_CAPTION,
+    catalog_names,
+    check_ablation,
+    render_messages,
+    state_text,
+    turn_text,
+)
 from situ_gym.actions import ACTION_TYPES, MAX_RANKING, REQUIRED_FIELDS
 from situ_gym.actions.parse import TARGET_APPROACHES
 from situ_gym.actions.tools import LEGAL_TOOLS
@@ -45,6 +64,7 @@ RESPONSE_CHARS = 400
 _EPISODES = itertools.count(1)  # this process's chat-assistant episodes: their conversation keys
 REASON_CHARS = 160
 NAME_CHARS = 120
+MAX_TOOL_ROUNDS = 4  # tool-calling replies per turn before the turn must answer
 
 
 # Tools whose product the no-caption ablation lets the assistant leave out (the env's parser
@@ -127,7 +147,8 @@ def assistant_schema(observation: dict[str, Any], store: str, *, ablation: str |
 class ChatAssistant(Assistant):
     """``model``: a backend spec ("openai:NAME", "hf:...") or a ChatBackend; ``base_url`` for
     OpenAI-compatible servers; ``images`` sends the SoM view and map; ``cache`` a response
-    cache file; ``temperature`` (0: greedy), ``max_tokens``, ``seed``."""
+    cache file; ``temperature`` (0: greedy), ``max_tokens``, ``seed``; ``max_tool_rounds``: the
+    tool-calling replies a turn may have under the tools view (see the module docstring)."""
 
     name = "chat"
 
@@ -141,8 +162,12 @@ class ChatAssistant(Assistant):
         temperature: float = 0.0,
         max_tokens: int = 384,
         seed: int = 0,
+        max_tool_rounds: int = MAX_TOOL_ROUNDS,
     ):
+        if not isinstance(max_tool_rounds, int) or isinstance(max_tool_rounds, bool) or max_tool_rounds < 0:
+            raise ValueError(f"max_tool_rounds must be a non-negative integer, got {max_tool_rounds!r}")
         self.backend = make_backend(model, base_url=base_url, cache=cache)
+        self.max_tool_rounds = max_tool_rounds
         self.images = bool(images)
         self.temperature = float(temperature)
         self.max_tokens = int(max_tokens)
@@ -161,21 +186,28 @@ class ChatAssistant(Assistant):
         for info, seed in zip(infos, seeds, strict=True):
             if "store" not in info:
                 raise ValueError(f"info must carry 'store', got keys {sorted(info)!r}")
+            tools = info.get("tools")
+            if tools is not None and not getattr(self.backend, "supports_tools", False):
+                raise ValueError(f"the chat backend {self.backend.model!r} cannot call tools (the local hf: backend "
+                                 "has no tool calling): use an OpenAI-compatible endpoint (openai:NAME) for "
+                                 "catalog_view='tools', or catalog_view 'full' or 'retrieved'")
             self._slots.append({"store": info["store"], "ablation": check_ablation(info.get("ablation")),
                                 "seed": self.seed if seed is None else int(seed),
                                 "turn": 0, "messages": None, "seen": "", "shown": {}, "state": None,
-                                "conversation": f"assistant:{next(_EPISODES)}"})
+                                "conversation": f"assistant:{next(_EPISODES)}", "tools": tools})
 
     def _with_images(self, messages: list[dict[str, Any]], obs: dict[str, Any],
                      ablation: str | None = None) -> list[dict[str, Any]]:
-        """The chat as sent: the last user message gets the SoM view and map images.
+        """The chat as sent: the last user message gets the SoM view and map images (the tool
+        calls and results of the turn so far, if any, follow it).
 
         The view only when the episode is not ablated and the observation has one: under an
         ablation the default protocol's ``som_rgb`` is a black frame, which is no input the
         paper gives (App. D.4), and the paper's protocol has no ``som_rgb`` at all."""
         if not self.images:
             return messages
-        last = messages[-1]
+        at = max(k for k, m in enumerate(messages) if m["role"] == "user")  # the last one: tool results may follow
+        last = messages[at]
         parts: list[dict[str, Any]] = []
         if ablation is None and obs.get("som_rgb") is not None:
             parts.append({"type": "image", "image": obs["som_rgb"]})
@@ -183,7 +215,8 @@ class ChatAssistant(Assistant):
             parts.append({"type": "image", "image": obs["map"]})
         if not parts:
             return messages
-        return messages[:-1] + [{"role": "user", "content": parts + [{"type": "text", "text": last["content"]}]}]
+        return [*messages[:at], {"role": "user", "content": parts + [{"type": "text", "text": last["content"]}]},
+                *messages[at + 1:]]
 
     def act(self, observation: dict[str, Any]) -> str:
         (text,) = self.act_batch([observation])
@@ -204,8 +237,8 @@ class ChatAssistant(Assistant):
         episodes = list(range(len(self._slots))) if episodes is None else episodes
         if len(episodes) != len(observations) or any(not 0 <= i < len(self._slots) for i in episodes):
             raise ValueError(f"episodes {episodes!r} must name one open episode per observation")
-        requests = []
-        for i, obs in zip(episodes, observations, strict=True):
+        observed = dict(zip(episodes, observations, strict=True))
+        for i, obs in observed.items():
             slot = self._slots[i]
             ablation = slot["ablation"]
             if slot["messages"] is None:
@@ -217,23 +250,60 @@ class ChatAssistant(Assistant):
             # compact view: catalog entries arrive per turn
             slot["state"] = state_text(obs, slot["shown"], ablation=ablation)
             slot["shown"].update(catalog_names(obs))
-            requests.append(ChatRequest(self._with_images(slot["messages"], obs, ablation), role="assistant",
-                                        max_tokens=self.max_tokens, temperature=self.temperature,
-                                        seed=slot["seed"] * 1009 + slot["turn"], json_mode=True,
-                                        schema=assistant_schema(obs, slot["store"], ablation=ablation),
-                                        conversation=slot["conversation"]))
-        results = self.backend.chat_batch(requests)
-        texts: list[str | EpisodeError] = []
-        for i, res in zip(episodes, results, strict=True):
-            slot = self._slots[i]
-            if isinstance(res.error, EpisodeError):  # this episode ends with the error's cause
-                texts.append(res.error)
-                continue
-            res.raise_for_error()
-            slot["messages"].append({"role": "assistant", "content": res.text})
-            slot["turn"] += 1
-            texts.append(res.text)
-        return texts
+            slot["rounds"] = 0
+        texts: dict[int, str | EpisodeError] = {}
+        pending = list(observed)
+        while pending:  # tool-calling replies ask again (the tools view), at most max_tool_rounds times
+            results = self.backend.chat_batch([self._request(i, observed[i]) for i in pending])
+            calling = []
+            for i, res in zip(pending, results, strict=True):
+                slot = self._slots[i]
+                if isinstance(res.error, EpisodeError):  # this episode ends with the error's cause
+                    texts[i] = res.error
+                    continue
+                res.raise_for_error()
+                if slot["tools"] is not None and res.tool_calls and slot["rounds"] < self.max_tool_rounds:
+                    self._run_tools(slot, res)
+                    calling.append(i)
+                    continue
+                slot["messages"].append({"role": "assistant", "content": res.text})
+                slot["turn"] += 1
+                texts[i] = res.text
+            pending = calling
+        return [texts[i] for i in episodes]
+
+    def _request(self, i: int, obs: dict[str, Any]) -> ChatRequest:
+        """The request of episode ``i``'s turn so far; under the tools view with the tools, which
+        its last allowed round may no longer call (``tool_choice="none"``)."""
+        slot = self._slots[i]
+        ablation = slot["ablation"]
+        tools = {}
+        if slot["tools"] is not None:
+            tools = {"tools": list(slot["tools"].schemas),
+                     "tool_choice": "auto" if slot["rounds"] < self.max_tool_rounds else "none"}
+        return ChatRequest(self._with_images(slot["messages"], obs, ablation), role="assistant",
+                           max_tokens=self.max_tokens, temperature=self.temperature,
+                           seed=slot["seed"] * 1009 + slot["turn"], json_mode=True,
+                           schema=assistant_schema(obs, slot["store"], ablation=ablation),
+                           conversation=slot["conversation"], **tools)
+
+    def _run_tools(self, slot: dict[str, Any], res: Any) -> None:
+        """The reply's tool calls, run by the env (which records them in the turn), and their
+        results, appended to the episode's chat in the API's form."""
+        calls, results = [], []
+        for k, call in enumerate(res.tool_calls):
+            function = call.get("function") if isinstance(call, dict) else None
+            function = function if isinstance(function, dict) else {}
+            name, arguments = function.get("name"), function.get("arguments")
+            call_id = call.get("id") if isinstance(call, dict) and isinstance(call.get("id"), str) else None
+            call_id = call_id or f"call_{slot['turn'] + 1}_{slot['rounds'] + 1}_{k + 1}"
+            text_arguments = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
+            calls.append({"id": call_id, "type": "function",
+                          "function": {"name": str(name), "arguments": text_arguments}})
+            results.append({"role": "tool", "tool_call_id": call_id, "content": slot["tools"](name, arguments)})
+        slot["messages"].append({"role": "assistant", "content": res.text or "", "tool_calls": calls})
+        slot["messages"].extend(results)
+        slot["rounds"] += 1
 
 
 class OpenAIAssistant(ChatAssistant):

@@ -61,13 +61,15 @@ class ResponseCache:
             completion_tokens=data.get("completion_tokens", 0),
             model=data.get("model", ""),
             cached=True,
+            extra={"tool_calls": data["tool_calls"]} if data.get("tool_calls") else {},
         )
 
     def put(self, key: str, result: ChatResult) -> None:
         value = json.dumps(
             {"text": result.text, "prompt_tokens": result.prompt_tokens,
              "cached_prompt_tokens": result.cached_prompt_tokens,
-             "completion_tokens": result.completion_tokens, "model": result.model}
+             "completion_tokens": result.completion_tokens, "model": result.model,
+             **({"tool_calls": result.tool_calls} if result.tool_calls else {})}
         )
         with self._lock:
             self._db.execute("INSERT OR REPLACE INTO responses (key, value) VALUES (?, ?)", (key, value))
@@ -97,6 +99,7 @@ class CachedBackend(ChatBackend):
         self.meter = meter or METER
         self.model = inner.model
         self.supports_images = inner.supports_images
+        self.supports_tools = inner.supports_tools
 
     def chat_batch(self, requests: list[ChatRequest]) -> list[ChatResult]:
         results: list[ChatResult | None] = [None] * len(requests)
@@ -112,7 +115,7 @@ class CachedBackend(ChatBackend):
             answered = self.inner.chat_batch([requests[i] for i in misses])
             for i, res in zip(misses, answered, strict=True):
                 results[i] = res
-                if self.cache is not None and res.error is None and res.text:
+                if self.cache is not None and res.error is None and (res.text or res.tool_calls):
                     self.cache.put(keys[i], res)
         final = [r for r in results if r is not None]
         self.meter.record(self.model, requests, final)

@@ -268,6 +268,8 @@ class OpenAIChatBackend(ChatBackend):
     tokens: what ``check()`` read from the server, else ``settings.max_context`` (None: unknown).
     """
 
+    supports_tools = True  # ChatRequest.tools go as the API's tools; the reply's calls come back
+
     def __init__(
         self,
         model: str,
@@ -379,6 +381,10 @@ class OpenAIChatBackend(ChatBackend):
                 "name": f"{request.role}_reply", "schema": request.schema, "strict": True}}
         elif fmt == "json_object":
             body["response_format"] = {"type": "json_object"}
+        if request.tools:
+            body["tools"] = request.tools
+            if request.tool_choice is not None:
+                body["tool_choice"] = request.tool_choice
         return body
 
     @contextmanager

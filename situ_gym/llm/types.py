@@ -19,6 +19,13 @@ __all__ = ["ROLES", "BackendUnavailable", "ChatRequest", "ChatResult", "ChatBack
 ROLES = ("user", "moderator", "judge", "assistant")
 
 
+_TOOL_KEYS = ("tool_calls", "tool_call_id", "name")  # what a tool-calling turn adds to a message
+
+
+def _tool_keys(message: dict[str, Any]) -> dict[str, Any]:
+    return {k: message[k] for k in _TOOL_KEYS if k in message}
+
+
 @dataclass
 class ChatRequest:
     """One chat completion request.
@@ -32,6 +39,12 @@ class ChatRequest:
     JSON object when there is no schema. ``conversation``: a key shared by the successive
     requests of one role in one episode, so that the usage log can tell how much of each
     prompt repeats the previous one (what prefix caches reuse).
+
+    ``tools``: function tools the model may call instead of answering (OpenAI's
+    ``{"type": "function", "function": {...}}`` format), for backends with
+    ``supports_tools``; ``tool_choice`` ("auto", "none", ...) as the API takes it. Messages
+    may then carry an assistant turn's ``tool_calls`` and ``role: "tool"`` results with their
+    ``tool_call_id``; the reply's calls are ``ChatResult.tool_calls``.
     """
 
     messages: list[dict[str, Any]]
@@ -43,6 +56,8 @@ class ChatRequest:
     json_mode: bool = False  # ask the server for a JSON object where it supports it
     schema: dict[str, Any] | None = None
     conversation: str | None = None
+    tools: list[dict[str, Any]] | None = None
+    tool_choice: str | None = None
 
     def __post_init__(self):
         if self.role not in ROLES:
@@ -88,7 +103,7 @@ class ChatRequest:
                 ]
             elif text_as_parts:
                 content = [{"type": "text", "text": str(content)}]
-            out.append({"role": m["role"], "content": content})
+            out.append({"role": m["role"], "content": content, **_tool_keys(m)})
         return out
 
     def key_payload(self, model: str) -> dict[str, Any]:
@@ -101,8 +116,9 @@ class ChatRequest:
                     {"type": "image", "sha256": image_digest(p["image"])} if p.get("type") == "image" else p
                     for p in content
                 ]
-            messages.append({"role": m["role"], "content": content})
-        return {
+            messages.append({"role": m["role"], "content": content, **_tool_keys(m)})
+        tools = {"tools": self.tools, "tool_choice": self.tool_choice} if self.tools else {}
+        return tools | {
             "model": model,
             "messages": messages,
             "max_tokens": self.max_tokens,
@@ -135,6 +151,13 @@ class ChatResult:
     retries: int = 0  # transient failures retried before this answer
     error: LLMError | None = None
 
+    @property
+    def tool_calls(self) -> list[dict[str, Any]]:
+        """The tools the model called instead of (or besides) answering, as the API sent them
+        (``{"id", "type": "function", "function": {"name", "arguments": JSON text}}``)."""
+        calls = self.extra.get("tool_calls")
+        return list(calls) if isinstance(calls, list) else []
+
     def raise_for_error(self) -> ChatResult:
         if self.error is not None:
             raise self.error
@@ -146,6 +169,7 @@ class ChatBackend(ABC):
 
     model: str = "backend"
     supports_images: bool = False  # True: image parts reach the model (else they are dropped)
+    supports_tools: bool = False  # True: ChatRequest.tools reach the model and its calls come back
 
     @abstractmethod
     def chat_batch(self, requests: list[ChatRequest]) -> list[ChatResult]:
