@@ -138,3 +138,35 @@ def test_tool_messages_reach_the_api_and_the_cache_keeps_the_calls(tmp_path):
     first, = cached.chat_batch([request])
     again, = cached.chat_batch([request])
     assert again.cached and again.tool_calls == first.tool_calls == [call]
+
+
+def test_over_http_the_tools_go_out_and_the_calls_come_back():
+    """The OpenAI-compatible backend against a local server: the request carries the tools, the
+    reply's tool calls are run by the env, and the next request carries the call and its result."""
+    from situ_gym.llm.openai_backend import OpenAIChatBackend, reset_endpoints
+    from tests.llm.fault_server import FaultServer
+
+    def completion(message: dict) -> bytes:
+        return json.dumps({"id": "x", "object": "chat.completion", "model": "m", "usage": {"prompt_tokens": 5},
+                           "choices": [{"index": 0, "finish_reason": "stop",
+                                        "message": {"role": "assistant", **message}}]}).encode()
+
+    reset_endpoints()
+    srv = FaultServer(lifetime=60.0).start()
+    try:
+        srv.plan_raw(200, completion({"content": None, "tool_calls": [
+            _call("search_catalog", '{"query": "jam", "max_results": 1}', "call_9")]}))
+        srv.plan_raw(200, completion({"content": ANSWER}))
+        env, obs, agent = _start(OpenAIChatBackend("m", base_url=srv.url))
+        text = agent.act(obs)
+        *_, info = env.step(text)
+    finally:
+        srv.stop()
+        reset_endpoints()
+    first, second = (a.body for a in srv.arrivals)
+    assert [t["function"]["name"] for t in first["tools"]] == list(TOOL_NAMES) and first["tool_choice"] == "auto"
+    (call,) = info["turn"].tool_calls
+    assert text == ANSWER and call.name == "search_catalog" and call.arguments == {"query": "jam", "max_results": 1}
+    asked, answered = second["messages"][-2:]
+    assert asked["tool_calls"][0]["id"] == "call_9" and asked["role"] == "assistant"
+    assert answered == {"role": "tool", "content": call.result, "tool_call_id": "call_9"}
