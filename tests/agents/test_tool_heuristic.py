@@ -56,3 +56,12 @@ def test_it_plays_as_well_as_the_heuristic_with_the_full_catalog(env_id):
         _, info = play(tools, ToolHeuristicAssistant(), task)
         wins["tools"] += info["termination"] == "success_cart_added"
     assert wins["tools"] >= wins["full"] - 1 and wins["tools"] > 0, wins
+
+
+def test_two_identical_rollouts_record_identical_turns_and_tool_calls():
+    runs = []
+    for _ in range(2):
+        env = gym.make(ENV_IDS[1], catalog_view="tools", text_only=True)
+        turns, _ = play(env, ToolHeuristicAssistant(), env.unwrapped.task_ids[4], seed=5)
+        runs.append([t.model_dump_json() for _, _, t in turns])
+    assert runs[0] == runs[1] and any('"tool_calls"' in t for t in runs[0])
