@@ -31,7 +31,7 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 TABLE3 = ("SR", "Turn", "AFR", "LNSR", "R@5", "NDCG@10")
-TABLE8 = ("RPR", "RPR|Cart", "R-MRR@10", "Catalog %", "Rec")
+TABLE8 = ("RPR", "RPR|Cart", "R-MRR@10", "Catalog %", "Rec", "Tools")
 # Episode endings (App. B.3) in the order the report and Fig. 11 show them: the success
 # first, then the ways an episode stops without one.
 TERMINATIONS = ("success_cart_added", "turn_limit", "recommendation_exhausted", "moderator_end", "motion_stall",
@@ -49,6 +49,7 @@ _EPISODE_VALUE: dict[str, Callable[[dict[str, Any]], float | None]] = {
     "RPR|Cart": lambda m: None if m["rpr_cart"] is None else 100.0 * m["rpr_cart"],
     "R-MRR@10": lambda m: None if m["rmrr10"] is None else 100.0 * m["rmrr10"],
     "Rec": lambda m: float(m.get("attempts", 0)),
+    "Tools": lambda m: float(m.get("tool_calls", 0)),
 }
 
 

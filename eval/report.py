@@ -33,7 +33,7 @@ __all__ = ["GLOSSARY", "fmt_stat", "md_text", "format_markdown", "format_console
 _UNITS = {"SR": "SR (%)", "Turn": "Turn", "AFR": "AFR (%)", "LNSR": "LNSR (%)", "R@5": "R@5 (%)",
           "NDCG@10": "NDCG@10 (%)", "RPR": "RPR (%)", "RPR|Cart": "RPR|Cart (%)",
           "R-MRR@10": "R-MRR@10 (%)", "Catalog %": "Catalog (%)",
-          "Rec": "Rec/ep"}
+          "Rec": "Rec/ep", "Tools": "Tools/ep"}
 _SHORT = {"Informativeness": "Inform.", "Naturalness": "Natur.", "Groundedness": "Ground.",
           "Preference Alignment": "Prefer.", "Proactiveness": "Proact.", "Non-repetition": "Nonrep.",
           "Overall": "Overall"}
@@ -73,6 +73,8 @@ GLOSSARY = (
     ("Catalog %", "ranking entries that are real catalog product ids"),
     ("Rec", "recommendation attempts per episode: products put forward for the first time, in any "
             "wording, or a Recommend annotation (situ_gym.language.attempts; the env stops at 3)"),
+    ("Tools", "catalog and map tool calls per episode (search_catalog, get_product, locate; 0 unless "
+              "catalog_view is \"tools\")"),
     ("CGV / ΔCGV h", "cumulative goal visibility: share of the assistant's navigation goals seen in "
                      "the current or the next h views; ΔCGV is the gain over h = 0, in percentage points"),
     ("share (same)", "Fig. 10: share of the Navigate turns that suggest this user action, and the share of "
@@ -158,7 +160,8 @@ def format_markdown(groups: dict[str, dict[str, Any]], title: str = "SituRec eva
         env, agent = key.split(" / ", 1)
         m = s["metrics"]
         rows.append([env, agent, fmt_stat(m["RPR"], sd=False), fmt_stat(m["RPR|Cart"], sd=False),
-                     fmt_stat(m["R-MRR@10"]), fmt_stat(m["Catalog %"]), fmt_stat(m.get("Rec"), digits=2)])
+                     fmt_stat(m["R-MRR@10"]), fmt_stat(m["Catalog %"]), fmt_stat(m.get("Rec"), digits=2),
+                     fmt_stat(m.get("Tools"), digits=2)])
     out += ["## Purchase quality (Table 8 layout; RPR and RPR\\|Cart without SD)", "", *_table(header, rows), ""]
     # Dialogue
     if any("dialogue" in s for s in groups.values()):

@@ -422,5 +422,7 @@ def episode_metrics(
         "cgv_first_seen": cgv_events(ep, index),
         # recommendation attempts by the env's rule (situ_gym.language.attempts)
         "attempts": sum(t.recommendation_attempts for t in ep.turns),
+        # catalog/map tool calls the assistant made within its turns (catalog_view="tools")
+        "tool_calls": ep.tool_calls,
         "termination": ep.termination,
     }
