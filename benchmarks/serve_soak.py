@@ -7,7 +7,9 @@ session every ``--reconnect-every`` episodes, and snapshots and releases once pe
 that session set-up and teardown and the snapshot store are soaked too). It prints the server's
 resident memory after 100 episodes and at the end (and their ratio: a leak grows it with the
 episode count), episodes/s and steps/s through the server, and steps/s of the same episodes
-in-process (one thread) beside them. Figures only: nothing is asserted.
+in-process (one thread) beside them. Figures only: nothing is asserted. The language layer's
+bounded text caches (LRU, up to 65,536 entries) fill during the first ~1,000 episodes, so run
+2,000 or more to see whether memory still grows once they are full (a leak keeps growing).
 
     python -m benchmarks.serve_soak --episodes 1000 --workers 4
     python -m benchmarks.serve_soak --episodes 300 --size 64x48 --max-turns 6
