@@ -28,7 +28,7 @@ from situ_gym.language.names import find_marker_disclosures
 from situ_gym.protocol import check_protocol
 from situ_gym.records import AssistantToolCall, ExecutionResult, ToolCall, TurnRecord
 from situ_gym.retrieval import CATALOG_VIEWS, CatalogRetriever, retrieved_title
-from situ_gym.scene import SceneIndex
+from situ_gym.scene.index import index_of
 from situ_gym.scene.loader import load_scene, load_task_bank
 from situ_gym.scene.model import STORE_KINDS
 from situ_gym.som import ROLES, Analysis, analyse, caption, draw, fixed_handles, render_minimap
@@ -343,7 +343,7 @@ class SituRecEnv(gym.Env[dict, str]):
 
         self.scene = load_scene(store)
         self.task_bank = load_task_bank(store)
-        self.index = SceneIndex(self.scene)
+        self.index = index_of(self.scene)  # shared: its derived tables are built once per process
         self._lexicon = lexicon_for(self.index)
         self.store = self.scene.store
         self._profiles = {p.id: p for p in self.task_bank.profiles}

@@ -10,7 +10,7 @@ from typing import TypeVar
 
 from situ_gym.scene.model import Area, Fixture, Product, Scene, Store
 
-__all__ = ["SceneIndex", "color_key", "per_index"]
+__all__ = ["SceneIndex", "color_key", "index_of", "per_index"]
 
 _T = TypeVar("_T")
 
@@ -81,6 +81,20 @@ class SceneIndex:
     def product_by_name(self, name: str) -> str | None:
         """Exact (case-insensitive) display-name match, else None."""
         return self._names_lower.get(name.strip().lower())
+
+
+# One index per scene object: the tables ``per_index`` derives (lexicons, name tables) refer
+# back to their index, so a weakly keyed cache never frees them, and an index built per env
+# kept ~2 MB per env alive for the process's life (a server making envs grew without bound).
+_INDEXES: dict[int, tuple[Scene, SceneIndex]] = {}
+
+
+def index_of(scene: Scene) -> SceneIndex:
+    """The shared SceneIndex of ``scene`` (a cached, read-only scene from ``load_scene``)."""
+    entry = _INDEXES.get(id(scene))
+    if entry is None or entry[0] is not scene:
+        entry = _INDEXES[id(scene)] = (scene, SceneIndex(scene))
+    return entry[1]
 
 
 def per_index(build: Callable[[SceneIndex], _T]) -> Callable[[SceneIndex], _T]:
