@@ -60,6 +60,9 @@ def main(argv: list[str] | None = None) -> None:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((args.host, args.port))
+        # listening before the address is printed: a client that connects at once waits in the
+        # backlog until uvicorn accepts, instead of being refused (a bound socket refuses)
+        sock.listen(128)
     except OSError as exc:
         cli.fail(args.parser, f"cannot listen on {args.host}:{args.port}: {exc}")
     host, port = sock.getsockname()[:2]
