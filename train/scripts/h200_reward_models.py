@@ -77,7 +77,14 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--tasks", default=None, help="rollout task range (default: the preset's)")
     p.add_argument("--only", nargs="*", default=None, choices=ALL_DIMS, help="train only these dimensions")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--judge-format", dest="judge_format", choices=("paper", "short"), default="paper",
+                   help="judges' answer: the paper's JSON formats (default) or 'Reason: ... Score: N'")
+    p.add_argument("--head", choices=("classifier", "generative", "select"), default=None,
+                   help="ranking and behaviour heads (default: select on h200, classifier on cpu and tiny: "
+                        "select trains both and keeps the better on held-out metrics)")
     args = p.parse_args(argv)
+    if args.head is None:
+        args.head = "select" if args.preset == "h200" and not args.tiny else "classifier"
     if args.tiny:
         args.preset = "tiny"
     return args
@@ -155,6 +162,10 @@ def main(argv=None) -> int:
             continue
         t0 = time.perf_counter()
         settings = {**plan[task], **preset.shrink, **preset.per_dim.get(task, {})}
+        if task in ("ranking", "behavior"):
+            settings["head"] = args.head
+        else:
+            settings["judge_format"] = args.judge_format
         cfg = RMTrainConfig(task=task, out=str(out / "models" / task), **common, **settings)
         scorers[task] = f"model:{train(cfg)}"
         times[f"train/{task}"] = time.perf_counter() - t0
@@ -170,7 +181,7 @@ def main(argv=None) -> int:
     print(format_dimension_table({"rows": {"rule": rule, "model": learned}}))
     print("\nSeconds per stage: " + ", ".join(f"{k} {v:.1f}" for k, v in times.items()))
     counts = json.loads((data / "counts.json").read_text())
-    summary = {"preset": args.preset, "base": "tiny" if tiny else args.model, "device": "cuda" if gpu else "cpu", "times_s": times,
+    summary = {"preset": args.preset, "judge_format": args.judge_format, "head": args.head, "base": "tiny" if tiny else args.model, "device": "cuda" if gpu else "cpu", "times_s": times,
                "rule": rule, "model": learned, "counts": counts}
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     return 0
