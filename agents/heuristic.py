@@ -31,6 +31,10 @@ from situ_gym.scene.loader import load_scene
 
 __all__ = ["HeuristicAssistant"]
 
+# The env's record of a shopper action on a product ("pick_up_item(item=NAME)"): structured
+# action notation written by the env, not free text.
+HANDLED_ITEM = re.compile(r"(do_not_add_to_cart|pick_up_item|check_item)\(item=(.+?)\)")
+
 
 
 def _short(name: str) -> str:
@@ -143,7 +147,7 @@ class HeuristicAssistant(Assistant):
         b = self.belief
         for speaker, text in events:
             if speaker == "action":
-                m = re.match(r"(do_not_add_to_cart|pick_up_item|check_item)\(item=(.+?)\)", text)
+                m = HANDLED_ITEM.match(text)
                 pid = self._product_by_name(m.group(2)) if m else None
                 if pid and m.group(1) == "do_not_add_to_cart":
                     b.rejected.add(pid)

@@ -14,16 +14,12 @@ lists; from there it decides like ``agents.heuristic`` (belief, ranking, routing
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-from agents.heuristic import HeuristicAssistant
+from agents.heuristic import HANDLED_ITEM, HeuristicAssistant
 from agents.obs_text import CatalogEntry, parse_catalog
 
 __all__ = ["ToolHeuristicAssistant"]
-
-_HANDLED = re.compile(r"(?:do_not_add_to_cart|pick_up_item|check_item)\(item=(.+?)\)")
-
 
 class ToolHeuristicAssistant(HeuristicAssistant):
     """``HeuristicAssistant`` that knows only the catalog entries its tool calls returned."""
@@ -62,9 +58,9 @@ class ToolHeuristicAssistant(HeuristicAssistant):
             if speaker == "user":
                 self._search(text, self.utterance_results)
             elif speaker == "action":
-                m = _HANDLED.match(text)
-                if m and self._product_by_name(m.group(1)) is None:
-                    self._search(m.group(1), 3)
+                m = HANDLED_ITEM.match(text)
+                if m and self._product_by_name(m.group(2)) is None:
+                    self._search(m.group(2), 3)
             super()._update_belief([(speaker, text)])
             category = self.belief.category
             if category is not None:  # the whole category the shopper wants, to rank it all

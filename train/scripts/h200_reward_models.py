@@ -83,10 +83,10 @@ def parse_args(argv=None) -> argparse.Namespace:
                    help="ranking and behaviour heads (default: select on h200, classifier on cpu and tiny: "
                         "select trains both and keeps the better on held-out metrics)")
     args = p.parse_args(argv)
-    if args.head is None:
-        args.head = "select" if args.preset == "h200" and not args.tiny else "classifier"
     if args.tiny:
         args.preset = "tiny"
+    if args.head is None:
+        args.head = "select" if args.preset == "h200" else "classifier"
     return args
 
 
