@@ -117,28 +117,19 @@ HELDOUT_FLOOR = 0.91
 HELDOUT2_FLOOR = 0.79
 
 
-def test_heldout_accuracy_per_style(capsys):
-    from .corpus import STYLES, load_heldout
+@pytest.mark.parametrize("corpus, floor, style_margin", [("heldout", HELDOUT_FLOOR, 0.05),
+                                                          ("heldout2", HELDOUT2_FLOOR, 0.06)])
+def test_held_out_accuracy_per_style(capsys, corpus, floor, style_margin):
+    from . import corpus as C
 
-    result = score(load_heldout())
+    rows, styles = (C.load_heldout(), C.STYLES) if corpus == "heldout" else (C.load_heldout2(), C.STYLES2)
+    result = score(rows)
     with capsys.disabled():
-        print("\nlanguage layer on the held-out corpus:\n" + result.table())
-    assert result.accuracy >= HELDOUT_FLOOR, result.table()
-    assert set(result.per_style) == set(STYLES)
+        print(f"\nlanguage layer on tests/language/{corpus}:\n" + result.table())
+    assert result.accuracy >= floor, result.table()
+    assert set(result.per_style) == set(styles)
     for style, (right, total) in result.per_style.items():
-        assert right / total >= HELDOUT_FLOOR - 0.05, (style, right, total)
-
-
-def test_third_corpus_accuracy_per_style(capsys):
-    from .corpus import STYLES2, load_heldout2
-
-    result = score(load_heldout2())
-    with capsys.disabled():
-        print("\nlanguage layer on the third corpus (heldout2):\n" + result.table())
-    assert result.accuracy >= HELDOUT2_FLOOR, result.table()
-    assert set(result.per_style) == set(STYLES2)
-    for style, (right, total) in result.per_style.items():
-        assert right / total >= HELDOUT2_FLOOR - 0.06, (style, right, total)
+        assert right / total >= floor - style_margin, (style, right, total)
 
 
 def _group_readings():
