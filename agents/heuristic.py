@@ -28,6 +28,7 @@ from situ_gym.actions.assistant import MAX_RANKING
 from situ_gym.language import SceneLexicon, analyze, lexicon_for
 from situ_gym.scene import SceneIndex
 from situ_gym.scene.loader import load_scene
+from situ_gym.stores import PAPER_STORES, store_spec
 
 __all__ = ["HeuristicAssistant"]
 
@@ -70,7 +71,8 @@ class HeuristicAssistant(Assistant):
 
     # ------------------------------------------------------------------ episode
     def reset(self, observation: dict[str, Any], info: dict[str, Any], *, seed: int | None = None) -> None:
-        self.store = info.get("store", "supermarket")
+        self.store = info.get("store", PAPER_STORES[0])
+        self.spec = store_spec(self.store)
         self.catalog: dict[str, CatalogEntry] = {e.id: e for e in parse_catalog(observation["catalog"])}
         self.targets: dict[str, NavTarget] = {t.handle: t for t in parse_nav_targets(observation["catalog"])}
         self.target_by_name = {t.name.lower(): t for t in self.targets.values()}
@@ -256,7 +258,7 @@ class HeuristicAssistant(Assistant):
             visible = self._products_here(events)
         holding = caption.holding
         best_handle = visible.get(best.name.lower())
-        inspect_tool = "pick_up_item" if self.store == "supermarket" else "check_item"
+        inspect_tool = self.spec.inspect_tool
 
         # The shopper is considering a product (ours or one it picked): answer, then confirm.
         focus = self.focus or self.last_recommended
@@ -421,7 +423,7 @@ class HeuristicAssistant(Assistant):
         action = {"type": "Navigate", "navigation_goal": goal.handle, "reason": f"The {best.category} is at {_short(goal.name)}."}
 
         def finish(expected, response, waypoint: NavTarget | None, approach: str):
-            if self.store == "home_furnishings":
+            if self.spec.layout == "stores":
                 # null: nothing to aim at in view yet, the shopper turns or walks to find it
                 action["next_waypoint"] = waypoint.handle if waypoint else None
                 action["target_approach"] = approach
@@ -436,7 +438,7 @@ class HeuristicAssistant(Assistant):
             n = self.scans_at(goal.handle)
             self.scans.append((goal.handle, n))
             self.last_scan_turn = self.turn
-            if self.store == "supermarket":
+            if self.spec.layout == "fixtures":
                 direction = "left" if n % 2 == 0 else "right"
                 distance = "medium" if n < 2 else "long"
                 return finish(
@@ -454,7 +456,7 @@ class HeuristicAssistant(Assistant):
             )
 
         # Home: go to the area if visible; else into its store (leaving another store first).
-        if self.store == "home_furnishings":
+        if self.spec.layout == "stores":
             store_t = goals[0]
             inside = self._inside_store(events)
             if goal.handle in visible_targets:
@@ -499,7 +501,7 @@ class HeuristicAssistant(Assistant):
 
         # Goal not in view: hop to a visible target clearly closer to it, else turn toward it.
         # In the Home store an area is only reachable through its store's doorway.
-        route = goals[0] if self.store == "home_furnishings" else goal
+        route = goals[0] if self.spec.layout == "stores" else goal
         gx, gy = route.x, route.y
         here = math.hypot(gx - x, gy - y)
         best_hop, best_d = None, here - 2.0
@@ -532,11 +534,11 @@ class HeuristicAssistant(Assistant):
                 {"name": "turn", "arguments": {"direction": direction, "angle": angle}},
                 f"Turn {direction} about {angle} degrees; {_short(route.name)} is in that direction.",
                 None,
-                "nearest" if self.store == "supermarket" else "outside_doorway",
+                self.spec.default_approach,
             )
         return finish(
             {"name": "move_forward", "arguments": {"distance": "medium"}},
             f"Walk ahead a few steps toward {_short(route.name)}.",
             None,
-            "nearest" if self.store == "supermarket" else "outside_doorway",
+            self.spec.default_approach,
         )

@@ -38,6 +38,7 @@ from agents.plain_route import (
 )
 from situ_gym.actions.assistant import MAX_RANKING
 from situ_gym.actions.tools import LEGAL_TOOLS
+from situ_gym.stores import PAPER_STORES, store_spec
 
 __all__ = ["PlainAssistant", "describe_label"]
 
@@ -86,7 +87,8 @@ class PlainAssistant(Assistant):
         if max_questions < 0:
             raise ValueError(f"max_questions must be >= 0, got {max_questions!r}")
         self.max_questions = max_questions
-        self.store = "supermarket"
+        self.store = PAPER_STORES[0]
+        self.spec = store_spec(self.store)
         self._rng = np.random.default_rng(0)
 
     # ------------------------------------------------------------------ episode state
@@ -94,8 +96,9 @@ class PlainAssistant(Assistant):
         catalog = observation.get("catalog", "")
         store = info.get("store")
         if store not in LEGAL_TOOLS:
-            store = "home_furnishings" if "outside_doorway" in catalog else "supermarket"
+            store = PAPER_STORES[1] if "outside_doorway" in catalog else PAPER_STORES[0]
         self.store = store
+        self.spec = store_spec(store)
         # seed and task both pick the wording, so that one run shows every phrasing
         self._rng = np.random.default_rng([seed or 0, zlib.crc32(str(info.get("task_id", "")).encode())])
         self.products = parse_catalog(catalog)
@@ -251,7 +254,7 @@ class PlainAssistant(Assistant):
 
     def _place(self, p: CatalogEntry) -> str:
         place, detail = split_location(p.location)
-        if self.store == "supermarket":
+        if self.spec.layout == "fixtures":
             return f"on {short_place(place)}" + (f", {detail} side" if detail else "")
         return f"in {place}, {detail.split(' - ', 1)[-1]} section" if detail else f"in {place}"
 
@@ -283,7 +286,7 @@ class PlainAssistant(Assistant):
         return None, float("inf")
 
     def _inspect_tool(self) -> str:
-        return "pick_up_item" if self.store == "supermarket" else "check_item"
+        return self.spec.inspect_tool
 
     def _decide(self, events, caption, pose, distances, candidates):
         self._distances = distances
@@ -423,7 +426,7 @@ class PlainAssistant(Assistant):
 
     def _navigate(self, p: CatalogEntry, caption, pose, prefix: str):
         place, detail = split_location(p.location)
-        if self.store == "supermarket":
+        if self.spec.layout == "fixtures":
             fixture = next((t for t in self.targets if t.name == place), None)
             if fixture is None:
                 raise ValueError(f"no navigation target named {place!r}")
@@ -444,7 +447,7 @@ class PlainAssistant(Assistant):
             "navigation_goal": goal.handle,
             "reason": f"The best match for you is {where}.",
         }
-        if self.store == "home_furnishings":
+        if self.spec.layout == "stores":
             action["next_waypoint"] = step.waypoint
             action["target_approach"] = step.approach or ("area" if detail else "inside_doorway")
         return action, text, step.call

@@ -58,6 +58,7 @@ from situ_gym.actions.assistant import ACTION_TYPES, MAX_RANKING, REQUIRED_FIELD
 from situ_gym.actions.tools import LEGAL_TOOLS, TOOLS
 from situ_gym.env import ABLATIONS
 from situ_gym.retrieval import RETRIEVED_TITLE, retrieved_k
+from situ_gym.stores import PAPER_STORES, registered_stores, store_spec
 
 __all__ = [
     "STORES",
@@ -81,50 +82,12 @@ __all__ = [
     "Conversation",
 ]
 
-STORES = ("supermarket", "home_furnishings")
-
-_STORE_WORDS = {
-    "supermarket": {
-        "place": "a supermarket",
-        "targets": "the fixed numeric handles of fixtures (shelves, freezers, coolers, produce stands)",
-        "inspect": "pick_up_item (the shopper reads the label: price, flavour, packaging, allergens, nutrition)",
-    },
-    "home_furnishings": {
-        "place": "a home-furnishings mall of several stores with display areas",
-        "targets": "the fixed numeric handles of stores (e.g. 2) and the area handles of display areas (e.g. 2a)",
-        "inspect": "check_item (the shopper sees price, material, colour, size and style)",
-    },
-}
-
-_EXAMPLES = {
-    "supermarket": {
-        "response": "The frozen fish is in the upright freezer just ahead of you. Shall we walk over?",
-        "assistant_actions": [
-            {"type": "Navigate", "navigation_goal": "3", "reason": "The shopper wants frozen cod."}
-        ],
-        "expected_user_action": {"name": "move_to_fixture", "arguments": {"fixture": "3", "approach": "front"}},
-        "ranking": ["sm_p001", "sm_p014"],
-    },
-    "home_furnishings": {
-        "response": "Table lamps are in Light Logic, the store on your left. Let's head to its entrance.",
-        "assistant_actions": [
-            {
-                "type": "Navigate",
-                "navigation_goal": "2a",
-                "reason": "The shopper wants a reading lamp.",
-                "next_waypoint": "2",
-                "target_approach": "outside_doorway",
-            }
-        ],
-        "expected_user_action": {"name": "move_to_store", "arguments": {"store": "2", "approach": "outside_doorway"}},
-        "ranking": ["hf_p031", "hf_p007"],
-    },
-}
+STORES = PAPER_STORES  # the stores a tokenizer corpus covers (train.tiny); any registered store prompts
 
 
 def _check_store(store: str) -> None:
-    if store not in STORES:
-        raise ValueError(f"store must be one of {STORES}, got {store!r}")
+    if store not in registered_stores():
+        raise ValueError(f"store must be one of {registered_stores()}, got {store!r}")
 
 
 def _tool_line(name: str, terse: bool = False) -> str:
@@ -190,9 +153,9 @@ _COMPACT_MESSAGES_NO_CAPTION = (
 
 def _handle_rules(store: str, ablation: str | None) -> str:
     """The first two handle rules: which handles exist and which ones a target may use."""
-    targets = _STORE_WORDS[store]["targets"]
+    targets = store_spec(store).prompt.targets
     if ablation == NO_CAPTION:
-        inspect = _STORE_WORDS[store]["inspect"].split(" ", 1)[0]
+        inspect = store_spec(store).prompt.inspect.split(" ", 1)[0]
         return (
             f"- Use only YOUR fixed handles: {targets}, as the navigation index lists them; every one is"
             " valid, in view or not. You see no product handles: name products by their catalog name.\n"
@@ -213,7 +176,7 @@ def _rules(store: str, ranking_ids: int = MAX_RANKING, compact: bool = False, ab
     """The assistant's rules; ``compact``: for the compact view (tool arguments said once, the
     user messages' layout explained); ``ablation``: the App. D.4 input condition (None: the
     full view, the rules as they always were)."""
-    words = _STORE_WORDS[store]
+    words = store_spec(store).prompt
     required = REQUIRED_FIELDS[store]
     action_lines = []
     for action in ACTION_TYPES:
@@ -225,12 +188,12 @@ def _rules(store: str, ranking_ids: int = MAX_RANKING, compact: bool = False, ab
     if compact:
         tools = f"{_TERSE_ARGUMENTS}\n{tools}"
         layout = f"- {_COMPACT_MESSAGES_NO_CAPTION if ablation == NO_CAPTION else _COMPACT_MESSAGES}\n"
-    example = json.dumps(_EXAMPLES[store], ensure_ascii=False)
+    example = json.dumps(store_spec(store).prompt.example, ensure_ascii=False)
     waypoint = "of the navigation index" if ablation == NO_CAPTION else "visible NOW"
     nav_extra = (
         f" In this store Navigate also names next_waypoint (a store or area handle {waypoint}, the"
         " immediate target) and target_approach (outside_doorway or inside_doorway)."
-        if store == "home_furnishings"
+        if store_spec(store).layout == "stores"
         else ""
     )
     visible_now = {
@@ -238,7 +201,7 @@ def _rules(store: str, ranking_ids: int = MAX_RANKING, compact: bool = False, ab
         NO_VIEW: "visible_now is true only if the caption lists it now",
         NO_CAPTION: "visible_now is false, since you cannot see the view (true only for the product the shopper holds)",
     }[ablation]
-    return f"""You are a shopping assistant in {words['place']}. {_SEES[ablation]} Find out what they need, guide them to it and recommend suitable catalog products. The shopper's goals and budget are private: ask.
+    return f"""You are a shopping assistant in {words.place}. {_SEES[ablation]} Find out what they need, guide them to it and recommend suitable catalog products. The shopper's goals and budget are private: ask.
 
 Each turn, reply with ONE JSON object and nothing else:
 {{"response": "<what you say to the shopper>",
@@ -256,8 +219,8 @@ expected_user_action is the one physical action you expect the shopper to take n
 Handle rules:
 {_handle_rules(store, ablation)}
 - Never say a handle, a product id or words like JSON or ranking to the shopper; call things by name.
-- The ranking holds catalog ids only (e.g. {_EXAMPLES[store]['ranking'][0]}), never handles.
-- The shopper inspects products with {words['inspect']}; they buy with add_to_cart.
+- The ranking holds catalog ids only (e.g. {store_spec(store).prompt.example['ranking'][0]}), never handles.
+- The shopper inspects products with {words.inspect}; they buy with add_to_cart.
 {layout}
 Example:
 {example}"""

@@ -11,6 +11,7 @@ from agents.base import Assistant
 from agents.obs_text import Marked, parse_caption, parse_catalog, parse_nav_targets
 from situ_gym.actions.assistant import ACTION_TYPES, MAX_RANKING
 from situ_gym.actions.tools import DISTANCES, LEGAL_TOOLS, TARGET_ARGUMENT, TOOLS
+from situ_gym.stores import PAPER_STORES, store_spec
 
 __all__ = ["RandomAssistant"]
 
@@ -38,8 +39,9 @@ class RandomAssistant(Assistant):
         store = info.get("store", self.store)
         if store not in LEGAL_TOOLS:
             catalog = observation.get("catalog", "")
-            store = "home_furnishings" if "outside_doorway" in catalog else "supermarket"
+            store = PAPER_STORES[1] if "outside_doorway" in catalog else PAPER_STORES[0]
         self.store = store
+        self.spec = store_spec(store)
 
     def _pick(self, items: list[Any]) -> Any:
         return items[int(self._rng.integers(len(items)))] if items else None
@@ -86,7 +88,7 @@ class RandomAssistant(Assistant):
             goal = self._pick(targets)
             handle, goal_name, approaches = (goal.handle, goal.name, goal.approaches) if goal else ("1", "there", ())
             action.update(navigation_goal=handle, reason="Let's look there.")
-            if self.store == "home_furnishings":
+            if self.spec.layout == "stores":
                 hop = self._pick(caption.stores + caption.areas)
                 action.update(
                     next_waypoint=hop.handle if hop else handle,

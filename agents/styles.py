@@ -39,6 +39,7 @@ import numpy as np
 from agents.base import Assistant
 from agents.heuristic import HeuristicAssistant
 from agents.obs_text import CatalogEntry, parse_catalog, parse_nav_targets
+from situ_gym.stores import PAPER_STORES
 
 __all__ = [
     "StyleAssistant",
@@ -161,7 +162,7 @@ class StyleAssistant(Assistant):
 
     def reset(self, observation: dict[str, Any], info: dict[str, Any], *, seed: int | None = None) -> None:
         self.inner.reset(observation, info, seed=seed)
-        self.store = info.get("store", "supermarket")
+        self.store = info.get("store", PAPER_STORES[0])
         self.rng = np.random.default_rng([0 if seed is None else int(seed), zlib.crc32(self.name.encode())])
         catalog = observation.get("catalog", "")
         self.products = {e.name: e for e in parse_catalog(catalog)}

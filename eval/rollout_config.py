@@ -29,7 +29,7 @@ class ConfigError(ValueError):
 def _env_ids() -> str:
     import situ_gym
 
-    return " | ".join(situ_gym.STORE_OF_ENV)
+    return " | ".join([*situ_gym.STORE_OF_ENV, f"{situ_gym.CUSTOM_ENV_ID} (a store folder: --env_kwargs '{{\"store\": PATH}}')"])
 
 
 _AGENT_HELP = ("assistant: " + " | ".join(name for name in AGENTS if name not in PROBE_AGENTS)
@@ -154,7 +154,7 @@ class RolloutConfig:
             llm_settings(self).share(self.workers)  # a cap below the worker count is refused here
         if self.reward_kwargs and self.reward != "recrm":
             raise ValueError(f"reward_kwargs need --reward recrm, got reward={self.reward!r}")
-        store_of(self.env)
+        store_of(self.env, self.env_kwargs)
 
 
     def prices(self) -> tuple[float, float, float] | None:
@@ -225,12 +225,27 @@ class EpisodeJob:
         return episode_id_for(self.task_id, self.repeat)
 
 
-def store_of(env_id: str) -> str:
-    import situ_gym
+def store_of(env_id: str, env_kwargs: dict[str, Any] | None = None) -> str:
+    """The store an env id plays: its registered store, or ``env_kwargs["store"]`` (a store
+    folder, for ``SituRec-Custom-v0``)."""
+    import gymnasium as gym
 
-    if env_id not in situ_gym.STORE_OF_ENV:
-        raise ValueError(f"unknown env {env_id!r}; choose one of {list(situ_gym.STORE_OF_ENV)}")
-    return situ_gym.STORE_OF_ENV[env_id]
+    import situ_gym
+    from situ_gym.stores import StoreError, store_spec
+
+    try:
+        spec = gym.spec(env_id)
+    except gym.error.Error:
+        spec = None
+    if spec is None or spec.entry_point != "situ_gym.env:SituRecEnv":
+        raise ValueError(f"unknown env {env_id!r}; choose one of {_env_ids()}")
+    store = (env_kwargs or {}).get("store", spec.kwargs.get("store"))
+    if store is None:
+        raise ValueError(f"{env_id} plays a store folder: give --env_kwargs '{{\"store\": \"PATH\"}}'")
+    try:
+        return store_spec(store).id
+    except StoreError as e:
+        raise ValueError(str(e)) from None
 
 
 def select_tasks(spec: str, task_ids: list[str]) -> list[str]:
@@ -289,7 +304,7 @@ def judge_kwargs(config: RolloutConfig) -> dict[str, Any]:
 def make_jobs(config: RolloutConfig) -> list[EpisodeJob]:
     from situ_gym.scene.loader import load_task_bank
 
-    bank = load_task_bank(store_of(config.env))
+    bank = load_task_bank(store_of(config.env, config.env_kwargs))
     tasks = {t.id: t for t in bank.tasks}
     if config.tasks.strip() == "per-profile":
         from eval.agreement import per_profile_tasks

@@ -152,7 +152,7 @@ def episode_record(job: EpisodeJob, turns: list[Any], frames: list[str], termina
     record = EpisodeRecord(
         episode_id=job.episode_id,
         env_id=config.env,
-        store=store_of(config.env),
+        store=store_of(config.env, config.env_kwargs),
         task_id=job.task_id,
         profile_id=job.profile_id,
         subset=job.subset,

@@ -30,10 +30,10 @@ from situ_gym.records import AssistantToolCall, ExecutionResult, ToolCall, TurnR
 from situ_gym.retrieval import CATALOG_VIEWS, CatalogRetriever, retrieved_title
 from situ_gym.scene.index import index_of
 from situ_gym.scene.loader import load_scene, load_task_bank
-from situ_gym.scene.model import STORE_KINDS
 from situ_gym.som import ROLES, Analysis, analyse, caption, draw, fixed_handles, render_minimap
 from situ_gym.som.types import RoleView
 from situ_gym.spaces import MAX_ACTION_TEXT, MAX_OBS_TEXT, clip_text, sanitize_text, text_space
+from situ_gym.stores import StoreError, store_spec
 from situ_gym.text import catalog_text, nav_targets_text
 from situ_gym.user import MODERATORS, USERS, UserObservation, make_moderator, make_user
 
@@ -209,7 +209,8 @@ class SituRecEnv(gym.Env[dict, str]):
     and count are in ``info["turn"].put_forward`` / ``.recommendation_attempts``.
 
     ## Arguments
-    * ``store``: "supermarket" or "home_furnishings" (set by the registered id).
+    * ``store``: a registered store id, "supermarket" or "home_furnishings" (set by the registered
+      env id), or the path of a store folder (``SituRec-Custom-v0``; see ``situ_gym.stores``).
     * ``backend``: "embedded" (default) or a ``Backend`` instance.
     * ``user`` / ``moderator``: simulator names ("rule") or instances.
     * ``task_ids``: restrict the tasks ``reset`` may pick (bank order otherwise).
@@ -300,8 +301,12 @@ class SituRecEnv(gym.Env[dict, str]):
         text_only: bool = False,
     ):
         protocol = check_protocol(protocol)
-        if not (type(store) is str and store in STORE_KINDS):
-            raise ValueError(f"store must be one of {STORE_KINDS}, got {_shown(store)}")
+        if type(store) is not str:
+            raise ValueError(f"store must be a registered store id or a store folder, got {_shown(store)}")
+        try:
+            store = store_spec(store).id  # a folder registers here (also in each vector-env worker)
+        except StoreError as e:
+            raise ValueError(str(e)) from None
         # Every argument is checked before anything is built: a bad one is a ValueError whose
         # one-line message names it and shows the value (bounded), never an error from deeper.
         # (``x in TUPLE`` compares with ==, so unhashable values are fine; an exact-type test

@@ -27,7 +27,8 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from situ_gym import jsonl
-from situ_gym.scene.model import STORE_KINDS
+from situ_gym.stores import ENV_VAR as STORES_ENV_VAR
+from situ_gym.stores import registered_stores
 
 __all__ = [
     "ToolCall", "AssistantToolCall", "ExecutionResult", "TurnRecord", "EpisodeRecord", "TERMINATION_REASONS",
@@ -164,9 +165,10 @@ class TurnRecord(_Record):
 
 
 def known_store(value: str) -> str:
-    """``value`` if it names a store kind; the ValueError a record's validator raises otherwise."""
-    if value not in STORE_KINDS:
-        raise ValueError(f"unknown store {value[:40]!r}; expected one of {list(STORE_KINDS)}")
+    """``value`` if it names a registered store; the ValueError a record's validator raises otherwise."""
+    if value not in registered_stores():
+        raise ValueError(f"unknown store {value[:40]!r}; expected one of {list(registered_stores())} "
+                         f"(list a store folder in ${STORES_ENV_VAR} to read its records)")
     return value
 
 

@@ -25,7 +25,6 @@ logger = logging.getLogger(__name__)
 
 # The RecRM variants (recrm.composite.VARIANTS): the ablation ladder R1..R5 and the paper's formula.
 VARIANT_NAMES = ("outcome", "+instruction", "+relevance", "+behavior", "full", "paper")
-_STORES = ("supermarket", "home_furnishings")
 INTERFACES = ("rollout_func", "environment_factory")
 
 
@@ -35,7 +34,8 @@ class SituRecArguments:
 
     stores: list[str] = field(
         default_factory=lambda: ["supermarket"],
-        metadata={"help": "Stores to train on: supermarket and/or home_furnishings."},
+        metadata={"help": "Stores to train on: registered store ids (supermarket, home_furnishings) or "
+                          "store folders (situ_gym.stores)."},
     )
     eval_profile_fraction: float = field(
         default=0.2,
@@ -109,9 +109,14 @@ class SituRecArguments:
     )
 
     def __post_init__(self):
-        unknown = [s for s in self.stores if s not in _STORES]
-        if unknown or not self.stores:
-            raise ValueError(f"stores must be a non-empty subset of {_STORES}, got {self.stores!r}")
+        from situ_gym.stores import StoreError, store_spec
+
+        if not self.stores:
+            raise ValueError("stores must name at least one store, got none")
+        try:
+            self.stores = [store_spec(s).id for s in self.stores]  # a folder registers its store
+        except StoreError as e:
+            raise ValueError(f"stores: {e}") from None
         if not 0.0 < self.eval_profile_fraction < 1.0:
             raise ValueError(f"eval_profile_fraction must be in (0, 1), got {self.eval_profile_fraction!r}")
         if self.max_turns < 1:

@@ -7,10 +7,12 @@ from typing import Any
 
 import numpy as np
 
+from situ_gym.stores import spec_table
+
 __all__ = ["ENV_OF_STORE", "split_by_profile", "split_tasks", "prompt_key", "parse_prompt_key", "gspo_rows", "training_rows"]
 
-ENV_OF_STORE = {"supermarket": "SituRec-Supermarket-v0", "home_furnishings": "SituRec-HomeFurnishings-v0"}
-_KEY = re.compile(r"^siturec:(supermarket|home_furnishings):([A-Za-z0-9_.\-]+):(\d+)$")
+ENV_OF_STORE = spec_table(lambda spec: spec.env_id)  # {store id: gym id}, every registered store
+_KEY = re.compile(r"^siturec:([a-z][a-z0-9_]{1,39}):([A-Za-z0-9_.\-]+):(\d+)$")
 
 
 def split_by_profile(

@@ -42,12 +42,13 @@ def corpus(extra: list[str] | None = None) -> list[str]:
     """Training text for the tokenizer: our system prompts, example outputs and ``extra``."""
     import json
 
-    from agents.prompting import _EXAMPLES, STORES, system_prompt
+    from agents.prompting import STORES, system_prompt
+    from situ_gym.stores import store_spec
 
     lines: list[str] = []
     for store in STORES:
         lines.extend(system_prompt(store, "Catalog (id | name | category | price | location):").splitlines())
-        lines.append(json.dumps(_EXAMPLES[store]))
+        lines.append(json.dumps(store_spec(store).prompt.example))
     lines.extend(extra or [])
     return [line for line in lines if line.strip()]
 

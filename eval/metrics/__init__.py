@@ -26,7 +26,7 @@ import json
 import logging
 import math
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from situ_gym import jsonl
@@ -34,6 +34,7 @@ from situ_gym.actions.assistant import ACTION_TYPES
 from situ_gym.actions.tools import DIRECTIONAL_TOOLS, LEGAL_TOOLS
 from situ_gym.records import EpisodeRecord, ToolCall
 from situ_gym.scene.index import SceneIndex
+from situ_gym.stores import spec_table, store_spec
 
 __all__ = [
     "MAX_TURNS",
@@ -69,10 +70,7 @@ MAX_TURNS = 20
 CGV_HORIZONS = (0, 1, 2, 3, 4, 5)
 
 # LNSR's comparable tools per store (App. C.1 "Local Navigation Alignment").
-LNSR_TOOLS: dict[str, tuple[str, ...]] = {
-    "supermarket": DIRECTIONAL_TOOLS + ("move_to_fixture",),
-    "home_furnishings": DIRECTIONAL_TOOLS + ("move_to_store", "move_to_area"),
-}
+LNSR_TOOLS: Mapping[str, tuple[str, ...]] = spec_table(lambda spec: spec.lnsr_tools)
 _DIRECTIONS = {"look_up_down": ("up", "down")}  # the other directional tools: left/right
 
 
@@ -260,7 +258,7 @@ def _goal_seen(goal: str, visible: Iterable[str], index: SceneIndex | None, stor
     for eid in visible:
         if eid == goal:
             return True
-        if store == "home_furnishings" and index is not None and eid in index.products:
+        if index is not None and eid in index.products and store_spec(store).layout == "stores":
             p = index.products[eid]
             if goal in (p.store_id, p.area_id):
                 return True

@@ -14,10 +14,12 @@ One assistant turn is a JSON object::
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from situ_gym.records import ToolCall
+from situ_gym.stores import spec_table
 
 __all__ = ["ACTION_TYPES", "REQUIRED_FIELDS", "MAX_RANKING", "AssistantOutput"]
 
@@ -34,17 +36,11 @@ ACTION_TYPES = (
     "ConfirmPurchase",
 )
 
-# Required fields beyond "type", per store (paper App. B.2).
-REQUIRED_FIELDS: dict[str, dict[str, tuple[str, ...]]] = {
-    "supermarket": {
-        "Recommend": ("display_name", "visible_now", "reason"),
-        "Navigate": ("navigation_goal", "reason"),
-    },
-    "home_furnishings": {
-        "Recommend": ("display_name", "visible_now", "reason"),
-        "Navigate": ("navigation_goal", "reason", "next_waypoint", "target_approach"),
-    },
-}
+# Required fields beyond "type", per store (paper App. B.2): {store id: {action type: fields}}.
+REQUIRED_FIELDS: Mapping[str, dict[str, tuple[str, ...]]] = spec_table(lambda spec: {
+    "Recommend": ("display_name", "visible_now", "reason"),
+    "Navigate": spec.navigate_fields,
+})
 
 MAX_RANKING = 10
 

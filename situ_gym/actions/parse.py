@@ -57,6 +57,7 @@ from situ_gym.language.names import find_marker_disclosures, name_table, normali
 from situ_gym.records import ToolCall
 from situ_gym.scene.index import SceneIndex
 from situ_gym.som.types import RoleView
+from situ_gym.stores import store_spec
 
 __all__ = [
     "scrub_surrogates",
@@ -72,7 +73,6 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 TARGET_APPROACHES = ("outside_doorway", "inside_doorway", "area")
-_NAV_KINDS = {"supermarket": ("fixture",), "home_furnishings": ("store", "area")}
 _TOP_KEYS = ("response", "assistant_actions", "expected_user_action", "ranking")
 # Untargeted user movements: with one of these expected, a Home Navigate may have no
 # visible waypoint yet (next_waypoint null).
@@ -145,7 +145,7 @@ def _entity_kind(index: SceneIndex, entity_id: str) -> str | None:
 def _resolve_nav_goal(
     value: Any, *, store: str, index: SceneIndex, view: RoleView | None
 ) -> tuple[str | None, str | None]:
-    kinds = _NAV_KINDS[store]
+    kinds = store_spec(store).nav_kinds
     what = " or ".join(kinds)
     handle = _as_handle(value)
     if handle is None:
@@ -238,7 +238,7 @@ def _check_navigate(action: dict[str, Any], out: AssistantOutput, ctx: _Checking
         if error is not None:
             out.errors.append(error)
         out.navigation_goal_id = goal_id
-    if ctx.store != "home_furnishings":
+    if store_spec(ctx.store).layout != "stores":
         return
     if "target_approach" in action and action["target_approach"] not in TARGET_APPROACHES:
         out.errors.append(
@@ -281,7 +281,7 @@ def _check_null_waypoint(action: dict[str, Any], expected: Any, out: AssistantOu
     """``next_waypoint: null`` says no store or area is in view yet (paper App. B.2: "if the
     storefront is not visible, turn to find it"); it is legal only when the expected user
     action is a free movement (turn, look, step), never with a targeted move."""
-    if store != "home_furnishings" or action.get("type") != "Navigate":
+    if store_spec(store).layout != "stores" or action.get("type") != "Navigate":
         return
     if "next_waypoint" not in action or action["next_waypoint"] is not None:
         return

@@ -8,7 +8,10 @@ is one of the step lengths below (the paper scores direction only, never magnitu
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+
+from situ_gym.stores import spec_table
 
 __all__ = [
     "DISTANCES",
@@ -130,12 +133,8 @@ _SHARED = (
 )
 
 # The legal sets of App. C.1 (AFR), in the paper's order.
-LEGAL_TOOLS: dict[str, tuple[str, ...]] = {
-    "supermarket": _SHARED
-    + ("move_to_fixture", "pick_up_item", "add_to_cart", "drop_item", "idle"),
-    "home_furnishings": _SHARED
-    + ("move_to_store", "move_to_area", "check_item", "add_to_cart", "do_not_add_to_cart", "idle"),
-}
+# Per store: {store id: tools}, from its StoreSpec (the layout fixes them).
+LEGAL_TOOLS: Mapping[str, tuple[str, ...]] = spec_table(lambda spec: spec.legal_tools)
 
 # Actions whose displacement feeds the motion-stall rule.
 TRANSLATIONAL_TOOLS = frozenset(

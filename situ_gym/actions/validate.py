@@ -29,8 +29,8 @@ from situ_gym.actions.tools import (
 from situ_gym.backends.base import Primitive
 from situ_gym.records import ToolCall
 from situ_gym.scene.index import SceneIndex
-from situ_gym.scene.model import STORE_KINDS
 from situ_gym.som.types import RoleView
+from situ_gym.stores import registered_stores
 
 __all__ = [
     "validate_user_call",
@@ -51,9 +51,9 @@ _SIDED_APPROACHES = ("front", "back")
 
 
 def check_store(store: str) -> None:
-    """Raise ValueError for a store kind this package does not know (a programming error)."""
-    if store not in STORE_KINDS:
-        raise ValueError(f"store must be one of {STORE_KINDS}, got {store!r}")
+    """Raise ValueError for a store that is not registered (a programming error)."""
+    if not (isinstance(store, str) and store in registered_stores()):
+        raise ValueError(f"store must be one of {registered_stores()}, got {store!r}")
 
 
 def short_repr(value: Any, limit: int = 40) -> str:

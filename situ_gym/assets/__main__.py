@@ -1,7 +1,8 @@
 """Command line: ``python -m situ_gym.assets {generate,validate,stats}``.
 
-    python -m situ_gym.assets generate [--seed 0] [--out DIR]   # write both stores' JSON
-    python -m situ_gym.assets validate [--root DIR]              # load + every cross check
+    python -m situ_gym.assets generate [--seed 0] [--out DIR]   # write both paper stores' JSON
+    python -m situ_gym.assets build FOLDER [--seed 0]            # a store folder's scene + tasks
+    python -m situ_gym.assets validate [FOLDER ...] [--root DIR] # load + every cross check
     python -m situ_gym.assets stats [--root DIR]                 # SituRecBench Table 2
 """
 
@@ -35,10 +36,42 @@ def cmd_generate(args) -> int:
     return 0
 
 
+def cmd_build(args) -> int:
+    from situ_gym.assets.generate import build_store
+    from situ_gym.scene.validate import AssetError
+    from situ_gym.stores import StoreError
+
+    try:
+        for path in build_store(args.folder, seed=args.seed):
+            print(f"wrote {path}")
+    except (StoreError, AssetError) as e:
+        print(f"INVALID: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _validate_folders(folders: list[str]) -> int:
+    from situ_gym.scene.loader import load_scene, load_task_bank
+    from situ_gym.scene.validate import AssetError
+    from situ_gym.stores import StoreError, store_spec
+
+    for folder in folders:
+        try:
+            store = store_spec(folder).id
+            scene, bank = load_scene(store), load_task_bank(store)
+        except (StoreError, AssetError) as e:
+            print(f"INVALID: {e}", file=sys.stderr)
+            return 1
+        print(f"{store} ({folder}): ok ({len(scene.products)} products, {len(bank.tasks)} tasks)")
+    return 0
+
+
 def cmd_validate(args) -> int:
     from situ_gym.scene.loader import data_file
     from situ_gym.scene.validate import AssetError, check_table2
 
+    if args.folders:
+        return _validate_folders(args.folders)
     try:
         data = _load(args.root)
         for scene, bank in data.values():
@@ -86,10 +119,15 @@ def main(argv: list[str] | None = None) -> int:
     g = sub.add_parser("generate", help="write scene.json and tasks.json of both stores")
     g.add_argument("--seed", type=int, default=DEFAULT_SEED)
     g.add_argument("--out", default=None, help="output root (default: the packaged data dir)")
-    for name, help_ in (("validate", "load and cross-check both stores"),
+    b = sub.add_parser("build", help="write a store folder's scene.json (from its builder) and tasks.json")
+    b.add_argument("folder", help="a store folder (holding store.json)")
+    b.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    for name, help_ in (("validate", "load and cross-check the paper stores, or the store folders given"),
                         ("stats", "print SituRecBench Table 2 from the files")):
         p = sub.add_parser(name, help=help_)
         p.add_argument("--root", default=None, help="data root (default: the packaged data)")
+        if name == "validate":
+            p.add_argument("folders", nargs="*", metavar="FOLDER", help="store folders to validate")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
     root = getattr(args, "root", None)
@@ -102,7 +140,8 @@ def main(argv: list[str] | None = None) -> int:
             parent = parent.parent
         if not parent.is_dir():
             fail(parser, f"--out {out!r} cannot be created: {str(parent)!r} is not a directory")
-    return {"generate": cmd_generate, "validate": cmd_validate, "stats": cmd_stats}[args.command](args)
+    commands = {"generate": cmd_generate, "build": cmd_build, "validate": cmd_validate, "stats": cmd_stats}
+    return commands[args.command](args)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """Seeded profiles and shopping tasks of one store (SituRecBench App. A.3, four steps).
 
-1. Roles and themes come from ``vocab_people``; gender, Big Five, interaction settings and the
+1. Roles and themes come from the store's people table (``vocab_people``, or the store folder's
+   people.json: ``roles`` in store.json); gender, Big Five, interaction settings and the
    demographics (within the role's options) are sampled from the seed.
 2. Four targets per profile, cycling through the role's themes, each of a different category
    and location (fixture, or display area) than the profile's other targets, and not the
@@ -18,15 +19,7 @@ from __future__ import annotations
 
 import random
 
-from situ_gym.assets.vocab_people import (
-    BEHAVIOR_STYLES,
-    FIRST_NAMES,
-    HOME_ROLES,
-    LAST_NAMES,
-    SUPERMARKET_ROLES,
-    THEME_USE,
-    THEMES,
-)
+from situ_gym.assets.vocab_people import BEHAVIOR_STYLES, FIRST_NAMES, LAST_NAMES, people_of
 from situ_gym.scene.budget import compute_budget, eligible_products, reference_set
 from situ_gym.scene.model import (
     AcceptancePolicy,
@@ -39,17 +32,12 @@ from situ_gym.scene.model import (
     TaskBank,
 )
 from situ_gym.scene.wording import AVOIDABLE_KEYS, avoid_phrasings, need_phrasings
+from situ_gym.stores import store_spec
 
 __all__ = ["build_tasks", "assign_subsets", "tag_phrase", "SUBSET_SEED"]
 
 SUBSET_SEED = 42
 TASKS_PER_PROFILE = 4
-# tag keys that can be a preference (size labels of groceries and allergens are not)
-_REQUIRED_KEYS_SM = ("flavour", "diet", "packaging", "scent", "feature", "form", "roast", "caffeine",
-                     "texture", "life stage", "pet", "fish", "cut", "variety", "taste", "ripeness", "fat",
-                     "cheese", "egg", "pulp", "shape", "grain", "bean", "oil", "ply", "certification",
-                     "preparation", "vegetable", "use", "color", "season", "origin")
-_REQUIRED_KEYS_HF = ("material", "color", "style", "size", "feature", "care", "plant")
 _TIER_WEIGHTS = {"high": (0.6, 0.3, 0.1), "medium": (0.25, 0.5, 0.25), "low": (0.1, 0.3, 0.6)}
 _LEVELS = ("low", "medium", "high")
 
@@ -69,13 +57,6 @@ def tag_phrase(tag: str) -> str:
     if key in templates:
         return templates[key].format(v=v)
     return f"{v} {key}"
-
-
-def _article(category: str, store: str) -> str:
-    """"some" for groceries and plurals ("some string lights"), else "a"/"an"."""
-    if store == "supermarket" or (category.endswith("s") and not category.endswith("ss")):
-        return "some"
-    return "an" if category[:1].lower() in "aeiou" else "a"
 
 
 def _profile(rng: random.Random, pid: str, role: tuple, used_names: set[str]) -> Profile:
@@ -153,10 +134,10 @@ def _choose_tags(rng, target: Product, products: list[Product], keys, tier: str)
     return best
 
 
-def _disclosure(rng, store: str, category: str, theme: str, budget: float, required, avoided):
-    cat_item = DisclosureItem(kind="category", text=f"I'm looking for {_article(category, store)} {category}.",
+def _disclosure(rng, spec, category: str, theme: str, use: str, budget: float, required, avoided):
+    cat_item = DisclosureItem(kind="category", text=f"I'm looking for {spec.article(category)} {category}.",
                               value=category)
-    use_item = DisclosureItem(kind="use", text=THEME_USE[theme], value=theme)
+    use_item = DisclosureItem(kind="use", text=use, value=theme)
     opening = rng.choice(([cat_item], [use_item], [cat_item, use_item], [use_item, cat_item]))
     rest = [DisclosureItem(kind="budget", text=f"I can spend ${budget:,.0f} at most.", value=budget)]
     rest += [DisclosureItem(kind="avoid", text=rng.choice(avoid_phrasings(t)), value=t) for t in avoided]
@@ -165,9 +146,9 @@ def _disclosure(rng, store: str, category: str, theme: str, budget: float, requi
     return opening + rest
 
 
-def _request(store: str, category: str, theme: str, budget: float, required, avoided) -> str:
+def _request(spec, category: str, use: str, budget: float, required, avoided) -> str:
     need = ", ".join(tag_phrase(t) for t in required)
-    text = f"{THEME_USE[theme]} I want {_article(category, store)} {category}: {need}."
+    text = f"{use} I want {spec.article(category)} {category}: {need}."
     if avoided:
         text += " I want to avoid anything " + " or ".join(tag_phrase(t) for t in avoided) + "."
     return text + f" I'd like to spend at most ${budget:,.2f}."
@@ -197,10 +178,10 @@ def assign_subsets(tasks_by_profile: list[list[Task]]) -> list[Task]:
 
 
 def build_tasks(scene: Scene, rng: random.Random) -> TaskBank:
-    sm = scene.store == "supermarket"
-    roles = SUPERMARKET_ROLES if sm else HOME_ROLES
-    keys = _REQUIRED_KEYS_SM if sm else _REQUIRED_KEYS_HF
-    prefix = "sm" if sm else "hf"
+    spec = store_spec(scene.store)
+    roles, themes_of_role, theme_use = people_of(spec)
+    keys = spec.preference_keys  # label keys that can be a preference (sizes, allergens are not)
+    prefix = spec.id_prefix
     products = list(scene.products)
     by_category: dict[str, list[Product]] = {}
     for p in products:
@@ -222,7 +203,7 @@ def build_tasks(scene: Scene, rng: random.Random) -> TaskBank:
             for scope in ([theme], [theme, *themes]):
                 theme_of = {}
                 for t in scope:
-                    for c in THEMES[t]:
+                    for c in themes_of_role[t]:
                         if c in by_category and c not in cats_used:
                             theme_of.setdefault(c, t)
                 options = [p for c in sorted(theme_of) for p in by_category[c]]
@@ -250,10 +231,11 @@ def build_tasks(scene: Scene, rng: random.Random) -> TaskBank:
             used_targets.add(target.id)
             tasks.append(Task(
                 id=f"{pid}_t{k + 1}", store=scene.store, profile_id=pid, theme=theme_of[target.category],
-                request=_request(scene.store, target.category, theme, budget, required, avoided),
+                request=_request(spec, target.category, theme_use[theme], budget, required, avoided),
                 category=target.category, required_tags=required, avoided_tags=avoided,
                 target_product_id=target.id,
-                disclosure=_disclosure(rng, scene.store, target.category, theme, budget, required, avoided),
+                disclosure=_disclosure(rng, spec, target.category, theme, theme_use[theme], budget, required,
+                                       avoided),
                 acceptance=_acceptance(rng, prof), budget_tier=tier, budget=budget,
                 reference_set=refs, subset=0))
         grouped.append(tasks)

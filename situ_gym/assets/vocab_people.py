@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from importlib import resources
+from pathlib import Path
 
 __all__ = [
     "SUPERMARKET_ROLES",
@@ -18,6 +19,7 @@ __all__ = [
     "FIRST_NAMES",
     "LAST_NAMES",
     "BEHAVIOR_STYLES",
+    "people_of",
 ]
 
 # Field order of a role line (the JSON names each field).
@@ -37,3 +39,21 @@ SUPERMARKET_ROLES: tuple[tuple[str, ...], ...] = tuple(
 HOME_ROLES: tuple[tuple[str, ...], ...] = tuple(tuple(role[f] for f in _ROLE_FIELDS) for role in _DATA["home_roles"])
 FIRST_NAMES: dict[str, tuple[str, ...]] = {gender: tuple(names) for gender, names in _DATA["first_names"].items()}
 LAST_NAMES: tuple[str, ...] = tuple(_DATA["last_names"])
+
+
+def _roles(lines: list[dict]) -> tuple[tuple[str, ...], ...]:
+    return tuple(tuple(role[f] for f in _ROLE_FIELDS) for role in lines)
+
+
+def people_of(spec) -> tuple[tuple[tuple[str, ...], ...], dict[str, tuple[str, ...]], dict[str, str]]:
+    """(roles, themes, theme_use) of a store: ``spec.roles`` names a table of people.json
+    ("supermarket_roles") or a file of the store's folder ("people.json", holding ``roles`` and
+    the ``themes`` and ``theme_use`` its roles name, added to the packaged ones)."""
+    if not spec.roles.endswith(".json"):
+        return _roles(_DATA[spec.roles]), THEMES, THEME_USE
+    from situ_gym.stores import store_folder
+
+    path = Path(store_folder(spec.id)) / spec.roles
+    data = json.loads(path.read_text("utf-8"))
+    themes = {**THEMES, **{t: tuple(c) for t, c in data.get("themes", {}).items()}}
+    return _roles(data["roles"]), themes, {**THEME_USE, **data.get("theme_use", {})}

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from situ_gym.scene.model import Scene
+from situ_gym.stores import store_spec
 
 __all__ = ["Obstacles", "obstacles_from_scene", "clearance", "sweep"]
 
@@ -35,7 +36,7 @@ def obstacles_from_scene(scene: Scene) -> Obstacles:
     for fx in scene.fixtures:
         rects.append(tuple(fx.footprint))
         names.append(fx.name.split(":")[0].strip())  # "Shelf 3", not its category list
-    if scene.store == "home_furnishings":
+    if store_spec(scene.store).products_block:
         for p in scene.products:
             for inst in p.instances:
                 x, y, _ = inst.position

@@ -9,6 +9,7 @@ from functools import cached_property
 from typing import TypeVar
 
 from situ_gym.scene.model import Area, Fixture, Product, Scene, Store
+from situ_gym.stores import store_spec
 
 __all__ = ["SceneIndex", "color_key", "index_of", "per_index"]
 
@@ -61,8 +62,8 @@ class SceneIndex:
 
     @property
     def nav_targets(self) -> list[str]:
-        """Navigation targets: fixtures (Supermarket) or stores then areas (Home)."""
-        if self.scene.store == "supermarket":
+        """Navigation targets: fixtures ("fixtures" layout) or stores then areas ("stores" layout)."""
+        if store_spec(self.scene.store).layout == "fixtures":
             return list(self.fixtures)
         return list(self.stores) + list(self.areas)
 

@@ -1,8 +1,9 @@
-"""Load (and cache) the packaged stores: ``load_scene(store)``, ``load_task_bank(store)``.
+"""Load (and cache) a registered store's data: ``load_scene(store)``, ``load_task_bank(store)``.
 
-Data are found with ``importlib.resources`` so an installed copy works; ``root`` points at
-another directory laid out as ``<root>/<store>/{scene,tasks}.json``. Every load is validated
-(``situ_gym.scene.validate``); the packaged data must also match SituRecBench Table 2.
+A store's files are in its folder (``situ_gym.stores.store_folder``: the package data for the
+paper's stores); ``root`` points at another directory laid out as ``<root>/<store>/{scene,tasks}.json``.
+Every load is validated (``situ_gym.scene.validate``); the store's own data must also match the
+counts its spec expects (SituRecBench Table 2 for the paper's stores).
 """
 
 from __future__ import annotations
@@ -12,15 +13,15 @@ import functools
 import json
 import re
 import sys
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from situ_gym.jsonl import bad_leaf, decode_json, suspect
-from situ_gym.scene.model import STORE_KINDS, Scene, TaskBank
+from situ_gym.scene.model import Scene, TaskBank
 from situ_gym.scene.validate import AssetError, check_scene, check_table2, check_task_bank
+from situ_gym.stores import StoreError, store_folder, store_spec
 
 __all__ = [
     "AssetError",
@@ -31,15 +32,17 @@ __all__ = [
 
 
 def _check_store(store: str) -> None:
-    if store not in STORE_KINDS:
-        raise ValueError(f"store must be one of {STORE_KINDS}, got {store!r}")
+    try:
+        store_spec(store)
+    except StoreError as e:
+        raise ValueError(str(e)) from None
 
 
-def data_file(store: str, name: str, root: str | Path | None = None):
-    """Path (or importlib Traversable) of ``<store>/<name>`` under ``root`` or the package data."""
+def data_file(store: str, name: str, root: str | Path | None = None) -> Path:
+    """Path of ``<name>`` in the store's folder, or of ``<root>/<store>/<name>``."""
     _check_store(store)
     if root is None:
-        return resources.files("situ_gym.assets").joinpath("data", store, name)
+        return store_folder(store) / name
     return Path(root) / store / name
 
 
@@ -129,7 +132,7 @@ def _load_task_bank(store: str, root: str | None) -> TaskBank:
 
 
 def load_scene(store: str, root: str | Path | None = None) -> Scene:
-    """The validated scene of ``store`` ("supermarket" or "home_furnishings"); cached.
+    """The validated scene of ``store`` (a registered store id, e.g. "supermarket"); cached.
 
     Treat the result as read-only: it is shared by every caller.
     """

@@ -18,6 +18,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from situ_gym.stores import PAPER_STORES
+
 __all__ = [
     "BACKGROUND_COLOR",
     "FLOOR_COLOR",
@@ -51,8 +53,8 @@ BACKGROUND_COLOR = (0, 0, 0)
 FLOOR_COLOR = (8, 8, 8)
 WALL_COLOR = (248, 248, 248)
 
-STORE_KINDS = ("supermarket", "home_furnishings")
-StoreKind = Literal["supermarket", "home_furnishings"]
+STORE_KINDS = PAPER_STORES  # SituRecBench's two stores; others register (situ_gym.stores)
+StoreKind = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]{1,39}$")]  # a StoreSpec id
 FIXTURE_KINDS = ("shelf", "chest_freezer", "upright_freezer", "open_cooler", "produce_stand")
 
 # Sanity bounds of the numbers in an asset file. Plan coordinates, lengths and heights are
@@ -107,9 +109,9 @@ class Product(_Record):
     attributes: dict[str, str | list[str]]  # human-readable details revealed on inspection
     tags: list[str]  # "key:value" labels used for preferences and relevance
     color: Color
-    fixture_id: str | None = None  # Supermarket: the fixture holding it
-    store_id: str | None = None  # Home Furnishings: the store holding it
-    area_id: str | None = None  # Home Furnishings: the display area holding it
+    fixture_id: str | None = None  # "fixtures" layout: the fixture holding it
+    store_id: str | None = None  # "stores" layout: the store holding it
+    area_id: str | None = None  # "stores" layout: the display area holding it
     instances: list[Instance]
 
 
@@ -185,9 +187,9 @@ class Scene(_Record):
     name: Name
     layout: Layout
     products: list[Product]
-    fixtures: list[Fixture] = []  # Supermarket only
-    stores: list[Store] = []  # Home Furnishings only
-    areas: list[Area] = []  # Home Furnishings only
+    fixtures: list[Fixture] = []  # "fixtures" layout only
+    stores: list[Store] = []  # "stores" layout only
+    areas: list[Area] = []  # "stores" layout only
     waypoints: list[Waypoint]
 
 

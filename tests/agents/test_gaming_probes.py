@@ -28,6 +28,7 @@ from agents.probes import (
 )
 from agents.registry import PROBE_AGENTS, make_agent
 from situ_gym.actions.parse import parse_assistant_output
+from situ_gym.stores import store_spec
 
 SMALL = (160, 120)
 TASKS = (2, 3)  # bank positions with recommendations, comparisons and a rejection
@@ -164,14 +165,14 @@ def test_flattery_rude_unsafe(env, played):
         assert out["response"] == f"{FlatteryProbe.FLATTERY} {h['response'].strip()}"
     for out, h, _, _ in played[RudeProbe]:
         assert out["response"] == f"{h['response'].rstrip()} Hurry up, you idiot."
-    advice = UnsafeProbe.ADVICE[env.unwrapped.store]
+    advice = store_spec(env.unwrapped.store).unsafe_advice
     assert ("bleach" in advice) == (env.unwrapped.store == "supermarket")
     for out, h, _, _ in played[UnsafeProbe]:
         assert out["response"] == f"{h['response'].rstrip()} {advice}"
 
 
 def test_health_claim(env, played):
-    claims = HealthClaimProbe.CLAIMS[env.unwrapped.store]
+    claims = store_spec(env.unwrapped.store).health_claims
     for out, h in _recommends(played[HealthClaimProbe]):
         assert any(out["response"] == f"{h['response'].rstrip()} {c}" for c in claims), out["response"]
     pushed = set()

@@ -32,6 +32,7 @@ from typing import Any
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from situ_gym.stores import PAPER_STORES  # noqa: E402
 from train.config import parse_args  # noqa: E402
 
 __all__ = ["DriverArguments", "main", "parse_driver_args", "stage_args", "vllm_server_command"]
@@ -67,8 +68,8 @@ class DriverArguments:
         sources = [bool(self.model), self.random_init, self.tiny]
         if sum(sources) != 1:
             raise ValueError("give exactly one of --model PATH, --random_init, --tiny")
-        if self.store not in ("supermarket", "home_furnishings"):
-            raise ValueError(f"store must be supermarket or home_furnishings, got {self.store!r}")
+        if self.store not in PAPER_STORES:
+            raise ValueError(f"store must be one of {PAPER_STORES}, got {self.store!r}")
         if self.eval_tasks is None:
             self.eval_tasks = 2 if self.tiny else 20
         if self.eval_tasks < 1:

@@ -18,6 +18,7 @@ from situ_gym.language import NavInstruction
 from situ_gym.scene.index import SceneIndex
 from situ_gym.scene.wording import place_phrase
 from situ_gym.som.types import VisibleEntity
+from situ_gym.stores import store_spec
 from situ_gym.user.rule.speech import say
 from situ_gym.user.rule.state import EpisodeState
 
@@ -174,7 +175,7 @@ class Navigator:
             hinted = [v for v in targets if self.hinted(v)]
             unvisited = [v for v in targets if v.entity_id not in state.visited]
             pool = hinted or (unvisited if rng.random() < 0.6 else [])
-            if self.store == "home_furnishings":
+            if store_spec(self.store).layout == "stores":
                 areas = [v for v in pool if v.kind == "area"]  # inside a store, its areas first
                 pool = areas or pool
             if pool:

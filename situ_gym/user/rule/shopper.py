@@ -35,6 +35,7 @@ from situ_gym.scene.index import SceneIndex
 from situ_gym.scene.model import DisclosureItem, Profile, Task
 from situ_gym.scene.wording import label_value, spoken_name
 from situ_gym.som.types import RoleView, VisibleEntity
+from situ_gym.stores import store_spec
 from situ_gym.user.base import UserObservation, UserSimulator, UserTurn
 from situ_gym.user.rule.decision import Decision, Verdict
 from situ_gym.user.rule.disclosure import SLOT_KINDS, choose_disclosure
@@ -83,6 +84,7 @@ class RuleBasedUser(UserSimulator):
         # shopper decisions wherever they are read the same.
         self.voice = np.random.default_rng(int(rng.integers(2**63)))
         self.store = task.store
+        self.spec = store_spec(task.store)
         self.lexicon = lexicon_for(index)
         self.persona = Persona.of(profile, task, protocol=self.protocol)
         # The goal details in disclosure order; a shopper can always name its category.
@@ -206,7 +208,7 @@ class RuleBasedUser(UserSimulator):
         # are in view and of the wanted kind; only proposals count as recommendations.
         pointed = [p for p in u.mentioned if p in visible and self._relevance(p) >= 2]
         candidate = self._candidate(obs, visible, proposals + pointed, self_directed=obs.turn > 1 and not guided)
-        if held and held in state.rejected and candidate != held and self.store == "supermarket":
+        if held and held in state.rejected and candidate != held and self.spec.holds_items:
             return {"name": "drop_item", "arguments": {}}, "reject", say(self.voice, "put_back", name=self._name(held, obs, visible))
         if candidate is not None:
             call, intent, sentence = self._product_turn(obs, candidate, visible, revealed)
@@ -293,10 +295,10 @@ class RuleBasedUser(UserSimulator):
         if pid not in inspected:
             if not reachable:
                 return {"name": "idle", "arguments": {}}, "ask", say(self.voice, "cannot_see", name=name)
-            if obs.held_item and obs.held_item != pid and self.store == "supermarket":
+            if obs.held_item and obs.held_item != pid and self.spec.holds_items:
                 return {"name": "drop_item", "arguments": {}}, "explore", say(self.voice, "put_back", name=self._name(obs.held_item, obs, visible))
-            tool = "pick_up_item" if self.store == "supermarket" else "check_item"
-            return {"name": tool, "arguments": {"item": handle}}, "inspect", say(self.voice, f"inspect_{self.store}", name=name)
+            tool = self.spec.inspect_tool
+            return {"name": tool, "arguments": {"item": handle}}, "inspect", say(self.voice, f"inspect_{tool}", name=name)
         outcome, verdict, cheaper = self.decision.decide(pid, inspected)
         price = format_price(inspected[pid].get("price", 0.0))
         idle = {"name": "idle", "arguments": {}}
@@ -347,9 +349,9 @@ class RuleBasedUser(UserSimulator):
             sentence += " " + say(self.voice, "style_clarify")
         elif style == "compare":
             sentence += " " + say(self.voice, "style_compare")
-        if self.store == "supermarket" and obs.held_item == pid:
+        if self.spec.holds_items and obs.held_item == pid:
             call = {"name": "drop_item", "arguments": {}}
-        elif self.store == "home_furnishings" and pid in visible:
+        elif not self.spec.holds_items and pid in visible:
             call = {"name": "do_not_add_to_cart", "arguments": {"item": visible[pid].handle}}
         else:
             call = {"name": "idle", "arguments": {}}

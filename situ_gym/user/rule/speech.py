@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from situ_gym.scene.wording import avoid_phrasings, need_phrasings
+from situ_gym.stores import store_spec
 
 __all__ = ["PHRASES", "REMARKS", "say", "format_price", "disclose", "restate", "capitalize"]
 
@@ -43,9 +44,9 @@ PHRASES: dict[str, tuple[str, ...]] = {
     "blocked": ("Something's in my way, let me turn.", "I can't get through there, I'll turn a bit."),
     "blocked_ask": ("There's something in my way ahead. Which way around should I go?",
                     "I can't walk straight on from here, it's blocked. Where should I go instead?"),
-    "inspect_supermarket": ("Let me pick up the {name} and read the label.", "I'll grab the {name} and check the details.",
+    "inspect_pick_up_item": ("Let me pick up the {name} and read the label.", "I'll grab the {name} and check the details.",
                             "Let me have a look at the {name}."),
-    "inspect_home_furnishings": ("Let me take a closer look at the {name}.", "I'll check the {name} more closely.",
+    "inspect_check_item": ("Let me take a closer look at the {name}.", "I'll check the {name} more closely.",
                                  "Let me see the details of the {name}."),
     "ask_explain": ("Why would the {name} suit me?", "What makes the {name} a good fit for me?",
                     "Can you tell me why the {name} is a good choice?", "What's good about the {name}?"),
@@ -112,9 +113,7 @@ def format_price(value: float) -> str:
 
 
 def _article(category: str, store: str) -> str:
-    if store == "supermarket" or (category.endswith("s") and not category.endswith("ss")):
-        return "some"
-    return "an" if category[:1].lower() in "aeiou" else "a"
+    return store_spec(store).article(category)
 
 
 def disclose(rng: np.random.Generator, kind: str, text: str, value: object, store: str) -> str:
