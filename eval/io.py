@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import json
 import os
 import re
 from collections.abc import Iterable
@@ -22,6 +23,7 @@ __all__ = [
     "move_error_episodes",
     "retried_on_resume",
     "sort_episode_file",
+    "register_run_store",
 ]
 
 logger = logging.getLogger(__name__)
@@ -97,6 +99,21 @@ def move_error_episodes(path: str | os.PathLike, errors_path: str | os.PathLike,
         os.fsync(fh.fileno())
     _replace_lines(p, keep)
     return len(moved)
+
+
+def register_run_store(trajectories: str | os.PathLike) -> None:
+    """Register the store folder a run played (``env_kwargs["store"]`` in the config.json beside
+    its trajectories), so that reading a folder store's run needs no ``SITUREC_STORES``. A run
+    of a registered store, or with no readable config, is left alone."""
+    from situ_gym.stores import register_store_folder
+
+    config = Path(trajectories).parent / "config.json"
+    try:
+        store = json.loads(config.read_text(encoding="utf-8"))["config"]["env_kwargs"]["store"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return
+    if isinstance(store, str) and ("/" in store or os.sep in store):
+        register_store_folder(store)  # a StoreError (one line) if the folder is gone
 
 
 def sort_episode_file(path: str | os.PathLike) -> None:

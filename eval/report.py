@@ -30,6 +30,8 @@ from situ_gym import cli
 __all__ = ["GLOSSARY", "fmt_stat", "md_text", "format_markdown", "format_console", "write_report",
            "write_metrics_json", "navigate_cell", "navigate_section", "combine_runs", "main"]
 
+# How a Table 8 column is printed (the paper gives RPR without SD; counts with two decimals).
+_TABLE8_FORMAT = {"RPR": {"sd": False}, "RPR|Cart": {"sd": False}, "Rec": {"digits": 2}, "Tools": {"digits": 2}}
 _UNITS = {"SR": "SR (%)", "Turn": "Turn", "AFR": "AFR (%)", "LNSR": "LNSR (%)", "R@5": "R@5 (%)",
           "NDCG@10": "NDCG@10 (%)", "RPR": "RPR (%)", "RPR|Cart": "RPR|Cart (%)",
           "R-MRR@10": "R-MRR@10 (%)", "Catalog %": "Catalog (%)",
@@ -158,10 +160,8 @@ def format_markdown(groups: dict[str, dict[str, Any]], title: str = "SituRec eva
     rows = []
     for key, s in groups.items():
         env, agent = key.split(" / ", 1)
-        m = s["metrics"]
-        rows.append([env, agent, fmt_stat(m["RPR"], sd=False), fmt_stat(m["RPR|Cart"], sd=False),
-                     fmt_stat(m["R-MRR@10"]), fmt_stat(m["Catalog %"]), fmt_stat(m.get("Rec"), digits=2),
-                     fmt_stat(m.get("Tools"), digits=2)])
+        rows.append([env, agent, *(fmt_stat(s["metrics"].get(name), **_TABLE8_FORMAT.get(name, {}))
+                                   for name in TABLE8)])
     out += ["## Purchase quality (Table 8 layout; RPR and RPR\\|Cart without SD)", "", *_table(header, rows), ""]
     # Dialogue
     if any("dialogue" in s for s in groups.values()):
@@ -284,13 +284,15 @@ def _cohort(ep: Any) -> str:
 def combine_runs(runs: list[str | os.PathLike]) -> list[Any]:
     """The episodes of several run directories (or trajectory files), in task order. The
     same episode of the same cohort in two runs is refused: pooled, it would count twice."""
-    from eval.io import read_episodes, task_order
+    from eval.io import read_episodes, register_run_store, task_order
 
     episodes: list[Any] = []
     where: dict[tuple[str, str], str] = {}
     for run in runs:
         path = Path(run)
-        for ep in read_episodes(path / "trajectories.jsonl" if path.is_dir() else path):
+        trajectories = path / "trajectories.jsonl" if path.is_dir() else path
+        register_run_store(trajectories)
+        for ep in read_episodes(trajectories):
             key = (_cohort(ep), ep.episode_id)
             if key in where:
                 raise ValueError(f"{where[key]} and {run} both hold episode {ep.episode_id} of {key[0]}")

@@ -26,7 +26,7 @@ def main(argv: list[str] | None = None) -> int:
     from pathlib import Path
 
     from eval.aggregate import judge_label, load_indexes, load_tasks, summarize_groups
-    from eval.io import read_episodes, task_order
+    from eval.io import read_episodes, register_run_store, task_order
     from eval.judge import judge_from_cli, recorded_protocol
     from eval.report import format_console
     from situ_gym.llm import METER, LLMError
@@ -53,7 +53,9 @@ def main(argv: list[str] | None = None) -> int:
     cli.setup_logging(args.verbose)
     path = Path(args.file)
     try:
-        episodes = task_order(read_episodes(path / "trajectories.jsonl" if path.is_dir() else path))
+        trajectories = path / "trajectories.jsonl" if path.is_dir() else path
+        register_run_store(trajectories)
+        episodes = task_order(read_episodes(trajectories))
         protocol = args.protocol or recorded_protocol(episodes)
         # Checked before anything is rated: a missing model, a dead endpoint, an unknown judge.
         judge = judge_from_cli(args.judge, model=args.judge_model, base_url=args.judge_base_url, protocol=protocol)
