@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from eval import metrics as M
+from recrm.dimensions import GATES, dimension
 from situ_gym.records import EpisodeRecord
 from situ_gym.scene.index import SceneIndex
 
@@ -132,7 +133,8 @@ def load_tasks(stores: Iterable[str]) -> dict[str, Any]:
     return out
 
 
-_GATES = ("instruction", "consistency", "c_inst", "c_consist")
+# the gates' names and their symbols' (recrm.dimensions: instruction / c_inst, consistency / c_consist)
+_GATES = (*GATES, *(dimension(g).symbol.lower() for g in GATES))
 
 
 def reward_summary(episodes: Iterable[EpisodeRecord]) -> dict[str, Any]:

@@ -26,6 +26,7 @@ import numpy as np
 
 from eval.plots import FIGURES
 from recrm.composite import COMPONENT_NAMES
+from recrm.dimensions import DIMENSIONS
 from situ_gym import jsonl
 from situ_gym.actions.tools import TRANSLATIONAL_TOOLS
 from situ_gym.env import RECOMMENDATION_LIMIT, STALL_DISPLACEMENT, STALL_LIMIT
@@ -162,9 +163,8 @@ def _frames_html(ep: EpisodeRecord, turn: int, index: SceneIndex | None, frames:
 # ------------------------------------------------------------------ what the episode came to
 PURCHASE_CLASSES = {"reference": "buy-reference", "other": "buy-other", "none": "buy-none"}
 _PURCHASE_WORDS = {"reference": "reference item", "other": "not in the reference set", "none": "nothing bought"}
-# RecRM's dimensions (recrm.composite.COMPONENT_NAMES) as a reader names them
-_DIMENSION_WORDS = {"instruction": "instruction gate (C_inst)", "consistency": "consistency gate (C_consist)",
-                    "relevance": "relevance (R_relev)", "ranking": "ranking (R_rank)", "behavior": "behaviour (R_beh)"}
+# RecRM's dimensions (recrm.dimensions) as a reader names them
+_DIMENSION_WORDS = {d.name: d.label for d in DIMENSIONS}
 REWARD_LABELS = {f"recrm/{n}": _DIMENSION_WORDS.get(n, n) for n in COMPONENT_NAMES} | {
     "recrm/total": "turn reward (R_total)", "recrm/reward": "reward paid (R_total + outcome bonus)"}
 TOTAL_KEY = "recrm/total"

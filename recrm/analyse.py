@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from recrm import dimensions as dims
 from recrm.composite import COMPONENT_NAMES
 from situ_gym.records import EpisodeRecord
 
@@ -43,7 +44,8 @@ __all__ = ["SIGNALS", "auc", "correlations", "analyse_run", "analyse", "load_run
 logger = logging.getLogger(__name__)
 
 SIGNALS = ("total", *COMPONENT_NAMES)
-GATES = ("instruction", "consistency", "relevance")
+# the multiplicative gates (C_inst, C_consist) and the relevance gate 1[R_relev > tau]
+GATES = (*dims.GATES, dims.ANCHOR)
 _OPEN = 1.0 - 1e-9  # a multiplicative gate passes when fully open
 
 
@@ -101,13 +103,13 @@ def analyse_run(episodes: Sequence[EpisodeRecord], *, tau: float = 0.5) -> dict[
             total = _value(t.reward, "total")
             if total is not None:
                 totals.append(total)
-            for g in ("instruction", "consistency"):
+            for g in dims.GATES:
                 v = _value(t.reward, g)
                 if v is not None:
                     gates[g].append(v >= _OPEN)
-            relev = _value(t.reward, "relevance")
+            relev = _value(t.reward, dims.ANCHOR)
             if relev is not None:
-                gates["relevance"].append(relev > tau)
+                gates[dims.ANCHOR].append(relev > tau)
         episode_means.append(float(np.mean(totals)) if totals else 0.0)
     return {
         "episodes": len(rewarded),

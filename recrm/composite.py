@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from recrm import dimensions as dims
 from recrm.components import RewardComponent, default_components
 from recrm.context import TurnContext
 from recrm.dialogue import dialogue_value
@@ -25,10 +26,12 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-COMPONENT_NAMES = ("instruction", "consistency", "relevance", "ranking", "behavior")
+# The dimensions are declared in recrm.dimensions; these are its names (declared ones only).
+COMPONENT_NAMES = dims.DIMENSION_NAMES
 # The additive terms of ``ungated`` (``RecRMResult.terms``): what each part of the formula
-# adds with the gates open. "instruction" is R2's constant 1, "dialogue" the dialogue credit.
-TERMS = ("instruction", "relevance", "ranking", "behavior", "dialogue")
+# adds with the gates open. The first gate's name ("instruction") holds R2's constant 1,
+# "dialogue" the dialogue credit, the scores their own part.
+TERMS = dims.TERMS
 
 
 @dataclass(frozen=True)
@@ -54,14 +57,8 @@ class Variant:
 
     @property
     def active(self) -> tuple[str, ...]:
-        on = {
-            "instruction": self.instruction,
-            "consistency": self.consistency,
-            "relevance": self.relevance,
-            "ranking": self.behavior,
-            "behavior": self.behavior,
-        }
-        return tuple(n for n in COMPONENT_NAMES if on[n])
+        """The dimensions this variant's total uses (each dimension's ``switch`` flag is on)."""
+        return tuple(d.name for d in dims.dimensions() if d.active_in(self))
 
 
 VARIANTS: dict[str, Variant] = {
@@ -247,17 +244,25 @@ class RecRMComposite:
             raise ValueError("give components or scorers, not both")
         if scorers is not None:
             components = build_components(scorers)
+        # the dimensions as declared (and registered) now; the composite keeps them
+        self.dimensions = dims.dimensions()
+        names = tuple(d.name for d in self.dimensions)
+        self._gates = tuple(d for d in self.dimensions if d.is_gate)
+        self._anchor = next(d for d in self.dimensions if d.weight == "alpha")
+        self._bonus = tuple(d for d in self.dimensions if d.weight == "beta")
+        self.term_names = (dims.BASE_TERM, *(d.name for d in self.dimensions if not d.is_gate), dims.DIALOGUE)
+        self.active = tuple(d.name for d in self.dimensions if d.active_in(self.variant))
         comps = list(components) if components is not None else default_components()
         self.components: dict[str, RewardComponent] = {}
         for comp in comps:
-            if comp.name not in COMPONENT_NAMES:
+            if comp.name not in names:
                 raise ValueError(
-                    f"component name must be one of {COMPONENT_NAMES}, got {comp.name!r}"
+                    f"component name must be one of {names}, got {comp.name!r}"
                 )
             if comp.name in self.components:
                 raise ValueError(f"two components named {comp.name!r}")
             self.components[comp.name] = comp
-        missing = [n for n in self.variant.active if n not in self.components]
+        missing = [n for n in self.active if n not in self.components]
         if missing:
             raise ValueError(
                 f"variant {self.variant.name!r} needs components {missing}; got {list(self.components)}"
@@ -265,8 +270,19 @@ class RecRMComposite:
 
     @property
     def scale(self) -> float:
-        """Maximum of the bracket: ``alpha + 2 beta`` (1 when normalised)."""
-        return self.alpha + 2.0 * self.beta
+        """Maximum of the bracket: ``alpha + 2 beta`` (``alpha + n beta`` for n beta-weighted
+        scores, ``recrm.dimensions``; 1 when normalised)."""
+        return self.alpha + float(len(self._bonus)) * self.beta
+
+    def _bracket(self, r_relev: float, bonus: Sequence[float | None]) -> float:
+        """``alpha R_relev + beta 1[R_relev > tau] sum(bonus)`` (None bonus values count as 0)."""
+        bracket = self.alpha * r_relev
+        if r_relev > self.tau:
+            opened = 0.0
+            for x in bonus:
+                opened += x or 0.0
+            bracket += self.beta * opened
+        return bracket
 
     def combine(
         self,
@@ -279,10 +295,7 @@ class RecRMComposite:
         """The gated formula on given values (None rank/behaviour count as 0)."""
         if r_relev is None:
             return 0.0
-        bracket = self.alpha * r_relev
-        if r_relev > self.tau:
-            bracket += self.beta * ((r_rank or 0.0) + (r_beh or 0.0))
-        total = c_inst * c_consist * bracket
+        total = c_inst * c_consist * self._bracket(r_relev, (r_rank, r_beh))
         return total / self.scale if self.normalize else total
 
     def score(self, ctx: TurnContext) -> RecRMResult:
@@ -296,42 +309,48 @@ class RecRMComposite:
         self, ctx: TurnContext, values: dict[str, float | None], details: dict[str, dict[str, Any]]
     ) -> RecRMResult:
         v = self.variant
-        cap = details.get("relevance", {}).get("first_turn_cap")
-        if v.first_turn_cap and cap is not None and values.get("relevance") is not None:
+        anchor = self._anchor.name  # relevance
+        cap = details.get(anchor, {}).get("first_turn_cap")
+        if v.first_turn_cap and cap is not None and values.get(anchor) is not None:
             # the default's cap on a blind first-turn guess (recrm.components.relevance); the
             # value reported is the one that entered the reward
-            values = {**values, "relevance": float(cap)}
-        c_inst = (values.get("instruction") or 0.0) if v.instruction else 1.0
-        c_consist = (values.get("consistency") or 0.0) if v.consistency else 1.0
-        gates = {"instruction": c_inst, "consistency": c_consist}
-        r_relev = values.get("relevance") if v.relevance else None
-        indicator = r_relev is not None and r_relev > self.tau and v.behavior
+            values = {**values, anchor: float(cap)}
+        # an inactive gate is open (1); an active one without a value is shut (0)
+        gates = {g.name: ((values.get(g.name) or 0.0) if g.active_in(v) else 1.0) for g in self._gates}
+        r_relev = values.get(anchor) if self._anchor.active_in(v) else None
+        bonus = [d.name for d in self._bonus if d.active_in(v)]
+        indicator = r_relev is not None and r_relev > self.tau and bool(bonus)
         credit = None
-        terms = dict.fromkeys(TERMS, 0.0)
+        terms = dict.fromkeys(self.term_names, 0.0)
         # The variant's value with the gates open; every variant gates it the same way.
         if not v.instruction:  # R1: the outcome alone
             ungated = 0.0
         elif not v.relevance:  # R2: instruction following alone
-            ungated = terms["instruction"] = 1.0
+            ungated = terms[dims.BASE_TERM] = 1.0
         elif r_relev is None and not v.dialogue_credit:  # the paper: R_relev undefined, nothing to pay
             ungated = 0.0
-            details = {**details, "dialogue": {"value": None, "reason": "no product judged: R_relev is "
-                                               "undefined and the paper's formula gives 0"}}
+            details = {**details, dims.DIALOGUE: {"value": None, "reason": "no product judged: R_relev is "
+                                                  "undefined and the paper's formula gives 0"}}
         elif r_relev is None:  # a dialogue turn judging no item: scored for what it does
             value, why = dialogue_value(ctx)
             credit = self.neutral * value
-            details = {**details, "dialogue": {"value": value, "reason": why}}
-            ungated = terms["dialogue"] = credit * (1.0 if self.normalize else self.scale)
-        elif not v.behavior:  # R3
-            ungated = terms["relevance"] = r_relev * (1.0 if self.normalize else self.alpha)
+            details = {**details, dims.DIALOGUE: {"value": value, "reason": why}}
+            ungated = terms[dims.DIALOGUE] = credit * (1.0 if self.normalize else self.scale)
+        elif not bonus:  # R3
+            ungated = terms[anchor] = r_relev * (1.0 if self.normalize else self.alpha)
         else:  # R4 / R5
-            ungated = self.combine(1.0, 1.0, r_relev, values.get("ranking"), values.get("behavior"))
+            ungated = self._bracket(r_relev, [values.get(n) for n in bonus])
+            if self.normalize:
+                ungated = ungated / self.scale
             per = 1.0 / self.scale if self.normalize else 1.0
-            terms["relevance"] = self.alpha * r_relev * per
+            terms[anchor] = self.alpha * r_relev * per
             if r_relev > self.tau:
-                terms["ranking"] = self.beta * (values.get("ranking") or 0.0) * per
-                terms["behavior"] = self.beta * (values.get("behavior") or 0.0) * per
-        total = c_inst * c_consist * ungated
+                for n in bonus:
+                    terms[n] = self.beta * (values.get(n) or 0.0) * per
+        total = 1.0
+        for gate in gates.values():
+            total *= gate
+        total *= ungated
         return RecRMResult(
             total=float(total),
             variant=v.name,
@@ -358,7 +377,7 @@ def score_turns(turns: Sequence[tuple[RecRMComposite, TurnContext]]) -> list[Rec
     details: list[dict[str, dict[str, Any]]] = [{} for _ in turns]
     groups: dict[int, tuple[RewardComponent, str, list[int]]] = {}
     for k, (composite, _ctx) in enumerate(turns):
-        active = composite.variant.active
+        active = composite.active
         for name, comp in composite.components.items():
             if name in active or composite.score_inactive:
                 groups.setdefault(id(comp), (comp, name, []))[2].append(k)

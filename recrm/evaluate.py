@@ -34,10 +34,10 @@ from recrm.components import (
 )
 from recrm.context import TurnContext
 from recrm.data.io import DataError, data_file, load_split
-from recrm.data.prompts import list_text, pair_text
+from recrm.data.prompts import JUDGE_KINDS, SCORE_RANGE, list_text, pair_text
 from recrm.data.schema import KINDS
-from recrm.judges.analysis import truth
-from recrm.judges.formats import record_requests
+from recrm.judges.analysis import DISCRIMINABILITY_SCALES, truth
+from recrm.judges.formats import GENERATIVE_KINDS, record_requests
 from situ_gym import cli
 from situ_gym.records import TurnRecord
 
@@ -186,7 +186,7 @@ def _from_verdicts(kind: str, records: Sequence[Any], ask) -> tuple[list, list]:
     for start, n in spans:
         vs = verdicts[start : start + n]
         bad = sum(v.label is None for v in vs)
-        if kind in ("ranking", "behavior"):
+        if kind in GENERATIVE_KINDS:
             scores = [0.0 if v.label is None else (v.extra["prob"] if v.extra.get("prob") is not None
                                                    else float(v.label)) for v in vs]
             preds.append(scores if kind == "ranking" else scores[0])
@@ -259,8 +259,8 @@ def metrics_for(kind: str, records: Sequence[Any], preds: Sequence[Any], extras:
     ps = [preds[i] for i in keep]
     if not keep:
         return {"n": 0}
-    if kind in ("instruction", "consistency", "relevance"):
-        return judge_metrics(ys, ps, 3 if kind == "relevance" else 2)
+    if kind in JUDGE_KINDS:  # classes: the judge's labels 0..max
+        return judge_metrics(ys, ps, SCORE_RANGE[kind][1] + 1)
     unparsed = sum(int(extras[i].get("unparsed", 0)) for i in keep)
     if kind == "ranking":
         # a teacher may say yes to several candidates: the first of them stands for the positive in HR
@@ -376,7 +376,7 @@ def format_agreement(report: Mapping[str, Any]) -> str:
 def format_discriminability(report: Mapping[str, Any]) -> str:
     """Mean score of intact vs each synthesised violation, per evaluator (instruction: overall 1-5)."""
     out = []
-    for kind in ("instruction", "consistency"):
+    for kind, scale in DISCRIMINABILITY_SCALES.items():
         groups: list[str] = []
         for per_kind in report["discriminability"].values():
             for g in per_kind.get(kind, {}).get("groups", {}):
@@ -385,7 +385,6 @@ def format_discriminability(report: Mapping[str, Any]) -> str:
         if not groups:
             continue
         groups = sorted(groups, key=lambda g: (g != "intact", g))
-        scale = "overall 1-5" if kind == "instruction" else "P(consistent)"
         out.append(f"{kind} ({scale}; n per group in brackets)\n")
         out.append("| scorer | " + " | ".join(groups) + " |")
         out.append("|" + "---|" * (len(groups) + 1))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from recrm.dimensions import GATES, gate_names
 from situ_gym.language import analyze, lexicon_for, put_forward
 from situ_gym.records import TurnRecord
 from situ_gym.scene.index import SceneIndex
@@ -19,7 +20,8 @@ __all__ = ["outcome_credit", "episode_reward"]
 
 
 def _passed(t: TurnRecord) -> bool:
-    return (t.reward.get("recrm/instruction") or 0.0) >= 1.0 and (t.reward.get("recrm/consistency") or 0.0) >= 1.0
+    """Every gate (recrm.dimensions: C_inst, C_consist) fully open on the turn."""
+    return all((t.reward.get(f"recrm/{g}") or 0.0) >= 1.0 for g in gate_names())
 
 
 def outcome_credit(turns: Sequence[TurnRecord], cart: Sequence[str], index: SceneIndex) -> float:
@@ -28,7 +30,7 @@ def outcome_credit(turns: Sequence[TurnRecord], cart: Sequence[str], index: Scen
     >>> outcome_credit([], [], None)
     1.0
     """
-    gated = [t for t in turns if "recrm/instruction" in t.reward]
+    gated = [t for t in turns if f"recrm/{GATES[0]}" in t.reward]
     if not gated:
         return 1.0
     lex = lexicon_for(index)

@@ -27,6 +27,7 @@ from typing import Any, NoReturn
 
 from recrm.composite import COMPONENT_NAMES, VARIANTS, RecRMComposite
 from recrm.context import TurnContext
+from recrm.dimensions import GATES, SCORES, dimension
 from situ_gym import cli
 from situ_gym.records import EpisodeRecord, read_episodes
 from situ_gym.scene.index import SceneIndex
@@ -83,7 +84,7 @@ class _Summary:
             "turns": self.turns,
             "mean_total": self.total / n,
             "mean_return": sum(self.returns) / max(len(self.returns), 1),
-            "gate_pass": {g: self.gates[g] / n for g in ("instruction", "consistency")},
+            "gate_pass": {g: self.gates[g] / n for g in GATES},
             "indicator_rate": self.indicator / n,
             "components": {
                 name: {
@@ -210,18 +211,17 @@ def _fmt(x: float | None) -> str:
 def _print_table(result: dict[str, Any]) -> None:
     p = result["params"]
     print(f"RecRM variant {result['variant']}  alpha={p['alpha']} beta={p['beta']} tau={p['tau']}")
-    head = (
-        f"{'agent':<22}{'eps':>5}{'turns':>7}{'R_total':>9}{'return':>8}{'C_inst':>8}{'C_cons':>8}"
-    )
-    head += "".join(f"{n[:7]:>8}" for n in ("relevance", "ranking", "behavior"))
+    head = f"{'agent':<22}{'eps':>5}{'turns':>7}{'R_total':>9}{'return':>8}"
+    head += "".join(f"{dimension(g).symbol[:6]:>8}" for g in GATES)  # C_inst, C_cons
+    head += "".join(f"{n[:7]:>8}" for n in SCORES)
     print(head)
     rows = list(result["agents"].items()) + [("(all)", result["overall"])]
     for name, s in rows:
         comps = s["components"]
         print(
             f"{name[:21]:<22}{s['episodes']:>5}{s['turns']:>7}{s['mean_total']:>9.3f}{s['mean_return']:>8.3f}"
-            f"{s['gate_pass']['instruction']:>8.3f}{s['gate_pass']['consistency']:>8.3f}"
-            + "".join(f"{_fmt(comps[n]['mean']):>8}" for n in ("relevance", "ranking", "behavior"))
+            + "".join(f"{s['gate_pass'][g]:>8.3f}" for g in GATES)
+            + "".join(f"{_fmt(comps[n]['mean']):>8}" for n in SCORES)
         )
     if result["overall"]["failures"]:
         print(

@@ -20,7 +20,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from recrm.components import ComponentScore, RewardComponent, default_components
+from recrm import dimensions as dims
+from recrm.components import ComponentScore, RewardComponent
 from recrm.context import TurnContext
 from recrm.data.prompts import judge_messages, list_text, pair_text, parse_score
 from recrm.inputs import context_fields
@@ -45,9 +46,9 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 SCORER_FILE = "recrm_scorer.json"
-REWARD_DIMENSIONS = ("instruction", "consistency", "relevance", "ranking", "behavior")
-_TYPES = {"instruction": "judge", "consistency": "judge", "relevance": "judge",
-          "ranking": "cross_encoder", "behavior": "classifier"}
+# the declared dimensions (recrm.dimensions); the functions below also take registered ones
+REWARD_DIMENSIONS = dims.DIMENSION_NAMES
+_TYPES = dims.MODEL_TYPES  # a scorer folder's default type per dimension
 
 
 def score_batch(component: RewardComponent, ctxs: Sequence[TurnContext]) -> list[ComponentScore]:
@@ -303,11 +304,12 @@ def load_model_scorer(path: str | Path, name: str | None = None, **kwargs: Any) 
         raise ValueError(f"{path} is not a RecRM scorer folder: {SCORER_FILE} is missing (train one with python -m recrm.train)")
     meta = jsonl.loads(meta_file.read_text(encoding="utf-8"))
     dim = meta.get("dimension")
-    if dim not in REWARD_DIMENSIONS:
-        raise ValueError(f"{meta_file}: dimension must be one of {list(REWARD_DIMENSIONS)}, got {dim!r}")
+    known = dims.dimension_names()
+    if dim not in known:
+        raise ValueError(f"{meta_file}: dimension must be one of {list(known)}, got {dim!r}")
     if name is not None and name != dim:
         raise ValueError(f"{path} scores {dim!r}, not {name!r}")
-    kind = meta.get("type", _TYPES[dim])
+    kind = meta.get("type", dims.dimension(dim).model)
     if kind not in _CLASSES:
         raise ValueError(f"{meta_file}: type must be one of {list(_CLASSES)}, got {kind!r}")
     return _CLASSES[kind](path, dim, meta, **kwargs)
@@ -332,14 +334,15 @@ def resolve_scorer(name: str, spec: str | RewardComponent) -> RewardComponent:
 
     ``llm:SPEC`` checks the backend at once: a dead endpoint or a missing model file raises
     ``situ_gym.llm.BackendUnavailable`` (one line) before any turn is scored."""
-    if name not in REWARD_DIMENSIONS:
-        raise ValueError(f"unknown reward dimension {name!r}; choose one of {list(REWARD_DIMENSIONS)}")
+    known = dims.dimension_names()
+    if name not in known:
+        raise ValueError(f"unknown reward dimension {name!r}; choose one of {list(known)}")
     if not isinstance(spec, str):
         if getattr(spec, "name", None) != name or not callable(getattr(spec, "score", None)):
             raise ValueError(f"scorer for {name!r} must be 'rule', 'model:PATH', 'llm:SPEC' or a component named {name!r}")
         return spec
     if spec == "rule":
-        return next(c for c in default_components() if c.name == name)
+        return dims.dimension(name).make_rule()
     if spec.startswith("model:") and spec[6:]:
         return _shared_model_scorer(str(Path(spec[6:]).resolve()), name)
     if spec.startswith("llm:") and spec[4:]:
@@ -349,9 +352,11 @@ def resolve_scorer(name: str, spec: str | RewardComponent) -> RewardComponent:
 
 
 def build_components(scorers: Mapping[str, str | RewardComponent] | None = None) -> list[RewardComponent]:
-    """The five components, rule-based unless ``scorers`` names another for a dimension."""
+    """One component per dimension (``recrm.dimensions``), its default scorer (rule-based)
+    unless ``scorers`` names another for it."""
     scorers = dict(scorers or {})
-    unknown = sorted(set(scorers) - set(REWARD_DIMENSIONS))
+    known = dims.dimensions()
+    unknown = sorted(set(scorers) - {d.name for d in known})
     if unknown:
-        raise ValueError(f"unknown reward dimensions {unknown}; choose from {list(REWARD_DIMENSIONS)}")
-    return [resolve_scorer(n, scorers.get(n, "rule")) for n in REWARD_DIMENSIONS]
+        raise ValueError(f"unknown reward dimensions {unknown}; choose from {[d.name for d in known]}")
+    return [resolve_scorer(d.name, scorers.get(d.name, d.scorer)) for d in known]

@@ -24,23 +24,29 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from recrm.composite import COMPONENT_NAMES, TERMS
+from recrm.composite import TERMS
+from recrm.dimensions import dimension_names, gate_names, term_names
 
-__all__ = ["PARTS", "turn_parts", "episode_parts", "part_reward_functions", "pass_hat_k", "advantage_shares",
-           "log_training_metrics"]
+__all__ = ["PARTS", "parts", "turn_parts", "episode_parts", "part_reward_functions", "pass_hat_k",
+           "advantage_shares", "log_training_metrics"]
 
-PARTS = (*TERMS, "outcome")
+PARTS = (*TERMS, "outcome")  # of the declared dimensions (recrm.dimensions); ``parts()`` with registered ones
+
+
+def parts() -> tuple[str, ...]:
+    """The trajectory reward's parts: the composite's terms (``recrm.dimensions.term_names``) and ``outcome``."""
+    return (*term_names(), "outcome")
 
 
 def turn_parts(recrm: Mapping[str, Any], soft_gate: float) -> dict[str, float]:
     """One turn's soft-gated total by term: ``soft_gate x terms`` (``info["recrm"]``)."""
     terms = recrm.get("terms") or {}
-    return {name: soft_gate * float(terms.get(name, 0.0)) for name in TERMS}
+    return {name: soft_gate * float(terms.get(name, 0.0)) for name in term_names()}
 
 
 def episode_parts(turns: Sequence[Mapping[str, float]], outcome: float) -> dict[str, float]:
     """The trajectory reward by part: each term's mean over the turns, and the outcome."""
-    out = {name: (sum(t[name] for t in turns) / len(turns) if turns else 0.0) for name in TERMS}
+    out = {name: (sum(t[name] for t in turns) / len(turns) if turns else 0.0) for name in term_names()}
     out["outcome"] = float(outcome)
     return out
 
@@ -91,11 +97,11 @@ def advantage_shares(parts: Mapping[str, Sequence[float]], groups: Sequence[Sequ
 def log_training_metrics(kwargs: Mapping[str, Any], log_metric: Callable[[str, float], Any]) -> None:
     """Component means, gate pass rates, SR, turns, timing, part means, advantage shares and
     pass^k of one batch of rollouts (the rollout's extra fields in ``kwargs``)."""
-    for name in ("recrm_total", *(f"recrm_{n}" for n in COMPONENT_NAMES)):
+    for name in ("recrm_total", *(f"recrm_{n}" for n in dimension_names())):
         values = _values(kwargs, name)
         if values:
             log_metric(f"recrm/{name[len('recrm_'):]}/mean", sum(values) / len(values))
-    for name in ("gate_instruction", "gate_consistency"):
+    for name in (f"gate_{g}" for g in gate_names()):
         values = _values(kwargs, name)
         if values:
             log_metric(f"recrm/{name}/pass_rate", sum(values) / len(values))
@@ -112,11 +118,11 @@ def log_training_metrics(kwargs: Mapping[str, Any], log_metric: Callable[[str, f
         while (value := pass_hat_k(trials, k)) is not None:
             log_metric(f"siturec/pass^{k}", value)
             k *= 2
-        parts = {name: list(kwargs[f"part_{name}"]) for name in PARTS if kwargs.get(f"part_{name}")}
-        if parts:
-            for name, values in parts.items():
+        by_part = {name: list(kwargs[f"part_{name}"]) for name in parts() if kwargs.get(f"part_{name}")}
+        if by_part:
+            for name, values in by_part.items():
                 log_metric(f"recrm/part_{name}/mean", sum(values) / len(values))
-            for name, share in advantage_shares(parts, groups).items():
+            for name, share in advantage_shares(by_part, groups).items():
                 log_metric(f"recrm/part_{name}/advantage_share", share)
 
 
@@ -136,4 +142,4 @@ def part_reward_functions() -> list[Callable[..., list[float]]]:
         reward.__name__ = reward.__qualname__ = f"recrm_{name}"
         return reward
 
-    return [make(name, i == 0) for i, name in enumerate(PARTS)]
+    return [make(name, i == 0) for i, name in enumerate(parts())]

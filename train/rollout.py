@@ -49,9 +49,10 @@ from typing import TYPE_CHECKING, Any
 
 from agents.prompting import Conversation
 from recrm.composite import COMPONENT_NAMES
+from recrm.dimensions import dimension_names, gate_names
 from recrm.outcome import episode_reward, outcome_credit  # episode_reward: re-exported
 from recrm.wrapper import step_envs
-from train.rewards import PARTS, episode_parts, log_training_metrics, turn_parts
+from train.rewards import episode_parts, log_training_metrics, parts, turn_parts
 from train.tasks import ENV_OF_STORE, parse_prompt_key
 
 if TYPE_CHECKING:  # train.config imports trl; eval.probes uses episode_reward without it
@@ -141,7 +142,10 @@ def soft_gated_total(recrm: dict[str, Any], floor: float) -> float:
 def soft_gate(recrm: dict[str, Any], floor: float) -> float:
     """The factor the turn's ``ungated`` value is paid at: ``C_inst * C_consist``, each at least ``floor``."""
     gates = recrm.get("gates", {})
-    return max(float(gates.get("instruction", 1.0)), floor) * max(float(gates.get("consistency", 1.0)), floor)
+    factor = 1.0
+    for name in gate_names():  # recrm.dimensions: C_inst, C_consist
+        factor *= max(float(gates.get(name, 1.0)), floor)
+    return factor
 
 
 @dataclass
@@ -152,8 +156,8 @@ class _Episode:
     done: bool = False
     turns: int = 0
     totals: list[float] = field(default_factory=list)
-    components: dict[str, list[float]] = field(default_factory=lambda: {n: [] for n in COMPONENTS})
-    gates: dict[str, list[float]] = field(default_factory=lambda: {"instruction": [], "consistency": []})
+    components: dict[str, list[float]] = field(default_factory=lambda: {n: [] for n in dimension_names()})
+    gates: dict[str, list[float]] = field(default_factory=lambda: {g: [] for g in gate_names()})
     parts: list[dict[str, float]] | None = field(default_factory=list)  # per turn (train.rewards); None: no terms
     termination: str | None = None
     logprobs: list[float | None] | None = field(default_factory=list)  # aligned with conv.completion_ids
@@ -370,11 +374,11 @@ class SituRecRollout:
             e.parts.append(turn_parts(recrm, soft_gate(recrm, max(floor, 0.0))))
         else:  # a reward wrapper that reports no terms: the trajectory reward stays whole
             e.parts = None
-        for name in COMPONENTS:
+        for name in e.components:
             value = recrm.get("components", {}).get(name)
             if value is not None:
                 e.components[name].append(float(value))
-        for name in ("instruction", "consistency"):
+        for name in e.gates:
             gate = recrm.get("gates", {}).get(name)
             if gate is not None:
                 e.gates[name].append(1.0 if gate >= 1.0 else 0.0)
@@ -387,12 +391,12 @@ class SituRecRollout:
         extra: dict[str, list] = {
             k: []
             for k in ("traj_reward", "success", "num_turns", "termination", "task_id", "recrm_total",
-                      "gate_instruction", "gate_consistency", "time_generate_s", "time_env_s")
+                      *(f"gate_{g}" for g in gate_names()), "time_generate_s", "time_env_s")
         }
-        extra.update({f"recrm_{n}": [] for n in COMPONENTS})
+        extra.update({f"recrm_{n}": [] for n in dimension_names()})
         with_parts = bool(episodes) and all(e.parts is not None for e in episodes)
         if with_parts:
-            extra.update({f"part_{n}": [] for n in PARTS})
+            extra.update({f"part_{n}": [] for n in parts()})
         for e in episodes:
             success = e.termination == "success_cart_added"
             out["prompt_ids"].append(list(e.conv.prompt_ids))
@@ -410,10 +414,10 @@ class SituRecRollout:
             extra["termination"].append(e.termination or "unfinished")
             extra["task_id"].append(e.task_id)
             extra["recrm_total"].append(mean_total)
-            for n in COMPONENTS:
-                extra[f"recrm_{n}"].append(_mean(e.components[n]))
-            extra["gate_instruction"].append(_mean(e.gates["instruction"]))
-            extra["gate_consistency"].append(_mean(e.gates["consistency"]))
+            for n in dimension_names():
+                extra[f"recrm_{n}"].append(_mean(e.components.get(n, [])))
+            for g in gate_names():
+                extra[f"gate_{g}"].append(_mean(e.gates.get(g, [])))
             extra["time_generate_s"].append(time_gen)
             extra["time_env_s"].append(time_env)
         out.update(extra)

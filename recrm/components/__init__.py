@@ -21,11 +21,7 @@ __all__ = [
 
 
 def default_components() -> list[RewardComponent]:
-    """Fresh rule-based scorers for the five dimensions, in gate-then-reward order."""
-    return [
-        InstructionFollowing(),
-        FactualConsistency(),
-        QueryItemRelevance(),
-        ItemRanking(),
-        BehaviorPrediction(),
-    ]
+    """Fresh rule-based scorers for the dimensions (``recrm.dimensions``), in gate-then-reward order."""
+    from recrm.dimensions import dimensions
+
+    return [d.make_rule() for d in dimensions()]

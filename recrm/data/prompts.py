@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from recrm import dimensions as dims
+
 __all__ = [
     "JUDGE_KINDS",
     "SYSTEM_PROMPTS",
@@ -22,7 +24,7 @@ __all__ = [
     "judge_fields",
 ]
 
-JUDGE_KINDS = ("instruction", "consistency", "relevance")
+JUDGE_KINDS = dims.JUDGES  # the dimensions a generative judge scores (recrm.dimensions)
 SCORE_RANGE = {"instruction": (0, 1), "consistency": (0, 1), "relevance": (0, 2)}
 
 SYSTEM_PROMPTS = {

@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from recrm import dimensions as dims
 from recrm.components.instruction import DIMENSIONS
 from situ_gym.records import TurnRecord, known_store, validation_summary
 
@@ -22,7 +23,8 @@ __all__ = [
     "Record",
 ]
 
-KINDS = ("instruction", "consistency", "relevance", "ranking", "behavior")
+# the dimensions with a learned model (recrm.dimensions): one database each
+KINDS = dims.TRAINED
 Split = Literal["train", "test"]
 
 
@@ -214,10 +216,10 @@ class BehaviorRecord(_ListRecord):
 
 
 Record = InstructionRecord | ConsistencyRecord | RelevanceRecord | RankingRecord | BehaviorRecord
-RECORD_TYPES: dict[str, type[BaseModel]] = {
-    "instruction": InstructionRecord,
-    "consistency": ConsistencyRecord,
-    "relevance": RelevanceRecord,
-    "ranking": RankingRecord,
-    "behavior": BehaviorRecord,
-}
+# kind -> record type, in KINDS' order (each record type's ``kind`` default names its dimension)
+_BY_KIND = {t.model_fields["kind"].default: t
+            for t in (InstructionRecord, ConsistencyRecord, RelevanceRecord, RankingRecord, BehaviorRecord)}
+if set(_BY_KIND) != set(KINDS):
+    raise ImportError(f"recrm.data.schema: record types for {sorted(_BY_KIND)}, but the dimensions with a "
+                      f"model are {list(KINDS)} (recrm.dimensions): declare the record type with the model")
+RECORD_TYPES: dict[str, type[BaseModel]] = {k: _BY_KIND[k] for k in KINDS}

@@ -19,8 +19,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from recrm.components.instruction import DIMENSIONS
+from recrm.dimensions import JUDGES
 
-__all__ = ["agreement", "agreement_stats", "discriminability", "failure_breakdown"]
+__all__ = ["DISCRIMINABILITY_SCALES", "agreement", "agreement_stats", "discriminability", "failure_breakdown"]
+
+# the dimensions whose databases hold synthesised violations, and the score their groups are compared on
+DISCRIMINABILITY_SCALES = {"instruction": "overall 1-5", "consistency": "P(consistent)"}
 
 
 def _finite(x: float) -> float | None:
@@ -91,7 +95,7 @@ def _instruction_score(pred: Any, extra: dict[str, Any]) -> tuple[float | None, 
 def discriminability(kind: str, records: Sequence[Any], preds: Sequence[Any],
                      extras: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Mean score per group (``intact`` and each synthesised violation); {} for other kinds."""
-    if kind not in ("instruction", "consistency"):
+    if kind not in DISCRIMINABILITY_SCALES:
         return {}
     sums: dict[str, list[float]] = {}
     counts: Counter = Counter()
@@ -141,7 +145,7 @@ def failure_breakdown(kind: str, records: Sequence[Any], preds: Sequence[Any], e
         y = truth(kind, rec, labels)
         if y is None:
             continue
-        if kind in ("instruction", "consistency", "relevance") and pred is None:
+        if kind in JUDGES and pred is None:
             out["unusable answer"] += 1
             continue
         if kind == "consistency":

@@ -39,6 +39,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from recrm import dimensions as dims
 from recrm.components.instruction import DIMENSIONS
 from recrm.data.prompts import JUDGE_KINDS, judge_fields
 from situ_gym.llm.structured import bounded_string, closed_object, parse_reply
@@ -58,7 +59,7 @@ __all__ = [
     "yes_no_words",
 ]
 
-GENERATIVE_KINDS = ("ranking", "behavior")
+GENERATIVE_KINDS = dims.HEADED  # the head dimensions, also trained as generative yes/no (1/0) models
 
 # the paper's names of the six rubric dimensions, in DIMENSIONS' order
 PAPER_KEYS = {d: f"{d}_compliance" for d in DIMENSIONS}

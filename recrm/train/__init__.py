@@ -1,5 +1,6 @@
 """Reward-model training: SFT judges (TRL), the listwise cross-encoder and the behaviour classifier."""
 
+from recrm.dimensions import dimension
 from recrm.train.config import TASKS, RMTrainConfig
 
 __all__ = ["TASKS", "RMTrainConfig", "train"]
@@ -10,7 +11,8 @@ def train(cfg: RMTrainConfig, training_overrides: dict | None = None):
 
     Ranking and behaviour take ``cfg.head``: the classifier heads, the generative yes/no
     (1/0) model, or ``select``: both, the better one on held-out records kept (``recrm.train.select``)."""
-    if cfg.task in ("instruction", "consistency", "relevance"):
+    model = dimension(cfg.task).model  # what the dimension trains as (recrm.dimensions)
+    if model == "judge":
         from recrm.train.judge import train_judge
 
         return train_judge(cfg, training_overrides)
@@ -22,7 +24,7 @@ def train(cfg: RMTrainConfig, training_overrides: dict | None = None):
         from recrm.train.select import train_and_select
 
         return train_and_select(cfg, training_overrides, train)
-    if cfg.task == "ranking":
+    if model == "cross_encoder":
         from recrm.train.ranker import train_ranker
 
         return train_ranker(cfg, training_overrides)

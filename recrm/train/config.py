@@ -5,9 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from recrm import dimensions as dims
+
 __all__ = ["RMTrainConfig", "TASKS", "JUDGE_FORMATS", "HEADS"]
 
-TASKS = ("instruction", "consistency", "relevance", "ranking", "behavior")
+TASKS = dims.TRAINED  # the dimensions with a learned model (recrm.dimensions)
 JUDGE_FORMATS = ("paper", "short")
 HEADS = ("classifier", "generative", "select")
 

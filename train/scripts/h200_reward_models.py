@@ -34,6 +34,8 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from recrm.dimensions import HEADED, TRAINED  # noqa: E402 - after the path insertion
+
 logger = logging.getLogger("h200_reward_models")
 
 ENVS = ("SituRec-Supermarket-v0", "SituRec-HomeFurnishings-v0")
@@ -52,14 +54,15 @@ class Preset:
     per_dim: dict = field(default_factory=dict)  # dimension -> RMTrainConfig overrides (after shrink)
 
 
-ALL_DIMS = ("instruction", "consistency", "relevance", "ranking", "behavior")
+ALL_DIMS = TRAINED  # every dimension with a learned model (recrm.dimensions)
+# Two shared CPU cores: SmolLM2 costs ~25-70 s per step of 8 judge prompts or 2 lists of 10
+# pairs, so a few minutes is ~6 steps each; 40 tasks give 8 shopper profiles, 2 held out.
+_CPU_DIMS = {"relevance": dict(max_steps=6, batch_size=8, max_length=384, learning_rate=1e-4),
+             "ranking": dict(max_steps=6, batch_size=2, max_length=192, learning_rate=5e-5)}
 PRESETS = {
     "h200": Preset(ENVS, RUNS, "all", ALL_DIMS),
-    # Two shared CPU cores: SmolLM2 costs ~25-70 s per step of 8 judge prompts or 2 lists of 10
-    # pairs, so a few minutes is ~6 steps each; 40 tasks give 8 shopper profiles, 2 held out.
-    "cpu": Preset(ENVS[:1], (("heuristic", 0), ("plain", 0), ("random", 0)), "0-39", ("relevance", "ranking"),
-                  per_dim={"relevance": dict(max_steps=6, batch_size=8, max_length=384, learning_rate=1e-4),
-                           "ranking": dict(max_steps=6, batch_size=2, max_length=192, learning_rate=5e-5)}),
+    "cpu": Preset(ENVS[:1], (("heuristic", 0), ("plain", 0), ("random", 0)), "0-39", tuple(_CPU_DIMS),
+                  per_dim=_CPU_DIMS),
     # 8 tasks = two shopper profiles, one held out; 2 steps of 4 records
     "tiny": Preset(ENVS[:1], RUNS, "0-7", ALL_DIMS, shrink=dict(max_steps=2, batch_size=4, limit=8, max_length=2048)),
 }
@@ -162,7 +165,7 @@ def main(argv=None) -> int:
             continue
         t0 = time.perf_counter()
         settings = {**plan[task], **preset.shrink, **preset.per_dim.get(task, {})}
-        if task in ("ranking", "behavior"):
+        if task in HEADED:
             settings["head"] = args.head
         else:
             settings["judge_format"] = args.judge_format
