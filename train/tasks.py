@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from collections import ChainMap
+from collections.abc import MutableMapping
 from typing import Any
 
 import numpy as np
@@ -11,7 +13,9 @@ from situ_gym.stores import spec_table
 
 __all__ = ["ENV_OF_STORE", "split_by_profile", "split_tasks", "prompt_key", "parse_prompt_key", "gspo_rows", "training_rows"]
 
-ENV_OF_STORE = spec_table(lambda spec: spec.env_id)  # {store id: gym id}, every registered store
+# {store id: gym id} of every registered store; assignments override one store's id
+# (train.evidence points them at env ids with an observation mode) and leave the spec alone.
+ENV_OF_STORE: MutableMapping[str, str] = ChainMap({}, spec_table(lambda spec: spec.env_id))
 _KEY = re.compile(r"^siturec:([a-z][a-z0-9_]{1,39}):([A-Za-z0-9_.\-]+):(\d+)$")
 
 
