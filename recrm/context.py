@@ -183,6 +183,18 @@ class TurnContext:
         return [analyze(t.user_utterance, lex) for t in self.history if t.user_utterance]
 
     @cached_property
+    def raised(self) -> frozenset[str]:
+        """Products the shopper raised itself: named, picked up, inspected or held."""
+        raised = {p for u in self.shopper_said for p in u.named}
+        for t in self.history:
+            call = t.user_action
+            if call is not None and call.target_id in self.index.products and call.name in _SHOPPER_PICKS:
+                raised.add(call.target_id)
+            if t.held_item:
+                raised.add(t.held_item)
+        return frozenset(raised)
+
+    @cached_property
     def attempt(self) -> Attempt:
         """The turn's recommendation attempts, by the env's rule (``situ_gym.language.attempts``):
         what its words put forward, new unless an earlier turn put it forward or the shopper
@@ -192,16 +204,9 @@ class TurnContext:
             before.update(t.put_forward or put_forward(u))
             if t.action_type == "Recommend" and t.recommended_id:
                 before.add(t.recommended_id)
-        raised = {p for u in self.shopper_said for p in u.named}
-        for t in self.history:
-            call = t.user_action
-            if call is not None and call.target_id in self.index.products and call.name in _SHOPPER_PICKS:
-                raised.add(call.target_id)
-            if t.held_item:
-                raised.add(t.held_item)
         last = self.shopper_said[-1] if self.shopper_said else None
         return recommendation_attempt(
-            self.said, before=before, raised=raised, annotated=self.action_type,
+            self.said, before=before, raised=self.raised, annotated=self.action_type,
             compare_requested=last is not None and "compare" in last.requests,
         )
 

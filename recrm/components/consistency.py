@@ -215,7 +215,7 @@ class FactualConsistency:
                         f"says {clause.strip()!r} but the user holds {ctx.held_item!r}",
                     )
         for bm in P.BUDGET_CLAIM.finditer(text):
-            written = bm.group(1) or bm.group(2) or bm.group(3)
+            written = next(g for g in bm.groups() if g)
             amount = float(written)
             budget = _revealed_budget(ctx)
             if budget is None:

@@ -247,7 +247,9 @@ class InstructionFollowing:
         atype = ctx.action_type
         if new and atype not in _PROPOSING_ACTS:
             hard("process", f"the response puts forward {new[0]!r} but is labelled {atype!r}, not Recommend")
-        named_proposals = [p for p in said.proposed if not (said.refers_to_focus and p == ctx.focus)]
+        # A product the shopper raised itself is answered about, not proposed against the ranking.
+        named_proposals = [p for p in said.proposed
+                           if not (said.refers_to_focus and p == ctx.focus) and p not in ctx.raised]
         if named_proposals:
             anchors = {ctx.ranking[0]} if ctx.ranking else set()
             if ctx.recommended_id:

@@ -159,7 +159,7 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
     if not text:
         return Utterance(text="")
     toks = tokenize(text)
-    mentions, places, tags = lex.link(toks) if lex is not None else ([], [], [])
+    mentions, places, tags = lex.link(toks, text) if lex is not None else ([], [], [])
     low = text.lower()
     sentences = sentence_spans(text)
     money = amounts(text)  # "$3.49", "3.49 dollars", "under twenty bucks", a clipped "3.49"
@@ -194,13 +194,20 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
 
     refs: list[tuple[int, int, int, str]] = []  # (sentence index, char start, char end, product)
     named: list[str] = []  # products called by (part of) their name, not by their kind or "it"
+    label_at = {(t.start, t.end): t.tags for t in tags if not t.in_name}
     for m in mentions:
         pid = resolve(m)
         if pid is not None:
+            si = next((i for i, (s, e) in enumerate(sentences) if s <= m.char_start < e), 0)
+            # A word listed among an earlier product's labels in the same sentence ("it offers
+            # gluten-free, vegan, penne") is that product's label, not a second product.
+            labels = label_at.get((m.start, m.end))
+            if labels and any(r[0] == si and r[3] != pid and labels & set(lex.index.products[r[3]].tags)
+                              for r in refs):
+                continue
             earlier.append(pid)
             if m.kind == "product":
                 named.append(pid)
-            si = next((i for i, (s, e) in enumerate(sentences) if s <= m.char_start < e), 0)
             refs.append((si, m.char_start, m.char_end, pid))
     # "it", "this one", "these" stand for the product under discussion in sentences naming none
     if focus is not None:
@@ -277,7 +284,9 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
                 questions.append(q)
         # ---- navigation
         nav = _navigation(sent, toks, s, e, places, low)
-        if nav is not None and navigation is None:
+        # The most specific instruction is the one meant: "Let's keep going! Turn left about 90
+        # degrees toward Shelf 11" turns left; between equals the first stands.
+        if nav is not None and (navigation is None or _specificity(nav) > _specificity(navigation)):
             navigation = nav
         # ---- shopper-side stance on attribute labels
         for t in tags:
@@ -557,6 +566,12 @@ def _navigation(sent: str, toks, s: int, e: int, places: list[PlaceMention], low
 
 
 _CONTAINERS = frozenset("can bag box jar tub pouch carton bottle canister wrapper".split())
+
+
+def _specificity(nav: NavInstruction) -> tuple[bool, bool, bool]:
+    """How much an instruction pins down: a place to go, a turn or side, a landmark."""
+    return (nav.target is not None, nav.angle is not None or nav.direction not in (None, "ahead"),
+            nav.landmark is not None)
 
 
 def _location(low: str, places) -> NavInstruction | None:

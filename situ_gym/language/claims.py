@@ -40,7 +40,7 @@ _CLAUSE = re.compile(
 
 FUNCTION_WORDS = STOPWORDS  # articles, pronouns, copulas: never what a claim is about
 NEGATIONS = frozenset(
-    "none avoid avoids skip not no never isn't aren't doesn't don't without neither nor isnt arent doesnt dont".split()
+    "none nothing avoid avoids skip not no never isn't aren't doesn't don't without neither nor isnt arent doesnt dont".split()
 )
 # Capitalised words that begin sentences or address people, never product names.
 _COMMON_CAPS = frozenset(
@@ -222,10 +222,10 @@ class Lexicon:
             self.descr_words[pid] = frozenset(bag)
         self._known_caps = {w for w in self.vocab} | self.place_words | _COMMON_CAPS
         self._mention_cache: dict[str, tuple[Mention, ...]] = {}
-        self._brands_by_first: dict[str, list[tuple[str, ...]]] = {}
+        self._brands_by_first_low: dict[str, list[tuple[str, ...]]] = {}  # by the first word, lower case
         for brand in self.brand_products:
             if brand:
-                self._brands_by_first.setdefault(brand[0], []).append(brand)
+                self._brands_by_first_low.setdefault(brand[0].lower(), []).append(brand)
         self._cores_by_first: dict[str, list[tuple[str, ...]]] = {}
         for core in self.core_names:
             self._cores_by_first.setdefault(core[0], []).append(core)
@@ -247,10 +247,14 @@ class Lexicon:
         covered: set[int] = set()
         # 1) brand (case-sensitive) followed by a run of catalog product words
         for i in range(len(toks)):
-            for brand in self._brands_by_first.get(toks[i].text, ()):
+            for brand in self._brands_by_first_low.get(low[i], ()):
                 pids = self.brand_products[brand]
                 n = len(brand)
-                if tuple(t.text for t in toks[i : i + n]) != brand:
+                written = tuple(t.text for t in toks[i : i + n])
+                # as written ("Campo Verde"), or in lower case ("campo verde avocado oil") when
+                # words of one of its products follow: a lower-case brand alone is just words
+                as_written = written == brand
+                if not as_written and tuple(w.lower() for w in written) != tuple(w.lower() for w in brand):
                     continue
                 j = i + n
                 run: list[str] = []
@@ -271,6 +275,8 @@ class Lexicon:
                     if not nxt:
                         break
                     cands, used = nxt, k + 1
+                if not as_written and used == 0:
+                    continue
                 end_tok = i + n + used - 1
                 unknown = bool(run) and used == 0
                 if not run:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache, lru_cache
 
 from lemminflect import getAllInflections, getAllLemmas
@@ -310,7 +310,27 @@ class SceneLexicon:
         return t.lemma if fixed == t.low else fixed
 
     # ------------------------------------------------------------------ linking
-    def link(self, toks: tuple[Token, ...]) -> tuple[list[Mention], list[PlaceMention], list[TagMention]]:
+    def link(self, toks: tuple[Token, ...], text: str | None = None) -> tuple[list[Mention], list[PlaceMention], list[TagMention]]:
+        """Product, place and label mentions of ``toks``. Given the ``text`` they come from, no
+        mention crosses a line break: the lines of a list are items, and the last word of one
+        ("..., vegan, penne") is no part of a name that starts the next ("Penne Rigate")."""
+        if text is None or len(toks) < 2:
+            return self._link(toks)
+        mentions: list[Mention] = []
+        places: list[PlaceMention] = []
+        tags: list[TagMention] = []
+        start = 0
+        for i in range(1, len(toks) + 1):
+            if i < len(toks) and "\n" not in text[toks[i - 1].end : toks[i].start]:
+                continue
+            m, p, t = self._link(toks[start:i])
+            mentions += [replace(x, start=x.start + start, end=x.end + start) for x in m]
+            places += [replace(x, start=x.start + start, end=x.end + start) for x in p]
+            tags += [replace(x, start=x.start + start, end=x.end + start) for x in t]
+            start = i
+        return mentions, places, tags
+
+    def _link(self, toks: tuple[Token, ...]) -> tuple[list[Mention], list[PlaceMention], list[TagMention]]:
         lem = [self._read(t) for t in toks]
         places = self._places(toks, lem)
         taken = {i for p in places for i in range(p.start, p.end)}

@@ -113,7 +113,7 @@ PROPOSE = _words(
     r"^or (?:the|a|maybe|perhaps)", r"have you (?:considered|tried|thought about|seen|looked at)", r"could (?:be|work|do)", r"would (?:go|look|fit|work|do)",
     r"might be (?:perfect|right|ideal|great|good|just|a good|the)", r"take (?:the|this|that|these|those)", r"point you (?:to|towards)",
     r"i'?d consider", r"good options?", r"just (?:right|what you)", r"nice fit", r"go nicely", r"worth (?:a|considering|trying)", r"why not", r"maybe (?:the|a|this|that|these|go)",
-    r"here'?s (?:one|a|an|the)", r"one that fits", r"perhaps (?:the|a|this)", r"what do you think of", r"how does .{1,60} sound",
+    r"here'?s (?:one|a|an|the)(?! (?:(?:next|first|last|final|quick|easy|best|plan|\w+ing) )?(?:step|steps|plan|way|route|directions?|deal|idea|thing|catch|tip|trick|situation|summary|update)\b)", r"one that fits", r"perhaps (?:the|a|this)", r"what do you think of", r"how does .{1,60} sound",
     r"recommend\w*", r"suggest\w*", r"how about", r"what about", r"try", r"trying", r"go with", r"go for",
     r"consider", r"check out", r"take a (?:look|peek) at", r"have a look at", r"look at", r"grab", r"pick up",
     r"my (?:pick|choice|suggestion|recommendation)", r"top pick", r"best bet", r"winner",
@@ -126,6 +126,8 @@ PROPOSE = _words(
     r"might (?:suit|work|be (?:right|perfect|ideal|a good))", r"could be (?:just )?(?:right|perfect|ideal|the one|a good)",
     r"would do (?:nicely|the trick|well)", r"fits the bill", r"is the one", r"is your best", r"option for you", r"pick for you",
     r"(?:fits|suits|matches)(?=\s*:)",
+    # the side a comparison favours, in any English: "is better for you", "is more good for you"
+    r"(?<!there )(?:is|are) (?:much |a lot |even |far )?(?:better|more good|more better|more suitable|more right|the better) (?:for you|choice|option|pick|one|fit|match)",
 )
 # Contexts in which a named product is NOT proposed (a past rejection, a contrast, a warning).
 NOT_PROPOSED = _words(
@@ -305,7 +307,9 @@ PLACE_PREPOSITIONS = frozenset("in at on inside from".split())
 CART_CLAIM = re.compile(
     r"\balready\b.*\b(?:cart|basket)\b|"
     r"\b(?:is|are|'s|got|have|has)\s+(?:already\s+)?(?:in|inside)\s+(?:your|the)\s+(?:cart|basket)\b|"
-    r"\byou(?:'ve|\s+have)?\s+(?:already\s+)?(?:added|put|placed)\b.*\b(?:cart|basket)\b",
+    # "you've put it in your cart" claims; "(if you like it,) you put it in your cart" instructs
+    r"\byou(?:'ve|\s+have|\s+already|\s+just)\s+(?:already\s+|just\s+)?(?:added|put|placed)\b.*\b(?:cart|basket)\b|"
+    r"\byou\s+(?:added|placed)\b.*\b(?:cart|basket)\b",
     re.IGNORECASE,
 )
 HAND_CLAIM = re.compile(
@@ -316,7 +320,10 @@ HAND_CLAIM = re.compile(
 BUDGET_CLAIM = re.compile(
     r"\byour\s+(?:budget|limit|price\s+limit)\b[^.$!?]{0,40}?\$\s?(\d{1,6}(?:\.\d{1,2})?)|"
     r"\$\s?(\d{1,6}(?:\.\d{1,2})?)\s+(?:budget|limit)\b[^.!?]{0,20}\byou\b"
-    r"|\byour\s+\$\s?(\d{1,6}(?:\.\d{1,2})?)\s+(?:budget|limit|price\s+limit)\b",
+    r"|\byour\s+\$\s?(\d{1,6}(?:\.\d{1,2})?)\s+(?:budget|limit|price\s+limit)\b"
+    # the same in words: "in your 160 dollars budget", "your budget of 160 dollars"
+    r"|\byour\s+(\d{1,6}(?:\.\d{1,2})?)[\s-]*(?:dollars?|bucks|usd)\s+(?:budget|limit|price\s+limit)\b"
+    r"|\byour\s+(?:budget|limit)\s+(?:of|is|was)\s+(\d{1,6}(?:\.\d{1,2})?)\s*(?:dollars?|bucks|usd)\b",
     re.IGNORECASE,
 )
 # Stock chatbot phrases the rule-based dialogue judge counts against naturalness.
