@@ -107,6 +107,10 @@ def _label_aliases(value: str, key_name: str = "") -> list[tuple[str, ...]]:
     return out
 
 
+# Words next to a place name that make a lower-case product word ("plant", "desks") a place.
+_PLACE_VERBS = frozenset({"into", "enter", "leave", "exit", "inside"})
+_PLACE_NOUNS = frozenset({"doorway", "door", "entrance", "via", "through", "storefront", "store", "shop"})
+
 # How notes and chat abbreviate label values.
 _SHORT_FORMS = {("vegetarian",): ("veg", "veggie"), ("organic",): ("org",), ("gluten", "free"): ("gf",)}
 
@@ -352,7 +356,7 @@ class SceneLexicon:
                 # the window may hold stopwords the key leaves out ("Night and Accent Lights")
                 for n in range(min(longest + 3, len(lem) - i), 0, -1):
                     key = tuple(w for w in lem[i : i + n] if w not in STOPWORDS and w not in SEPARATORS)
-                    if key in self.places and lem[i + n - 1] not in STOPWORDS:
+                    if key in self.places and lem[i + n - 1] not in STOPWORDS and lem[i + n - 1] not in SEPARATORS:
                         hit = (n, self.places[key])
                         break
             if hit and self._place_conflicts(toks, lem, i, hit[0]):
@@ -389,7 +393,10 @@ class SceneLexicon:
         if not set(key) <= self.product_vocab:
             return False
         if not toks[i].text[0].isupper() and toks[i].low not in ("the",):
-            return True
+            # lower case ("into the plant via doorway") only where a place is meant
+            prev = lem[i - 2] if i >= 2 and lem[i - 1] == "the" else (lem[i - 1] if i > 0 else "")
+            after = lem[i + n] if i + n < len(lem) else ""
+            return not (prev in _PLACE_VERBS or after in _PLACE_NOUNS)
         before = lem[i - 1] if i > 0 else ""
         after = lem[i + n] if i + n < len(lem) else ""
         return (before in self.product_vocab and before not in STOPWORDS) or (

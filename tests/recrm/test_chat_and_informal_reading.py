@@ -123,3 +123,22 @@ def test_a_markdown_comparison_passes_the_instruction_gate_as_its_prose_does():
 def test_the_consistency_gate_reads_informal_styles(store, text, ranking, expected):
     found = _findings(FactualConsistency(), _context(store, text, ranking=ranking))
     assert len(found) == len(expected) and all(any(e in f for f in found) for e in expected), found
+
+
+@pytest.mark.parametrize(("text", "target", "relation"), [
+    # a clipped note's arrow ends the place it points from; the area, not its store, is the goal
+    ("light logic: light logic - night and accent lights -> string lights there.", "hf_area_light_logic_4", "to"),
+    # a lower-case store name made of product words is a place where a place is meant
+    ("into the plant via doorway, just inside.", "hf_store_the_plant", "into"),
+    ("leave the plant via doorway first; atelier prime elsewhere on floor.", "hf_store_the_plant", "out_of"),
+    ("Let's leave The Plant through its doorway first; Atelier Prime is elsewhere on the floor.",
+     "hf_store_the_plant", "out_of"),
+])
+def test_clipped_guidance_names_where_to_go(text, target, relation):
+    nav = analyze(text, lexicon_for(_index("home_furnishings"))).navigation
+    assert (nav.target, nav.relation) == (target, relation)
+
+
+def test_a_lower_case_product_word_stays_a_product_without_a_place_cue():
+    lex = lexicon_for(_index("home_furnishings"))
+    assert analyze("I want a plant for my desk.", lex).navigation is None
