@@ -11,6 +11,11 @@ and play remotely with the same observations, actions, infos and RecRM reward as
     obs, info = env.reset(seed=0, options={"task_id": "..."})      # or options={"group_key": "..."}
     obs, reward, terminated, truncated, info = env.step(assistant_json_text)
     handle = env.snapshot(); env.restore(handle)                   # branching, kept on the server
+    env = RemoteEnv(url, "SituRec-Supermarket-v0", catalog_view="tools")
+    env.call_tool("search_catalog", {"query": "oat milk"})         # or info["tools"](...), as in-process
+
+Any registered store is served (``--store PATH`` adds a store folder, ``docs/stores.md``); a
+client names a folder store's env id once it knows the store: ``RemoteEnv(url, store=PATH)``.
 
 Names load lazily: ``python -m situ_gym.serve --help`` imports neither OpenEnv nor the env.
 """

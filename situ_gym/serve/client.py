@@ -6,6 +6,7 @@ import copy
 import functools
 import json
 import threading
+from pathlib import Path
 from typing import Any, SupportsFloat
 
 import gymnasium as gym
@@ -18,12 +19,16 @@ from websockets.exceptions import ConnectionClosed
 from situ_gym import ENV_IDS
 from situ_gym.serve.messages import (
     IMAGE_FORMATS,
+    RemoteToolHandle,
     SituRecAction,
     SituRecObservation,
     SituRecState,
     decode_info,
     decode_obs,
+    registered_env_ids,
+    tool_arguments,
 )
+from situ_gym.stores import register_store_folder, store_spec
 
 __all__ = ["RemoteEnv", "SituRecClient", "RemoteEnvError", "RequestError", "ServerBusy", "SessionLost"]
 
@@ -159,6 +164,25 @@ class RemoteEnv(gym.Env[dict, str]):
     handle: nothing is pickled across the wire); ``obs, info = env.restore(handle)`` puts the
     episode back to it, any number of times; ``env.release(handle)`` forgets it.
 
+    ## Assistant tools
+    Under ``catalog_view="tools"`` as in-process (``SituRecEnv``'s "Assistant tools"):
+    ``env.call_tool(name, arguments) -> str`` (also ``env.unwrapped.call_tool``) answers a tool
+    call of the current turn on the server, which records it in the turn
+    (``info["turn"].tool_calls``) and keeps ``MAX_TOOL_CALLS_PER_TURN``; ``info["tools"]`` is a
+    ``ToolHandle`` (``RemoteToolHandle``: the server's ``schemas``, calls over the wire), so an
+    assistant written for the in-process tools (``heuristic-tools``) plays unchanged. A bad call
+    gets the same ``"Error: ..."`` result as in-process (arguments with no JSON form, which only
+    a Python caller passes, are sent as their ``repr`` text); ``call_tool`` under another view, or
+    outside an open episode, raises ``RequestError``.
+
+    ## Stores
+    Any registered store's env id that the server serves (``--env``, ``--store``). The client
+    builds the in-process env once to read its spaces, so it must know the store too: a folder
+    store (``situ_gym.stores``) is registered in this process by ``store=PATH`` (its env id is
+    then the default ``env_id``), by ``register_store_folder(PATH)`` or by ``$SITUREC_STORES``
+    before the ``RemoteEnv`` is made. The folder is read here only for the spaces: the episodes
+    are the server's store's, so both sides should hold the same store.
+
     ## Faults
     ``RequestError``: the server refused this request, the session goes on (an env error such
     as an unknown ``task_id`` or a step after the episode's end). ``ServerBusy``: the server has
@@ -169,7 +193,10 @@ class RemoteEnv(gym.Env[dict, str]):
 
     ## Arguments
     * ``url``: the server, ``http://host:port`` or ``ws://host:port``.
-    * ``env_id``: one of the registered SituRec ids the server serves.
+    * ``env_id``: one of the registered SituRec ids the server serves (default: ``store``'s, or
+      ``SituRec-Supermarket-v0``).
+    * ``store``: a store folder (or a registered store id) to register here before ``env_id``
+      is checked (see "Stores"); it is not sent, the server chooses its stores.
     * ``image_format``: "png" (lossless PNG, base64) or "raw" (the array's bytes, base64:
       larger, no encoding time).
     * ``reward_kwargs``: arguments of the server's reward wrapper (numbers, strings, booleans).
@@ -180,11 +207,20 @@ class RemoteEnv(gym.Env[dict, str]):
 
     metadata = {"render_modes": []}
 
-    def __init__(self, url: str, env_id: str = ENV_IDS[0], *, image_format: str = "png",
-                 reward_kwargs: dict[str, Any] | None = None, connect_timeout_s: float = 10.0,
-                 message_timeout_s: float = 300.0, **kwargs: Any):
-        if env_id not in ENV_IDS:
-            raise ValueError(f"env_id must be one of {list(ENV_IDS)}, got {env_id!r}")
+    def __init__(self, url: str, env_id: str | None = None, *, store: str | Path | None = None,
+                 image_format: str = "png", reward_kwargs: dict[str, Any] | None = None,
+                 connect_timeout_s: float = 10.0, message_timeout_s: float = 300.0, **kwargs: Any):
+        if store is not None:
+            spec = register_store_folder(store) if isinstance(store, Path) else store_spec(store)
+            if env_id is not None and env_id != spec.env_id:
+                raise ValueError(f"env_id {env_id!r} is not the env id of store {spec.id!r} ({spec.env_id!r})")
+            env_id = spec.env_id
+        env_id = ENV_IDS[0] if env_id is None else env_id
+        known = registered_env_ids()
+        if env_id not in known:
+            raise ValueError(f"env_id must be a registered store's, one of {known}, got {env_id!r} (a folder "
+                             "store's env id is known once it is registered: RemoteEnv(..., store=PATH), "
+                             "situ_gym.stores.register_store_folder(PATH) or $SITUREC_STORES)")
         if image_format not in IMAGE_FORMATS:
             raise ValueError(f"image_format must be one of {IMAGE_FORMATS}, got {image_format!r}")
         try:
@@ -195,6 +231,7 @@ class RemoteEnv(gym.Env[dict, str]):
         self.env_id, self.image_format = env_id, image_format
         self._settings = {"env_id": env_id, "env_kwargs": kwargs, "reward_kwargs": reward_kwargs or {},
                           "image_format": image_format}
+        self._tools: RemoteToolHandle | None = None  # info["tools"], made at the first info that has it
         self._client = SituRecClient(url, connect_timeout_s=connect_timeout_s,
                                      message_timeout_s=message_timeout_s).sync()
         try:
@@ -207,13 +244,20 @@ class RemoteEnv(gym.Env[dict, str]):
         if isinstance(seed, int) and not isinstance(seed, bool) and seed >= 0:
             super().reset(seed=seed)  # no randomness here; keeps gymnasium's seeding contract
         answer = self._call(self._client.reset, seed=seed, options=options, **self._settings)
-        return decode_obs(answer.obs), decode_info(answer.info)
+        return decode_obs(answer.obs), self._info(answer.info)
 
     def step(self, action: str) -> tuple[dict, SupportsFloat, bool, bool, dict[str, Any]]:
         if not isinstance(action, str):
             raise ValueError(f"RemoteEnv.step takes the assistant's JSON text, a str; got {type(action).__name__}")
         answer = self._call(self._client.step, SituRecAction(text=action))
-        return decode_obs(answer.obs), answer.reward, answer.terminated, answer.truncated, decode_info(answer.info)
+        return decode_obs(answer.obs), answer.reward, answer.terminated, answer.truncated, self._info(answer.info)
+
+    def call_tool(self, name: str, arguments: Any = None) -> str:
+        """Answer one assistant tool call of the current turn on the server, which records it
+        (``catalog_view="tools"``; see "Assistant tools"). ``arguments``: a dict or its JSON text."""
+        answer = self._call(self._client.step, SituRecAction(command="call_tool", tool=tool_arguments(name),
+                                                             arguments=tool_arguments(arguments)))
+        return answer.result
 
     def snapshot(self) -> str:
         """Keep the episode's state now on the server; returns its handle (see "Branching")."""
@@ -222,7 +266,7 @@ class RemoteEnv(gym.Env[dict, str]):
     def restore(self, handle: str) -> tuple[dict, dict]:
         """Put the episode back to ``handle``; returns the observation and info of that moment."""
         answer = self._call(self._client.step, SituRecAction(command="restore", handle=handle))
-        return decode_obs(answer.obs), decode_info(answer.info)
+        return decode_obs(answer.obs), self._info(answer.info)
 
     def release(self, handle: str) -> None:
         """Forget the snapshot ``handle`` (a session keeps a bounded number)."""
@@ -240,6 +284,13 @@ class RemoteEnv(gym.Env[dict, str]):
                 client.close()
             except (RemoteEnvError, OSError, ConnectionClosed):
                 pass  # closing a lost session: nothing left to release
+
+    def _info(self, info: dict[str, Any]) -> dict[str, Any]:
+        """The info as in-process: records rebuilt, ``info["tools"]`` this env's one handle."""
+        tools = info.get("tools")
+        if isinstance(tools, dict) and self._tools is None:
+            self._tools = RemoteToolHandle(self.call_tool, tools.get("schemas", []))
+        return decode_info(info, self._tools)
 
     def _call(self, method, *args: Any, **kwargs: Any) -> SituRecObservation:
         if self._client is None:

@@ -1,10 +1,12 @@
 """The typed messages of a SituRec session over OpenEnv (action, observation, state, reset
-request) and the codecs between the env's observations and infos and their JSON form."""
+request) and the codecs between the env's observations and infos and their JSON form (the
+tools' handle of ``info["tools"]`` included: ``{"schemas": [...]}`` on the wire)."""
 
 from __future__ import annotations
 
 import base64
 import hashlib
+import json
 from typing import Any, Literal
 
 import cv2
@@ -13,14 +15,16 @@ from openenv.core.env_server.types import Action, Observation, State
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 
+from situ_gym.assistant_tools import ToolHandle
 from situ_gym.records import TurnRecord
 from situ_gym.scene.model import Task
 
 __all__ = ["IMAGE_FORMATS", "COMMANDS", "EncodedArray", "SituRecAction", "SituRecObservation", "SituRecState",
-           "ResetRequest", "group_seed", "encode_obs", "decode_obs", "encode_info", "decode_info"]
+           "ResetRequest", "RemoteToolHandle", "group_seed", "encode_obs", "decode_obs", "encode_info", "decode_info",
+           "tool_arguments", "registered_env_ids"]
 
 IMAGE_FORMATS = ("png", "raw")
-COMMANDS = ("snapshot", "restore", "release")
+COMMANDS = ("snapshot", "restore", "release", "call_tool")
 MAX_GROUP_KEY = 1_000  # characters
 # The info entries that are records in-process: sent as their JSON form, rebuilt by the client.
 INFO_RECORDS: dict[str, type[BaseModel]] = {"task": Task, "turn": TurnRecord}
@@ -38,17 +42,23 @@ class EncodedArray(BaseModel):
 
 
 class SituRecAction(Action):
-    """One message of a session: an assistant turn, or a branching command.
+    """One message of a session: an assistant turn, a branching command, or a tool call.
 
     ``text`` is the env's action, the assistant's JSON output (``SituRecEnv``'s action space).
     ``command`` instead: ``"snapshot"`` keeps the episode's state now on the server and answers
     its ``handle``; ``"restore"`` puts the session's episode back to ``handle`` and answers the
-    observation and info of that moment; ``"release"`` forgets ``handle``.
+    observation and info of that moment; ``"release"`` forgets ``handle``; ``"call_tool"``
+    answers the assistant tool call ``tool(arguments)`` of the current turn in ``result``
+    (``env.unwrapped.call_tool``, under ``catalog_view="tools"``): the call is recorded in the
+    turn, the episode does not step. ``tool`` and ``arguments`` are passed on as sent (any
+    JSON value: a bad call gets the tools' ``"Error: ..."`` result, as in-process).
     """
 
     text: str | None = None
-    command: Literal["snapshot", "restore", "release"] | None = None
+    command: Literal["snapshot", "restore", "release", "call_tool"] | None = None
     handle: str | None = Field(None, max_length=64)
+    tool: Any = None
+    arguments: Any = None
 
     @model_validator(mode="after")
     def _one_kind(self) -> SituRecAction:
@@ -57,6 +67,8 @@ class SituRecAction(Action):
         if (self.text is None) == (self.command is None):
             raise PydanticCustomError("action_kind", "an action has either text (the assistant's turn) or a "
                                       "command, not both or neither")
+        if self.command != "call_tool" and (self.tool is not None or self.arguments is not None):
+            raise PydanticCustomError("action_tool", "tool and arguments belong to command 'call_tool'")
         if self.command in ("restore", "release") and self.handle is None:
             raise PydanticCustomError("action_handle", "command {command!r} needs the handle that snapshot "
                                       "answered", {"command": self.command})
@@ -68,7 +80,8 @@ class SituRecObservation(Observation):
 
     ``obs`` is the env's observation (texts as they are, arrays as ``EncodedArray``), ``info``
     its info in JSON form (``encode_info``); ``reward`` the wrapped env's reward (RecRM), ``done``
-    ``terminated or truncated``; ``handle`` the snapshot's handle (for ``"snapshot"`` only).
+    ``terminated or truncated``; ``handle`` the snapshot's handle (for ``"snapshot"`` only);
+    ``result`` the tool's answer (for ``"call_tool"`` only, with no obs or info).
     """
 
     obs: dict[str, str | EncodedArray] = {}
@@ -76,6 +89,7 @@ class SituRecObservation(Observation):
     terminated: bool = False
     truncated: bool = False
     handle: str | None = None
+    result: str | None = None
 
 
 class SituRecState(State):
@@ -170,6 +184,8 @@ def decode_obs(obs: dict[str, str | EncodedArray]) -> dict[str, Any]:
 def _jsonable(value: Any) -> Any:
     if value is None or isinstance(value, (str, bool, int, float)):
         return value
+    if isinstance(value, ToolHandle):  # what a remote caller needs of it: the tools' schemas
+        return {"schemas": _jsonable(value.schemas)}
     if isinstance(value, BaseModel):
         return value.model_dump(mode="json")
     if isinstance(value, dict):
@@ -184,14 +200,52 @@ def _jsonable(value: Any) -> Any:
 
 
 def encode_info(info: dict[str, Any]) -> dict[str, Any]:
-    """The info in JSON form: records as their ``model_dump(mode="json")``, tuples as lists."""
+    """The info in JSON form: records as their ``model_dump(mode="json")``, tuples as lists, the
+    tools' handle (``info["tools"]``, under ``catalog_view="tools"``) as ``{"schemas": [...]}``."""
     return _jsonable(info)
 
 
-def decode_info(info: dict[str, Any]) -> dict[str, Any]:
-    """The info with its records (``task``, ``turn``) rebuilt, as the env returned it."""
+class RemoteToolHandle(ToolHandle):
+    """``info["tools"]`` of a remote env: a ``ToolHandle`` whose ``schemas`` (and ``names``) are
+    the ones the server sent and whose calls go over the wire (``call(name, arguments) -> str``)."""
+
+    def __init__(self, call, schemas: list[dict[str, Any]]):
+        super().__init__(call)
+        self.schemas = schemas
+        self.names = tuple(s["function"]["name"] for s in schemas)
+
+    def __repr__(self) -> str:
+        return f"RemoteToolHandle({', '.join(self.names)})"
+
+
+def decode_info(info: dict[str, Any], tools: ToolHandle | None = None) -> dict[str, Any]:
+    """The info with its records (``task``, ``turn``) rebuilt, as the env returned it, and
+    ``info["tools"]`` replaced by ``tools`` (the handle of the caller's remote env) if given."""
     out = dict(info)
     for key, record in INFO_RECORDS.items():
         if out.get(key) is not None:
             out[key] = record.model_validate(out[key])
+    if tools is not None and isinstance(out.get("tools"), dict):
+        out["tools"] = tools
     return out
+
+
+def tool_arguments(arguments: Any) -> Any:
+    """A tool call's ``arguments`` as a ``"call_tool"`` action carries them: as they are when JSON
+    holds them exactly (a dict or its JSON text, None, any other JSON value), else their ``repr``
+    text (a set, a tuple, an object: only a Python caller passes those), which the tools then
+    answer with the error for arguments that are no JSON object."""
+    try:
+        if json.loads(json.dumps(arguments, allow_nan=False)) == arguments:
+            return arguments
+    except (TypeError, ValueError, RecursionError):
+        pass
+    return repr(arguments)
+
+
+def registered_env_ids() -> tuple[str, ...]:
+    """The env id of every registered store (``situ_gym.stores``): the paper's two, then the
+    folder stores registered in this process (``register_store_folder``, ``$SITUREC_STORES``)."""
+    from situ_gym.stores import registered_stores, store_spec
+
+    return tuple(store_spec(store).env_id for store in registered_stores())

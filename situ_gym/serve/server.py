@@ -25,6 +25,7 @@ from situ_gym.serve.messages import (
     encode_info,
     encode_obs,
     group_seed,
+    registered_env_ids,
 )
 
 __all__ = ["SituRecEnvironment", "EnvPool", "create_app", "DEFAULT_REWARD", "SERVER_SIDE_ARGS", "MAX_SNAPSHOTS"]
@@ -91,7 +92,8 @@ class SituRecEnvironment(Environment[SituRecAction, SituRecObservation, SituRecS
     server's ``EnvPool`` (or builds it); later resets keep it while the three stay the same, so
     a session plays many episodes on one env, and closing the session gives it back.
     Branching commands keep snapshots in this session only, by handle (at most
-    ``max_snapshots``); nothing a client sends is unpickled or evaluated.
+    ``max_snapshots``); ``call_tool`` answers an assistant tool call of the current turn
+    (``catalog_view="tools"``) without stepping; nothing a client sends is unpickled or evaluated.
     """
 
     SUPPORTS_CONCURRENT_SESSIONS = True  # every session has its own env; nothing mutable is shared
@@ -155,8 +157,9 @@ class SituRecEnvironment(Environment[SituRecAction, SituRecObservation, SituRecS
         return EnvironmentMetadata(
             name="SituRec", version="0", description=(
                 f"SituRecBench situated recommendation (envs {', '.join(self.env_ids)}): the action is the "
-                "assistant's JSON turn ({'text': ...}) or a branching command; the observation carries the "
-                "env's observation and info, the reward is RecRM's"))
+                "assistant's JSON turn ({'text': ...}), a branching command or an assistant tool call ({'command': "
+                "'call_tool', 'tool': ..., 'arguments': ...}, catalog_view='tools'); the observation carries the "
+                "env's observation and info (or the tool's result), the reward is RecRM's"))
 
     # ------------------------------------------------------------------ internals
     def _check_open(self) -> None:
@@ -190,6 +193,14 @@ class SituRecEnvironment(Environment[SituRecAction, SituRecObservation, SituRecS
 
     def _command(self, action: SituRecAction) -> SituRecObservation:
         base = self._env.unwrapped
+        if action.command == "call_tool":
+            if base.catalog_view != "tools":
+                raise ValueError(f"call_tool needs an env made with catalog_view='tools'; this session's has "
+                                 f"catalog_view={base.catalog_view!r} (reset with env_kwargs "
+                                 "{'catalog_view': 'tools'})")
+            # The env answers (an open episode only), records the call in the current turn and keeps
+            # the per-turn cap; a bad call's answer is an "Error: ..." result, not an exception.
+            return SituRecObservation(result=base.call_tool(action.tool, action.arguments), done=self._state.done)
         if action.command == "snapshot":
             if len(self._snapshots) >= self.max_snapshots:
                 raise ValueError(f"this session keeps {self.max_snapshots} snapshots already: release one first")
@@ -240,9 +251,13 @@ def _env_args() -> tuple[str, ...]:
     return tuple(inspect.signature(SituRecEnv.__init__).parameters)[1:]
 
 
-def create_app(*, max_sessions: int = 8, session_timeout: float | None = 600.0, env_ids: tuple[str, ...] = ENV_IDS,
+def create_app(*, max_sessions: int = 8, session_timeout: float | None = 600.0, env_ids: tuple[str, ...] | None = None,
                reward: str | None = DEFAULT_REWARD, max_snapshots: int = MAX_SNAPSHOTS):
     """The FastAPI app: OpenEnv's routes for ``SituRecEnvironment`` sessions.
+
+    ``env_ids``: the SituRec env ids served (the first is the default of a reset that names
+    none), any registered store's (``situ_gym.stores``: register a folder store with
+    ``register_store_folder`` first); default: every registered store's, now.
 
     Sessions are OpenEnv WebSocket sessions (``/ws``), at most ``max_sessions`` at once (the
     next is refused with ``CAPACITY_REACHED``); one idle for more than ``session_timeout``
@@ -252,9 +267,12 @@ def create_app(*, max_sessions: int = 8, session_timeout: float | None = 600.0, 
     """
     from fastapi import FastAPI
 
+    known = registered_env_ids()
+    env_ids = known if env_ids is None else tuple(env_ids)
     for env_id in env_ids:
-        if env_id not in ENV_IDS:
-            raise ValueError(f"unknown env id {env_id!r}; choose from {list(ENV_IDS)}")
+        if env_id not in known:
+            raise ValueError(f"unknown env id {env_id!r}; the registered stores' are {list(known)} (a folder store "
+                             "is registered with situ_gym.stores.register_store_folder, or --store PATH)")
     if not env_ids:
         raise ValueError("env_ids must name at least one env")
     if reward is not None:

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import shutil
 import socket
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
 pytest.importorskip("openenv.core", reason='the serve extra: pip install "situ-gym[serve]"')
+
+PHARMACY = Path(__file__).resolve().parents[2] / "stores" / "pharmacy"
+PHARMACY_ENV_ID = "SituRec-Pharmacy-v0"
 
 
 @contextmanager
@@ -41,8 +46,24 @@ def running_server(**kwargs) -> Iterator[SimpleNamespace]:
         sock.close()
 
 
+@pytest.fixture(scope="session")
+def pharmacy_folder(tmp_path_factory) -> Path:
+    """A registered pharmacy folder (as ``tests/stores/conftest.py``'s fixture of the same name,
+    which it may find registered first: a store id names one folder per process): a session copy
+    of stores/pharmacy, or the folder some other test (or $SITUREC_STORES) registered first."""
+    from situ_gym.stores import register_store_folder, registered_stores, store_folder
+
+    if "pharmacy" in registered_stores():
+        return store_folder("pharmacy")
+    folder = tmp_path_factory.mktemp("stores") / "pharmacy"
+    shutil.copytree(PHARMACY, folder)
+    register_store_folder(folder)
+    return folder
+
+
 @pytest.fixture(scope="package")
-def server():
-    """One server for the tests that need no special settings (16 sessions, 10-minute timeout)."""
+def server(pharmacy_folder):
+    """One server for the tests that need no special settings (16 sessions, 10-minute timeout),
+    serving every registered store (the paper's two and the pharmacy)."""
     with running_server(max_sessions=16, session_timeout=600) as running:
         yield running

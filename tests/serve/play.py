@@ -29,10 +29,10 @@ def record(obs: dict, *rest) -> tuple:
     return arrays, *flags, json.dumps(encode_info(info), sort_keys=True)
 
 
-def play(env, seed: int | None = 5, options: dict | None = None) -> tuple[list[tuple], list[str]]:
-    """The records of a heuristic episode (reset first) and the actions it took."""
+def play(env, seed: int | None = 5, options: dict | None = None, agent: str = "heuristic") -> tuple[list[tuple], list[str]]:
+    """The records of an ``agent`` episode (reset first) and the actions it took."""
     obs, info = env.reset(seed=seed, options=options)
-    agent = make_agent("heuristic")
+    agent = make_agent(agent)
     agent.reset(obs, agent_info(info), seed=seed)
     out, actions, done = [record(obs, info)], [], False
     while not done:

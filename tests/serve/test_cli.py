@@ -30,7 +30,9 @@ def test_help_exits_0_and_lists_the_options():
 def test_bad_flags_are_one_line_errors():
     for flags, said in ((("--max-sessions", "0"), "--max-sessions must be at least 1"),
                         (("--session-timeout", "-1"), "--session-timeout must be"),
-                        (("--reward", "no.such.module:Wrapper"), "--reward no.such.module:Wrapper")):
+                        (("--reward", "no.such.module:Wrapper"), "--reward no.such.module:Wrapper"),
+                        (("--store", "/no/such/store"), "--store /no/such/store: '/no/such/store': not a store folder"),
+                        (("--env", "SituRec-Pharmacy-v0"), "--env SituRec-Pharmacy-v0: not a registered store's")):
         proc = _serve(*flags)
         assert proc.returncode == 2 and said in proc.stderr, proc.stderr
         assert "Traceback" not in proc.stderr
@@ -46,6 +48,26 @@ def test_a_server_process_serves_a_remote_env():
         env = RemoteEnv(f"http://127.0.0.1:{port.group(1)}", ENV_IDS[1], **SMALL)
         obs, info = env.reset(seed=0)
         assert info["store"] == "home_furnishings" and obs["som_rgb"].shape == (48, 64, 3)
+        assert env.step(GREET)[4]["turn"].assistant_valid
+        env.close()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    assert "Traceback" not in proc.stderr.read()
+
+
+def test_a_server_process_serves_a_store_folder(pharmacy_folder):
+    proc = subprocess.Popen([sys.executable, "-m", "situ_gym.serve", "--port", "0", "--max-sessions", "2",
+                             "--store", str(pharmacy_folder)], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        port = re.search(r":(\d+)/ws", line)
+        assert port, (line, proc.stderr.read() if proc.poll() is not None else "")
+        assert line.startswith(f"serving {', '.join(ENV_IDS)}, SituRec-Pharmacy-v0 on ")  # every registered store
+        env = RemoteEnv(f"http://127.0.0.1:{port.group(1)}", store=pharmacy_folder, **SMALL)
+        obs, info = env.reset(seed=0)
+        assert info["store"] == "pharmacy" and obs["som_rgb"].shape == (48, 64, 3)
         assert env.step(GREET)[4]["turn"].assistant_valid
         env.close()
     finally:
