@@ -8,10 +8,12 @@ that session set-up and teardown and the snapshot store are soaked too). It prin
 resident memory after 100 episodes and at the end (and their ratio: a leak grows it with the
 episode count), episodes/s and steps/s through the server, and steps/s of the same episodes
 in-process (one thread) beside them. Figures only: nothing is asserted. The language layer's
-bounded text caches (LRU, up to 65,536 entries) fill during the first ~1,000 episodes, so run
-2,000 or more to see whether memory still grows once they are full (a leak keeps growing).
+bounded text caches (LRU, up to 65,536 entries) fill during the first ~1,000 episodes, so a
+cold server grows by their size; ``--warmup N`` plays N episodes first and counts the
+checkpoints from there, which separates the caches filling from a leak (a leak keeps growing).
 
     python -m benchmarks.serve_soak --episodes 1000 --workers 4
+    python -m benchmarks.serve_soak --episodes 1000 --workers 4 --warmup 1500
     python -m benchmarks.serve_soak --episodes 300 --size 64x48 --max-turns 6
 """
 
@@ -102,10 +104,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--max-turns", type=int, default=8, help="turn limit of each episode")
     parser.add_argument("--in-process-episodes", type=int, default=40, help="episodes of the in-process figure")
     parser.add_argument("--no-branch", action="store_true", help="no snapshot/release per episode")
+    parser.add_argument("--warmup", type=int, default=0,
+                        help="episodes played before the counted ones (fills the bounded caches; not in the figures "
+                             "but the RSS at its end)")
     args = parser.parse_args(argv)
-    if args.episodes < CHECKPOINT or args.workers < 1 or args.reconnect_every < 1:
-        cli.fail(parser, f"--episodes must be >= {CHECKPOINT} and --workers, --reconnect-every >= 1, got "
-                         f"{args.episodes}, {args.workers}, {args.reconnect_every}")
+    if args.episodes < CHECKPOINT or args.workers < 1 or args.reconnect_every < 1 or args.warmup < 0:
+        cli.fail(parser, f"--episodes must be >= {CHECKPOINT}, --workers and --reconnect-every >= 1 and --warmup >= 0, "
+                         f"got {args.episodes}, {args.workers}, {args.reconnect_every}, {args.warmup}")
     try:
         width, height = (int(v) for v in args.size.lower().split("x"))
     except ValueError:
@@ -119,9 +124,10 @@ def main(argv: list[str] | None = None) -> None:
     proc, url = start_server(args.workers)
     lock = threading.Lock()
     done = {"episodes": 0, "steps": 0, "errors": 0, "sessions": 0}
+    warmed = {"episodes": 0, "wall": None}  # the warm-up's episodes and when it ended
     memory: dict[int, float] = {}
     step_seconds: list[float] = []
-    next_episode = iter(range(args.episodes))
+    next_episode = iter(range(args.warmup + args.episodes))  # seeds: the warm-up's, then the counted ones'
 
     def worker(w: int) -> None:
         env, played = None, 0
@@ -137,9 +143,15 @@ def main(argv: list[str] | None = None) -> None:
                     env, played = RemoteEnv(url, env_ids[w % len(env_ids)], **env_kwargs), 0
                     with lock:
                         done["sessions"] += 1
-                steps = play(env, i, not args.no_branch, step_seconds)
+                counted = i >= args.warmup
+                steps = play(env, i, not args.no_branch, step_seconds if counted else None)
                 played += 1
                 with lock:
+                    if not counted:
+                        warmed["episodes"] += 1
+                        if warmed["episodes"] == args.warmup:
+                            memory[0], warmed["wall"] = rss_mb(proc.pid), time.perf_counter()
+                        continue
                     done["episodes"] += 1
                     done["steps"] += steps
                     if done["episodes"] in CHECKPOINTS or done["episodes"] == args.episodes:
@@ -161,19 +173,21 @@ def main(argv: list[str] | None = None) -> None:
             t.start()
         for t in threads:
             t.join()
-        wall = time.perf_counter() - started
+        wall = time.perf_counter() - (warmed["wall"] or started)  # the counted episodes' time (roughly)
         memory.setdefault(args.episodes, rss_mb(proc.pid))
     finally:
         proc.terminate()
         proc.wait(timeout=30)
     ms = sorted(1000 * s for s in step_seconds)
     first, last = memory.get(CHECKPOINT, float("nan")), memory[args.episodes]
-    print(f"server soak: {done['episodes']} episodes ({done['steps']} steps) in {done['sessions']} sessions, "
-          f"{args.workers} workers, {width}x{height}, max {args.max_turns} turns, {', '.join(env_ids)}")
+    print(f"server soak: {done['episodes']} episodes ({done['steps']} steps) after a warm-up of {args.warmup}, "
+          f"{done['sessions']} sessions, {args.workers} workers, {width}x{height}, max {args.max_turns} turns, "
+          f"{', '.join(env_ids)}")
     print(f"{'figure':<44} {'value':>12}")
     rows = [
         ("errors", f"{done['errors']}"),
-        *((f"server RSS after {n} episodes (MB)", f"{memory[n]:.1f}") for n in sorted(memory)),
+        *((f"server RSS after {n} episodes (MB)" if n else f"server RSS after the {args.warmup}-episode warm-up (MB)",
+           f"{memory[n]:.1f}") for n in sorted(memory)),
         (f"RSS ratio {args.episodes} / {CHECKPOINT}", f"{last / first:.3f}"),
         ("episodes/s through the server", f"{done['episodes'] / wall:.2f}"),
         (f"steps/s through the server ({args.workers} sessions)", f"{done['steps'] / wall:.1f}"),

@@ -230,7 +230,7 @@ def store_of(env_id: str, env_kwargs: dict[str, Any] | None = None) -> str:
     folder, for ``SituRec-Custom-v0``)."""
     import gymnasium as gym
 
-    import situ_gym
+    import situ_gym  # noqa: F401  (registers the envs gym.spec looks up)
     from situ_gym.stores import StoreError, store_spec
 
     try:

@@ -10,13 +10,14 @@ recommendation itself was invalid), else the share of the episode's turns that p
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from recrm.dimensions import GATES, gate_names
 from situ_gym.language import analyze, lexicon_for, put_forward
 from situ_gym.records import TurnRecord
 from situ_gym.scene.index import SceneIndex
 
-__all__ = ["outcome_credit", "episode_reward"]
+__all__ = ["outcome_credit", "env_outcome_credit", "episode_reward"]
 
 
 def _passed(t: TurnRecord) -> bool:
@@ -41,6 +42,19 @@ def outcome_credit(turns: Sequence[TurnRecord], cart: Sequence[str], index: Scen
     if proposing and not _passed(proposing[0]):
         return 0.0
     return sum(_passed(t) for t in gated) / len(gated)
+
+
+def env_outcome_credit(env: Any) -> float:
+    """``outcome_credit`` of the episode an env has played so far (1.0 for an env that keeps no
+    turns, cart or index: a test double, another env). ``RecRMReward`` writes it into
+    ``info["recrm"]["outcome_credit"]`` on an episode's last step, so a trainer reads it from the
+    info, which a remote env (``situ_gym.serve``) carries too."""
+    base = getattr(env, "unwrapped", env)
+    turns, index = getattr(base, "turns", None), getattr(base, "index", None)
+    cart = getattr(getattr(base, "backend", None), "cart", None)
+    if turns is None or cart is None or index is None:
+        return 1.0
+    return outcome_credit(turns, cart, index)
 
 
 def episode_reward(

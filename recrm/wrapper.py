@@ -11,6 +11,7 @@ import numpy as np
 from recrm.components import RewardComponent
 from recrm.composite import RecRMComposite, RecRMResult, score_turns
 from recrm.context import TurnContext
+from recrm.outcome import env_outcome_credit
 
 __all__ = ["RecRMReward", "RecRMVectorReward", "step_envs", "variant_for"]
 
@@ -55,7 +56,9 @@ class RecRMReward(gym.Wrapper, gym.utils.RecordConstructorArgs):
     What it writes: ``info["recrm"]`` — ``total``, ``reward`` (what ``step`` returned),
     ``env_reward``, ``variant``, ``components`` (name -> value or None), ``gates``,
     ``indicator``, ``judged_item``, ``dialogue_credit`` and per-component ``details``
-    (failed checks, wrong claims) — and the component values into
+    (failed checks, wrong claims), and on an episode's last step ``outcome_credit`` (the share
+    of the outcome bonus its purchase earns, ``recrm.outcome.outcome_credit``: trainers read
+    it here, so it reaches a remote env's client too) — and the component values into
     ``info["turn"].reward`` (``"recrm/<name>"``, ``"recrm/total"``) so trajectory files
     keep them.
 
@@ -129,6 +132,8 @@ class RecRMReward(gym.Wrapper, gym.utils.RecordConstructorArgs):
         info["turn"].reward.update(fields)
         info = dict(info)
         info["recrm"] = {**result.as_dict(), "reward": reward, "env_reward": float(env_reward)}
+        if terminated or truncated:
+            info["recrm"]["outcome_credit"] = env_outcome_credit(self.env)
         return obs, reward, terminated, truncated, info
 
 
@@ -190,6 +195,8 @@ class RecRMVectorReward(gym.vector.VectorWrapper, gym.utils.RecordConstructorArg
             turns[i].reward.update(fields)
             rewards[i] = reward
             recrm = {**result.as_dict(), "reward": reward, "env_reward": env_reward}
+            if terminated[i] or truncated[i]:
+                recrm["outcome_credit"] = env_outcome_credit(envs[i])
             infos = self._add_info(infos, {"recrm": recrm}, i)
         return obs, rewards, terminated, truncated, infos
 

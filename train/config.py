@@ -99,7 +99,8 @@ class SituRecArguments:
     reward_parts: bool = field(
         default=False,
         metadata={"help": "Hand TRL one reward function per RecRM part (train.rewards.PARTS; they sum to the "
-                          "trajectory reward) so GRPOConfig's multi_objective_aggregation and reward_weights apply."},
+                          "trajectory reward) so GRPOConfig's multi_objective_aggregation and reward_weights apply; "
+                          "with interface environment_factory they read each rollout's environment."},
     )
     interface: str = field(
         default="rollout_func",
@@ -148,8 +149,6 @@ class SituRecArguments:
             raise ValueError(f"gate_floor {self.gate_floor} needs gate_warmup_steps >= 1, got {self.gate_warmup_steps}")
         if self.interface not in INTERFACES:
             raise ValueError(f"interface must be one of {INTERFACES}, got {self.interface!r}")
-        if self.interface == "environment_factory" and self.reward_parts:
-            raise ValueError("reward_parts needs interface rollout_func: TRL's environments return one reward")
         if self.interface == "environment_factory" and self.gate_floor > 0:
             raise ValueError(
                 f"gate_floor {self.gate_floor} needs interface rollout_func: TRL's environments do not see the "

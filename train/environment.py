@@ -23,6 +23,12 @@ of ``situ_gym.assistant_tools`` (``search_catalog``, ``get_product``, ``locate``
 methods: TRL offers them beside ``assist``, the model may call them any number of times before
 its ``assist`` call, and the env answers them from its catalog and map and records them in the
 turn that ``assist`` then plays (``TurnRecord.tool_calls``).
+
+With ``reward_parts: true`` the factory builds the ``...ByParts`` form of the class, which has
+no ``get_reward``: ``train.rewards.part_reward_functions`` read each rollout's
+``reward_fields`` instead (one TRL reward per part, for ``multi_objective_aggregation``). The
+outcome credit comes from the last step's ``info["recrm"]``, so an ``env_factory`` that returns
+a ``situ_gym.serve.RemoteEnv`` earns the same reward as in-process.
 """
 
 from __future__ import annotations
@@ -35,10 +41,11 @@ from typing import Any
 
 from agents.prompting import system_prompt, turn_text
 from train.config import SituRecArguments
-from train.rollout import episode_outcome_credit, episode_reward, make_recrm_env, soft_gated_total
+from train.rewards import EpisodeTally
+from train.rollout import episode_outcome_credit, make_recrm_env
 
 __all__ = ["TOOL_INSTRUCTIONS", "CATALOG_TOOL_INSTRUCTIONS", "SituRecToolEnv", "SituRecCatalogToolEnv",
-           "tool_dataset"]
+           "SituRecToolEnvByParts", "SituRecCatalogToolEnvByParts", "tool_dataset"]
 
 logger = logging.getLogger(__name__)
 
@@ -69,7 +76,7 @@ class SituRecToolEnv:
         self.task_id: str | None = None
         self.seed: int | None = None
         self.actions: list[dict[str, Any]] = []  # what the env received, one per turn
-        self.totals: list[float] = []
+        self.tally = EpisodeTally()  # RecRM turn by turn (train.rewards)
         self.termination: str | None = None
         self._seen_history = ""
 
@@ -77,9 +84,12 @@ class SituRecToolEnv:
     def factory(cls, args: SituRecArguments, env_factory: Callable[[str], Any] | None = None):
         """The zero-argument callable ``GRPOTrainer(environment_factory=...)`` expects: under
         ``catalog_view: tools`` one that builds ``SituRecCatalogToolEnv`` (TRL lists the tools of
-        the class, so the catalog tools are a subclass's methods, absent otherwise)."""
-        if cls is SituRecToolEnv and args.catalog_view == "tools":
-            cls = SituRecCatalogToolEnv
+        the class, so the catalog tools are a subclass's methods, absent otherwise), and under
+        ``reward_parts: true`` the class's ``...ByParts`` form (no ``get_reward``)."""
+        if cls is SituRecToolEnv:
+            tools, by_parts = args.catalog_view == "tools", args.reward_parts
+            cls = {(False, False): SituRecToolEnv, (True, False): SituRecCatalogToolEnv,
+                   (False, True): SituRecToolEnvByParts, (True, True): SituRecCatalogToolEnvByParts}[tools, by_parts]
         return partial(cls, args, env_factory)
 
     def reset(self, store: str, task_id: str, seed: int, **row: Any) -> str:
@@ -91,7 +101,7 @@ class SituRecToolEnv:
         if info.get("task_id", task_id) != task_id:
             raise RuntimeError(f"env reset to task {info.get('task_id')!r}, asked for {task_id!r}")
         self.store, self.task_id, self.seed = store, task_id, int(seed)
-        self.actions, self.totals, self.termination = [], [], None
+        self.actions, self.tally, self.termination = [], EpisodeTally(), None
         self._seen_history = str(obs.get("history", ""))
         self.ablation = info.get("ablation")  # App. D.4: every turn's text follows it
         return turn_text(obs, ablation=self.ablation)
@@ -121,7 +131,7 @@ class SituRecToolEnv:
         recrm = info.get("recrm")
         if recrm is None:
             raise RuntimeError("the env step returned no info['recrm']: wrap the env with recrm.RecRMReward")
-        self.totals.append(soft_gated_total(recrm, 0.0))
+        self.tally.add(recrm, floor=0.0)
         text = turn_text(obs, self._seen_history, ablation=self.ablation)
         self._seen_history = str(obs.get("history", ""))
         if terminated or truncated:
@@ -129,11 +139,26 @@ class SituRecToolEnv:
             return f"{text}\n\nThe episode has ended ({self.termination})."
         return text
 
+    @property
+    def totals(self) -> list[float]:
+        """Each turn's RecRM R_total so far."""
+        return self.tally.totals
+
+    @property
+    def reward_fields(self) -> dict[str, Any]:
+        """The rollout's reward fields, as ``SituRecRollout`` gives them (``train.rewards``):
+        ``traj_reward``, its parts ``part_<name>``, component means, gate pass rates, ``success``,
+        ``num_turns``, ``termination``. The outcome credit comes from the last step's
+        ``info["recrm"]``, so a remote env (``situ_gym.serve.RemoteEnv``) earns it too.
+        (A property: TRL offers a class's public functions as tools, never its properties.)"""
+        success = self.termination == "success_cart_added"
+        credit = episode_outcome_credit(self.env, self.tally.last) if success else 1.0
+        return {**self.tally.fields(success, self.args.outcome_bonus, credit), "success": float(success),
+                "num_turns": len(self.actions), "termination": self.termination or "unfinished"}
+
     def get_reward(self) -> float:
         """Trajectory reward: mean per-turn RecRM R_total + outcome bonus x outcome credit on a purchase."""
-        success = self.termination == "success_cart_added"
-        share = episode_outcome_credit(self.env) if success else 1.0
-        return episode_reward(self.totals, success, self.args.outcome_bonus, share)
+        return self.reward_fields["traj_reward"]
 
 
 class SituRecCatalogToolEnv(SituRecToolEnv):
@@ -183,6 +208,22 @@ class SituRecCatalogToolEnv(SituRecToolEnv):
             The fixture, store or area holding it with its handle, its map position, and its distance and direction from the shopper (JSON).
         """
         return self._call("locate", {"target": target})
+
+
+class _RewardByParts:
+    """Under ``reward_parts: true`` TRL scores the rollouts with one reward function per part
+    (``train.rewards.part_reward_functions``, reading ``reward_fields``); TRL also adds a class's
+    ``get_reward`` as one more reward source, so these classes have none."""
+
+    get_reward = None
+
+
+class SituRecToolEnvByParts(_RewardByParts, SituRecToolEnv):
+    """``SituRecToolEnv`` whose reward TRL reads part by part (``reward_parts: true``)."""
+
+
+class SituRecCatalogToolEnvByParts(_RewardByParts, SituRecCatalogToolEnv):
+    """``SituRecCatalogToolEnv`` whose reward TRL reads part by part (``reward_parts: true``)."""
 
 
 def tool_dataset(args: SituRecArguments, seed: int, env_factory: Callable[[str], Any] | None = None):

@@ -74,7 +74,9 @@ def main(script_args: SituRecArguments, training_args, model_args) -> Path:
         from train.environment import SituRecToolEnv, tool_dataset
 
         dataset, held_out = tool_dataset(script_args, training_args.seed)
-        episodes = {"environment_factory": SituRecToolEnv.factory(script_args)}  # get_reward is the reward
+        episodes = {"environment_factory": SituRecToolEnv.factory(script_args)}  # get_reward is the reward,
+        if script_args.reward_parts:  # or one function per part, read from the environments
+            episodes["reward_funcs"] = part_reward_functions()
     else:
         dataset, held_out = build_dataset(script_args, training_args.seed)
         reward_funcs = part_reward_functions() if script_args.reward_parts else [trajectory_reward]

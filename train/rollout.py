@@ -43,16 +43,15 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from agents.prompting import Conversation
 from recrm.composite import COMPONENT_NAMES
-from recrm.dimensions import dimension_names, gate_names
-from recrm.outcome import episode_reward, outcome_credit  # episode_reward: re-exported
+from recrm.outcome import env_outcome_credit, episode_reward  # episode_reward: re-exported
 from recrm.wrapper import step_envs
-from train.rewards import episode_parts, log_training_metrics, parts, turn_parts
+from train.rewards import EpisodeTally, log_training_metrics, parts, soft_gate, soft_gated_total  # noqa: F401 (re-exported)
 from train.tasks import ENV_OF_STORE, parse_prompt_key
 
 if TYPE_CHECKING:  # train.config imports trl; eval.probes uses episode_reward without it
@@ -123,31 +122,6 @@ def gate_floor_at(step: int, floor: float, warmup_steps: int) -> float:
     return floor * max(0.0, 1.0 - step / warmup_steps)
 
 
-def soft_gated_total(recrm: dict[str, Any], floor: float) -> float:
-    """A turn's R_total with the gates softened to ``max(gate, floor)``.
-
-    ``recrm`` is the wrapper's ``info["recrm"]``: ``total = C_inst * C_consist * ungated``
-    (inactive gates are 1), so the soft total is ``max(C_inst, f) * max(C_consist, f) *
-    ungated``.
-
-    >>> turn = {"total": 0.0, "gates": {"instruction": 0.0, "consistency": 1.0}, "ungated": 0.2}
-    >>> soft_gated_total(turn, 0.0), soft_gated_total(turn, 0.5)
-    (0.0, 0.1)
-    """
-    if floor <= 0:
-        return float(recrm["total"])
-    return soft_gate(recrm, floor) * float(recrm["ungated"])
-
-
-def soft_gate(recrm: dict[str, Any], floor: float) -> float:
-    """The factor the turn's ``ungated`` value is paid at: ``C_inst * C_consist``, each at least ``floor``."""
-    gates = recrm.get("gates", {})
-    factor = 1.0
-    for name in gate_names():  # recrm.dimensions: C_inst, C_consist
-        factor *= max(float(gates.get(name, 1.0)), floor)
-    return factor
-
-
 @dataclass
 class _Episode:
     env: Any
@@ -155,32 +129,18 @@ class _Episode:
     task_id: str
     done: bool = False
     turns: int = 0
-    totals: list[float] = field(default_factory=list)
-    components: dict[str, list[float]] = field(default_factory=lambda: {n: [] for n in dimension_names()})
-    gates: dict[str, list[float]] = field(default_factory=lambda: {g: [] for g in gate_names()})
-    parts: list[dict[str, float]] | None = field(default_factory=list)  # per turn (train.rewards); None: no terms
+    tally: EpisodeTally = field(default_factory=EpisodeTally)  # RecRM turn by turn (train.rewards)
     termination: str | None = None
     logprobs: list[float | None] | None = field(default_factory=list)  # aligned with conv.completion_ids
 
 
-def _mean(values: list[float]) -> float:
-    return sum(values) / len(values) if values else float("nan")
-
-
-def _turns_cart_index(env: Any):
-    """The episode's TurnRecords, cart and SceneIndex, when the env keeps them (SituRecEnv)."""
-    base = getattr(env, "unwrapped", env)
-    turns, index = getattr(base, "turns", None), getattr(base, "index", None)
-    backend = getattr(base, "backend", None)
-    return turns, getattr(backend, "cart", None), index
-
-
-def episode_outcome_credit(env: Any) -> float:
-    """``recrm.outcome.outcome_credit`` of a finished episode (1.0 for envs without records)."""
-    turns, cart, index = _turns_cart_index(env)
-    if turns is None or cart is None or index is None:
-        return 1.0
-    return outcome_credit(turns, cart, index)
+def episode_outcome_credit(env: Any, recrm: Mapping[str, Any] | None = None) -> float:
+    """The outcome credit of a finished episode (``recrm.outcome.outcome_credit``): the one
+    ``RecRMReward`` wrote into its last step's ``info["recrm"]`` when given (a remote env's
+    too), else computed from ``env``'s records (1.0 for envs without records)."""
+    if recrm is not None and recrm.get("outcome_credit") is not None:
+        return float(recrm["outcome_credit"])
+    return env_outcome_credit(env)
 
 
 def make_recrm_env(cfg: SituRecArguments, store: str):
@@ -369,57 +329,29 @@ class SituRecRollout:
         if recrm is None:
             raise RuntimeError("the env step returned no info['recrm']: wrap the env with recrm.RecRMReward")
         e.turns += 1
-        e.totals.append(soft_gated_total(recrm, floor))
-        if e.parts is not None and "terms" in recrm:
-            e.parts.append(turn_parts(recrm, soft_gate(recrm, max(floor, 0.0))))
-        else:  # a reward wrapper that reports no terms: the trajectory reward stays whole
-            e.parts = None
-        for name in e.components:
-            value = recrm.get("components", {}).get(name)
-            if value is not None:
-                e.components[name].append(float(value))
-        for name in e.gates:
-            gate = recrm.get("gates", {}).get(name)
-            if gate is not None:
-                e.gates[name].append(1.0 if gate >= 1.0 else 0.0)
+        e.tally.add(recrm, floor)
 
     def _collect(self, episodes: list[_Episode], time_gen: float, time_env: float) -> dict[str, list]:
         limit = self.max_completion_length
         out: dict[str, list] = {k: [] for k in ("prompt_ids", "completion_ids", "env_mask")}
         with_logprobs = bool(episodes) and all(e.logprobs is not None for e in episodes)
         out["logprobs"] = [e.logprobs[:limit] for e in episodes] if with_logprobs else None
-        extra: dict[str, list] = {
-            k: []
-            for k in ("traj_reward", "success", "num_turns", "termination", "task_id", "recrm_total",
-                      *(f"gate_{g}" for g in gate_names()), "time_generate_s", "time_env_s")
-        }
-        extra.update({f"recrm_{n}": [] for n in dimension_names()})
-        with_parts = bool(episodes) and all(e.parts is not None for e in episodes)
-        if with_parts:
-            extra.update({f"part_{n}": [] for n in parts()})
+        rows = []
         for e in episodes:
             success = e.termination == "success_cart_added"
             out["prompt_ids"].append(list(e.conv.prompt_ids))
             out["completion_ids"].append(e.conv.completion_ids[:limit])
             out["env_mask"].append(e.conv.env_mask[:limit])
-            mean_total = _mean(e.totals) if e.totals else 0.0
-            share = episode_outcome_credit(e.env) if success else 1.0
-            extra["traj_reward"].append(episode_reward(e.totals, success, self.cfg.outcome_bonus, share))
-            if with_parts:  # they sum to traj_reward (train.rewards)
-                outcome = self.cfg.outcome_bonus * share if success else 0.0
-                for n, value in episode_parts(e.parts, outcome).items():
-                    extra[f"part_{n}"].append(value)
-            extra["success"].append(1.0 if success else 0.0)
-            extra["num_turns"].append(e.turns)
-            extra["termination"].append(e.termination or "unfinished")
-            extra["task_id"].append(e.task_id)
-            extra["recrm_total"].append(mean_total)
-            for n in dimension_names():
-                extra[f"recrm_{n}"].append(_mean(e.components.get(n, [])))
-            for g in gate_names():
-                extra[f"gate_{g}"].append(_mean(e.gates.get(g, [])))
-            extra["time_generate_s"].append(time_gen)
-            extra["time_env_s"].append(time_env)
+            credit = episode_outcome_credit(e.env, e.tally.last) if success else 1.0
+            rows.append({**e.tally.fields(success, self.cfg.outcome_bonus, credit),
+                         "success": 1.0 if success else 0.0, "num_turns": e.turns,
+                         "termination": e.termination or "unfinished", "task_id": e.task_id,
+                         "time_generate_s": time_gen, "time_env_s": time_env})
+        # the parts only when every episode has them (they sum to traj_reward: train.rewards)
+        columns = rows[0] if rows else {**EpisodeTally(parts=None).fields(False, 0.0, 1.0), "success": 0,
+                                         "num_turns": 0, "termination": "", "task_id": "", "time_generate_s": 0,
+                                         "time_env_s": 0}
+        extra = {k: [row[k] for row in rows] for k in columns if all(k in row for row in rows)}
         out.update(extra)
         return out
 

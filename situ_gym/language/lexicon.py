@@ -23,7 +23,15 @@ from functools import cache, lru_cache
 from lemminflect import getAllInflections, getAllLemmas
 from rapidfuzz import fuzz, process
 
-from situ_gym.language.tokens import FUNCTION_WORDS, SEPARATORS, STOPWORDS, Token, lemma, normalize, tokenize
+from situ_gym.language.tokens import (
+    FUNCTION_WORDS,
+    SEPARATORS,
+    STOPWORDS,
+    Token,
+    lemma,
+    normalize,
+    tokenize,
+)
 from situ_gym.scene.index import SceneIndex, per_index
 
 __all__ = ["SceneLexicon", "Mention", "PlaceMention", "TagMention", "lexicon_for", "lemmas_of"]

@@ -205,3 +205,33 @@ def test_vector_wrapper_leaves_autoreset_steps_unscored(texts):
             assert info_b["_recrm"].tolist() == [True, True] and r_b[0] > 0
     per_env.close()
     vec.close()
+
+
+def test_the_last_step_carries_the_outcome_credit_alone_and_batched():
+    """On an episode's last step both wrappers write ``info["recrm"]["outcome_credit"]``
+    (recrm.outcome.outcome_credit of the episode: what a trainer reads, remotely too); on no
+    earlier step. A gate-failing first turn leaves the purchase part of its bonus."""
+    from recrm.outcome import outcome_credit
+
+    kw = dict(image_size=(96, 72), max_turns=20, text_only=True)
+    broken = "Sure, here is the list: [a] sm_p001"  # not JSON: the gates close
+    alone = RecRMReward(gym.make(ENV_ID, **kw))
+    obs, info = alone.reset(seed=0)
+    agent = HeuristicAssistant()
+    agent.reset(obs, info, seed=0)
+    texts, seen = [broken], []
+    obs, _, terminated, truncated, info = alone.step(broken)
+    while not (terminated or truncated):
+        seen.append("outcome_credit" in info["recrm"])
+        texts.append(agent.act(obs))
+        obs, _, terminated, truncated, info = alone.step(texts[-1])
+    base = alone.unwrapped
+    assert info.get("termination") == "success_cart_added" and not any(seen)
+    credit = info["recrm"]["outcome_credit"]
+    assert credit == outcome_credit(base.turns, base.backend.cart, base.index) and 0.0 < credit < 1.0
+    vec = RecRMVectorReward(gym.make_vec(ENV_ID, num_envs=1, vectorization_mode="sync", **kw))
+    vec.reset(seed=0)
+    for text in texts:
+        _, _, terminated, truncated, infos = vec.step([text])
+    assert terminated[0] or truncated[0]
+    assert infos["recrm"]["_outcome_credit"][0] and infos["recrm"]["outcome_credit"][0] == credit

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -122,7 +123,8 @@ def _tool_calling_tiny_model(action: dict, conversations: list[list[dict]], step
 
 
 @pytest.mark.slow
-def test_gspo_script_trains_through_the_environment_and_logs_recrm_reward(tmp_path, monkeypatch):
+@pytest.mark.parametrize("reward_parts", [False, True])
+def test_gspo_script_trains_through_the_environment_and_logs_recrm_reward(tmp_path, monkeypatch, reward_parts):
     monkeypatch.setenv("TRL_EXPERIMENTAL_SILENCE", "1")
     from agents.heuristic import HeuristicAssistant
     from train import gspo
@@ -141,10 +143,13 @@ def test_gspo_script_trains_through_the_environment_and_logs_recrm_reward(tmp_pa
     tokenizer.save_pretrained(tmp_path / "model")
 
     envs: list[SituRecToolEnv] = []
+    factory = SituRecToolEnv.factory.__func__
 
     def recording_factory(cls, args, env_factory=None):
+        make_one = factory(cls, args, env_factory)  # the class the config picks (reward_parts: ...ByParts)
+
         def make():
-            envs.append(cls(args, env_factory))
+            envs.append(make_one())
             return envs[-1]
 
         return make
@@ -157,16 +162,26 @@ def test_gspo_script_trains_through_the_environment_and_logs_recrm_reward(tmp_pa
         "--max_turns", str(ARGS.max_turns), "--num_generations", "2", "--per_device_train_batch_size", "2",
         "--max_steps", "1", "--max_completion_length", "512",
         "--max_tool_calling_iterations", "1",  # one assist call per rollout: each env sees exactly one action
+        "--reward_parts", str(reward_parts).lower(),
     ])
     out = gspo.main(*configs)
     history = json.loads((out / "log_history.json").read_text())
-    logged = next(h for h in history if "rewards/SituRecToolEnv/mean" in h)
+    logged = next(h for h in history if "reward" in h)
     used = [e for e in envs if e.env is not None]
     # Four rollouts (two seeds x G=2), each a tool call the trainer parsed into exactly the taught action.
     assert len(used) == 4 and all(e.actions == [action] for e in used)
     assert sorted(e.seed for e in used) == [0, 0, 1, 1]
     references = [replay(e.actions, seed=e.seed)[0] for e in used]
-    assert logged["rewards/SituRecToolEnv/mean"] == pytest.approx(sum(references) / len(references), abs=1e-6)
+    if reward_parts:  # one reward per part (TRL's own log of each), summing to the trajectory reward
+        from train.rewards import PARTS
+
+        assert "rewards/SituRecToolEnvByParts/mean" not in logged
+        assert sum(logged[f"rewards/recrm_{n}/mean"] for n in PARTS) == pytest.approx(
+            sum(references) / len(references), abs=1e-6)
+        assert sum(logged[f"recrm/part_{n}/advantage_share"] for n in PARTS) in (0.0, pytest.approx(1.0))
+    else:
+        assert logged["rewards/SituRecToolEnv/mean"] == pytest.approx(sum(references) / len(references), abs=1e-6)
+    assert logged["reward"] == pytest.approx(sum(references) / len(references), abs=1e-6)
 
 
 def test_an_ablated_protocol_config_reaches_the_env_and_every_prompt():
@@ -183,3 +198,65 @@ def test_an_ablated_protocol_config_reaches_the_env_and_every_prompt():
     assert "Navigation targets" in rows[0]["prompt"][0]["content"]
     with pytest.raises(ValueError, match="env_ablation"):
         SituRecArguments(env_ablation="no_map")
+
+
+# A turn that fails RecRM's instruction gate (no such dialogue action): a purchase after it earns
+# only part of the outcome bonus (recrm.outcome.outcome_credit).
+GATE_FAILING_TURN = {"response": "Hello! What do you need today?", "assistant_actions": [{"type": "Dance"}],
+                     "expected_user_action": {"name": "idle", "arguments": {}}, "ranking": []}
+
+
+def play_heuristic(tool_env: SituRecToolEnv, seed: int, store: str = "supermarket", task_id: str = TASK,
+                   opening: tuple[dict, ...] = ()) -> None:
+    """``opening``'s turns, then the heuristic's, through ``tool_env``'s tools (it reads a shadow
+    env's observations)."""
+    from agents.heuristic import HeuristicAssistant
+
+    tool_env.reset(store=store, task_id=task_id, seed=seed, prompt=[])
+    shadow = make_recrm_env(tool_env.args, store)
+    obs, info = shadow.reset(seed=seed, options={"task_id": task_id})
+    teacher = HeuristicAssistant()
+    teacher.reset(obs, agent_info(info), seed=seed)
+    for action in opening:
+        tool_env.assist(**action)
+        obs, *_ = shadow.step(json.dumps(action, ensure_ascii=False))
+    while tool_env.termination is None:
+        action = json.loads(teacher.act(obs))
+        tool_env.assist(**action)
+        obs, *_ = shadow.step(json.dumps(action, ensure_ascii=False))
+    shadow.close()
+
+
+WHOLE = SituRecArguments(max_turns=20, env_image_size=[160, 120], env_text_only=True, outcome_bonus=2.0)
+
+
+def test_by_parts_trl_reads_the_reward_part_by_part_from_the_environments():
+    """reward_parts on the environment_factory path: the environment has no get_reward (TRL would
+    add it as one more reward), and one reward function per part reads it from the environments:
+    the parts sum to the trajectory reward, outcome credit included, and the logs hold them."""
+    import inspect
+
+    from train.environment import SituRecCatalogToolEnvByParts, SituRecToolEnvByParts
+    from train.rewards import PARTS, part_reward_functions
+
+    by_parts = dataclasses.replace(WHOLE, reward_parts=True)
+    assert SituRecToolEnv.factory(by_parts).func is SituRecToolEnvByParts
+    tools = dataclasses.replace(by_parts, catalog_view="tools", interface="environment_factory")
+    assert SituRecToolEnv.factory(tools).func is SituRecCatalogToolEnvByParts
+    for cls in (SituRecToolEnvByParts, SituRecCatalogToolEnvByParts):  # what TRL lists (grpo_trainer)
+        assert "get_reward" not in dict(inspect.getmembers(cls, inspect.isfunction))
+    whole, parted = SituRecToolEnv(WHOLE), SituRecToolEnv.factory(by_parts)()
+    for env in (whole, parted):
+        play_heuristic(env, seed=0, opening=(GATE_FAILING_TURN,))
+    assert parted.actions == whole.actions and parted.termination == "success_cart_added"
+    assert 0.0 < parted.tally.last["outcome_credit"] < 1.0  # RecRMReward's, on the last step
+    logged: dict[str, float] = {}
+    functions = part_reward_functions()
+    values = {f.__name__: f(["p"], ["c"], environments=[parted], store=["supermarket"], task_id=[TASK], seed=[0],
+                            log_metric=logged.__setitem__)[0] for f in functions}
+    assert sum(values.values()) == pytest.approx(whole.get_reward())
+    assert values["recrm_outcome"] == pytest.approx(2.0 * parted.tally.last["outcome_credit"])
+    assert logged["siturec/success_rate"] == 1.0 and logged["siturec/pass^1"] == 1.0
+    for name in PARTS:
+        assert logged[f"recrm/part_{name}/mean"] == pytest.approx(values[f"recrm_{name}"])
+    assert logged["recrm/total/mean"] == pytest.approx(sum(whole.totals) / len(whole.totals))
