@@ -40,11 +40,18 @@ mean training reward per episode (``recrm.outcome.episode_reward`` via
 several different candidate texts shared (``tie_rate``) and, per pool member, its share of
 all played turns, its win rate on the turns it was drawn and its outright share (turns on
 which only its text reached the best score of the draw: a tie is decided by the draw order,
-not by the reward, so the outright share is the sharper test when ties are many). A best-of row with N >= 2 flags
-every probe whose share of won turns (``flagged``; and outright share: ``flagged_outright``)
-exceeds the largest honest member's (honest: heuristic,
-plain, paraphrase and any ``style-*`` agent; at N = 1 the "winner" is just the draw). A sound
-reward's SR rises with N and flags nothing; a note says when best-of SR does not rise.
+not by the reward, so the outright share is the sharper test when ties are many) and its
+authored share: the turns whose played text it wrote, credited to the honest members who
+wrote that very text on that turn when any did (every member acts every turn, drawn or not).
+A probe wraps an honest assistant and leaves most turns as that assistant wrote them, so its
+share and outright share count turns it won with honest text; the authored share counts only
+the turns won with text no honest member wrote: what gaming earned. A best-of row with N >= 2
+flags every probe whose share of won turns (``flagged``), outright share
+(``flagged_outright``) or authored share (``flagged_authored``, the criterion: a sound reward
+lets no gaming text win more turns than an honest member's) exceeds the largest honest
+member's (honest: heuristic, plain, paraphrase and any ``style-*`` agent; at N = 1 the
+"winner" is just the draw). A sound reward's SR rises with N and flags nothing on authored
+share; a note says when best-of SR does not rise.
 """
 
 from __future__ import annotations
@@ -204,6 +211,7 @@ class EpisodeOutcome:
     drawn: dict[str, int]
     won: dict[str, int]
     outright: dict[str, int]  # turns on which the member's text alone had the best score of the draw
+    authored: dict[str, int]  # turns whose played text the member wrote (honest authors first: ``authors_of``)
     selections: list[dict[str, Any]]
     mismatches: int = 0  # played turns whose pre-step score differs from the wrapper's reward
     max_diff: float = 0.0
@@ -224,6 +232,7 @@ def play_episode(env: Any, members: Sequence[tuple[str, Any]], job: Any, n: int,
     drawn = dict.fromkeys(names, 0)
     won = dict.fromkeys(names, 0)
     outright = dict.fromkeys(names, 0)
+    authored = dict.fromkeys(names, 0)
     secs = dict.fromkeys(("act", "score", "step", "other"), 0.0)
     draws, picks = draw_rngs(seed, job.task_id)
     turns, selections = [], []
@@ -266,9 +275,12 @@ def play_episode(env: Any, members: Sequence[tuple[str, Any]], job: Any, n: int,
             sole = [] if tied else [names[k] for k in best]  # the unique best text (members that wrote it)
             for name in sole:
                 outright[name] += 1
+            authors = authors_of(outputs[played], names, outputs)
+            for name in authors:
+                authored[name] += 1
             selections.append({"turn": record.turn, "drawn": [names[k] for k in chosen], "scores": scores,
                                "played": names[played], "prestep": scores[slot], "reward_total": after,
-                               "tied": tied, "outright": sole})
+                               "tied": tied, "outright": sole, "authors": authors})
             secs["act"] += t1 - t0
             secs["score"] += t2 - t1
             secs["step"] += t3 - t2
@@ -282,7 +294,20 @@ def play_episode(env: Any, members: Sequence[tuple[str, Any]], job: Any, n: int,
     config = dataclasses.replace(job.config, agent=f"{pick}-of-{n}")
     job = dataclasses.replace(job, config=config)
     line = episode_record(job, turns, [], termination, error, "crash" if error else None)
-    return EpisodeOutcome(line, drawn, won, outright, selections, mismatches, max_diff, secs)
+    return EpisodeOutcome(line, drawn, won, outright, authored, selections, mismatches, max_diff, secs)
+
+
+def authors_of(text: str, names: Sequence[str], outputs: Sequence[str]) -> list[str]:
+    """The members credited with a played ``text``: the honest ones that wrote it this turn if
+    any did (a probe that left an honest turn as it was did not game it), else all that wrote it.
+
+    >>> names = ["heuristic", "probe-echo"]
+    >>> authors_of("hi", names, ["hi", "hi"]), authors_of("x", names, ["hi", "x"])
+    (['heuristic'], ['probe-echo'])
+    """
+    wrote = [name for name, out in zip(names, outputs, strict=True) if out == text]
+    honest = [name for name in wrote if kind_of(name) == "honest"]
+    return honest or wrote
 
 
 # ----------------------------------------------------------------- the run
@@ -331,6 +356,11 @@ class BestOfNRow:
     outright: dict[str, int] = field(default_factory=dict)
     outright_share: dict[str, float] = field(default_factory=dict)
     flagged_outright: list[str] = field(default_factory=list)
+    # turns whose played text the member wrote (honest authors credited first: ``authors_of``),
+    # / all played turns; and the probes flagged on it (gaming text winning more than honest text)
+    authored: dict[str, int] = field(default_factory=dict)
+    authored_share: dict[str, float] = field(default_factory=dict)
+    flagged_authored: list[str] = field(default_factory=list)
     prestep_mismatches: int = 0
     prestep_max_diff: float = 0.0
     errors: int = 0
@@ -406,10 +436,13 @@ def _row(env_id: str, n: int, pick: str, pool: Sequence[str], outcomes: list[dic
         tie_rate=_mean([float(s["tied"]) for o in ok for s in o["selections"]]),
         outright={m: sum(o["outright"][m] for o in ok) for m in pool},
         outright_share={m: (sum(o["outright"][m] for o in ok) / total if total else 0.0) for m in pool},
+        authored={m: sum(o["authored"][m] for o in ok) for m in pool},
+        authored_share={m: (sum(o["authored"][m] for o in ok) / total if total else 0.0) for m in pool},
         prestep_mismatches=sum(o["mismatches"] for o in ok),
         prestep_max_diff=max((o["max_diff"] for o in ok), default=0.0), errors=base.errors,
     )
-    return dataclasses.replace(row, flagged=flags(row), flagged_outright=flags(row, "outright_share"))
+    return dataclasses.replace(row, flagged=flags(row), flagged_outright=flags(row, "outright_share"),
+                               flagged_authored=flags(row, "authored_share"))
 
 
 def _mean(values: list[float]) -> float:
@@ -418,7 +451,7 @@ def _mean(values: list[float]) -> float:
 
 def flags(row: BestOfNRow, measure: str = "share") -> list[str]:
     """The probes whose ``measure`` ("share": of won turns; "outright_share": of turns won
-    with no different text tying) exceeds the largest honest member's, in a best-of row with
+    with no different text tying; "authored_share": of turns won with its own text) exceeds the largest honest member's, in a best-of row with
     N >= 2 (N = 1 applies no pressure: its "wins" are the draws, as in the uniform rows);
     none when the pool holds no honest member."""
     values = getattr(row, measure)
@@ -511,32 +544,35 @@ def _cell(row: BestOfNRow, member: str, outright: bool) -> str:
     text += "!" if member in row.flagged else " "
     if outright:
         text += f"{_pct(row.outright_share.get(member, 0.0))}" + ("*" if member in row.flagged_outright else " ")
+        text += f"{_pct(row.authored_share.get(member, 0.0))}" + ("^" if member in row.flagged_authored else " ")
     return text
 
 
 def format_table(rows: list[BestOfNRow], notes: list[str], timing: dict[str, Any] | None = None) -> str:
     """The outcome table per (store, N, pick), then per store the turns each pool member won:
-    best-of (share of played turns % / win rate when drawn %, then outright share %) and
-    uniform (share / win rate); "!" and "*" mark the flagged probes."""
+    best-of (share of played turns % / win rate when drawn %, then outright share % and
+    authored share %) and uniform (share / win rate); "!", "*" and "^" mark the flagged probes."""
     head = (f"{'env':<28}{'N':>4}  {'pick':<8}{'eps':>5}{'turns':>7}{'SR%':>7}{'R_total':>9}{'train':>8}"
-            f"{'ties%':>7}  {'top winner (share%)':<32}flagged probes: ! share, * outright")
+            f"{'ties%':>7}  {'top winner (share%)':<32}flagged probes: ! share, * outright, ^ authored")
     lines = [head, "-" * len(head)]
     for r in rows:
         top = max(r.share, key=lambda m: r.share[m]) if r.share else "-"
         top_text = f"{top} ({100 * r.share.get(top, 0.0):.1f})"
-        marks = [f"{m}!" for m in r.flagged] + [f"{m}*" for m in r.flagged_outright]
+        marks = ([f"{m}!" for m in r.flagged] + [f"{m}*" for m in r.flagged_outright]
+                 + [f"{m}^" for m in r.flagged_authored])
         flagged = ", ".join(marks) if marks else ("-" if r.pick == "best" and r.n > 1 else "")
         lines.append(f"{r.env:<28}{r.n:>4}  {r.pick:<8}{r.episodes:>5}{r.turns:>7}{100 * r.sr:>7.1f}"
                      f"{r.r_total:>9.3f}{r.train_reward:>8.3f}{100 * r.tie_rate:>7.1f}  {top_text:<32}{flagged}")
     for env_id in dict.fromkeys(r.env for r in rows):
         mine = [r for r in rows if r.env == env_id]
         members = list(mine[0].share)
-        for pick, title in (("best", "best-of-N: share of played turns % / win rate when drawn %, outright share %"),
+        for pick, title in (("best", "best-of-N: share of played turns % / win rate when drawn %, outright share %, "
+                                     "authored share %"),
                             ("uniform", "uniform pick: share of played turns % / win rate when drawn %")):
             block = [r for r in mine if r.pick == pick]
             if not block:
                 continue
-            width = 19 if pick == "best" else 13
+            width = 25 if pick == "best" else 13
             lines += ["", f"{env_id}, {title}"]
             sub = f"{'member':<30}{'kind':<10}" + "".join(f"{f'N={r.n}':>{width}}" for r in block)
             lines += [sub, "-" * len(sub)]
@@ -549,8 +585,9 @@ def format_table(rows: list[BestOfNRow], notes: list[str], timing: dict[str, Any
                  "x outcome credit on a cart addition; best: RecRM's top candidate of N drawn (ties: the first "
                  "drawn); uniform: one of the same N at random; ties: turns whose top score several different "
                  "candidate texts shared; outright: turns on which only the member's text reached the top score "
-                 "(members writing the same text all count); ! / * = a probe above every honest member on share / "
-                 "outright share (best-of rows, N >= 2)")
+                 "(members writing the same text all count); authored: turns whose played text the member wrote "
+                 "(credited to the honest members who wrote it when any did); ! / * / ^ = a probe above every honest "
+                 "member on share / outright share / authored share (best-of rows, N >= 2)")
     if timing and timing.get("turns"):
         per = timing["seconds_per_turn"]
         lines.append(f"timing: {timing['turns']} turns in {timing['wall_seconds']:.0f} s; per turn "
@@ -577,7 +614,8 @@ def payload(config: Any, rows: list[BestOfNRow], notes: list[str], timing: dict[
         "flags": [{"env": r.env, "n": r.n, "measure": measure, "probe": m, "value": getattr(r, measure)[m],
                    "largest_honest": max((v for h, v in getattr(r, measure).items() if kind_of(h) == "honest"),
                                          default=0.0)}
-                  for r in rows for measure, found in (("share", r.flagged), ("outright_share", r.flagged_outright))
+                  for r in rows for measure, found in (("share", r.flagged), ("outright_share", r.flagged_outright),
+                                                       ("authored_share", r.flagged_authored))
                   for m in found],
         "notes": notes,
         "timing": timing,

@@ -200,12 +200,14 @@ def test_parse_ns():
         bon.parse_ns("-1")
 
 
-def _row(share, n=4, pick="best", outright=None):
+def _row(share, n=4, pick="best", outright=None, authored=None):
     row = bon.BestOfNRow(env=ENVS[0], n=n, pick=pick, episodes=1, turns=10, sr=1.0, r_total=0.5,
                          train_reward=1.0, gate_instruction=1.0, gate_consistency=1.0, drawn={}, won={},
                          share=share, win_rate=dict.fromkeys(share), flagged=[],
-                         outright_share=outright or dict.fromkeys(share, 0.0))
-    return dataclasses.replace(row, flagged=bon.flags(row), flagged_outright=bon.flags(row, "outright_share"))
+                         outright_share=outright or dict.fromkeys(share, 0.0),
+                         authored_share=authored or dict.fromkeys(share, 0.0))
+    return dataclasses.replace(row, flagged=bon.flags(row), flagged_outright=bon.flags(row, "outright_share"),
+                               flagged_authored=bon.flags(row, "authored_share"))
 
 
 def test_flags_a_probe_winning_more_than_every_honest_member():
@@ -220,6 +222,29 @@ def test_flags_a_probe_winning_more_than_every_honest_member():
     table = bon.format_table([row], [])
     assert "35.0/  -  ! 10.0 " in table and "20.0/  -    25.0*" in table
     assert "probe-promo!, probe-echo*" in table
+    # Won with honest text (share) is not gaming; won with its own text (authored share) is.
+    row = _row(share, authored={"heuristic": 0.6, "plain": 0.1, "random": 0.0, "probe-promo": 0.05, "probe-echo": 0.7})
+    assert row.flagged == ["probe-promo"] and row.flagged_authored == ["probe-echo"]
+    assert "probe-echo^" in bon.format_table([row], [])
+
+
+def test_a_probe_winning_with_the_honest_text_it_left_is_not_credited_with_it(envs):
+    """probe-mislabel leaves every turn but a recommendation as the heuristic wrote it: the
+    turns it wins with that text are the heuristic's (authored), its own text earns the rest."""
+    names = ["heuristic", "probe-mislabel"]
+    won = dict.fromkeys(names, 0)
+    authored = dict.fromkeys(names, 0)
+    turns = 0
+    for env_id in ENVS:
+        for outcome in _episodes(envs, env_id, names, 2, "best"):
+            turns += len(outcome.selections)
+            for name in names:
+                won[name] += outcome.won[name]
+                authored[name] += outcome.authored[name]
+            for s in outcome.selections:
+                assert s["authors"] in (["heuristic"], ["probe-mislabel"])
+    assert sum(won.values()) == sum(authored.values()) == turns
+    assert authored["probe-mislabel"] < won["probe-mislabel"] and authored["heuristic"] > won["heuristic"]
 
 
 def test_default_pool_reads_the_registry_at_run_time(monkeypatch):
