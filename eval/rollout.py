@@ -171,11 +171,8 @@ def _check_setup(config: RolloutConfig, job: EpisodeJob, chunks: int) -> None:
         if check is not None:  # a prompt beyond the model's context fails every episode: say so now
             from situ_gym.llm import METER
 
-            log, METER.log_path = METER.log_path, None  # the run directory stays untouched until it runs
-            try:
+            with METER.logging_to(None):  # the run directory stays untouched until it runs
                 check(obs)
-            finally:
-                METER.log_path = log
     except EpisodeError as exc:
         forget_state()
         raise ConfigError(f"{config.agent} on {config.env}: the first prompt of task {job.task_id} does not fit: "
@@ -247,18 +244,23 @@ def run(config: RolloutConfig, argv: list[str] | None = None) -> dict[str, Any] 
     """Run every pending episode, then write the report. Returns the metric groups (None
     with ``no_report``). Raises ConfigError before touching the run directory when the
     setup is wrong, and RunStopped after ``max_consecutive_errors`` crashes in a row."""
-    out, pending, n_done, n_retry = _plan(config)
-    chunks = [pending[k : k + config.batch_size] for k in range(0, len(pending), config.batch_size)]
-    try:
-        executor = make_executor(executor_of(config, len(chunks)), config.workers, config.ray_address)
-    except ValueError as exc:  # Ray missing or unreachable: nothing was run, nothing written
-        raise ConfigError(str(exc).splitlines()[0]) from exc
-    stopped = True  # until _play returns: a stop or an interrupt ends the workers at once
-    try:
-        _play(config, argv, executor, out, chunks, len(pending), n_done, n_retry)
-        stopped = False
-    finally:
-        executor.close(abort=stopped)
+    from situ_gym.llm import METER
+
+    # In-process workers point the process's meter at the run's usage file (``make_env``,
+    # ``worker_state``): it points back where it did once the run ends, even by an error.
+    with METER.logging_to(METER.log_path):
+        out, pending, n_done, n_retry = _plan(config)
+        chunks = [pending[k : k + config.batch_size] for k in range(0, len(pending), config.batch_size)]
+        try:
+            executor = make_executor(executor_of(config, len(chunks)), config.workers, config.ray_address)
+        except ValueError as exc:  # Ray missing or unreachable: nothing was run, nothing written
+            raise ConfigError(str(exc).splitlines()[0]) from exc
+        stopped = True  # until _play returns: a stop or an interrupt ends the workers at once
+        try:
+            _play(config, argv, executor, out, chunks, len(pending), n_done, n_retry)
+            stopped = False
+        finally:
+            executor.close(abort=stopped)
     if config.no_report:
         return None
     return finalize(out, judge=config.judge, judge_kwargs=judge_kwargs(config), prices=config.prices())
@@ -377,14 +379,14 @@ def finalize(run_dir: str | Path, judge: str = "rule", judge_kwargs: dict[str, A
     if judge != "none" and episodes:
         from situ_gym.llm import METER
 
-        METER.log_path = run_dir / "llm_usage.jsonl"
         kwargs = dict(judge_kwargs or {})
         if "protocol" not in kwargs:
             kwargs["protocol"] = recorded_protocol(episodes)
         j = make_judge(judge, **kwargs)
         tasks = load_tasks(stores)
         items = [(ep, tasks.get(ep.task_id), indexes.get(ep.store)) for ep in episodes]
-        ratings = j.rate_batch(items) if hasattr(j, "rate_batch") else [j.rate(*item) for item in items]
+        with METER.logging_to(run_dir / "llm_usage.jsonl"):
+            ratings = j.rate_batch(items) if hasattr(j, "rate_batch") else [j.rate(*item) for item in items]
     groups = summarize_groups(episodes, indexes=indexes, ratings=ratings)
     llm = _llm_usage(run_dir, prices)
     write_report(run_dir, groups, extra={"judge": None if ratings is None else judge_label(ratings),

@@ -153,12 +153,8 @@ def report(study_dir: str | Path, judge: str = "rule", *, judge_model: str | Non
         raise ValueError("the questionnaire table needs a judge: --judge rule or --judge llm")
     rater = judge_from_cli(judge, model=judge_model, base_url=judge_base_url, protocol=protocol,
                            cache=kwargs.get("cache"))
-    from situ_gym.llm import METER
-
-    log_path = METER.log_path
     for run in runs:
-        finalize(run, judge=judge, judge_kwargs=kwargs)  # points the usage log at each run in turn
-    METER.log_path = log_path  # the table's (cached) ratings belong to no one run's usage
+        finalize(run, judge=judge, judge_kwargs=kwargs)  # logs each run's judge usage in its own file
     rows = questionnaire_rows(runs, rater)
     table = format_questionnaire(rows) + "\n\nParticipants and judge ranking the assistants alike (Fig. 5):\n\n" + \
         _format_agreement(ranking_agreement(rows), rows)

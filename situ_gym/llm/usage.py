@@ -7,7 +7,8 @@ import logging
 import math
 import os
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,18 @@ class UsageMeter:
         self.totals: dict[str, dict[str, float]] = {}
         self._lock = threading.Lock()
         self._last_prompt: dict[str, str] = {}  # conversation -> its latest prompt text
+
+    @contextmanager
+    def logging_to(self, path: str | os.PathLike | None) -> Iterator[UsageMeter]:
+        """Append the block's records to ``path`` (None: to no file), then log where it did
+        before. A run points the process's meter at its own file for its duration only, so a
+        later run, judge or report in the same process never writes into it (nor fails on a
+        run directory since removed)."""
+        previous, self.log_path = self.log_path, Path(path) if path else None
+        try:
+            yield self
+        finally:
+            self.log_path = previous
 
     def record(self, model: str, requests: Iterable[ChatRequest], results: Iterable[ChatResult]) -> None:
         for req, res in zip(requests, results, strict=True):

@@ -34,9 +34,13 @@ def _goal(task_index: int) -> str:
 
 
 def test_transient_faults_are_retried_and_the_run_finishes_clean(server, tmp_path):
+    from situ_gym.llm import METER
+
     server.plan("500", "not_json", "no_choices", "429_retry_after_ms", "reset")
     out = tmp_path / "r"
+    before = METER.log_path
     assert main(_argv(server, out)) == EXIT_OK
+    assert METER.log_path == before  # the run's usage file was the meter's for the run only
     saved = read_episodes(out / "trajectories.jsonl")
     assert len(saved) == 3 and all(ep.error is None and len(ep.turns) == 2 for ep in saved)
     from situ_gym.llm import read_usage, summarize_usage
@@ -96,7 +100,10 @@ def test_a_shopper_model_that_never_answers_usably_fails_the_run(server, tmp_pat
     (dict(max_model_len=64), "does not fit"),
 ])
 def test_setup_faults_stop_before_any_episode(tmp_path, capsys, setup, message):
+    from situ_gym.llm import METER
+
     srv = FaultServer(lifetime=60.0, **setup).start()
+    before = METER.log_path
     try:
         out = tmp_path / "r"
         argv = ["--env", "SituRec-Supermarket-v0", "--tasks", "0-1", "--judge", "none", "--llm-cache", "none",
@@ -109,5 +116,7 @@ def test_setup_faults_stop_before_any_episode(tmp_path, capsys, setup, message):
         last = capsys.readouterr().err.strip().splitlines()[-1]
         assert last.startswith("python -m eval.rollout: error:") and message in last
         assert not out.exists()
+        # a later LLM call in this process must not log into the refused run's (missing) folder
+        assert METER.log_path == before
     finally:
         srv.stop()
