@@ -1,7 +1,12 @@
 """Fixtures every test gets, and the Hypothesis profiles of the property tests (tests/fuzz)."""
 
+import shutil
+from pathlib import Path
+
 import pytest
 from hypothesis import HealthCheck, settings
+
+PHARMACY = Path(__file__).resolve().parents[1] / "stores" / "pharmacy"
 
 # "ci" (the default): derandomised, so every run tries the same examples and a red CI is
 # reproducible; no example database (nothing written beside the clone); no per-example
@@ -33,3 +38,19 @@ def _fresh_llm_process_state():
     clear_backends()
     reset_endpoints()
     configure(SETTINGS)
+
+
+@pytest.fixture(scope="session")
+def pharmacy_folder(tmp_path_factory) -> Path:
+    """A registered pharmacy folder: a session copy of stores/pharmacy, or the folder some other
+    test (or $SITUREC_STORES) registered first. A store id names one folder per process
+    (``situ_gym.stores``), so the tests that register the pharmacy share this copy; the ones
+    that build a fresh copy do it in a subprocess."""
+    from situ_gym.stores import register_store_folder, registered_stores, store_folder
+
+    if "pharmacy" in registered_stores():
+        return store_folder("pharmacy")
+    folder = tmp_path_factory.mktemp("stores") / "pharmacy"
+    shutil.copytree(PHARMACY, folder)
+    register_store_folder(folder)
+    return folder

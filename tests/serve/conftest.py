@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-import shutil
 import socket
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
 pytest.importorskip("openenv.core", reason='the serve extra: pip install "situ-gym[serve]"')
 
-PHARMACY = Path(__file__).resolve().parents[2] / "stores" / "pharmacy"
 PHARMACY_ENV_ID = "SituRec-Pharmacy-v0"
 
 
@@ -44,21 +41,6 @@ def running_server(**kwargs) -> Iterator[SimpleNamespace]:
         server.should_exit = True
         thread.join(timeout=30)
         sock.close()
-
-
-@pytest.fixture(scope="session")
-def pharmacy_folder(tmp_path_factory) -> Path:
-    """A registered pharmacy folder (as ``tests/stores/conftest.py``'s fixture of the same name,
-    which it may find registered first: a store id names one folder per process): a session copy
-    of stores/pharmacy, or the folder some other test (or $SITUREC_STORES) registered first."""
-    from situ_gym.stores import register_store_folder, registered_stores, store_folder
-
-    if "pharmacy" in registered_stores():
-        return store_folder("pharmacy")
-    folder = tmp_path_factory.mktemp("stores") / "pharmacy"
-    shutil.copytree(PHARMACY, folder)
-    register_store_folder(folder)
-    return folder
 
 
 @pytest.fixture(scope="package")

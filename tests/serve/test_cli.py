@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 from situ_gym import ENV_IDS
@@ -38,39 +39,37 @@ def test_bad_flags_are_one_line_errors():
         assert "Traceback" not in proc.stderr
 
 
-def test_a_server_process_serves_a_remote_env():
-    proc = subprocess.Popen([sys.executable, "-m", "situ_gym.serve", "--port", "0", "--max-sessions", "2",
-                             "--env", ENV_IDS[1]], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+@contextmanager
+def _serving(*flags: str):
+    """``python -m situ_gym.serve --port 0 --max-sessions 2 FLAGS``: (its URL, its first line),
+    once it listens; stopped after, and its stderr must hold no traceback."""
+    proc = subprocess.Popen([sys.executable, "-m", "situ_gym.serve", "--port", "0", "--max-sessions", "2", *flags],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         line = proc.stdout.readline()  # "serving ... on ws://127.0.0.1:PORT/ws (...)", once listening
         port = re.search(r":(\d+)/ws", line)
         assert port, (line, proc.stderr.read() if proc.poll() is not None else "")
-        env = RemoteEnv(f"http://127.0.0.1:{port.group(1)}", ENV_IDS[1], **SMALL)
+        yield f"http://127.0.0.1:{port.group(1)}", line
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    assert "Traceback" not in proc.stderr.read()
+
+
+def test_a_server_process_serves_a_remote_env():
+    with _serving("--env", ENV_IDS[1]) as (url, _):
+        env = RemoteEnv(url, ENV_IDS[1], **SMALL)
         obs, info = env.reset(seed=0)
         assert info["store"] == "home_furnishings" and obs["som_rgb"].shape == (48, 64, 3)
         assert env.step(GREET)[4]["turn"].assistant_valid
         env.close()
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
-    assert "Traceback" not in proc.stderr.read()
 
 
 def test_a_server_process_serves_a_store_folder(pharmacy_folder):
-    proc = subprocess.Popen([sys.executable, "-m", "situ_gym.serve", "--port", "0", "--max-sessions", "2",
-                             "--store", str(pharmacy_folder)], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    try:
-        line = proc.stdout.readline()
-        port = re.search(r":(\d+)/ws", line)
-        assert port, (line, proc.stderr.read() if proc.poll() is not None else "")
+    with _serving("--store", str(pharmacy_folder)) as (url, line):
         assert line.startswith(f"serving {', '.join(ENV_IDS)}, SituRec-Pharmacy-v0 on ")  # every registered store
-        env = RemoteEnv(f"http://127.0.0.1:{port.group(1)}", store=pharmacy_folder, **SMALL)
+        env = RemoteEnv(url, store=pharmacy_folder, **SMALL)
         obs, info = env.reset(seed=0)
         assert info["store"] == "pharmacy" and obs["som_rgb"].shape == (48, 64, 3)
         assert env.step(GREET)[4]["turn"].assistant_valid
         env.close()
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
-    assert "Traceback" not in proc.stderr.read()
