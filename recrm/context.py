@@ -15,6 +15,7 @@ from situ_gym.language import (
     lexicon_for,
     put_forward,
     recommendation_attempt,
+    turned_down,
 )
 from situ_gym.records import EpisodeRecord, ToolCall, TurnRecord
 from situ_gym.scene.index import SceneIndex
@@ -198,16 +199,23 @@ class TurnContext:
     def attempt(self) -> Attempt:
         """The turn's recommendation attempts, by the env's rule (``situ_gym.language.attempts``):
         what its words put forward, new unless an earlier turn put it forward or the shopper
-        raised it (named it, picked it up, inspected it)."""
+        raised it (named it, picked it up, inspected it), and a product the shopper turned
+        down proposed again."""
         before: set[str] = set()
+        declined: set[str] = set()
+        lex = lexicon_for(self.index)
         for t, u in zip(self.history, self.history_said, strict=True):
-            before.update(t.put_forward or put_forward(u))
+            offered = t.put_forward or put_forward(u)
+            before.update(offered)
             if t.action_type == "Recommend" and t.recommended_id:
                 before.add(t.recommended_id)
+            if t.user_utterance:  # read as the env reads it (from the view the turn started in)
+                declined.update(turned_down(analyze(t.user_utterance, lex, visible=frozenset(t.visible_before)),
+                                            offered))
         last = self.shopper_said[-1] if self.shopper_said else None
         return recommendation_attempt(
             self.said, before=before, raised=self.raised, annotated=self.action_type,
-            compare_requested=last is not None and "compare" in last.requests,
+            compare_requested=last is not None and "compare" in last.requests, declined=declined,
         )
 
     @property

@@ -13,7 +13,10 @@ next to the corn flakes").
 
 Each product put forward for the first time is one attempt; a product the shopper raised
 itself (named, asked about, picked up, inspected, put in the cart) is never a new one, so
-answering about it or confirming it costs nothing. A turn annotated ``Recommend`` is an
+answering about it or confirming it costs nothing. Proposing again ("I suggest the X") a
+product the shopper turned down is an attempt too, whatever the annotation: it is a new
+recommendation of it (so relabelling it ``Explain`` saves nothing), while repeating a
+standing recommendation on the way to it is not. A turn annotated ``Recommend`` is an
 attempt even when its words are too vague to name a product (the paper counts one per
 Recommend annotation), so the count is never below the paper's.
 
@@ -28,6 +31,9 @@ Recommend annotation), so the count is never below the paper's.
 0
 >>> recommendation_attempt(analyze("Could you tell me your budget?", lex), annotated="Recommend").count
 1
+>>> again = analyze("I suggest the Sunny Fields Honey Oat Clusters.", lex)
+>>> recommendation_attempt(again, before={"sm_p001"}, declined={"sm_p001"}).count  # turned down, offered anew
+1
 """
 
 from __future__ import annotations
@@ -37,7 +43,7 @@ from dataclasses import dataclass
 
 from situ_gym.language.analysis import Utterance
 
-__all__ = ["Attempt", "put_forward", "recommendation_attempt"]
+__all__ = ["Attempt", "put_forward", "turned_down", "recommendation_attempt"]
 
 
 @dataclass(frozen=True)
@@ -47,11 +53,13 @@ class Attempt:
     put_forward: tuple[str, ...]  # every product the words put forward, old or new, in order
     new: tuple[str, ...]  # of them, the ones never put forward before nor raised by the shopper
     annotated: bool = False  # the turn is annotated Recommend
+    repeated: tuple[str, ...] = ()  # products the shopper turned down, proposed again
 
     @property
     def count(self) -> int:
-        """Attempts the turn spends: one per new product, and at least one when annotated Recommend."""
-        return len(self.new) or int(self.annotated)
+        """Attempts the turn spends: one per new product, and at least one when annotated
+        Recommend or proposing again a product the shopper turned down."""
+        return len(self.new) or int(self.annotated or bool(self.repeated))
 
 
 def put_forward(said: Utterance, *, compare_requested: bool = False) -> tuple[str, ...]:
@@ -72,6 +80,14 @@ def put_forward(said: Utterance, *, compare_requested: bool = False) -> tuple[st
     return tuple(dict.fromkeys([*said.proposed, *compared, *mentioned]))
 
 
+def turned_down(heard: Utterance, offered: Iterable[str]) -> tuple[str, ...]:
+    """The products a shopper's reply ``heard`` turns down: the ones it names when it rejects,
+    else the last one the turn it answers put forward (``offered``); none when it does not reject."""
+    if not heard.rejects:
+        return ()
+    return tuple(heard.named) or tuple(offered)[-1:]
+
+
 def recommendation_attempt(
     said: Utterance,
     *,
@@ -79,11 +95,16 @@ def recommendation_attempt(
     raised: Iterable[str] = (),
     annotated: str | None = None,
     compare_requested: bool = False,
+    declined: Iterable[str] = (),
 ) -> Attempt:
     """The attempts of the turn whose response reads as ``said``.
 
     ``before``: products earlier turns put forward; ``raised``: products the shopper raised
-    itself; ``annotated``: the turn's dialogue-action annotation (``"Recommend"`` counts)."""
-    offered = put_forward(said, compare_requested=compare_requested)
+    itself; ``annotated``: the turn's dialogue-action annotation (``"Recommend"`` counts);
+    ``declined``: products the shopper turned down (``turned_down``), which a proposal offers
+    anew."""
+    words = put_forward(said, compare_requested=compare_requested)
     old = set(before) | set(raised)
-    return Attempt(offered, tuple(p for p in offered if p not in old), annotated == "Recommend")
+    no = set(declined)
+    again = tuple(p for p in words if p in no and p in said.proposed)
+    return Attempt(words, tuple(p for p in words if p not in old), annotated == "Recommend", again)

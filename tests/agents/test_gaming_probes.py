@@ -205,3 +205,25 @@ def test_deterministic(env, cls):
     a = [json.dumps(out) for out, *_ in play(env, cls(), task_id, seed=1)]
     b = [json.dumps(out) for out, *_ in play(env, cls(), task_id, seed=1)]
     assert a == b
+
+
+def test_relabelling_a_turned_down_recommendation_saves_no_attempt():
+    """The heuristic recommends a product the shopper turned down again; its mislabelled copy
+    (the same words annotated Explain) spends the same attempts and ends the same way
+    (situ_gym.language.attempts: proposing a turned-down product again is an attempt)."""
+    env = gym.make(situ_gym.ENV_IDS[0], text_only=True)  # the default view size: the traced episode
+    heuristic, mislabel = make_agent("heuristic"), make_agent("probe-mislabel")
+    runs = []
+    for agent in (heuristic, mislabel):
+        obs, info = env.reset(seed=0, options={"task_id": "sm_u16_t3"})
+        agent.reset(obs, agent_info(info), seed=0)
+        turns, done = [], False
+        while not done:
+            obs, _, terminated, truncated, info = env.step(agent.act(obs))
+            turns.append(info["turn"])
+            done = terminated or truncated
+        runs.append((turns, info["termination"]))
+    (h_turns, h_end), (m_turns, m_end) = runs
+    assert [t.action_type for t in m_turns if t.put_forward] != [t.action_type for t in h_turns if t.put_forward]
+    assert [t.recommendation_attempts for t in m_turns] == [t.recommendation_attempts for t in h_turns]
+    assert m_end == h_end == "recommendation_exhausted"

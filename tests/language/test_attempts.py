@@ -53,6 +53,14 @@ TABLE = [
     # the Recommend annotation counts even when the words name nothing (the paper's rule)
     ("This one might be just right for you.", {"annotated": "Recommend"}, [], [], 1),
     ("Could you tell me your budget?", {"annotated": "AskPreference"}, [], [], 0),
+    # proposing again a product the shopper turned down is a new recommendation of it,
+    # whatever the annotation; repeating a standing recommendation (not turned down) is not
+    ("I suggest the Sunny Fields Honey Oat Clusters, they fit your budget.",
+     {"before": [HONEY], "declined": [HONEY], "annotated": "Explain"}, [HONEY], [], 1),
+    ("Take a closer look. I suggest the Sunny Fields Honey Oat Clusters.",
+     {"before": [HONEY], "annotated": "Explain"}, [HONEY], [], 0),
+    ("You already turned down the Sunny Fields Honey Oat Clusters, so how about the Oakridge Organics"
+     " Cinnamon Crunch?", {"before": [HONEY], "declined": [HONEY]}, [CINNAMON], [CINNAMON], 1),
 ]
 
 
@@ -62,10 +70,22 @@ def test_recommendation_attempts(lex, text, ctx, offered, new, count):
     attempt = recommendation_attempt(
         said, before=ctx.get("before", ()), raised=ctx.get("raised", ()),
         annotated=ctx.get("annotated"), compare_requested=ctx.get("compare_requested", False),
+        declined=ctx.get("declined", ()),
     )
     assert sorted(attempt.put_forward) == sorted(offered)
     assert sorted(attempt.new) == sorted(new)
     assert attempt.count == count
+
+
+@pytest.mark.parametrize("reply, offered, expected", [
+    ("The Morning Harvest Frosted Wheat Squares doesn't have the organic I'm after.", [HONEY], [WHEAT]),  # named
+    ("No, that one doesn't work for me.", [WHEAT, HONEY], [HONEY]),  # the last one put forward
+    ("Great, I'll take a look at it.", [HONEY], []),  # no rejection
+])
+def test_what_a_reply_turns_down(lex, reply, offered, expected):
+    from situ_gym.language import turned_down
+
+    assert list(turned_down(analyze(reply, lex), offered)) == expected
 
 
 def _say(text: str, action: dict) -> str:
