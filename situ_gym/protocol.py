@@ -93,7 +93,8 @@ DEPARTURES: tuple[Departure, ...] = (
         section="SituRecBench B.3 (3)",
         paper="Recommendation attempts are counted from Recommend annotations.",
         default="Every Recommend annotation counts, and so does every new product the words put forward "
-                "under another label (`situ_gym.language.attempts`); both protocols count this way.",
+                "under another label, and a product the shopper turned down proposed again under any label "
+                "(`situ_gym.language.attempts`); both protocols count this way.",
         why="One meaning of recommendation for env, shopper and reward: an assistant cannot dodge the "
             "three-attempt limit by not annotating, and the count is never below the paper's.",
         restore="Not switchable: under `protocol=\"paper\"` the count is at least the paper's.",
