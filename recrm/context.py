@@ -196,26 +196,32 @@ class TurnContext:
         return frozenset(raised)
 
     @cached_property
+    def declined(self) -> frozenset[str]:
+        """Products the shopper turned down in earlier turns (``situ_gym.language.turned_down``),
+        its replies read as the env reads them (from the view each turn started in)."""
+        lex = lexicon_for(self.index)
+        out: set[str] = set()
+        for t, u in zip(self.history, self.history_said, strict=True):
+            if t.user_utterance:
+                heard = analyze(t.user_utterance, lex, visible=frozenset(t.visible_before))
+                out.update(turned_down(heard, t.put_forward or put_forward(u)))
+        return frozenset(out)
+
+    @cached_property
     def attempt(self) -> Attempt:
         """The turn's recommendation attempts, by the env's rule (``situ_gym.language.attempts``):
         what its words put forward, new unless an earlier turn put it forward or the shopper
         raised it (named it, picked it up, inspected it), and a product the shopper turned
         down proposed again."""
         before: set[str] = set()
-        declined: set[str] = set()
-        lex = lexicon_for(self.index)
         for t, u in zip(self.history, self.history_said, strict=True):
-            offered = t.put_forward or put_forward(u)
-            before.update(offered)
+            before.update(t.put_forward or put_forward(u))
             if t.action_type == "Recommend" and t.recommended_id:
                 before.add(t.recommended_id)
-            if t.user_utterance:  # read as the env reads it (from the view the turn started in)
-                declined.update(turned_down(analyze(t.user_utterance, lex, visible=frozenset(t.visible_before)),
-                                            offered))
         last = self.shopper_said[-1] if self.shopper_said else None
         return recommendation_attempt(
             self.said, before=before, raised=self.raised, annotated=self.action_type,
-            compare_requested=last is not None and "compare" in last.requests, declined=declined,
+            compare_requested=last is not None and "compare" in last.requests, declined=self.declined,
         )
 
     @property

@@ -51,7 +51,11 @@ from agents.prompting import Conversation
 from recrm.composite import COMPONENT_NAMES
 from recrm.outcome import env_outcome_credit, episode_reward  # episode_reward: re-exported
 from recrm.wrapper import step_envs
-from train.rewards import EpisodeTally, log_training_metrics, parts, soft_gate, soft_gated_total  # noqa: F401 (re-exported)
+from train.rewards import (  # soft_gated_total: re-exported
+    EpisodeTally,
+    log_training_metrics,
+    soft_gated_total,
+)
 from train.tasks import ENV_OF_STORE, parse_prompt_key
 
 if TYPE_CHECKING:  # train.config imports trl; eval.probes uses episode_reward without it
@@ -348,11 +352,7 @@ class SituRecRollout:
                          "termination": e.termination or "unfinished", "task_id": e.task_id,
                          "time_generate_s": time_gen, "time_env_s": time_env})
         # the parts only when every episode has them (they sum to traj_reward: train.rewards)
-        columns = rows[0] if rows else {**EpisodeTally(parts=None).fields(False, 0.0, 1.0), "success": 0,
-                                         "num_turns": 0, "termination": "", "task_id": "", "time_generate_s": 0,
-                                         "time_env_s": 0}
-        extra = {k: [row[k] for row in rows] for k in columns if all(k in row for row in rows)}
-        out.update(extra)
+        out.update({k: [row[k] for row in rows] for k in (rows[0] if rows else ()) if all(k in row for row in rows)})
         return out
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import logging
 import random
-import socket
 import threading
 import time
 
@@ -17,6 +16,7 @@ import pytest
 from situ_gym.llm import BackendUnavailable, ChatRequest, EpisodeError, LLMSettings, SetupError
 from situ_gym.llm.openai_backend import OpenAIChatBackend, reset_endpoints
 from tests.llm.fault_server import FaultServer
+from tests.ports import free_port
 
 # Retries come quickly so that the whole file runs in seconds.
 FAST = LLMSettings(timeout=5.0, retries=3, backoff=0.01, max_backoff=0.05, persistent_after=3)
@@ -47,11 +47,6 @@ def backends():
 def _req(text: str = "hi", **kw) -> ChatRequest:
     return ChatRequest([{"role": "system", "content": "be brief"}, {"role": "user", "content": text}], **kw)
 
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 # ------------------------------------------------------------------ transient
@@ -160,7 +155,7 @@ def test_refused_credentials_or_unknown_model_raise_at_once(server, backends, fa
 
 def test_dead_endpoint_with_the_connection_refused(backends):
     reset_endpoints()
-    url = f"http://127.0.0.1:{_free_port()}/v1"
+    url = f"http://127.0.0.1:{free_port()}/v1"
     settings = LLMSettings(timeout=1.0, retries=1, backoff=0.01, max_backoff=0.02, persistent_after=1)
     with pytest.raises(BackendUnavailable, match=rf"endpoint {url}: last status none \(ConnectError"):
         backends(url, settings).chat_batch([_req()])
@@ -195,7 +190,7 @@ def test_check_reads_the_context_length_and_names_the_models_served(backends):
 
 def test_check_of_an_unreachable_endpoint_is_a_setup_error(backends):
     with pytest.raises(SetupError, match="unreachable"):
-        backends(f"http://127.0.0.1:{_free_port()}/v1").check()
+        backends(f"http://127.0.0.1:{free_port()}/v1").check()
 
 
 # ------------------------------------------------------------------ structured output

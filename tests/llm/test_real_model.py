@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -25,17 +24,13 @@ import situ_gym  # noqa: F401 - registers the envs
 from agents.base import agent_info
 from situ_gym.llm import METER, ChatRequest, LLMSettings, clear_backends
 from tests.llm.test_gguf import needs_smollm2
+from tests.ports import free_port
 
 pytestmark = [pytest.mark.slow, needs_smollm2]
 
 GREET = json.dumps({"response": "Hi! What are you shopping for today?", "assistant_actions": [{"type": "Greet"}],
                     "expected_user_action": {"name": "idle", "arguments": {}}, "ranking": []})
 
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +42,7 @@ def served(tmp_path_factory):
     model, tok = load_causal_lm("gguf:smollm2")
     save_as_model_folder(model, tok, folder)
     del model
-    port = _free_port()
+    port = free_port()
     cli = shutil.which("transformers") or pytest.fail("the transformers CLI is not installed")
     log = open(folder.parent / "serve.log", "w")  # noqa: SIM115 - closed at teardown
     proc = subprocess.Popen([cli, "serve", str(folder), "--host", "127.0.0.1", "--port", str(port),

@@ -166,7 +166,7 @@ def test_a_new_reward_component_is_one_declaration_and_a_class(index, task, brev
 
 
 def test_a_new_gate_is_one_declaration_and_a_class(index, task):
-    from train.rollout import soft_gate
+    from train.rewards import soft_gate
 
     honest = honest_recommend()
     with dims.registered(POLITENESS):

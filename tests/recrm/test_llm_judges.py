@@ -1,7 +1,6 @@
 """Zero-shot chat-model judges (``llm:SPEC``), teacher labels and the paper's analyses, on scripted backends."""
 
 import json
-import socket
 
 import pytest
 
@@ -10,6 +9,7 @@ from recrm.judges.formats import SCHEMAS, parse_reply_text, record_requests, tar
 from recrm.judges.llm import LLMScorer
 from situ_gym.llm import BackendUnavailable, ChatBackend, ChatResult
 from situ_gym.llm.structured import parse_reply
+from tests.ports import free_port
 
 KINDS = ("instruction", "consistency", "relevance", "ranking", "behavior")
 
@@ -124,11 +124,6 @@ def test_llm_scorer_in_the_composite_scores_a_batch_of_turns(data_dir):
             assert res.components["relevance"] == 0.5 and res.details["relevance"]["scorer"] == "llm:oracle"
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
 
 def test_a_dead_endpoint_is_one_line_before_any_record(data_dir, capsys, monkeypatch):
     from recrm.evaluate import main
@@ -139,7 +134,7 @@ def test_a_dead_endpoint_is_one_line_before_any_record(data_dir, capsys, monkeyp
     old = configure(LLMSettings(timeout=1.0, retries=1, backoff=0.01, max_backoff=0.02, persistent_after=1))
     monkeypatch.setenv("SITU_GYM_LLM_CACHE", "none")
     monkeypatch.setenv("OPENAI_API_KEY", "test")
-    url = f"http://127.0.0.1:{_free_port()}/v1"
+    url = f"http://127.0.0.1:{free_port()}/v1"
     try:
         reset_endpoints()
         with pytest.raises(BackendUnavailable):

@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = ROOT / "train" / "configs"
 ACCELERATE = [sys.executable, "-m", "accelerate.commands.launch", "--cpu", "--num_processes", "1",
               "--mixed_precision", "no", "--dynamo_backend", "no"]
+DISTRIBUTED_ENV = ("RANK", "LOCAL_RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT")
 
 pytestmark = pytest.mark.slow
 
@@ -28,6 +29,8 @@ def _env():
     env = dict(os.environ, TRL_EXPERIMENTAL_SILENCE="1", TOKENIZERS_PARALLELISM="false",
                OMP_NUM_THREADS=os.environ.get("OMP_NUM_THREADS", "2"))
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
+    for name in DISTRIBUTED_ENV:  # a launcher's child is no rank of this test process
+        env.pop(name, None)
     return env
 
 

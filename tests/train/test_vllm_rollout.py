@@ -32,9 +32,12 @@ def policy(tmp_path_factory):
 
 @pytest.fixture
 def clean_env(monkeypatch):
-    """Colocate init sets RANK / WORLD_SIZE / MASTER_* for vLLM: undo them after the test."""
+    """Colocate init sets RANK / WORLD_SIZE / MASTER_* for vLLM: undo them after the test. (A
+    bare ``delenv`` of an absent name records nothing to undo, so TRL's values stayed in the
+    process and a later test's ``accelerate launch`` child tried to rendezvous on them.)"""
     for name in ("RANK", "LOCAL_RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"):
-        monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv(name, "")  # records the value before (or its absence) for the undo
+        monkeypatch.delenv(name)
     monkeypatch.setenv("TRL_EXPERIMENTAL_SILENCE", "1")
     return monkeypatch
 
