@@ -160,6 +160,13 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
         return Utterance(text="")
     toks = tokenize(text)
     mentions, places, tags = lex.link(toks, text) if lex is not None else ([], [], [])
+    if lex is not None and (visible or focus):
+        taken = {i for x in (*mentions, *places) for i in range(x.start, x.end)}
+        extra = lex.names_in_view(toks, taken, visible | {focus} if focus else visible)
+        if extra:
+            named_at = {m.start for m in extra}
+            mentions = sorted([*mentions, *extra], key=lambda m: m.start)
+            tags = [replace(t, in_name=True) if t.start in named_at else t for t in tags]
     low = text.lower()
     sentences = sentence_spans(text)
     money = amounts(text)  # "$3.49", "3.49 dollars", "under twenty bucks", a clipped "3.49"
@@ -242,6 +249,7 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
     refers_focus = False
     wants: list[str] = []
     avoids: list[str] = []
+    turned_down_words = _rejects(low)
     for si, (s, e) in enumerate(sentences):
         sent = low[s:e]
         here = [r for r in refs if r[0] == si]
@@ -264,8 +272,9 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
                 P.PROPOSE.search(cue_text[a:b])
                 or (is_question and re.search(r"\b(?:how|what) about\b", clause))
                 or _CHOSEN.match(low, ce, b)  # "the B better", "so spaghetti for you", "golden acre all the way"
-                or (  # "cheaper -> golden acre" (a named product; "-> yoga mat there" points the way)
-                    re.search(r"(?:->|\u2192)\s*(?:the\s+)?$", low[max(a, cs - 6) : cs])
+                or (  # "cheaper -> golden acre", "go coconut", "grab the calcium one" (a named
+                    # product; "-> yoga mat there" and "go to Shelf 3" point the way)
+                    _CHOICE_BEFORE.search(low[max(a, cs - 14) : cs])
                     and any(m.char_start == cs and m.kind == "product" for m in mentions)
                 )
             )
@@ -296,6 +305,16 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
             head = low[max(s, start - 40) : start]
             tail = low[start : start + 40]
             negated = bool(P.NEGATION.search(head)) or re.search(r"^[a-z ]*?[- ]free\b", tail) is not None and "free" not in t.phrase
+            if _HAS_LABEL.search(head) and (here or re.match(r"\W*(?:it|they|this|that)\b", head)):
+                # A label said of a product ("the X isn't organic", "the X has turkey") is a
+                # fact about it; the stance is in the rest: "..., and I need that" wants it,
+                # a turn-down wants what the product lacks and avoids what it has.
+                lacking = negated or bool(re.search(r"\b(?:missing|lacks?|without)\b", head))
+                if _NEED.search(low[s:e]):
+                    wants.extend(sorted(t.tags))
+                elif turned_down_words:
+                    (wants if lacking else avoids).extend(sorted(t.tags))
+                continue
             (avoids if negated else wants).extend(sorted(t.tags))
 
     # A product presented on its own, with its facts and no cue either way ("rec: oat milk,
@@ -358,7 +377,7 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
         wants=tuple(_unique(w for w in wants if w not in avoids)),
         avoids=tuple(_unique(avoids)),
         categories=tuple(categories),
-        rejects=bool(P.REJECT.search(low)),
+        rejects=turned_down_words,
         accepts=bool(P.ACCEPT.search(low)),
         requests=tuple(name for name, pat in P.REQUESTS if pat.search(low)),
         claims=tuple(m.group(0) for m in P.CLAIMS.finditer(low)),
@@ -603,8 +622,10 @@ def _explanation(pid, low, toks, mentions, tags, prices, lex) -> Explanation | N
             if tag.startswith("packaging:") and set(value) <= _CONTAINERS:
                 continue  # "$2.39 a can" says how it is sold, not why it suits
             cites.append(tag)
+    # Sales talk ("half price today", "a best seller") states no fact of the product's price.
+    facts = P.CLAIMS.sub(lambda m: " " * len(m.group(0)), low)
     if any(abs(p - product.price) <= max(0.011, 0.005 * product.price) for p in prices) or re.search(
-        r"\b(?:priced|price|costs?|cheap\w*|affordable|inexpensive|bargain|economical|only \$|just \$)\b", low
+        r"\b(?:priced|price|costs?|cheap\w*|affordable|inexpensive|economical|only \$|just \$)\b", facts
     ):
         cites.append("price")
     if re.search(r"\b(?:budget|your limit|afford|under (?:the|your) \$|(?:the|that) \$[\d.,]+ you)\b", low):
@@ -624,6 +645,14 @@ def _budget(low: str, prices) -> Budget | None:
                     continue
                 return Budget(amount, bound)
     return None
+
+
+def _rejects(low: str) -> bool:
+    """Whether the words turn an offer down (a product, a proposal): negative words about the
+    shopper's own limits or wishes turn nothing down, and a doubt asked about is a hesitation."""
+    if P.HESITATION.search(low) and low.rstrip().endswith("?"):
+        return False
+    return bool(P.REJECT.search(P.NOT_A_REJECTION.sub(lambda m: " " * len(m.group(0)), low)))
 
 
 def _act(u: Utterance, focus: str | None, low: str) -> str:
@@ -690,6 +719,19 @@ _TRY_MOTION = re.compile(r"\btry(?:ing)? (?:to )?(?:turn|go|walk|head|move|step|
 _ACK_CHOICE = re.compile(
     r"(?:^|(?<=[.!?]\s))\W*(?:what an? |such an? )?(?:nice|great|good|excellent|smart|solid|lovely|perfect|wise) "
     r"(?:pick|choice|call)\b(?=\s*[,!.;-])"
+)
+# A choice said right before a product's name: "-> honeycrisp", "go coconut", "i'd go calcium".
+_CHOICE_BEFORE = re.compile(r"(?:->|\u2192|\bgo|\bgo for|\bgo with|\bpick|\bchoose|\bgrab|\bget)\s*(?:the\s+)?$")
+# A label predicated of a product: "(the X) isn't", "has", "doesn't have the", "is missing".
+_HAS_LABEL = re.compile(
+    r"(?<!\bi )(?<!\bwe )(?<!\byou )\b(?:is|are|'s|isn'?t|aren'?t|is not|are not|has|have|hasn'?t|haven'?t|"
+    r"(?:does|do)(?:n'?t| not) (?:have|contain|come in)|contains?|comes? in|is missing|lacks?)"
+    r"(?: (?:the|any|no|some|a|an|real|actual))?(?: \w+)?\s*$"
+)
+# The shopper's own need: "and I need that", "the organic I'm after", "I was hoping for".
+_NEED = re.compile(
+    r"\b(?:(?:i|we) (?:really )?(?:need|want|wanted|must have|have to have|was hoping for|were hoping for)|"
+    r"(?:i'?m|i am|we'?re|we are) (?:after|looking for))\b"
 )
 _PREDICATE = re.compile(r"\b(?:it'?s|it is|they'?re|they are|this is|that'?s)(?: an?| the| really| very| all)?\s*$")
 _EXPLICIT_RECOMMEND = re.compile(r"\b(?:i'?d |i would |i )?(?:recommend|suggest)\w*|\bmy (?:pick|top pick|choice)\b")

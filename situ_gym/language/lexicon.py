@@ -348,12 +348,58 @@ class SceneLexicon:
         taken = {i for p in places for i in range(p.start, p.end)}
         mentions = self._products(toks, lem, taken)
         mentions = self._narrow_by_neighbours(mentions)
+        found_tags = self._tags(lem, taken)
+        mentions = [m for m in mentions if not self._label_not_name(m, toks, found_tags)]
         named = {i for m in mentions if m.kind != "category" for i in range(m.start, m.end)}
         tags = [
             t if not named.intersection(range(t.start, t.end)) else TagMention(t.start, t.end, t.phrase, t.tags, True)
-            for t in self._tags(lem, taken)
+            for t in found_tags
         ]
         return mentions, places, tags
+
+    def names_in_view(self, toks: tuple[Token, ...], taken: set[int], in_view: frozenset[str]) -> list[Mention]:
+        """"greek $5.99 vs coconut $5.29" in front of two yogurts: a word of exactly one
+        product's name among those in view (and of no other's labels) names that product.
+        A word that is also one of its labels ("calcium", "honeycrisp") names it only in a
+        nominal frame ("the calcium one", "honeycrisp's"), so "I wanted vanilla" stays a wish."""
+        products = sorted(p for p in in_view if p in self.name_words)
+        if not products:
+            return []
+        out = []
+        for i, tok in enumerate(toks):
+            w = self._read(tok)
+            if i in taken or not tok.text[:1].isalpha() or w in STOPWORDS or w in FUNCTION_WORDS or w in _WEAK:
+                continue
+            if w in self.category_words or w in _UNITS:
+                continue
+            owners = [p for p in products if w in self.name_words[p] or w in self.brand_words[p]]
+            if len(owners) != 1 or any(w in self._tag_words_of(q) for q in products if q != owners[0]):
+                continue
+            before = toks[i - 1].low if i else ""
+            after = toks[i + 1].low if i + 1 < len(toks) else ""
+            nxt = self._read(toks[i + 1]) if i + 1 < len(toks) and toks[i + 1].text[:1].isalpha() else ""
+            if nxt and nxt not in STOPWORDS and nxt not in FUNCTION_WORDS and nxt not in ("one", "ones") and (
+                nxt not in self.name_words[owners[0]]
+            ):
+                continue  # it modifies another noun: "the oat milk" is no oat cereal
+            if w in self._tag_words_of(owners[0]):
+                head = after not in self.product_vocab or after in ("one", "ones")  # "the low fat yogurt" is no frame
+                if not (after in ("one", "ones", "'s") or (before in ("the", "that", "this") and head)):
+                    continue
+            pid = owners[0]
+            out.append(Mention(i, i + 1, tok.start, tok.end, tok.text, (pid,), "product", self.category_of[pid]))
+        return out
+
+    def _label_not_name(self, m: Mention, toks, tags: list[TagMention]) -> bool:
+        """"Anything but sour cream onion", "no turkey": words that are both a label and part of
+        a product's name name the label when a wish or refusal governs them with no
+        determiner ("the sour cream and onion ones" stays a product)."""
+        if m.kind != "product" or not any(t.start <= m.start and m.end <= t.end for t in tags):
+            return False
+        before = [t.low for t in toks[max(0, m.start - 3) : m.start]]
+        if before and before[-1] in _DETERMINERS:
+            return False
+        return any(w in _STANCE_WORDS for w in before) or " ".join(before[-2:]) == "anything but"
 
     def _places(self, toks, lem) -> list[PlaceMention]:
         out, i = [], 0
@@ -565,3 +611,11 @@ class SceneLexicon:
 def lexicon_for(index: SceneIndex) -> SceneLexicon:
     """The (cached) lexicon of ``index``."""
     return SceneLexicon(index)
+
+
+_DETERMINERS = frozenset("the this that these those a an your my our its their".split())
+# Words that make a following label a wish or a refusal rather than a product's name.
+_STANCE_WORDS = frozenset(
+    "no not without avoid avoiding but prefer want need like love something anything any some rather "
+    "free allergic hate dislike skip".split()
+)

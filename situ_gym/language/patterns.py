@@ -15,7 +15,7 @@ __all__ = [
     "MARKER_LABEL", "INTERNAL_JARGON", "ABOUT_THE_SHOPPER", "JUDGE_JARGON", "CATALOG_ID",
     "ACCEPT", "THANKS", "INFO_REQUEST", "BUDGET_BOUND", "CLAIMS", "CLARIFY", "CLOSING", "COMPARE",
     "DIRECTION", "DISTANCE", "GREETING", "MOTION", "NEGATION", "NOT_PROPOSED",
-    "PROPOSE", "PURCHASE", "REASON", "HANDLE_REJECTION", "COMPARATIVE", "REJECT", "RELATION", "REQUESTS", "SLOTS",
+    "PROPOSE", "PURCHASE", "REASON", "HANDLE_REJECTION", "COMPARATIVE", "REJECT", "NOT_A_REJECTION", "HESITATION", "RELATION", "REQUESTS", "SLOTS",
 ]
 
 
@@ -207,11 +207,32 @@ BUDGET_BOUND = (
 )
 REJECT = _words(
     r"no thanks", r"no thank you", r"not for me", r"i'?ll pass", r"pass on", r"don'?t (?:like|want|love|think)",
-    r"does(?:n'?t| not) (?:work|fit|suit|have|appeal|do it)", r"isn'?t (?:what|right|quite|really|for)", r"not (?:quite|really|what|right|sure about|for)",
+    r"does(?:n'?t| not) (?:quite |really |exactly )?(?:work|fit|suit|have|appeal|do it)", r"isn'?t (?:what|right|quite|really|for)",
+    r"not (?:quite|really|what|right|sure about|for)", r"not the (?:kind|sort|type) of",
     r"too (?:expensive|pricey|much|costly|sweet|big|small|bright|dark|plain)", r"over my (?:budget|limit)", r"above my (?:budget|limit)",
-    r"more than i (?:want|wanted|can|'?d like)", r"can'?t (?:take|have|use|do)", r"rather not", r"not interested", r"^no\b", r"nope",
-    r"something else", r"won'?t work", r"not a fit", r"put (?:it|that|this|the [\w' -]{1,60}?) back", r"want to avoid",
-    r"i want to stay away", r"not (?:the|that) one", r"not keen", r"no good", r"i'?d rather", r"missing", r"lacks?",
+    r"more than i (?:want|wanted|can|'?d like)", r"can'?t (?:take|have|use|do)", r"rather not", r"not interested", r"^no(?=[,.!;]|$| thanks| thank| way)", r"nope",
+    r"(?:prefer|want|like|rather have|need) something else", r"won'?t work", r"not a fit",
+    r"put (?:it|that|this|the [\w' -]{1,60}?) back", r"not (?:the|that) one", r"not keen", r"no good", r"i'?d rather", r"missing",
+    r"lacks?", r"(?:'?s|is) a no\b", r"a no for me", r"ruled (?:it |that |this |them )?out", r"already (?:looked at|tried|checked)",
+    # a product without what the shopper needs: "the X don't have ...", "the X isn't organic, and I need that"
+    r"(?<!\bi )(?<!\bwe )(?<!\byou )do(?:n'?t| not) have",
+    r"(?:isn'?t|aren'?t|is not|are not)\b[^.?!]{0,40}\b(?:and|but) (?:i|we) (?:really )?(?:need|want|wanted|must have)",
+)
+# Negative words that turn nothing down: a limit on what the shopper spends, a wish to avoid a
+# label or to browse alone ("I don't want to spend more than $25", "I'd rather avoid nuts",
+# "I don't want it dairy-free", "I'd rather look around on my own").
+NOT_A_REJECTION = _words(
+    r"(?<!\bbut i )(?:don'?t|do not) want to (?:spend|pay|go (?:over|above|beyond|past)|exceed)",  # "X is $9, but I don't ..." declines
+    r"(?:want to|would like to|'?d like to|'?d rather|rather|need to|have to|trying to) (?:avoid|stay away|steer clear|skip)\w*",
+    r"(?:don'?t|do not) want (?:it|them|anything|something)(?= [a-z])(?! (?:at all|anymore|any more|thanks|after all)\b)",
+    r"i'?d rather (?:look|browse|explore|take my|go|walk|find|keep|head|check|see|wander|decide)",
+    r"(?:don'?t|do not) (?:like|love|eat|drink)(?= [a-z])(?! (?:it|that|this|them|these|those|the|one|any of)\b)",
+)
+# A doubt voiced as a question about an offer is a hesitation, not a turn-down: "the X doesn't
+# have it. Is it still a good choice?", "$8.49 is more than I wanted. Why should I go for it?"
+HESITATION = _words(
+    r"still (?:work|be|a good|good|ok|okay|worth|suit|fine|right)", r"(?:is it|it'?s|is that) (?:really |still )?worth",
+    r"why should i (?:go for|get|buy|pick|take|choose)", r"would it still", r"worth it anyway",
 )
 ACCEPT = _words(
     r"i'?ll take", r"i'?ll get", r"i'?ll buy", r"i'?ll have", r"sounds (?:good|great|perfect|right)", r"that works",

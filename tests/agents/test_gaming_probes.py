@@ -207,15 +207,18 @@ def test_deterministic(env, cls):
     assert a == b
 
 
-def test_relabelling_a_turned_down_recommendation_saves_no_attempt():
-    """The heuristic recommends a product the shopper turned down again; its mislabelled copy
-    (the same words annotated Explain) spends the same attempts and ends the same way
-    (situ_gym.language.attempts: proposing a turned-down product again is an attempt)."""
+@pytest.mark.parametrize("task_id", ["sm_u20_t3", "sm_u04_t2"])
+def test_relabelling_recommendations_saves_no_attempt(task_id):
+    """The heuristic's mislabelled copy (the same words annotated Explain) spends the same
+    attempts and ends the same way (situ_gym.language.attempts). In sm_u20_t3 it used to
+    escape the limit and buy: the shopper's "Anything but sour cream onion" was read as naming
+    the Sour Cream and Onion chips, so proposing them later was no new attempt unless
+    annotated Recommend."""
     env = gym.make(situ_gym.ENV_IDS[0], text_only=True)  # the default view size: the traced episode
     heuristic, mislabel = make_agent("heuristic"), make_agent("probe-mislabel")
     runs = []
     for agent in (heuristic, mislabel):
-        obs, info = env.reset(seed=0, options={"task_id": "sm_u16_t3"})
+        obs, info = env.reset(seed=0, options={"task_id": task_id})
         agent.reset(obs, agent_info(info), seed=0)
         turns, done = [], False
         while not done:

@@ -16,7 +16,7 @@ from agents.restricted import RestrictedHeuristic
 BUDGET = 8_192
 OUTPUT_ALLOWANCE = 128  # tokens per policy turn left free (the heuristic's JSON averages 130-144)
 # The 20-turn episode of the restricted heuristic (seed 0, k = 5) with the longest context per store.
-LONG_TASKS = {"SituRec-Supermarket-v0": ("supermarket", "sm_u13_t2"),
+LONG_TASKS = {"SituRec-Supermarket-v0": ("supermarket", "sm_u13_t3"),
               "SituRec-HomeFurnishings-v0": ("home_furnishings", "hf_u18_t1")}
 
 needs_smollm2 = pytest.mark.skipif(
