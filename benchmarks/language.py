@@ -22,7 +22,14 @@ from situ_gym.language import (
     analysis,  # noqa: E402
     analyze,  # noqa: E402
 )
-from tests.language.corpus import lexicons, load_corpus, load_heldout, load_heldout2, score  # noqa: E402
+from tests.language.corpus import (  # noqa: E402
+    lexicons,
+    load_corpus,
+    load_heldout,
+    load_heldout2,
+    load_heldout3,
+    score,
+)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -61,8 +68,11 @@ def main(argv: list[str] | None = None) -> None:
     print("held-out corpus (tests/language/heldout: chat, clipped, non-native, mixed; written apart, since tuned on):")
     print(score(load_heldout()).table())
     print()
-    print("third corpus (tests/language/heldout2: the four styles and spoken; written after that tuning):")
+    print("third corpus (tests/language/heldout2: the four styles and spoken; written apart, since tuned on):")
     print(score(load_heldout2()).table())
+    print()
+    print("fourth corpus (tests/language/heldout3: the five styles; written apart, never tuned on):")
+    print(score(load_heldout3()).table())
 
 
 if __name__ == "__main__":

@@ -15,6 +15,8 @@ CORPUS_DIR = Path(__file__).parent / "corpus"
 HELDOUT_DIR = Path(__file__).parent / "heldout"  # written apart from the layer (heldout/README.md)
 # A third corpus, written after the layer was last tuned on the second (heldout2/README.md)
 HELDOUT2_DIR = Path(__file__).parent / "heldout2"
+# A fourth, written apart again after the layer was tuned on the third (heldout3/README.md)
+HELDOUT3_DIR = Path(__file__).parent / "heldout3"
 STORES = ("supermarket", "home_furnishings")
 STYLES = ("chat", "clipped", "nonnative", "mixed")
 STYLES2 = (*STYLES, "spoken")  # heldout2 adds transcribed speech
@@ -34,6 +36,10 @@ def load_heldout() -> list[dict]:
 
 def load_heldout2() -> list[dict]:
     return load_corpus(HELDOUT2_DIR)
+
+
+def load_heldout3() -> list[dict]:
+    return load_corpus(HELDOUT3_DIR)
 
 
 def lexicons():

@@ -112,17 +112,25 @@ def test_deterministic_and_cached(lex):
 # heldout2 is the held-out measure. A drop below this floor is a regression.
 HELDOUT_FLOOR = 0.91
 # tests/language/heldout2 (304 utterances in five styles, written after that tuning, by a
-# writer who never read the layer): 80.7% (79.2% before the tuning). Far from 95%: the layer
-# does not generalise to a new writer's Compare, HandleRejection and spoken turns.
-HELDOUT2_FLOOR = 0.79
+# writer who never read the layer): 80.7% when first run. Tuned on since (81.5%), so it is a
+# development set too and heldout3 is the held-out measure.
+HELDOUT2_FLOOR = 0.80
+# tests/language/heldout3 (400 utterances in the same five styles, written apart again, never
+# tuned on): 84.5% when first run, 85.1% after changes tuned on heldout2 alone.
+HELDOUT3_FLOOR = 0.84
 
 
 @pytest.mark.parametrize("corpus, floor, style_margin", [("heldout", HELDOUT_FLOOR, 0.05),
-                                                          ("heldout2", HELDOUT2_FLOOR, 0.06)])
+                                                          ("heldout2", HELDOUT2_FLOOR, 0.06),
+                                                          ("heldout3", HELDOUT3_FLOOR, 0.06)])
 def test_held_out_accuracy_per_style(capsys, corpus, floor, style_margin):
     from . import corpus as C
 
-    rows, styles = (C.load_heldout(), C.STYLES) if corpus == "heldout" else (C.load_heldout2(), C.STYLES2)
+    rows, styles = {
+        "heldout": (C.load_heldout(), C.STYLES),
+        "heldout2": (C.load_heldout2(), C.STYLES2),
+        "heldout3": (C.load_heldout3(), C.STYLES2),
+    }[corpus]
     result = score(rows)
     with capsys.disabled():
         print(f"\nlanguage layer on tests/language/{corpus}:\n" + result.table())
