@@ -1,5 +1,6 @@
 """Amounts of money in any written form: "$3.49", "3.49 dollars", "under twenty bucks",
-"about five quid", "$12ish", "4 dollars 50", "3,99 €", and the bare "24.99" of a clipped note.
+"about five quid", "$12ish", "4 dollars 50", "3,99 €", the bare "24.99" of a clipped note, and
+a price said aloud: "three eighty-nine", "eleven oh nine", "two nineteen ninety-nine".
 
 Both the shopper (a stated budget) and RecRM (a price claim to check) read amounts here, so
 a price written one way is caught exactly as it is written another.
@@ -33,6 +34,21 @@ _APPROX_BEFORE = re.compile(
     r"(?:about|around|roughly|approximately|approx\.?|near(?:ly)?|almost|circa|ca\.?|some|~|just over|just under)\s*$"
 )
 _APPROX_AFTER = re.compile(r"^\s*(?:-?ish\b|or so\b|give or take\b)")
+_DIGIT_WORD = "one|two|three|four|five|six|seven|eight|nine"
+_TEENS = "ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen"
+_TENS_WORD = "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
+_TWO_DIGITS = rf"(?:(?:{_TENS_WORD})(?:[-\s](?:{_DIGIT_WORD}))?|{_TEENS})"
+_CENTS_SAID = rf"(?:oh[-\s](?:{_DIGIT_WORD})|{_TWO_DIGITS})"
+# Said aloud, a price is dollars then cents with no unit: "three eighty-nine", "eleven oh nine",
+# "two nineteen ninety-nine" (219.99); not a time, a size or a count ("eleven thirty pm").
+_SAID = re.compile(
+    rf"\b(?:(?P<h>{_DIGIT_WORD})\s+(?P<hd>{_TWO_DIGITS})\s+(?P<hc>{_CENTS_SAID})"
+    rf"|(?P<sd>{_DIGIT_WORD}|{_TWO_DIGITS})\s+(?P<sc>{_CENTS_SAID}))\b"
+    r"(?!\s*(?:am|pm|a\.m|p\.m|o'?clock|minutes?|hours?|percent|%|oz|ounces?|lbs?|pounds?|inch|inches|cm|feet|ft|"
+    r"dollars?|bucks?|cents?|count|ct|pack|rolls?|bags?|pieces?|people|years?|degrees?|steps?|metres?|meters?))",
+    re.IGNORECASE,
+)
+_HUNDREDS_BEFORE = re.compile(rf"\b(a|an|{_DIGIT_WORD})\s+hundred\s+(?:and\s+)?$", re.IGNORECASE)
 _AMOUNT = re.compile(
     rf"(?P<sym>[$£€])\s?(?P<d1>{_DIGITS})(?:\s?(?:k)\b)?"
     rf"|(?<![\w.,])(?P<d2>{_DIGITS})\s?(?P<u2>{_CURRENCY})(?:\s+(?P<c2>\d{{1,2}})\b(?!\s*(?:%|oz|lb|cm|in|ft|m\b)))?"
@@ -112,4 +128,21 @@ def amounts(text: str) -> list[Amount]:
             _APPROX_AFTER.match(text[m.end() : m.end() + 12].lower())
         )
         out.append(Amount(value, m.start(), m.end(), m.group(0), approx, cents))
+    for m in _SAID.finditer(text):
+        if any(a.start < m.end() and m.start() < a.end for a in out):
+            continue
+        if m.group("h"):
+            dollars = number_value(m.group("h")) * 100 + number_value(m.group("hd"))
+            said_cents = m.group("hc")
+        else:
+            dollars, said_cents = number_value(m.group("sd")), m.group("sc")
+            hundreds = _HUNDREDS_BEFORE.search(text[max(0, m.start() - 24) : m.start()])
+            if hundreds and dollars is not None:  # "a hundred seventy nine ninety nine"
+                dollars += 100 * (number_value(hundreds.group(1)) or 1)
+        cents_value = number_value(said_cents.lower().replace("oh", "").strip() or "zero")
+        if dollars is None or cents_value is None:
+            continue
+        approx = bool(_APPROX_BEFORE.search(text[max(0, m.start() - 16) : m.start()].lower()))
+        out.append(Amount(dollars + cents_value / 100.0, m.start(), m.end(), m.group(0), approx, True))
+    out.sort(key=lambda a: a.start)
     return out

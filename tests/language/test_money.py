@@ -1,0 +1,35 @@
+"""Amounts of money in every written form (``situ_gym.language.money``): the shopper's budget
+and RecRM's price check read them here, so a price said one way is caught as any other."""
+
+from __future__ import annotations
+
+import pytest
+
+from situ_gym.language.money import amounts
+
+
+@pytest.mark.parametrize("text, values", [
+    ("It's $3.49.", [3.49]),
+    ("3.49 dollars", [3.49]),
+    ("4 dollars 50", [4.50]),
+    ("under twenty bucks", [20.0]),
+    ("rec: kira mat, 24.99", [24.99]),
+    # said aloud: dollars then cents, no unit
+    ("it's dairy-free and it's like three eighty-nine", [3.89]),
+    ("the jasmine's eleven oh nine and the basmati is four nineteen", [11.09, 4.19]),
+    ("it's two nineteen ninety-nine", [219.99]),
+    ("a hundred seventy nine ninety nine", [179.99]),
+    ("six seventy-nine", [6.79]),
+])
+def test_every_written_form_of_a_price(text, values):
+    assert [a.value for a in amounts(text)] == pytest.approx(values)
+
+
+@pytest.mark.parametrize("text", [
+    "see you at eleven thirty pm",  # a time
+    "twenty five",  # a number, no cents
+    "a pack of twelve thirty count",  # a count
+    "it's three twenty inches wide",  # a size
+])
+def test_numbers_said_aloud_that_are_no_price(text):
+    assert amounts(text) == []
