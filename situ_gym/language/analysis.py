@@ -253,7 +253,9 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
     for si, (s, e) in enumerate(sentences):
         sent = low[s:e]
         here = [r for r in refs if r[0] == si]
-        is_question = sent.rstrip().endswith("?")
+        is_question = sent.rstrip().endswith("?") or (
+            not re.search(r"[.!?]", sent) and _INTERROGATIVE.search(sent) is not None and not _NON_QUESTION.search(sent)
+        )
         clauses = _clause_spans(low, s, e)
         # A proposal cue in a clause naming no product ("..., would suit you") carries over to
         # the sentence's products whose own clause says nothing either way.
@@ -329,9 +331,14 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
         facts = money or any(not t.in_name for t in tags)
         # A note without a verb ("copper kettle decaf ground - no caffeine, 9.19") offers what it
         # names; a sentence stating facts ("The X is $4.49 a bag") answers unless it also sells.
-        selling = (facts and (_SELLING.search(about) or not _FINITE_VERB.search(about))) or _PITCH.search(about)
+        # After a turn-down is acknowledged, a new product's facts offer it as the alternative
+        # ("No problem, we'll skip the Granny Smiths! The Gala Apples are sweet instead.").
+        alternative = facts and P.HANDLE_REJECTION.search(low) is not None and not P.HANDLE_REJECTION.search(about)
+        selling = (facts and (_SELLING.search(about) or not _FINITE_VERB.search(about))) or _PITCH.search(about) or alternative
         asking = all(low[s:e].rstrip().endswith("?") for s, e in sentences)
-        if selling and not asking and not P.NOT_PROPOSED.search(low) and not _ANSWERING.match(low):
+        # a turn-down acknowledged in another sentence ("Okay, skip the honey one. The X is
+        # vanilla.") leaves the alternative offered: only its own sentences can set it aside
+        if selling and not asking and not P.NOT_PROPOSED.search(about) and not _ANSWERING.match(about.lstrip()):
             proposed.append(pid)
             mentioned.remove(pid)
     if purchase or proposed or P.HANDLE_REJECTION.search(low):
@@ -392,7 +399,16 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
 
 
 _NON_REFERRING = re.compile(r"(?:it'?s (?:time|okay|ok|fine|no problem|a good idea|up to you)|that'?s (?:okay|ok|fine|alright|all)|that way|this way|it is time)")
-_SLOT_WORD = re.compile(r"^(?:budget|price|size|colou?r|flavou?r|allerg\w*|room|brand|scent|material|style|kind|type|preferences?)$")
+_SLOT_WORD = re.compile(r"^(?:budget|price|size|colou?r|flavou?r|allerg\w*|room|brand|scent|material|style|kind|type|preferences?|must[- ]?haves?)$")
+# A question by its syntax, for speech written without "?": a wh-word or an inverted auxiliary
+# opening the clause ("so what are we looking for today", "how much do you wanna spend").
+_INTERROGATIVE = re.compile(
+    r"(?:^|\b(?:so|and|um|uh|like|okay|ok|oh|well|also|then|now|wait|right)\s+)"
+    r"(?:what(?:'s| is| are| do| did| would| kind| sort| type| room)?|which|how (?:much|many|big|about)|where|who|"
+    r"is there|are there|do you|did you|would you|could you|can you|are you|were you|have you|is it|is that)\s+\w"
+)
+# "what we have", "let me show you which": a wh-word inside a statement asks nothing
+_NON_QUESTION = re.compile(r"\b(?:show|tell|see|know|find|is|that'?s|here'?s) (?:you )?(?:what|which|where|how)\b")
 _SHORT_Q = re.compile(r"^(?:shall we|ready|okay|ok|sound good|sounds good|right|deal|alright|all set|good)\??$")
 
 
@@ -419,13 +435,13 @@ def _question(sent, original, toks, s, e, mentions, places, tags, names_product,
         slots.remove("budget")
     if "category" in slots and "preference" in slots:
         slots.remove("preference" if not re.search(r"\bprefer|flavou?r|colou?r|brand|style|scent|material\b", sent) else "category")
-    if "use" in slots and "category" in slots and not re.search(r"\buse\b|occasion|purpose|who|for (?:you|the kids|a party|dinner)", sent):
+    if "use" in slots and "category" in slots and not re.search(r"\buse\b|occasion|purpose|who|\broom\b|for (?:you|the kids|a party|dinner)", sent):
         slots.remove("use")
     if "avoid" in slots and "preference" in slots and not re.search(
-        r"\bprefer|brands? you like|flavou?r|style\b|must[- ]?ha|non-?negotiable|features?|(?:must|need to) have", sent
+        r"\bprefer|brands? you like|flavou?r|style\b|must[- ]?ha|non-?negotiable|features?|(?:must|need|has|have) to have|must have", sent
     ):
         slots.remove("preference")
-    if "size" in slots and "preference" in slots and not re.search(r"must[- ]?ha|non-?negotiable|(?:must|need to) have", sent):
+    if "size" in slots and "preference" in slots and not re.search(r"must[- ]?ha|non-?negotiable|(?:must|need|has|have) to have|must have", sent):
         slots.remove("preference")
     clarifies = bool(P.CLARIFY.search(sent))
     return Question(tuple(dict.fromkeys(slots)) or ("other",), original, clarifies)
@@ -685,7 +701,9 @@ def _act(u: Utterance, focus: str | None, low: str) -> str:
     if u.proposed and not u.explanation:
         return "Recommend"
     if u.questions:
-        clarifies = any(q.clarifies for q in u.questions) or P.CLARIFY.search(low) is not None
+        # asking where the shopper stands clarifies the situation, it asks no preference
+        where = all("location" in q.slots for q in u.questions) and _WHERE_NOW.search(low) is not None
+        clarifies = any(q.clarifies for q in u.questions) or P.CLARIFY.search(low) is not None or where
         return "ClarifyNeed" if clarifies else "AskPreference"
     answers = re.match(r"^\W*(?:yes|yeah|yep|no|nope|sorry|unfortunately|we (?:only )?(?:have|carry|stock|do)|there (?:is|are)|you asked)\b", low)
     about_focus = focus is not None and focus in u.mentioned
@@ -722,6 +740,11 @@ _ACK_CHOICE = re.compile(
 )
 # A choice said right before a product's name: "-> honeycrisp", "go coconut", "i'd go calcium".
 _CHOICE_BEFORE = re.compile(r"(?:->|\u2192|\bgo|\bgo for|\bgo with|\bpick|\bchoose|\bgrab|\bget)\s*(?:the\s+)?$")
+# Where the shopper is now (not where it would like to go): "where r u atm?", "what can you see?"
+_WHERE_NOW = re.compile(
+    r"\bwhere (?:are|r|is) (?:you|u)\b|\bwhere you(?: are|'re)\b|\bstanding\b|\bin front of (?:you|u)\b|"
+    r"\bwhat (?:can|do) (?:you|u) see\b|\b(?:are|r) (?:you|u) (?:at|near|by|in|standing)\b|\bright now\b|\batm\b"
+)
 # A label predicated of a product: "(the X) isn't", "has", "doesn't have the", "is missing".
 _HAS_LABEL = re.compile(
     r"(?<!\bi )(?<!\bwe )(?<!\byou )\b(?:is|are|'s|isn'?t|aren'?t|is not|are not|has|have|hasn'?t|haven'?t|"
@@ -745,5 +768,5 @@ _WEAK_ACK = re.compile(
 )
 _ACK_OPENING = re.compile(
     r"^\W*(?:no problem|no worries|understood|fair enough|i understand|that'?s (?:fine|okay|ok|alright)|sorry|i'?m sorry|noted|"
-    r"totally|makes sense|okay|ok|alright|got it|fine|i see|i get it|ah|oh|fair point|you'?re right|good to know|i hear you|thanks for telling)"
+    r"totally|makes sense|okay|ok|alright|got it|gotcha|fine|fair|i see|i get it|i get that|ah|oh|fair point|you'?re right|good to know|i hear you|thanks for telling)"
 )

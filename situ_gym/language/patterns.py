@@ -90,7 +90,7 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
                          r"(?:different|another|other) (?:shop|store|section)", r"(?:was|is) it in", r"where you saw")),
     ("preference", _words(
         r"prefer\w*", r"flavou?rs?", r"colou?rs?", r"materials?", r"styles?", r"scents?", r"brands?",
-        r"features?", r"must[- ]haves?", r"important to you", r"requirements?", r"textures?", r"finish", r"roast",
+        r"features?", r"must[- ]haves?", r"(?:has|have|must|need|needs) to have", r"important to you", r"requirements?", r"textures?", r"finish", r"roast",
         r"dietary preferences?", r"better fit", r"work better", r"didn'?t you like", r"like about", r"looking for in",
         r"any (?:wishes|preferences|ideas)", r"leaning", r"mood for", r"nice-to-have", r"a must", r"the regular",
         r"go for\?", r"usually (?:go|get|buy)", r"what put you off", r"you'?d change", r"ideal [a-z]+", r"look like",
@@ -126,6 +126,9 @@ PROPOSE = _words(
     r"might (?:suit|work|be (?:right|perfect|ideal|a good))", r"could be (?:just )?(?:right|perfect|ideal|the one|a good)",
     r"would do (?:nicely|the trick|well)", r"fits the bill", r"is the one", r"is your best", r"option for you", r"pick for you",
     r"(?:fits|suits|matches)(?=\s*:)",
+    # a push-back asks the shopper to reconsider: "worth a second look?", "keep it in the running?"
+    r"(?:second|another|one more) look", r"keep (?:it|them|that|this) in (?:the running|mind)", r"still in the running",
+    r"still worth it", r"think (?:again|twice)", r"reconsider", r"sure (?:you|u) want to skip",
     # the side a comparison favours, in any English: "is better for you", "is more good for you"
     r"(?<!there )(?:is|are) (?:much |a lot |even |far )?(?:better|more good|more better|more suitable|more right|the better) (?:for you|choice|option|pick|one|fit|match)",
 )
@@ -138,6 +141,7 @@ NOT_PROPOSED = _words(
     r"no longer", r"won'?t (?:work|fit|suit)", r"sold out", r"(?<!why )not (?:the|that|a good|right|suitable|ideal)", r"set aside",
     r"already in your (?:cart|basket)", r"off the list", r"it'?s out", r"wouldn'?t (?:go|pick|choose|recommend|suggest)", r"well over",
     r"put (?:it|that|the \w+) back", r"you (?:passed|said no)", r"steer clear", r"avoid", r"contains?",
+    r"(?:is|are|'s|'re) (?:a no|out)\b(?! of| there| here)", r"forget", r"scratch", r"drop(?:ping)?",
 )
 # "vs the A (pricier): the B better": the side after a clause-opening "vs" is the one weighed against.
 NOT_PROPOSED = re.compile(NOT_PROPOSED.pattern + r"|^\W*(?:vs\.?|versus)\s")
@@ -282,6 +286,10 @@ HANDLE_REJECTION = _words(
     r"(?:drop|dropping|skip|skipping|forget|forgetting|scratch|scratching|remove|removing|take away|taking away|"
     r"cross off|crossing off) (?:it|that|this|those|them|the)\b", r"off the table", r"no-?go", r"(?:that|this) one'?s out",
     r"(?:won'?t|will not|i'?ll not) (?:show|suggest|propose|recommend|offer|bring up|push)", r"steer clear of",
+    # the turned-down one struck off in any register: "ok honey one out", "gotcha, isla's out",
+    # "Okay, not the spicy one", "oh okay so not the isla then", "fair, but ..."
+    r"(?:'s|is|are) out(?! of| there| here| front| back)", r"(?:ok|okay|fair|sure|gotcha|got it|alright|right|understood)\b[^.?!]{0,40}\bout(?=\W*(?:$|[.!;,]))",
+    r"(?:ok|okay|alright|sure|got it|gotcha|sorry|fine)\W+(?:so |then )?not the", r"^\W*fair\b", r"i get that",
     r"no more [a-z]+ (?:suggestions|picks|options|recommendations|ideas)", r"not (?:good|a good fit) for you",
 )
 

@@ -10,7 +10,7 @@ from situ_gym.scene import SceneIndex
 from situ_gym.scene.loader import load_scene
 
 HONEY, WHEAT, CINNAMON = "sm_p001", "sm_p002", "sm_p003"
-PLAIN_YOGURT, VANILLA_YOGURT = "sm_p207", "sm_p208"
+PLAIN_YOGURT, VANILLA_YOGURT, COCONUT_YOGURT = "sm_p207", "sm_p208", "sm_p210"
 PENNE, ROTINI = "sm_p045", "sm_p047"
 
 
@@ -61,6 +61,17 @@ TABLE = [
      {"before": [HONEY], "annotated": "Explain"}, [HONEY], [], 0),
     ("You already turned down the Sunny Fields Honey Oat Clusters, so how about the Oakridge Organics"
      " Cinnamon Crunch?", {"before": [HONEY], "declined": [HONEY]}, [CINNAMON], [CINNAMON], 1),
+    # the alternative after an acknowledged turn-down is offered, whatever its verb; the
+    # turned-down one said in the same sentence as the acknowledgement is not
+    ("No problem, we'll skip the Morning Harvest Frosted Wheat Squares! The Sunny Fields Honey Oat"
+     " Clusters are $4.19 instead.", {}, [HONEY], [HONEY], 1),
+    ("Understood, the Morning Harvest Frosted Wheat Squares are a no. Would you like something else?", {}, [], [], 0),
+    # a push-back asks to reconsider the product turned down: proposed again, one attempt
+    ("Fair, but the Sunny Fields Honey Oat Clusters fit your budget. Worth a second look?",
+     {"before": [HONEY], "declined": [HONEY], "annotated": "HandleRejection"}, [HONEY], [], 1),
+    # a short name of one product in view, chosen after a comparison
+    ("greek $5.99 vs coconut $5.29, go coconut", {"visible": [VANILLA_YOGURT, COCONUT_YOGURT],
+                                                 "compare_requested": True}, [COCONUT_YOGURT], [COCONUT_YOGURT], 1),
 ]
 
 
