@@ -370,8 +370,10 @@ class SceneLexicon:
             w = self._read(tok)
             if i in taken or not tok.text[:1].isalpha() or w in STOPWORDS or w in FUNCTION_WORDS or w in _WEAK:
                 continue
-            if w in self.category_words or w in _UNITS:
+            if w in self.category_words or w in _UNITS or w in _SPATIAL:
                 continue
+            if i + 1 < len(toks) and toks[i + 1].low == "of":
+                continue  # "the top of the shelf", "the end of the aisle": a part of something
             owners = [p for p in products if w in self.name_words[p] or w in self.brand_words[p]]
             if len(owners) != 1 or any(w in self._tag_words_of(q) for q in products if q != owners[0]):
                 continue
@@ -613,6 +615,12 @@ def lexicon_for(index: SceneIndex) -> SceneLexicon:
     return SceneLexicon(index)
 
 
+# Words for parts and places that some names carry ("Marble Top", "Corner Desk"): said in the
+# store they locate things, they do not name a product.
+_SPATIAL = frozenset(
+    "top bottom side front back left right end corner middle center centre edge row level aisle floor wall door "
+    "entrance exit way part area section shelf shelves stand base rack display window room hall upper lower".split()
+)
 _DETERMINERS = frozenset("the this that these those a an your my our its their".split())
 # Words that make a following label a wish or a refusal rather than a product's name.
 _STANCE_WORDS = frozenset(

@@ -99,6 +99,19 @@ def test_mentions_that_are_not_proposals(lex):
     assert u.act == "HandleRejection"
 
 
+@pytest.mark.parametrize("store, text, visible, named", [
+    # a word of exactly one visible product's name names it ...
+    ("supermarket", "greek $5.99 vs coconut $5.29, go coconut", ["sm_p208", "sm_p210"], ["sm_p208", "sm_p210"]),
+    ("supermarket", "grab the calcium one, it's cheaper", ["sm_p219", "sm_p221"], ["sm_p221"]),
+    # ... unless it is a part or place word, a label used as a wish, or modifies another noun
+    ("home_furnishings", "You can stand on the top of the shelf to reach it.", ["hf_p211"], []),
+    ("supermarket", "No, I wanted vanilla, not honey.", ["sm_p210", "sm_p211"], []),
+    ("supermarket", "Since you're watching your cholesterol, I'd pick the oat milk.", ["sm_p001"], ["sm_p206"]),
+])
+def test_short_names_of_products_in_view(lex, store, text, visible, named):
+    assert sorted(analyze(text, lex[store], visible=frozenset(visible)).named) == named
+
+
 def test_deterministic_and_cached(lex):
     text = "Try the Sunny Fields Honey Oat Clusters, they're on Shelf 1."
     a = analyze(text, lex["supermarket"])
