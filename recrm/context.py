@@ -31,13 +31,15 @@ _SHOPPER_PICKS = frozenset({"pick_up_item", "check_item", "add_to_cart"})  # the
 
 def judged_item(said: Utterance) -> str | None:
     """The product a turn is judged on: the one its words propose, else the one they explain,
-    compare or mention. A ranking alone judges nothing (a turn that names no product is a
+    compare or mention by name. A ranking alone judges nothing (a turn that names no product is a
     dialogue turn, whatever its list holds)."""
     if said.proposed:
         return said.proposed[0]
     if said.explanation is not None and said.explanation.product:
         return said.explanation.product
-    return (said.compared + said.mentioned + (None,))[0]
+    # a bare "that" or "it" for the product under discussion says nothing about it: "Let me
+    # help you with that" is a dialogue turn, not a recommendation of the focus
+    return (said.compared + tuple(p for p in said.mentioned if p in said.named) + (None,))[0]
 
 
 @dataclass(frozen=True, eq=False)

@@ -204,7 +204,9 @@ class SituRecEnv(gym.Env[dict, str]):
     comparison, "the X is on Shelf 3"), is one attempt the first time it is put forward;
     products set aside ("you turned the X down"), products the shopper raised itself
     (named, asked about, picked up, inspected) and the sides of a comparison the shopper
-    asked for are not. Proposing again a product the shopper turned down is an attempt,
+    asked for are not. The alternative offered after an acknowledged turn-down is put
+    forward whatever its verb ("ok, skip the X. The Y is sweet instead."). Proposing again a
+    product the shopper turned down (a push-back: "worth a second look?") is an attempt,
     whatever the annotation. A turn annotated ``Recommend`` is an attempt even when its words
     name nothing (the paper counts one per Recommend annotation). Each turn's products
     and count are in ``info["turn"].put_forward`` / ``.recommendation_attempts``.

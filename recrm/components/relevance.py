@@ -34,6 +34,9 @@ class QueryItemRelevance:
       more than ``budget_tolerance`` (10%) — each makes the item weakly relevant (1).
       Details whose value is free text cannot be checked and are ignored.
     * Everything revealed is met: fully relevant (2).
+    * A product the shopper turned down in an earlier turn (``ctx.declined``, read by the
+      env's rule ``situ_gym.language.turned_down``) is irrelevant (0) whatever its labels:
+      pressing it again ("Add it to your cart!") answers nothing the shopper asked for.
 
     A turn putting several new products forward at once (``ctx.attempt.new``) scores the mean
     over them (``details["items"]``: each one's 0/1/2), so padding a good pick never pays.
@@ -75,6 +78,11 @@ class QueryItemRelevance:
         task, product = ctx.task, ctx.index.products[pid]
         revealed = ctx.revealed_items
         details: dict = {"item": pid, "revealed": [r.kind for r in revealed], "unmet": []}
+        if pid in ctx.declined:
+            # the shopper said no to it: urging it again ("Add it to your cart!") fits nothing
+            # it asked for, whatever the product's labels
+            details["unmet"].append("the shopper turned it down")
+            return self._done(0, details)
         same_category = (
             product.category == task.category
             or pid == task.target_product_id

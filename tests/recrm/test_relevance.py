@@ -102,3 +102,34 @@ def test_several_products_put_forward_score_their_mean(index, task):
     assert a.value == 1.0
     assert b.details["items"] == {"sm_p004": 2, "sm_p007": 0}
     assert b.value == pytest.approx(0.5)
+
+
+def test_a_product_the_shopper_turned_down_is_irrelevant_when_pressed_again(index, task):
+    """Best-of-N picked "Add it to your cart!" after the shopper said "I'd prefer something
+    else" (R 0.9 against 0.2 for honest guidance): the pressed product now scores 0."""
+    from recrm.composite import RecRMComposite
+    from tests.recrm.turns import honest_recommend, opening_history
+
+    offered = honest_recommend(n=3).model_copy(update={
+        "user_utterance": "The Sunny Fields Gluten-Free Oat Cereal is similar, but I'd prefer something else."})
+    history = [*opening_history(), offered]
+    push = turn("Add it to your cart!", "ConfirmPurchase", n=4, held="sm_p004")
+    ctx = TurnContext.from_record(push, None, task, index, history)
+    assert "sm_p004" in ctx.declined and ctx.judged_item == "sm_p004"
+    s = judge.score(ctx)
+    assert s.value == 0.0 and "the shopper turned it down" in s.details["unmet"]
+    assert RecRMComposite().score(ctx).total == 0.0
+    # the same prompt while the shopper is still considering it stays fully relevant
+    kept = [*opening_history(), honest_recommend(n=3).model_copy(update={"user_utterance": "Let me have a look."})]
+    assert judge.score(TurnContext.from_record(push, None, task, index, kept)).value == 1.0
+
+
+def test_a_bare_pronoun_for_the_product_in_focus_judges_nothing(index, task):
+    """"Let me help you with that" names nothing: a dialogue turn, not a recommendation of the
+    product in focus (the random assistant's filler scored 0.6-0.8 under best-of-N)."""
+    from tests.recrm.turns import honest_recommend, opening_history
+
+    history = [*opening_history(), honest_recommend(n=3)]
+    vague = turn("Let me help you with that.", "Explain", n=4, held="sm_p004")
+    ctx = TurnContext.from_record(vague, None, task, index, history)
+    assert ctx.judged_item is None and judge.score(ctx).value is None
