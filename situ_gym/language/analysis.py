@@ -249,7 +249,7 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
     refers_focus = False
     wants: list[str] = []
     avoids: list[str] = []
-    turned_down_words = _rejects(low)
+    rejects = _rejects(low)  # the words turn an offer down
     for si, (s, e) in enumerate(sentences):
         sent = low[s:e]
         here = [r for r in refs if r[0] == si]
@@ -290,7 +290,7 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
                 mentioned.append(pid)
         # ---- questions and their slots
         if is_question or P.INFO_REQUEST.search(sent):
-            q = _question(sent, text[s:e], toks, s, e, mentions, places, tags, bool(here), purchase)
+            q = _question(sent, text[s:e], toks, s, e, mentions, places, tags, bool(here), purchase, money)
             if q is not None:
                 questions.append(q)
         # ---- navigation
@@ -314,7 +314,7 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
                 lacking = negated or bool(re.search(r"\b(?:missing|lacks?|without)\b", head))
                 if _NEED.search(low[s:e]):
                     wants.extend(sorted(t.tags))
-                elif turned_down_words:
+                elif rejects:
                     (wants if lacking else avoids).extend(sorted(t.tags))
                 continue
             (avoids if negated else wants).extend(sorted(t.tags))
@@ -357,7 +357,7 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
     if subject is not None and not proposed and all(low[s:e].rstrip().endswith("?") for s, e in sentences):
         subject = None  # a question about a product ("do you mean dairy milk?") gives no reasons
     explanation = _explanation(subject, low, toks, mentions, tags, prices, lex) if subject else None
-    budget = _budget(low, prices)
+    budget = _budget(low, money if len(low) == len(text) else amounts(low))
     categories = _unique(
         [m.category for m in mentions if m.category]
         + [lex.category_of[c] for m in mentions if m.kind == "product" for c in m.candidates[:1]]
@@ -384,7 +384,7 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
         wants=tuple(_unique(w for w in wants if w not in avoids)),
         avoids=tuple(_unique(avoids)),
         categories=tuple(categories),
-        rejects=turned_down_words,
+        rejects=rejects,
         accepts=bool(P.ACCEPT.search(low)),
         requests=tuple(name for name, pat in P.REQUESTS if pat.search(low)),
         claims=tuple(m.group(0) for m in P.CLAIMS.finditer(low)),
@@ -412,7 +412,7 @@ _NON_QUESTION = re.compile(r"\b(?:show|tell|see|know|find|is|that'?s|here'?s) (?
 _SHORT_Q = re.compile(r"^(?:shall we|ready|okay|ok|sound good|sounds good|right|deal|alright|all set|good)\??$")
 
 
-def _question(sent, original, toks, s, e, mentions, places, tags, names_product, purchase) -> Question | None:
+def _question(sent, original, toks, s, e, mentions, places, tags, names_product, purchase, money) -> Question | None:
     """The question asked in sentence ``sent`` (None when it is no question for information)."""
     stripped = sent.strip().rstrip("?!. ")
     if _SHORT_Q.match(stripped) or (len(stripped.split()) <= 1 and not _SLOT_WORD.match(stripped)):
@@ -422,7 +422,7 @@ def _question(sent, original, toks, s, e, mentions, places, tags, names_product,
     if P.PURCHASE.search(sent) or nav_like or proposing:
         return None
     slots = [name for name, pat in P.SLOTS if pat.search(sent)]
-    if "budget" not in slots and any(not a.bare for a in amounts(original)):
+    if "budget" not in slots and any(not a.bare for a in money if s <= a.start < e):
         slots.append("budget")
     cats = {m.category for m in mentions if s <= m.char_start < e and m.kind == "category" and m.category}
     if len(cats) >= 2 or re.search(r"\bwhat (?:kind|sort|type) of (?!product|item|thing)", sent) and not tags_in(tags, toks, s, e):
@@ -650,8 +650,9 @@ def _explanation(pid, low, toks, mentions, tags, prices, lex) -> Explanation | N
     return Explanation(pid, tuple(cites)) if cites else None  # a reason names a fact of the product
 
 
-def _budget(low: str, prices) -> Budget | None:
-    for m in amounts(low):
+def _budget(low: str, money) -> Budget | None:
+    """The shopper's limit among the amounts ``money`` read from the text (positions in ``low``)."""
+    for m in money:
         head = low[max(0, m.start - 40) : m.start]
         tail = low[m.end : m.end + 12]
         amount = m.value
@@ -738,8 +739,9 @@ _ACK_CHOICE = re.compile(
     r"(?:^|(?<=[.!?]\s))\W*(?:what an? |such an? )?(?:nice|great|good|excellent|smart|solid|lovely|perfect|wise) "
     r"(?:pick|choice|call)\b(?=\s*[,!.;-])"
 )
-# A choice said right before a product's name: "-> honeycrisp", "go coconut", "i'd go calcium".
-_CHOICE_BEFORE = re.compile(r"(?:->|\u2192|\bgo|\bgo for|\bgo with|\bpick|\bchoose|\bgrab|\bget)\s*(?:the\s+)?$")
+# A choice said right before a product's name: "-> honeycrisp", "go coconut", "i'd go calcium"
+# ("go for", "go with", "grab" are proposal cues of their own, ``P.PROPOSE``).
+_CHOICE_BEFORE = re.compile(r"(?:->|\u2192|\bgo|\bpick|\bchoose|\bget)\s*(?:the\s+)?$")
 # Where the shopper is now (not where it would like to go): "where r u atm?", "what can you see?"
 _WHERE_NOW = re.compile(
     r"\bwhere (?:are|r|is) (?:you|u)\b|\bwhere you(?: are|'re)\b|\bstanding\b|\bin front of (?:you|u)\b|"

@@ -176,6 +176,7 @@ class SceneLexicon:
         # what follows the comma in "Vale Shelving Unit, Black Powder-Coated Steel"
         self._name_tail = {pid: lemmas_of(p.name.rpartition(", ")[2]) if ", " in p.name else () for pid, p in products.items()}
         self.brand_words: dict[str, frozenset[str]] = {}
+        self.tag_words: dict[str, frozenset[str]] = {}  # the words of its label values
         self.all_words: dict[str, frozenset[str]] = {}  # everything true of the product
         self.category_of = {pid: p.category for pid, p in products.items()}
         self.categories: dict[tuple[str, ...], str] = {}
@@ -194,6 +195,7 @@ class SceneLexicon:
                     attr_words.update(lemmas_of(str(s)))
             self.name_words[pid] = frozenset(name) | frozenset(size_words)
             self.brand_words[pid] = frozenset(brand)
+            self.tag_words[pid] = frozenset(tag_words)
             self.all_words[pid] = (
                 self.name_words[pid] | frozenset(cat) | frozenset(tag_words) | frozenset(attr_words)
             )
@@ -362,9 +364,6 @@ class SceneLexicon:
         product's name among those in view (and of no other's labels) names that product.
         A word that is also one of its labels ("calcium", "honeycrisp") names it only in a
         nominal frame ("the calcium one", "honeycrisp's"), so "I wanted vanilla" stays a wish."""
-        products = sorted(p for p in in_view if p in self.name_words)
-        if not products:
-            return []
         out = []
         for i, tok in enumerate(toks):
             w = self._read(tok)
@@ -372,23 +371,24 @@ class SceneLexicon:
                 continue
             if w in self.category_words or w in _UNITS or w in _SPATIAL:
                 continue
-            if i + 1 < len(toks) and toks[i + 1].low == "of":
-                continue  # "the top of the shelf", "the end of the aisle": a part of something
-            owners = [p for p in products if w in self.name_words[p] or w in self.brand_words[p]]
-            if len(owners) != 1 or any(w in self._tag_words_of(q) for q in products if q != owners[0]):
+            owners = [p for p in self.name_index.get(w, ()) if p in in_view]
+            if len(owners) != 1 or any(w in self.tag_words[q] for q in in_view if q != owners[0] and q in self.tag_words):
                 continue
+            pid = owners[0]
             before = toks[i - 1].low if i else ""
-            after = toks[i + 1].low if i + 1 < len(toks) else ""
-            nxt = self._read(toks[i + 1]) if i + 1 < len(toks) and toks[i + 1].text[:1].isalpha() else ""
-            if nxt and nxt not in STOPWORDS and nxt not in FUNCTION_WORDS and nxt not in ("one", "ones") and (
-                nxt not in self.name_words[owners[0]]
+            nxt = toks[i + 1] if i + 1 < len(toks) else None
+            after = self._read(nxt) if nxt is not None and nxt.text[:1].isalpha() else ""
+            if after == "of":
+                continue  # "the top of the shelf", "the end of the aisle": a part of something
+            frame = nxt is not None and nxt.low in ("one", "ones", "'s")  # "the calcium one", "honeycrisp's"
+            if after and not frame and after not in STOPWORDS and after not in FUNCTION_WORDS and (
+                after not in self.name_words[pid]
             ):
                 continue  # it modifies another noun: "the oat milk" is no oat cereal
-            if w in self._tag_words_of(owners[0]):
-                head = after not in self.product_vocab or after in ("one", "ones")  # "the low fat yogurt" is no frame
-                if not (after in ("one", "ones", "'s") or (before in ("the", "that", "this") and head)):
-                    continue
-            pid = owners[0]
+            if w in self.tag_words[pid] and not (
+                frame or (before in ("the", "that", "this") and after not in self.product_vocab)
+            ):
+                continue  # a label word names the product only in a nominal frame
             out.append(Mention(i, i + 1, tok.start, tok.end, tok.text, (pid,), "product", self.category_of[pid]))
         return out
 
@@ -580,7 +580,7 @@ class SceneLexicon:
                 return self._resolve(toks, lem, i + 1, j)
             return None
         specific = bool(brand_hit) or any(
-            w not in self.category_words and w not in self._tag_words_of(pid)
+            w not in self.category_words and w not in self.tag_words[pid]
             for pid in cands[:1] for w in content
         ) or (  # "the honeycrisps", "gala apples": an attribute word of the one product's own name
             len(cands) == 1 and any(w in self.name_words[cands[0]] and w not in self.category_words for w in content)
@@ -603,11 +603,6 @@ class SceneLexicon:
         category = cats.pop() if len(cats) == 1 else None
         return Mention(i, j, cs, ce, phrase, tuple(cands), "product" if specific else "category", category)
 
-    @lru_cache(maxsize=4096)  # noqa: B019
-    def _tag_words_of(self, pid: str) -> frozenset[str]:
-        p = self.index.products[pid]
-        return frozenset(w for t in p.tags for w in lemmas_of(t.partition(":")[2]))
-
 
 @per_index
 def lexicon_for(index: SceneIndex) -> SceneLexicon:
@@ -617,9 +612,9 @@ def lexicon_for(index: SceneIndex) -> SceneLexicon:
 
 # Words for parts and places that some names carry ("Marble Top", "Corner Desk"): said in the
 # store they locate things, they do not name a product.
-_SPATIAL = frozenset(
-    "top bottom side front back left right end corner middle center centre edge row level aisle floor wall door "
-    "entrance exit way part area section shelf shelves stand base rack display window room hall upper lower".split()
+_SPATIAL = _PLACE_NOUNS | frozenset(
+    "top bottom side front back left right end corner middle center centre edge row level aisle floor wall "
+    "exit way part area section shelf shelves stand base rack display window room hall upper lower".split()
 )
 _DETERMINERS = frozenset("the this that these those a an your my our its their".split())
 # Words that make a following label a wish or a refusal rather than a product's name.

@@ -34,9 +34,9 @@ _APPROX_BEFORE = re.compile(
     r"(?:about|around|roughly|approximately|approx\.?|near(?:ly)?|almost|circa|ca\.?|some|~|just over|just under)\s*$"
 )
 _APPROX_AFTER = re.compile(r"^\s*(?:-?ish\b|or so\b|give or take\b)")
-_DIGIT_WORD = "one|two|three|four|five|six|seven|eight|nine"
-_TEENS = "ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen"
-_TENS_WORD = "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
+_DIGIT_WORD = "|".join(w for w, v in _UNITS.items() if 1 <= v <= 9 and w not in ("a", "an"))
+_TEENS = "|".join(w for w, v in _UNITS.items() if v >= 10)
+_TENS_WORD = "|".join(_TENS)
 _TWO_DIGITS = rf"(?:(?:{_TENS_WORD})(?:[-\s](?:{_DIGIT_WORD}))?|{_TEENS})"
 _CENTS_SAID = rf"(?:oh[-\s](?:{_DIGIT_WORD})|{_TWO_DIGITS})"
 # Said aloud, a price is dollars then cents with no unit: "three eighty-nine", "eleven oh nine",
@@ -138,7 +138,7 @@ def amounts(text: str) -> list[Amount]:
             dollars, said_cents = number_value(m.group("sd")), m.group("sc")
             hundreds = _HUNDREDS_BEFORE.search(text[max(0, m.start() - 24) : m.start()])
             if hundreds and dollars is not None:  # "a hundred seventy nine ninety nine"
-                dollars += 100 * (number_value(hundreds.group(1)) or 1)
+                dollars += 100 * number_value(hundreds.group(1))
         cents_value = number_value(said_cents.lower().replace("oh", "").strip() or "zero")
         if dollars is None or cents_value is None:
             continue
