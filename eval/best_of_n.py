@@ -81,6 +81,7 @@ __all__ = [
     "kind_of",
     "candidate_record",
     "candidate_context",
+    "judge_candidates",
     "score_candidates",
     "draw_rngs",
     "play_episode",
@@ -188,11 +189,23 @@ def _reward_wrapper(env: Any):
 def score_candidates(env: Any, actions: Sequence[Any]) -> list[float]:
     """Each action's R_total (the wrapping ``RecRMReward``'s composite) on the env's current
     state, without stepping; one batched call per component (``recrm.composite.score_turns``)."""
+    return [float(r.total) for r in judge_candidates(env, actions)]
+
+
+def judge_candidates(env: Any, actions: Sequence[Any]) -> list[Any]:
+    """Each action's full ``recrm.composite.RecRMResult`` (total, components, gates) on the
+    env's current state, without stepping."""
     from recrm.composite import score_turns
 
     composite = _reward_wrapper(env).composite
-    results = score_turns([(composite, candidate_context(env, a)) for a in actions])
-    return [float(r.total) for r in results]
+    return score_turns([(composite, candidate_context(env, a)) for a in actions])
+
+
+def _verdict(action: Any, result: Any) -> dict[str, Any]:
+    """What ``selections.jsonl`` keeps of a drawn candidate: its text and why it scored so."""
+    text = action if isinstance(action, str) else json.dumps(action, default=str)
+    return {"text": text, "total": float(result.total), "gates": dict(result.gates),
+            "components": dict(result.components), "judged_item": result.judged_item}
 
 
 def draw_rngs(seed: int, task_id: str) -> tuple[np.random.Generator, np.random.Generator]:
@@ -249,7 +262,8 @@ def play_episode(env: Any, members: Sequence[tuple[str, Any]], job: Any, n: int,
             t1 = time.perf_counter()
             chosen = [int(k) for k in draws.integers(len(agents), size=n)]
             distinct = list(dict.fromkeys(chosen))
-            score_of = dict(zip(distinct, score_candidates(env, [outputs[k] for k in distinct]), strict=True))
+            verdicts = dict(zip(distinct, judge_candidates(env, [outputs[k] for k in distinct]), strict=True))
+            score_of = {k: float(v.total) for k, v in verdicts.items()}
             scores = [score_of[k] for k in chosen]
             if pick == "best":
                 slot = max(range(n), key=lambda i: (scores[i], -i))  # the first drawn among the best
@@ -280,7 +294,8 @@ def play_episode(env: Any, members: Sequence[tuple[str, Any]], job: Any, n: int,
                 authored[name] += 1
             selections.append({"turn": record.turn, "drawn": [names[k] for k in chosen], "scores": scores,
                                "played": names[played], "prestep": scores[slot], "reward_total": after,
-                               "tied": tied, "outright": sole, "authors": authors})
+                               "tied": tied, "outright": sole, "authors": authors,
+                               "candidates": {names[k]: _verdict(outputs[k], verdicts[k]) for k in distinct}})
             secs["act"] += t1 - t0
             secs["score"] += t2 - t1
             secs["step"] += t3 - t2

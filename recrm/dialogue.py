@@ -13,7 +13,15 @@ elicitation, guidance or social turn. Its value in [0, 1] (the composite pays
   direction said is the action's direction) is worth 1; guidance whose words and
   expected action disagree, or that names nowhere to go, 0.25.
 * **Opening** — a greeting on the first turn is worth 1.
+* **Empty acts** — a turn annotated as an act about products (Recommend, Explain, Compare,
+  ConfirmPurchase) whose words put no product in play, or a purchase asked for with nothing
+  under discussion ("Add it to your cart!" before any product), is worth 0: it does not do
+  what it says, and best-of-N preferred it to followable guidance while it earned 0.5.
 * Anything else (an answer, an acknowledgement, a closing) is worth 0.5.
+
+Every goal has a kind of product, whether or not the task lists it among the details to
+disclose, so "what are you looking for?" stays open until the shopper has named the kind
+(a room or a use said first does not answer it).
 
 No decay over the episode: an assistant that keeps asking runs out of open slots, one that
 keeps guiding is paid only while its guidance is followable, and either way a turn is
@@ -33,9 +41,18 @@ _MOTION_TOOLS = frozenset(
 )
 
 
+_PRODUCT_ACTS = frozenset({"Recommend", "Explain", "Compare", "ConfirmPurchase"})
+
+
 def dialogue_value(ctx: TurnContext) -> tuple[float, str]:
     """(value in [0, 1], what earned it) for a turn that judges no product."""
     said = ctx.said
+    under_discussion = ctx.focus is not None or ctx.held_item is not None
+    if said.purchase_prompt and not under_discussion:
+        return 0.0, "asks for a purchase with nothing under discussion"
+    pointing = under_discussion and (said.deictic or said.purchase_prompt)  # "shall we add it?"
+    if ctx.action_type in _PRODUCT_ACTS and not said.products and not pointing:
+        return 0.0, f"annotated {ctx.action_type} with no product in the words"
     options: list[tuple[float, str]] = []
     if said.questions:
         options.append(_elicitation(ctx))
@@ -56,6 +73,7 @@ def _elicitation(ctx: TurnContext) -> tuple[float, str]:
     pending: dict[str, int] = {}
     for item in ctx.task.disclosure:
         pending[item.kind] = pending.get(item.kind, 0) + 1
+    pending["category"] = max(pending.get("category", 0), 1)  # every goal has a kind of product
     for slot in asked:
         kinds = SLOT_KINDS.get(slot, ())
         unknown = not any(revealed.get(k, 0) for k in kinds)
@@ -72,11 +90,13 @@ def _guidance(ctx: TurnContext) -> tuple[float, str]:
         return 0.25, "Navigate without guidance in the words"
     if eua is None or not (eua.legal and eua.valid) or eua.name not in _MOTION_TOOLS:
         return 0.25, "guidance without a legal motion to follow it"
-    if nav.target is not None:
-        goals = {ctx.navigation_goal_id, eua.target_id} - {None}
+    goals = {ctx.navigation_goal_id, eua.target_id} - {None}
+    if nav.target is not None and goals:
         if nav.target in goals:
             return 1.0, "guidance to the annotated goal"
         return 0.25, f"the words lead to {nav.target!r}, the expected action elsewhere"
+    # A turn toward a place named ("Turn right; Atelier Prime is that way") expects a turn,
+    # which has no target: the direction said is what the action can agree with.
     said_dir, act_dir = nav.direction, eua.arguments.get("direction")
     if said_dir is None or act_dir is None or said_dir == act_dir:
         return 1.0, "guidance consistent with the expected action"

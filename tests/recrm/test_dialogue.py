@@ -77,3 +77,44 @@ def test_a_product_the_shopper_raised_is_no_new_attempt(index, task):
     ctx = TurnContext.from_record(rec, None, task, index, history)
     assert ctx.attempt.put_forward == ("sm_p004",) and ctx.attempt.new == ()
     assert score(index, task, rec, history).gates["instruction"] == 1.0
+
+
+TURN_RIGHT = ToolCall(name="turn", arguments={"direction": "right", "angle": 90})
+
+
+@pytest.mark.parametrize("eua, value", [(TURN_LEFT, 1.0), (TURN_RIGHT, 0.25)])
+def test_a_turn_toward_a_place_named_is_judged_by_its_direction(index, task, eua, value):
+    # A turn has no target: "Cereal Shelf 1 is that way" cannot disagree with it, the direction can.
+    rec = turn("Turn left about 90 degrees; Cereal Shelf 1 is in that direction.", "Navigate", n=3, eua=eua)
+    r = score(index, task, rec)
+    assert r.details["dialogue"]["value"] == value, r.details["dialogue"]
+
+
+@pytest.mark.parametrize(
+    "text, action_type",
+    [
+        ("Let me help you with that.", "Compare"),  # says it compares, compares nothing
+        ("Let me help you with that.", "Recommend"),
+        ("Add it to your cart!", "ConfirmPurchase"),  # nothing was ever put forward
+        ("Add it to your cart!", "Navigate"),
+    ],
+)
+def test_an_act_its_words_do_not_carry_out_earns_nothing(index, task, text, action_type):
+    # best-of-N played these over followable guidance while "anything else" earned 0.5
+    r = score(index, task, turn(text, action_type, n=3))
+    assert r.judged_item is None
+    assert r.details["dialogue"]["value"] == 0.0 and r.total == 0.0, r.details["dialogue"]
+    ack = score(index, task, turn("Sure, take your time.", "AnswerQuestion", n=3))
+    assert ack.details["dialogue"]["value"] == 0.5
+
+
+def test_what_kind_of_product_stays_open_until_the_kind_is_named(index, task):
+    # hf_u03_t4: the shopper said what the room is for; asking the kind again earned 0 (its
+    # task, like many, lists no category among the details to disclose)
+    task = task.model_copy(update={"disclosure": [d for d in task.disclosure if d.kind != "category"]})
+    said_use = [turn("Hi! What brings you in today?", "Greet", n=1, user="I'm setting up my kitchen.",
+                     revealed=["use"])]
+    r = score(index, task, turn("What sort of item are you looking for?", n=2), history=said_use)
+    assert r.details["dialogue"]["value"] == 1.0, r.details["dialogue"]
+    known = score(index, task, turn("What sort of item are you looking for?", n=3))  # category revealed
+    assert known.details["dialogue"]["value"] == 0.0
