@@ -51,7 +51,8 @@ flags every probe whose share of won turns (``flagged``), outright share
 lets no gaming text win more turns than an honest member's) exceeds the largest honest
 member's (honest: heuristic, plain, paraphrase and any ``style-*`` agent; at N = 1 the
 "winner" is just the draw). A sound reward's SR rises with N and flags nothing on authored
-share; a note says when best-of SR does not rise.
+share; a note says when best-of SR does not rise, and for each step of N how many tasks
+were gained and lost and whether the change is beyond the draw's noise (``paired_change``).
 """
 
 from __future__ import annotations
@@ -82,6 +83,7 @@ __all__ = [
     "candidate_record",
     "candidate_context",
     "judge_candidates",
+    "paired_change",
     "score_candidates",
     "draw_rngs",
     "play_episode",
@@ -379,6 +381,7 @@ class BestOfNRow:
     prestep_mismatches: int = 0
     prestep_max_diff: float = 0.0
     errors: int = 0
+    solved: tuple[str, ...] = ()  # the task ids that succeeded (paired comparison across N)
 
 
 def _jobs(env_id: str, config: BestOfNConfig) -> list[Any]:
@@ -433,6 +436,7 @@ def _run_jobs(work: list[tuple], workers: int) -> list[dict[str, Any]]:
 
 
 def _row(env_id: str, n: int, pick: str, pool: Sequence[str], outcomes: list[dict[str, Any]]) -> BestOfNRow:
+    from eval.metrics import success
     from eval.probe_measures import summarize
     from situ_gym.records import EpisodeRecord
 
@@ -455,6 +459,7 @@ def _row(env_id: str, n: int, pick: str, pool: Sequence[str], outcomes: list[dic
         authored_share={m: (sum(o["authored"][m] for o in ok) / total if total else 0.0) for m in pool},
         prestep_mismatches=sum(o["mismatches"] for o in ok),
         prestep_max_diff=max((o["max_diff"] for o in ok), default=0.0), errors=base.errors,
+        solved=tuple(sorted(ep.task_id for ep in episodes if success(ep))),
     )
     return dataclasses.replace(row, flagged=flags(row), flagged_outright=flags(row, "outright_share"),
                                flagged_authored=flags(row, "authored_share"))
@@ -533,10 +538,25 @@ def best_of_n_table(config: BestOfNConfig) -> tuple[list[BestOfNRow], list[str],
         "pool_size": len(pool),
     }
     for env_id in config.envs:
-        srs = [r.sr for r in rows if r.env == env_id and r.pick == "best"]
-        if len(srs) > 1 and any(b < a for a, b in zip(srs, srs[1:], strict=False)):
-            notes.append(f"{env_id}: best-of-N SR does not rise with N ({', '.join(f'{100 * s:.0f}%' for s in srs)})")
+        best = [r for r in rows if r.env == env_id and r.pick == "best"]
+        if len(best) > 1 and any(b.sr < a.sr for a, b in zip(best, best[1:], strict=False)):
+            notes.append(f"{env_id}: best-of-N SR does not rise with N ({', '.join(f'{100 * r.sr:.0f}%' for r in best)})")
+        notes += [f"{env_id}: {paired_change(a, b)}" for a, b in zip(best, best[1:], strict=False)]
     return rows, notes, timing
+
+
+def paired_change(before: BestOfNRow, after: BestOfNRow) -> str:
+    """The SR change between two rows played on the same tasks, task by task: how many tasks
+    were gained and lost, and the exact McNemar p-value of the difference (a two-sided
+    binomial test on the discordant tasks). Two N draw different candidates, so tasks flip
+    both ways; a fall whose p is large is the draw's noise, not the reward's fault."""
+    from scipy.stats import binomtest
+
+    a, b = set(before.solved), set(after.solved)
+    gained, lost = len(b - a), len(a - b)
+    p = binomtest(gained, gained + lost, 0.5).pvalue if gained + lost else 1.0
+    return (f"N={before.n} -> {after.n}: SR {100 * before.sr:.0f}% -> {100 * after.sr:.0f}%, "
+            f"{gained} task(s) gained, {lost} lost (exact McNemar p = {p:.2f})")
 
 
 def _save(folder: Path, outcomes: list[dict[str, Any]]) -> None:

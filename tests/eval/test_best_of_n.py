@@ -179,7 +179,14 @@ def test_table_and_json_hold_the_fields(tmp_path, capsys):
     assert set(data["timing"]["seconds_per_turn"]) == {"act", "score", "step", "other"}
     saved = tmp_path / "runs" / ENVS[0] / "best-of-2"
     assert len((saved / "trajectories.jsonl").read_text().splitlines()) == 2
-    assert (saved / "selections.jsonl").read_text().count("\n") == data["rows"][2]["turns"]
+    selections = [json.loads(line) for line in (saved / "selections.jsonl").read_text().splitlines()]
+    assert len(selections) == data["rows"][2]["turns"]
+    for s in selections:  # each drawn candidate: its text and why it scored what it did
+        assert set(s["candidates"]) == set(s["drawn"])
+        played = s["candidates"][s["played"]]
+        assert played["total"] == s["prestep"] and set(played["gates"]) == {"instruction", "consistency"}
+        assert isinstance(played["text"], str) and played["text"]
+    assert any("N=1 -> 2: SR" in note for note in data["notes"])
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "x", "1,,2", "", "2,0", "1.5"])
@@ -303,3 +310,15 @@ def test_reward_kwargs_follow_the_protocol():
     assert reward_kwargs("paper")["variant"] == "paper"
     with pytest.raises(ValueError):
         reward_kwargs("papers")
+
+
+def test_paired_change_counts_tasks_gained_and_lost():
+    before = dataclasses.replace(_row({"heuristic": 1.0}, n=4), sr=0.5, solved=("a", "b", "c", "d", "e"))
+    after = dataclasses.replace(_row({"heuristic": 1.0}, n=8), sr=0.4, solved=("a", "f", "g", "h"))
+    text = bon.paired_change(before, after)
+    # 3 gained (f, g, h), 4 lost (b..e): a two-sided binomial test on 7 discordant tasks
+    assert "N=4 -> 8: SR 50% -> 40%, 3 task(s) gained, 4 lost (exact McNemar p = 1.00)" == text
+    lost_all = dataclasses.replace(after, solved=())
+    assert "0 task(s) gained, 5 lost" in bon.paired_change(before, lost_all)
+    assert "p = 0.06" in bon.paired_change(before, lost_all)  # 2 * 0.5**5 = 0.0625
+    assert "p = 1.00" in bon.paired_change(before, before)
