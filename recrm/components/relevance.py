@@ -38,8 +38,12 @@ class QueryItemRelevance:
       env's rule ``situ_gym.language.turned_down``) is irrelevant (0) whatever its labels:
       pressing it again ("Add it to your cart!") answers nothing the shopper asked for.
 
-    A turn putting several new products forward at once (``ctx.attempt.new``) scores the mean
-    over them (``details["items"]``: each one's 0/1/2), so padding a good pick never pays.
+    A turn putting k > 1 new products forward at once (``ctx.attempt.new``) spends k of the
+    shopper's attempts: it scores the mean over them (``details["items"]``: each one's 0/1/2)
+    divided by k (``details["attempts"]``). The shopper acts on one; the others are attempts
+    spent before it could answer, so padding a good pick never pays, and three good products
+    at once are worth a third of one alone (best-of-N played "You could try A, B or C" at
+    R 1.0 and lost 14 of the 16 Supermarket tasks it lost from N = 4 to 8 to the exhausted limit).
 
     ``details`` holds ``item``, ``score_0_2``, ``unmet`` (the failed checks), ``revealed`` and,
     on a turn before any disclosure, ``first_turn_cap``.
@@ -68,11 +72,14 @@ class QueryItemRelevance:
         else:
             one = self._score_item(ctx, pid)
             details, levels = one.details, [one.details["score_0_2"]]
+        k = len(levels)
+        if k > 1:
+            details["attempts"] = k
         if not ctx.revealed_items:
             # the default's cap on a guess made before the shopper said anything: each item at
             # most weakly relevant (1 of 2); the composite applies it, the paper's variant does not
-            details["first_turn_cap"] = sum(min(level, 1) for level in levels) / (2.0 * len(levels))
-        return ComponentScore(sum(levels) / (2.0 * len(levels)), details)
+            details["first_turn_cap"] = sum(min(level, 1) for level in levels) / (2.0 * k * k)
+        return ComponentScore(sum(levels) / (2.0 * k * k), details)
 
     def _score_item(self, ctx: TurnContext, pid: str) -> ComponentScore:
         task, product = ctx.task, ctx.index.products[pid]

@@ -88,8 +88,9 @@ def test_a_ranking_alone_is_not_judged(index, task):
     assert judge.score(ctx).value is None
 
 
-def test_several_products_put_forward_score_their_mean(index, task):
-    """The pick plus a weaker extra is worth less than the pick alone (each is an attempt)."""
+def test_several_products_put_forward_score_their_mean_per_attempt(index, task):
+    """The pick plus an extra is worth less than the pick alone: each is an attempt, and the
+    shopper can act on one (best-of-N lost Supermarket tasks to "You could try A, B or C")."""
     from recrm.components import QueryItemRelevance
     from recrm.context import TurnContext
     from tests.recrm.turns import honest_recommend, opening_history
@@ -100,8 +101,12 @@ def test_several_products_put_forward_score_their_mean(index, task):
     a = rel.score(TurnContext.from_record(alone, None, task, index, opening_history()))
     b = rel.score(TurnContext.from_record(padded, None, task, index, opening_history()))
     assert a.value == 1.0
-    assert b.details["items"] == {"sm_p004": 2, "sm_p007": 0}
-    assert b.value == pytest.approx(0.5)
+    assert b.details["items"] == {"sm_p004": 2, "sm_p007": 0} and b.details["attempts"] == 2
+    assert b.value == pytest.approx(0.25)  # mean 0.5 over two attempts
+    both_good = alone.model_copy(update={"response": alone.response + " Or try the Sunny Fields Gluten-Free Corn Flakes."})
+    c = rel.score(TurnContext.from_record(both_good, None, task, index, opening_history()))
+    assert c.details["items"] == {"sm_p004": 2, "sm_p008": 2}
+    assert c.value == pytest.approx(0.5)  # two fully relevant products: half of one alone
 
 
 def test_a_product_the_shopper_turned_down_is_irrelevant_when_pressed_again(index, task):
