@@ -160,9 +160,13 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
         return Utterance(text="")
     toks = tokenize(text)
     mentions, places, tags = lex.link(toks, text) if lex is not None else ([], [], [])
-    if lex is not None and (visible or focus):
+    # products the words name outright are "in view" for a short name that follows: "Sunny
+    # Grove No Pulp ... and Sunny Grove Calcium Added No Pulp. I'd take the calcium one"
+    named_outright = frozenset(m.candidates[0] for m in mentions if m.kind == "product" and len(m.candidates) == 1)
+    if lex is not None and (visible or focus or named_outright):
         taken = {i for x in (*mentions, *places) for i in range(x.start, x.end)}
-        extra = lex.names_in_view(toks, taken, visible | {focus} if focus else visible)
+        pool = visible | named_outright | ({focus} if focus else set())
+        extra = lex.names_in_view(toks, taken, frozenset(pool))
         if extra:
             named_at = {m.start for m in extra}
             mentions = sorted([*mentions, *extra], key=lambda m: m.start)
@@ -177,6 +181,16 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
     context_categories = {m.category for m in mentions if m.category} | {
         lex.category_of[m.candidates[0]] for m in mentions if len(m.candidates) == 1
     }
+    if not context_categories:
+        # two model names set side by side share a kind: "alba vs elio" are the two sofas
+        kinds: dict[str, set[str]] = {}
+        for m in mentions:
+            if m.kind == "product" and len(m.candidates) > 1:
+                for pid in m.candidates:
+                    kinds.setdefault(lex.category_of[pid], set()).add(m.phrase.lower())
+        context_categories = {k for k, names in kinds.items() if len(names) >= 2}
+
+    said_labels = {tag for t in tags if not t.in_name for tag in t.tags}
 
     def resolve(m: Mention) -> str | None:
         """A product for a mention: the only or best-named candidate, preferring one already
@@ -192,6 +206,11 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
             return again[-1]
         if len(c) > 1 and m.kind == "product":
             c = [pid for pid in c if lex.category_of[pid] in context_categories] or c
+            # the one the utterance's labels describe: "Orla ... lumbar support and a headrest"
+            # is the office chair, not the plant in the Orla pot
+            fit = {pid: len(said_labels & set(lex.index.products[pid].tags)) for pid in c}
+            if max(fit.values()) > 0:
+                c = [pid for pid in c if fit[pid] == max(fit.values())]
         seen = [pid for pid in c if pid in visible]
         if m.kind == "category":
             return seen[0] if len(seen) == 1 or (seen and len(c) <= 2) else None
@@ -341,6 +360,13 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
         if selling and not asking and not P.NOT_PROPOSED.search(about) and not _ANSWERING.match(about.lstrip()):
             proposed.append(pid)
             mentioned.remove(pid)
+    # A choice whose object is "that one"/"this" picks the product named last before it:
+    # "cheapest = earl grey decaf, still decaf -> that one", "... so I'd get that one"
+    for m in _CHOOSE_DEMONSTRATIVE.finditer(low):
+        before = [r for r in refs if r[2] <= m.start()]
+        pid = before[-1][3] if before else None
+        if pid is not None and pid not in proposed and pid not in set_aside:
+            proposed.append(pid)
     if purchase or proposed or P.HANDLE_REJECTION.search(low):
         # "So the X it is?", "Worth a try?", "Happy with it?": confirmations, not questions for information
         questions = [q for q in questions if q.slots != ("other",)]
@@ -356,7 +382,12 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
         subject = None  # reasons against a product turned down are no explanation for it
     if subject is not None and not proposed and all(low[s:e].rstrip().endswith("?") for s, e in sentences):
         subject = None  # a question about a product ("do you mean dairy milk?") gives no reasons
-    explanation = _explanation(subject, low, toks, mentions, tags, prices, lex) if subject else None
+    # in a comparison, a label every other product set against it has too is no reason for it
+    # ("both are vanilla, but the coconut one is dairy-free")
+    comparing = bool(compared) or (P.COMPARE.search(low) is not None and not P.HANDLE_REJECTION.search(low))
+    rivals = [p for p in _unique(named) if comparing and p != subject and lex is not None
+              and lex.category_of.get(p) == lex.category_of.get(subject)]
+    explanation = _explanation(subject, low, toks, mentions, tags, money, lex, rivals) if subject else None
     budget = _budget(low, money if len(low) == len(text) else amounts(low))
     categories = _unique(
         [m.category for m in mentions if m.category]
@@ -621,7 +652,7 @@ def _location(low: str, places) -> NavInstruction | None:
     return NavInstruction(target=p.entity_id, relation="to", approach=approach)
 
 
-def _explanation(pid, low, toks, mentions, tags, prices, lex) -> Explanation | None:
+def _explanation(pid, low, toks, mentions, tags, money, lex, rivals=()) -> Explanation | None:
     product = lex.index.products.get(pid) if lex is not None else None
     if product is None:
         return None
@@ -633,21 +664,30 @@ def _explanation(pid, low, toks, mentions, tags, prices, lex) -> Explanation | N
     for t in tags:
         if any(a <= t.start < b for a, b in spans):
             continue
-        for tag in sorted(t.tags & set(product.tags)):
+        shared = set.intersection(*(set(lex.index.products[r].tags) for r in rivals)) if rivals else set()
+        for tag in sorted((t.tags & set(product.tags)) - shared):
             value = tuple(t.phrase.split())
             if tag.startswith("packaging:") and set(value) <= _CONTAINERS:
                 continue  # "$2.39 a can" says how it is sold, not why it suits
             cites.append(tag)
     # Sales talk ("half price today", "a best seller") states no fact of the product's price.
     facts = P.CLAIMS.sub(lambda m: " " * len(m.group(0)), low)
-    if any(abs(p - product.price) <= max(0.011, 0.005 * product.price) for p in prices) or re.search(
-        r"\b(?:priced|price|costs?|cheap\w*|affordable|inexpensive|economical|only \$|just \$)\b", facts
+    own = [a for a in money if abs(a.value - product.price) <= max(0.011, 0.005 * product.price)]
+    if own or re.search(
+        r"\b(?:priced|price|costs?|cheap\w*|affordable|inexpensive|economical|only \$|just \$)\b"
+        r"|(?:\d|\b(?:cents?|bucks?|dollars?|quid|c))\s*(?:less|more)\b", facts  # "50 bucks less", "70c less"
     ):
         cites.append("price")
-    if re.search(r"\b(?:budget|your limit|afford|under (?:the|your) \$|(?:the|that) \$[\d.,]+ you)\b", low):
+    # a bound that is not the product's own price is the shopper's: "under ur $5", "< $30",
+    # "less than your 30 dollars", "so under your thirty"
+    bound = any(a not in own and _UNDER.search(low[max(0, a.start - 18) : a.start]) for a in money)
+    if bound or re.search(r"\b(?:budget|your limit|afford|under (?:the|your) \$|(?:the|that) \$[\d.,]+ you)\b", low):
         cites.append("budget")
     cites = _unique(cites)
     return Explanation(pid, tuple(cites)) if cites else None  # a reason names a fact of the product
+
+
+_UNDER = re.compile(r"(?:\b(?:under|below|less than|within|inside|beneath|lower than)|<)\s*(?:(?:your|ur|the|that)\s+)?$")
 
 
 def _budget(low: str, money) -> Budget | None:
@@ -742,6 +782,11 @@ _ACK_CHOICE = re.compile(
 # A choice said right before a product's name: "-> honeycrisp", "go coconut", "i'd go calcium"
 # ("go for", "go with", "grab" are proposal cues of their own, ``P.PROPOSE``).
 _CHOICE_BEFORE = re.compile(r"(?:->|\u2192|\bgo|\bpick|\bchoose|\bget)\s*(?:the\s+)?$")
+_CHOOSE_DEMONSTRATIVE = re.compile(
+    r"(?:->|\u2192|\b(?:i'?d|i would|i|we'?d|so)\s+(?:\w+\s+)?(?:take|get|choose|pick|grab|go (?:with|for)|do)|"
+    r"\bgo (?:with|for))\s+(?:this|that|these|those)(?: one| ones)?\b(?!\s+(?:\w+\s+)?(?:is|are|has|costs?))"
+    r"|\b(?:that'?s|this is|that is)\s+(?:my|the)\s+(?:pick|choice|one)\b"
+)
 # Where the shopper is now (not where it would like to go): "where r u atm?", "what can you see?"
 _WHERE_NOW = re.compile(
     r"\bwhere (?:are|r|is) (?:you|u)\b|\bwhere you(?: are|'re)\b|\bstanding\b|\bin front of (?:you|u)\b|"

@@ -78,6 +78,14 @@ def _able_verb(word: str) -> str | None:
 _INTENSIFIERS = frozenset({"extra", "super", "ultra", "very"})
 
 
+@cache
+def _verb_of(word: str) -> str | None:
+    """The verb a word is a form of ("purify", "cutting" -> "cut"), when lemminflect knows one."""
+    if getAllInflections(word, upos="VERB"):
+        return word
+    return next(iter(getAllLemmas(word, upos="VERB").get("VERB", ())), None)
+
+
 def _label_aliases(value: str, key_name: str = "") -> list[tuple[str, ...]]:
     """Ways to say a label value: "fragrance-free" also as "no fragrance" / "without
     fragrance", "non-shedding" as "doesn't shed", "3-ply" as "three-ply", "dimmable" as
@@ -96,6 +104,14 @@ def _label_aliases(value: str, key_name: str = "") -> list[tuple[str, ...]]:
             out.append(said[::-1])
     if key[0] == "high" and len(key) == 2:
         out += [("rich", "in", key[1]), ("pack", "with", key[1]), ("full", "of", key[1]), ("lot", "of", key[1]), (key[1], "rich")]
+    if len(key) == 2:
+        # a noun and what is done to it, said as a clause: "air purifying" as "purifies the
+        # air", "grease cutting" as "cuts grease", "lumbar support" as "supports your lumbar"
+        verb = _verb_of(key[1])
+        if verb is not None and not key[0][0].isdigit():
+            out.append((verb, key[0]))
+        if key[1] == "safe":  # "pet-safe" as "safe for pets"
+            out.append(("safe", key[0]))
     if key[0] in _INTENSIFIERS and len(key) >= 2:
         out.append(key[1:])
     if key[-1] == "include" and len(key) >= 2:

@@ -54,7 +54,7 @@ _AMOUNT = re.compile(
     rf"|(?<![\w.,])(?P<d2>{_DIGITS})\s?(?P<u2>{_CURRENCY})(?:\s+(?P<c2>\d{{1,2}})\b(?!\s*(?:%|oz|lb|cm|in|ft|m\b)))?"
     rf"|\b(?P<w>{_NUMBER_WORDS})\s+(?P<u3>{_CURRENCY})(?:\s+(?:and\s+)?(?P<c3>\d{{1,2}}|{_WORD})\b)?"
     # a bare figure with cents, as clipped notes write prices ("rec: kira mat, 24.99"); not a size
-    r"|(?<![\w.,$£€x×])(?P<d4>\d{1,5}\.\d{2})(?![\d.,]|\s?(?:%|oz|fl|lb|lbs|g|kg|ml|l|cl|cm|mm|m|in|ft|count|ct|pack|x)\b)",
+    r"|(?<![\w.,$£€x×])(?P<d4>\d{1,5}\.\d{2})(?!\d|[.,]\d|\s?(?:%|oz|fl|lb|lbs|g|kg|ml|l|cl|cm|mm|m|in|ft|count|ct|pack|x)\b)",
     re.IGNORECASE,
 )
 

@@ -112,6 +112,48 @@ def test_short_names_of_products_in_view(lex, store, text, visible, named):
     assert sorted(analyze(text, lex[store], visible=frozenset(visible)).named) == named
 
 
+@pytest.mark.parametrize("store, text, product, cites", [
+    # labels said as a clause or the other way round
+    ("home_furnishings", "I suggest the ZZ Plant in Marlow Pot, it is safe for pets and purifies the air, 60.99 dollars.",
+     "hf_p173", ["care:air purifying", "care:pet-safe", "price"]),
+    # a bound that is not the product's price is the shopper's budget
+    ("supermarket", "golden acre no salt added creamy pb -> creamy, $4.19, under ur $5",
+     "sm_p021", ["budget", "price", "texture:creamy"]),
+    ("supermarket", "I'd take the Golden Acre No Salt Added Creamy Peanut Butter, it's less than your 5 dollars.",
+     "sm_p021", ["budget"]),
+    # what both products set side by side have is no reason to pick one
+    ("supermarket", "Both are vanilla, but since you're avoiding dairy I'd pick the coconut milk yogurt ($5.29) "
+     "over the vanilla Greek ($5.99): it's dairy-free and 70 cents cheaper.", "sm_p210", ["diet:dairy-free", "price"]),
+])
+def test_reasons_cited(lex, store, text, product, cites):
+    e = analyze(text, lex[store], visible=frozenset({"sm_p208", "sm_p210"}) if store == "supermarket" else frozenset()).explanation
+    assert e is not None and e.product == product and sorted(e.cites) == cites
+
+
+@pytest.mark.parametrize("store, text, named", [
+    # a model name many products carry is the one the turn's labels describe ...
+    ("home_furnishings", "For back pain I'd go Orla, it has lumbar support and a headrest.", ["hf_p048"]),
+    # ... or the kind two model names set side by side share
+    ("home_furnishings", "With a dog at home, I'd pick the Elio over the Alba.", ["hf_p001", "hf_p005"]),
+])
+def test_ambiguous_model_names_resolved_together(lex, store, text, named):
+    assert sorted(analyze(text, lex[store]).named) == named
+
+
+@pytest.mark.parametrize("text, proposed", [
+    # a short name of a product the words named outright picks it ("the calcium one")
+    ("Two no-pulp options here: Sunny Grove No Pulp at $3.99 and Sunny Grove Calcium Added No Pulp at $3.89. "
+     "I'd take the calcium one, it's 10 cents cheaper.", ["sm_p221"]),
+    # a choice of "that one" picks the product named last before it
+    ("3 opts: Chamomile 8.79 / Peppermint 9.89 / Earl Grey Decaf 4.39. cheapest = Earl Grey Decaf, still decaf "
+     "-> that one", ["sm_p041"]),
+    ("Penne Rigate is 5.39 and Gluten Free Penne is 4.79. Gluten Free Penne is more cheap, so I choose this.",
+     ["sm_p045"]),
+])
+def test_the_choice_at_the_end_of_a_comparison(lex, text, proposed):
+    assert list(analyze(text, lex["supermarket"]).proposed) == proposed
+
+
 def test_deterministic_and_cached(lex):
     text = "Try the Sunny Fields Honey Oat Clusters, they're on Shelf 1."
     a = analyze(text, lex["supermarket"])

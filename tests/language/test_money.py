@@ -20,6 +20,9 @@ from situ_gym.language.money import amounts
     ("it's two nineteen ninety-nine", [219.99]),
     ("a hundred seventy nine ninety nine", [179.99]),
     ("six seventy-nine", [6.79]),
+    # a bare figure ends a sentence or a list item as any price does
+    ("is safe for pets, clean the air, 60.99.", [60.99]),
+    ("rec: kira mat, 24.99, non-slip", [24.99]),
 ])
 def test_every_written_form_of_a_price(text, values):
     assert [a.value for a in amounts(text)] == pytest.approx(values)
@@ -30,6 +33,7 @@ def test_every_written_form_of_a_price(text, values):
     "twenty five",  # a number, no cents
     "a pack of twelve thirty count",  # a count
     "it's three twenty inches wide",  # a size
+    "update to version 1.25.3",  # a version, not a bare price
 ])
 def test_numbers_said_aloud_that_are_no_price(text):
     assert amounts(text) == []
