@@ -360,6 +360,16 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
         if selling and not asking and not P.NOT_PROPOSED.search(about) and not _ANSWERING.match(about.lstrip()):
             proposed.append(pid)
             mentioned.remove(pid)
+    # A push-back in a sentence naming no product ("... under-bed storage. Still in the
+    # running?") asks to reconsider the product the words were about: the last one referred
+    # to, else the one under discussion.
+    for si, (s, e) in enumerate(sentences):
+        if any(r[0] == si for r in refs) or not P.RECONSIDER.search(low, s, e):
+            continue
+        earlier_refs = [r for r in refs if r[2] <= s]
+        pid = earlier_refs[-1][3] if earlier_refs else focus
+        if pid is not None and pid not in proposed:
+            proposed.append(pid)
     # A choice whose object is "that one"/"this" picks the product named last before it:
     # "cheapest = earl grey decaf, still decaf -> that one", "... so I'd get that one"
     for m in _CHOOSE_DEMONSTRATIVE.finditer(low):

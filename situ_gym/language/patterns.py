@@ -15,7 +15,7 @@ __all__ = [
     "MARKER_LABEL", "INTERNAL_JARGON", "ABOUT_THE_SHOPPER", "JUDGE_JARGON", "CATALOG_ID",
     "ACCEPT", "THANKS", "INFO_REQUEST", "BUDGET_BOUND", "CLAIMS", "CLARIFY", "CLOSING", "COMPARE",
     "DIRECTION", "DISTANCE", "GREETING", "MOTION", "NEGATION", "NOT_PROPOSED",
-    "PROPOSE", "PURCHASE", "REASON", "HANDLE_REJECTION", "COMPARATIVE", "REJECT", "NOT_A_REJECTION", "HESITATION", "RELATION", "REQUESTS", "SLOTS",
+    "PROPOSE", "PURCHASE", "REASON", "RECONSIDER", "HANDLE_REJECTION", "COMPARATIVE", "REJECT", "NOT_A_REJECTION", "HESITATION", "RELATION", "REQUESTS", "SLOTS",
 ]
 
 
@@ -126,12 +126,18 @@ PROPOSE = _words(
     r"might (?:suit|work|be (?:right|perfect|ideal|a good))", r"could be (?:just )?(?:right|perfect|ideal|the one|a good)",
     r"would do (?:nicely|the trick|well)", r"fits the bill", r"is the one", r"is your best", r"option for you", r"pick for you",
     r"(?:fits|suits|matches)(?=\s*:)",
-    # a push-back asks the shopper to reconsider: "worth a second look?", "keep it in the running?"
-    r"(?:second|another|one more) look", r"keep (?:it|them|that|this) in (?:the running|mind)", r"still in the running",
-    r"still worth it", r"think (?:again|twice)", r"reconsider", r"sure (?:you|u) want to skip",
     # the side a comparison favours, in any English: "is better for you", "is more good for you"
     r"(?<!there )(?:is|are) (?:much |a lot |even |far )?(?:better|more good|more better|more suitable|more right|the better) (?:for you|choice|option|pick|one|fit|match)",
 )
+# A push-back asks the shopper to reconsider what it turned down: "worth a second look?",
+# "still in the running?", "maybe don't rule it out yet", "Maybe you keep it?"
+RECONSIDER = _words(
+    r"(?:second|another|one more) look", r"keep (?:it|them|that|this) in (?:the running|mind)", r"still in the running",
+    r"still worth it", r"think (?:again|twice)", r"reconsider", r"sure (?:you|u) want to (?:skip|pass|drop)",
+    r"(?:still )?think about (?:it|them|that)", r"(?:don'?t|not) rule (?:it|them|that) out", r"(?:you )?keep (?:it|them|that)\?",
+    r"give (?:it|them|that) (?:another|a second) (?:chance|go|look)",
+)
+PROPOSE = re.compile(PROPOSE.pattern + "|" + RECONSIDER.pattern)
 # Contexts in which a named product is NOT proposed (a past rejection, a contrast, a warning).
 NOT_PROPOSED = _words(
     r"already (?:turned|ruled|said|rejected|passed|looked|declined|saw|seen|checked)", r"turned (?:it |that |this )?down",

@@ -154,6 +154,19 @@ def test_the_choice_at_the_end_of_a_comparison(lex, text, proposed):
     assert list(analyze(text, lex["supermarket"]).proposed) == proposed
 
 
+@pytest.mark.parametrize("text, proposed", [
+    # a push-back asks to reconsider the product under discussion, in a sentence of its own
+    ("fair! tho it's got under-bed storage, so it kinda pays back the space... still in the running?", ["hf_p110"]),
+    ("I understand, but it have under-bed storage, so you save space for other furniture. Maybe still think about it?",
+     ["hf_p110"]),
+    ("yeah I hear you but um it's got under-bed storage so maybe don't rule it out yet", ["hf_p110"]),
+    # accepting the turn-down reconsiders nothing
+    ("Okay, that bed frame is out. Which room is it for?", []),
+])
+def test_a_push_back_proposes_the_product_turned_down_again(lex, text, proposed):
+    assert list(analyze(text, lex["home_furnishings"], focus="hf_p110").proposed) == proposed
+
+
 def test_deterministic_and_cached(lex):
     text = "Try the Sunny Fields Honey Oat Clusters, they're on Shelf 1."
     a = analyze(text, lex["supermarket"])
