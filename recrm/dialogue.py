@@ -7,7 +7,8 @@ elicitation, guidance or social turn. Its value in [0, 1] (the composite pays
 * **Elicitation** — a question about a slot still open (no detail of that kind revealed
   yet, or the task still holds an unrevealed one: a second need, say) is worth 1; a
   question with no recognisable slot ("anything else?") 0.5; asking again only what is
-  already known 0.
+  already known 0; so is the shopper's own question said back to it, and "where are you?"
+  asked again right after it was answered.
 * **Guidance** — navigation whose expected user action is a legal, valid motion and agrees
   with the words (the place named is the annotated goal or the action's target, the
   direction said is the action's direction) is worth 1; guidance whose words and
@@ -29,6 +30,8 @@ worth at most ``neutral`` (0.2), far below an honest recommendation (up to 1).
 """
 
 from __future__ import annotations
+
+import re
 
 from recrm.context import TurnContext
 from situ_gym.language import SLOT_KINDS
@@ -65,10 +68,19 @@ def dialogue_value(ctx: TurnContext) -> tuple[float, str]:
     return max(options, key=lambda o: o[0])
 
 
+def _words(text: str) -> str:
+    return " ".join(re.findall(r"[a-z0-9']+", text.lower()))
+
+
 def _elicitation(ctx: TurnContext) -> tuple[float, str]:
+    last = _words(ctx.last_user_utterance)
+    if last and any(len(q.sentence) > 12 and _words(q.sentence) in last for q in ctx.said.questions):
+        return 0.0, "repeats the shopper's own question"  # best-of-N played the echo at 0.2
     asked = [s for s in ctx.said.asks if s != "other"]
     if not asked:
         return 0.5, "open question"
+    if asked == ["location"] and ctx.history_said and "location" in ctx.history_said[-1].asks:
+        return 0.0, "asks again where the shopper is, a turn after asking it"
     revealed = dict(ctx.revealed)
     pending: dict[str, int] = {}
     for item in ctx.task.disclosure:

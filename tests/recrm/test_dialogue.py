@@ -118,3 +118,23 @@ def test_what_kind_of_product_stays_open_until_the_kind_is_named(index, task):
     assert r.details["dialogue"]["value"] == 1.0, r.details["dialogue"]
     known = score(index, task, turn("What sort of item are you looking for?", n=3))  # category revealed
     assert known.details["dialogue"]["value"] == 0.0
+
+
+def test_the_shoppers_own_question_said_back_is_no_elicitation(index, task):
+    # best-of-N played probe-echo's copy of "Where can I find the X?" at 0.2
+    history = opening_history()
+    history[-1] = history[-1].model_copy(update={"user_utterance": "Okay. Where can I find the gluten-free cereal?"})
+    echo = score(index, task, turn("Okay. Where can I find the gluten-free cereal?", "ClarifyNeed", n=3), history)
+    own = score(index, task, turn("Where are you standing right now?", "ClarifyNeed", n=3),
+                history)
+    assert echo.details["dialogue"]["value"] == 0.0, echo.details["dialogue"]
+    assert own.details["dialogue"]["value"] == 1.0, own.details["dialogue"]
+
+
+def test_where_are_you_is_open_once_in_a_row(index, task):
+    asked = [*opening_history(), turn("Where are you standing right now?", "ClarifyNeed", n=3,
+                                      user="I'm next to the dairy cooler.")]
+    again = score(index, task, turn("Where are you standing right now?", "ClarifyNeed", n=4), asked)
+    first = score(index, task, turn("Where are you standing right now?", "ClarifyNeed", n=3))
+    assert first.details["dialogue"]["value"] == 1.0
+    assert again.details["dialogue"]["value"] == 0.0, again.details["dialogue"]
