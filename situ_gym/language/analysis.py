@@ -671,10 +671,10 @@ def _explanation(pid, low, toks, mentions, tags, money, lex, rivals=()) -> Expla
     naming = [m for m in mentions if pid in m.candidates]
     spans = [(m.start, m.end) for m in naming[:1] if not _PREDICATE.search(low[max(0, m.char_start - 14) : m.char_start])]
     cites: list[str] = []
+    shared = set.intersection(*(set(lex.index.products[r].tags) for r in rivals)) if rivals else set()
     for t in tags:
         if any(a <= t.start < b for a, b in spans):
             continue
-        shared = set.intersection(*(set(lex.index.products[r].tags) for r in rivals)) if rivals else set()
         for tag in sorted((t.tags & set(product.tags)) - shared):
             value = tuple(t.phrase.split())
             if tag.startswith("packaging:") and set(value) <= _CONTAINERS:
@@ -792,6 +792,8 @@ _ACK_CHOICE = re.compile(
 # A choice said right before a product's name: "-> honeycrisp", "go coconut", "i'd go calcium"
 # ("go for", "go with", "grab" are proposal cues of their own, ``P.PROPOSE``).
 _CHOICE_BEFORE = re.compile(r"(?:->|\u2192|\bgo|\bpick|\bchoose|\bget)\s*(?:the\s+)?$")
+# A choice of "that one"/"this" ("-> that one", "so I'd get that one", "that's my pick"),
+# not a statement about it ("that one is popular")
 _CHOOSE_DEMONSTRATIVE = re.compile(
     r"(?:->|\u2192|\b(?:i'?d|i would|i|we'?d|so)\s+(?:\w+\s+)?(?:take|get|choose|pick|grab|go (?:with|for)|do)|"
     r"\bgo (?:with|for))\s+(?:this|that|these|those)(?: one| ones)?\b(?!\s+(?:\w+\s+)?(?:is|are|has|costs?))"
