@@ -255,6 +255,15 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
             if P.COMPARE.search(sent) or P.COMPARATIVE.search(sent) or ";" in sent:
                 compared += [r[3] for r in refs if r[0] == si]
         compared = _unique(compared) if len(set(compared)) >= 2 else []
+        if not compared and (P.COMPARE.search(low) or P.COMPARATIVE.search(low)) and lex is not None and not (
+            P.HANDLE_REJECTION.search(low)  # "the X isn't your style. Would the Y suit you better?" offers Y
+        ):
+            # a comparison over sentences: the options listed in one, weighed in the next
+            # ("Two options: A at $3.99 and B at $3.89. I'd take B, it's cheaper.")
+            kinds: dict[str, list[str]] = {}
+            for pid in ref_pids:
+                kinds.setdefault(lex.category_of[pid], []).append(pid)
+            compared = next((pids for pids in kinds.values() if len(pids) >= 2), [])
     purchase = bool(P.PURCHASE.search(low))
 
     proposed: list[str] = []

@@ -163,6 +163,17 @@ def test_the_choice_at_the_end_of_a_comparison(lex, text, proposed):
     # accepting the turn-down reconsiders nothing
     ("Okay, that bed frame is out. Which room is it for?", []),
 ])
+def test_a_comparison_over_sentences(lex):
+    # the options listed in one sentence, weighed in the next: a comparison that picks a side
+    u = analyze("Two no-pulp options here: Sunny Grove No Pulp at $3.99 and Sunny Grove Calcium Added No Pulp at "
+                "$3.89. I'd take the calcium one, it's 10 cents cheaper.", lex["supermarket"])
+    assert (u.act, u.compared, u.proposed) == ("Compare", ("sm_p219", "sm_p221"), ("sm_p221",))
+    # an alternative after a turn-down is offered, not compared
+    u = analyze("Sorry the Sunny Grove No Pulp is not for you. Would the Sunny Grove Calcium Added No Pulp suit you "
+                "better?", lex["supermarket"])
+    assert (u.act, u.compared, u.proposed) == ("HandleRejection", (), ("sm_p221",))
+
+
 def test_a_push_back_proposes_the_product_turned_down_again(lex, text, proposed):
     assert list(analyze(text, lex["home_furnishings"], focus="hf_p110").proposed) == proposed
 
