@@ -154,15 +154,6 @@ def test_the_choice_at_the_end_of_a_comparison(lex, text, proposed):
     assert list(analyze(text, lex["supermarket"]).proposed) == proposed
 
 
-@pytest.mark.parametrize("text, proposed", [
-    # a push-back asks to reconsider the product under discussion, in a sentence of its own
-    ("fair! tho it's got under-bed storage, so it kinda pays back the space... still in the running?", ["hf_p110"]),
-    ("I understand, but it have under-bed storage, so you save space for other furniture. Maybe still think about it?",
-     ["hf_p110"]),
-    ("yeah I hear you but um it's got under-bed storage so maybe don't rule it out yet", ["hf_p110"]),
-    # accepting the turn-down reconsiders nothing
-    ("Okay, that bed frame is out. Which room is it for?", []),
-])
 def test_a_comparison_over_sentences(lex):
     # the options listed in one sentence, weighed in the next: a comparison that picks a side
     u = analyze("Two no-pulp options here: Sunny Grove No Pulp at $3.99 and Sunny Grove Calcium Added No Pulp at "
@@ -174,6 +165,15 @@ def test_a_comparison_over_sentences(lex):
     assert (u.act, u.compared, u.proposed) == ("HandleRejection", (), ("sm_p221",))
 
 
+@pytest.mark.parametrize("text, proposed", [
+    # a push-back asks to reconsider the product under discussion, in a sentence of its own
+    ("fair! tho it's got under-bed storage, so it kinda pays back the space... still in the running?", ["hf_p110"]),
+    ("I understand, but it have under-bed storage, so you save space for other furniture. Maybe still think about it?",
+     ["hf_p110"]),
+    ("yeah I hear you but um it's got under-bed storage so maybe don't rule it out yet", ["hf_p110"]),
+    # accepting the turn-down reconsiders nothing
+    ("Okay, that bed frame is out. Which room is it for?", []),
+])
 def test_a_push_back_proposes_the_product_turned_down_again(lex, text, proposed):
     assert list(analyze(text, lex["home_furnishings"], focus="hf_p110").proposed) == proposed
 
