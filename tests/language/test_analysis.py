@@ -156,9 +156,9 @@ def test_the_choice_at_the_end_of_a_comparison(lex, text, proposed):
 
 def test_a_comparison_over_sentences(lex):
     # the options listed in one sentence, weighed in the next: a comparison that picks a side
-    u = analyze("Two no-pulp options here: Sunny Grove No Pulp at $3.99 and Sunny Grove Calcium Added No Pulp at "
-                "$3.89. I'd take the calcium one, it's 10 cents cheaper.", lex["supermarket"])
-    assert (u.act, u.compared, u.proposed) == ("Compare", ("sm_p219", "sm_p221"), ("sm_p221",))
+    u = analyze("Penne Rigate is 5.39 and Gluten Free Penne is 4.79. Gluten Free Penne is more cheap and without "
+                "gluten, so I choose this.", lex["supermarket"])
+    assert (u.act, set(u.compared), u.proposed) == ("Compare", {"sm_p043", "sm_p045"}, ("sm_p045",))
     # an alternative after a turn-down is offered, not compared
     u = analyze("Sorry the Sunny Grove No Pulp is not for you. Would the Sunny Grove Calcium Added No Pulp suit you "
                 "better?", lex["supermarket"])
