@@ -608,8 +608,11 @@ class SceneLexicon:
             return sum(self.idf.get(w, 1.0) for w in content & name) / total
 
         cands.sort(key=lambda pid: (-coverage(pid), pid))
-        if specific and (has_head or brand_hit):
-            # a bare model name ("the Kira") stays ambiguous: the kind named beside it decides
+        bare_brand = bool(brand_hit) and content <= {w for key in brand_hit for w in key}
+        if specific and (has_head or brand_hit) and not bare_brand:
+            # a bare model name ("the Kira") stays ambiguous: the kind named beside it decides,
+            # and so does a bare brand ("golden acre" is every Golden Acre product, not the
+            # one with the shortest name)
             best = coverage(cands[0])
             cands = [pid for pid in cands if coverage(pid) >= best - 1e-9]
         exact = self.categories.get(tuple(w for w in words if w in self.category_words))

@@ -135,6 +135,9 @@ def test_reasons_cited(lex, store, text, product, cites):
     ("home_furnishings", "For back pain I'd go Orla, it has lumbar support and a headrest.", ["hf_p048"]),
     # ... or the kind two model names set side by side share
     ("home_furnishings", "With a dog at home, I'd pick the Elio over the Alba.", ["hf_p001", "hf_p005"]),
+    # a bare brand is every product of the brand until the labels decide, not the one whose
+    # name it covers best (the Golden Acre canola oil)
+    ("supermarket", "The Golden Acre is creamy and small jar, 16 oz for $3.79.", ["sm_p019"]),
 ])
 def test_ambiguous_model_names_resolved_together(lex, store, text, named):
     assert sorted(analyze(text, lex[store]).named) == named
