@@ -131,6 +131,7 @@ def _label_aliases(value: str, key_name: str = "") -> list[tuple[str, ...]]:
     return out
 
 
+_CHOICE_WORDS = frozenset({"->", "\u2192", "go", "pick", "choose"})
 # Words next to a place name that make a lower-case product word ("plant", "desks") a place.
 _PLACE_VERBS = frozenset({"into", "enter", "leave", "exit", "inside"})
 _PLACE_NOUNS = frozenset({"doorway", "door", "entrance", "via", "through", "storefront", "store", "shop"})
@@ -396,7 +397,8 @@ class SceneLexicon:
             after = self._read(nxt) if nxt is not None and nxt.text[:1].isalpha() else ""
             if after == "of":
                 continue  # "the top of the shelf", "the end of the aisle": a part of something
-            frame = nxt is not None and nxt.low in ("one", "ones", "'s")  # "the calcium one", "honeycrisp's"
+            # "the calcium one", "honeycrisp's", and the choice closing a comparison: "-> baked"
+            frame = (nxt is not None and nxt.low in ("one", "ones", "'s")) or before in _CHOICE_WORDS
             if after and not frame and after not in STOPWORDS and after not in FUNCTION_WORDS and (
                 after not in self.name_words[pid]
             ):

@@ -152,9 +152,12 @@ def test_ambiguous_model_names_resolved_together(lex, store, text, named):
      "-> that one", ["sm_p041"]),
     ("Penne Rigate is 5.39 and Gluten Free Penne is 4.79. Gluten Free Penne is more cheap, so I choose this.",
      ["sm_p045"]),
+    # a label word of a product in view, after the arrow that closes a comparison, names it
+    ("cod 10.29/lb vs salmon 9.49/lb. both plain, gluten-free. salmon cheaper \u2192 salmon", ["sm_p195"]),
 ])
 def test_the_choice_at_the_end_of_a_comparison(lex, text, proposed):
-    assert list(analyze(text, lex["supermarket"]).proposed) == proposed
+    in_view = frozenset({"sm_p193", "sm_p194", "sm_p195"})
+    assert list(analyze(text, lex["supermarket"], visible=in_view).proposed) == proposed
 
 
 def test_a_comparison_over_sentences(lex):
