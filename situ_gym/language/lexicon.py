@@ -131,6 +131,7 @@ def _label_aliases(value: str, key_name: str = "") -> list[tuple[str, ...]]:
     return out
 
 
+_PRICE_FIGURE = re.compile(r"\d{1,5}\.\d{2}")  # a figure with cents is a price, never part of a name (sizes: "1.5 qt")
 _CHOICE_WORDS = frozenset({"->", "\u2192", "go", "pick", "choose"})
 # Words next to a place name that make a lower-case product word ("plant", "desks") a place.
 _PLACE_VERBS = frozenset({"into", "enter", "leave", "exit", "inside"})
@@ -500,8 +501,8 @@ class SceneLexicon:
         return out
 
     def _is_product_word(self, w: str, tok: Token) -> bool:
-        if w in STOPWORDS or not tok.text[0].isalnum():
-            return False
+        if w in STOPWORDS or not tok.text[0].isalnum() or _PRICE_FIGURE.fullmatch(tok.text):
+            return False  # "harbor catch wild salmon fillets 9.49": the price ends the name
         return w in self.product_vocab or (w[0].isdigit() and True) or w in _UNITS
 
     def _products(self, toks, lem, taken) -> list[Mention]:

@@ -184,6 +184,11 @@ def test_a_push_back_proposes_the_product_turned_down_again(lex, text, proposed)
     assert list(analyze(text, lex["home_furnishings"], focus="hf_p110").proposed) == proposed
 
 
+def test_a_price_ends_a_lower_case_name(lex):
+    u = analyze("try: harbor catch wild salmon fillets 9.49, gf, plain (no batter)", lex["supermarket"])
+    assert u.proposed == ("sm_p195",) and u.prices == (9.49,)
+
+
 def test_deterministic_and_cached(lex):
     text = "Try the Sunny Fields Honey Oat Clusters, they're on Shelf 1."
     a = analyze(text, lex["supermarket"])
