@@ -163,10 +163,14 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
     # products the words name outright are "in view" for a short name that follows: "Sunny
     # Grove No Pulp ... and Sunny Grove Calcium Added No Pulp. I'd take the calcium one"
     named_outright = frozenset(m.candidates[0] for m in mentions if m.kind == "product" and len(m.candidates) == 1)
-    if lex is not None and (visible or focus or named_outright):
+    if lex is not None:
         taken = {i for x in (*mentions, *places) for i in range(x.start, x.end)}
         pool = visible | named_outright | ({focus} if focus else set())
         extra = lex.names_in_view(toks, taken, frozenset(pool))
+        # in a nominal frame a word only one product of the store is named by names it
+        # wherever the shopper stands: "the arrabbiata's the one", "-> honeycrisp"
+        taken = taken | {i for m in extra for i in range(m.start, m.end)}
+        extra += lex.names_in_view(toks, taken, lex.all_products, framed_only=True)
         if extra:
             named_at = {m.start for m in extra}
             mentions = sorted([*mentions, *extra], key=lambda m: m.start)

@@ -197,6 +197,7 @@ class SceneLexicon:
         self.tag_words: dict[str, frozenset[str]] = {}  # the words of its label values
         self.all_words: dict[str, frozenset[str]] = {}  # everything true of the product
         self.category_of = {pid: p.category for pid, p in products.items()}
+        self.all_products = frozenset(products)
         self.categories: dict[tuple[str, ...], str] = {}
         df: dict[str, int] = {}
         for pid, p in products.items():
@@ -377,7 +378,8 @@ class SceneLexicon:
         ]
         return mentions, places, tags
 
-    def names_in_view(self, toks: tuple[Token, ...], taken: set[int], in_view: frozenset[str]) -> list[Mention]:
+    def names_in_view(self, toks: tuple[Token, ...], taken: set[int], in_view: frozenset[str],
+                      framed_only: bool = False) -> list[Mention]:
         """"greek $5.99 vs coconut $5.29" in front of two yogurts: a word of exactly one
         product's name among those in view (and of no other's labels) names that product.
         A word that is also one of its labels ("calcium", "honeycrisp") names it only in a
@@ -400,6 +402,8 @@ class SceneLexicon:
                 continue  # "the top of the shelf", "the end of the aisle": a part of something
             # "the calcium one", "honeycrisp's", and the choice closing a comparison: "-> baked"
             frame = (nxt is not None and nxt.low in ("one", "ones", "'s")) or before in _CHOICE_WORDS
+            if framed_only and not frame:
+                continue
             if after and not frame and after not in STOPWORDS and after not in FUNCTION_WORDS and (
                 after not in self.name_words[pid]
             ):

@@ -184,6 +184,13 @@ def test_a_push_back_proposes_the_product_turned_down_again(lex, text, proposed)
     assert list(analyze(text, lex["home_furnishings"], focus="hf_p110").proposed) == proposed
 
 
+def test_a_framed_word_of_one_products_name_names_it_anywhere(lex):
+    # no context: "honeycrisp" after the arrow names the only product called so
+    u = analyze("gala 4.69 vs honeycrisp 4.49, both sweet, both 3 lb \u2192 honeycrisp (0.20 less)", lex["supermarket"])
+    assert u.proposed == ("sm_p224",)
+    assert analyze("I wanted vanilla, not honey.", lex["supermarket"]).named == ()  # a wish names nothing
+
+
 def test_a_price_ends_a_lower_case_name(lex):
     u = analyze("try: harbor catch wild salmon fillets 9.49, gf, plain (no batter)", lex["supermarket"])
     assert u.proposed == ("sm_p195",) and u.prices == (9.49,)
