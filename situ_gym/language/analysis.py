@@ -294,6 +294,12 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
         floating = any(
             P.PROPOSE.search(cue_text[a:b]) and not any(a <= r[1] < b for r in here) for a, b in clauses
         )
+        # ... and so does a cue in the sentence before, naming none, when the turn is about one
+        # product ("I have just the thing! The X is vegan", "here's my top pick: **X**"; a list
+        # of options after "here are two options:" stays a list)
+        if si and not floating and len(ref_pids) == 1 and here and not any(r[0] == si - 1 for r in refs):
+            ps, pe = sentences[si - 1]
+            floating = bool(P.PROPOSE.search(cue_text[ps:pe])) and not low[ps:pe].rstrip().endswith("?")
         for _, cs, ce, pid in here:
             a, b = _clause_span(low, s, e, cs, ce)
             clause = low[a:b]

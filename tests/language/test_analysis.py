@@ -191,6 +191,15 @@ def test_a_framed_word_of_one_products_name_names_it_anywhere(lex):
     assert analyze("I wanted vanilla, not honey.", lex["supermarket"]).named == ()  # a wish names nothing
 
 
+def test_a_proposal_cue_carries_to_the_next_sentence_about_one_product(lex):
+    u = analyze("I think I've found a great fit! The **Quill and Co Quill Office Chair** in cognac fabric has "
+                "**lumbar support** and a **headrest**.", lex["home_furnishings"])
+    assert (u.act, u.proposed) == ("Recommend", ("hf_p050",))
+    listed = analyze("Here are two options: - **Stride Athletic Kira Yoga Mat**, $40.99 - **Stride Athletic Noor "
+                     "Yoga Mat**, $35.99", lex["home_furnishings"])
+    assert listed.proposed == ()  # a list of options after the cue offers no single one
+
+
 def test_a_price_ends_a_lower_case_name(lex):
     u = analyze("try: harbor catch wild salmon fillets 9.49, gf, plain (no batter)", lex["supermarket"])
     assert u.proposed == ("sm_p195",) and u.prices == (9.49,)
