@@ -131,6 +131,7 @@ def _label_aliases(value: str, key_name: str = "") -> list[tuple[str, ...]]:
     return out
 
 
+_SHOP_NOUNS = frozenset({"collection", "store", "shop", "gallery", "emporium", "outlet", "boutique", "market"})
 _PRICE_FIGURE = re.compile(r"\d{1,5}\.\d{2}")  # a figure with cents is a price, never part of a name (sizes: "1.5 qt")
 _CHOICE_WORDS = frozenset({"->", "\u2192", "go", "pick", "choose"})
 # Words next to a place name that make a lower-case product word ("plant", "desks") a place.
@@ -293,6 +294,9 @@ class SceneLexicon:
         for eid in index.nav_targets:
             name = index.name(eid)
             add(name, eid)
+            words = lemmas_of(name)
+            if len(words) >= 3 and words[-1] in _SHOP_NOUNS:
+                add(words[:-1], eid)  # "Victorian Curio" for the Victorian Curio Collection
             head, colon, _ = name.partition(":")
             if colon:
                 add(head, eid)

@@ -200,6 +200,11 @@ def test_a_proposal_cue_carries_to_the_next_sentence_about_one_product(lex):
     assert listed.proposed == ()  # a list of options after the cue offers no single one
 
 
+def test_a_shop_named_without_its_generic_last_word(lex):
+    nav = analyze("leave victorian curio first", lex["home_furnishings"]).navigation
+    assert (nav.target, nav.relation) == ("hf_store_victorian_curio", "out_of")
+
+
 def test_a_price_ends_a_lower_case_name(lex):
     u = analyze("try: harbor catch wild salmon fillets 9.49, gf, plain (no batter)", lex["supermarket"])
     assert u.proposed == ("sm_p195",) and u.prices == (9.49,)
