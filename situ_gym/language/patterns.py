@@ -180,7 +180,7 @@ MOTION = frozenset(
     "sidestep edge inch shift".split()
 )
 RELATION: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("out_of", _words(r"out of", r"leave", r"leaving", r"exit", r"exiting", r"step out", r"back out", r"get out", r"outside of", r"head out")),
+    ("out_of", _words(r"out of", r"leave", r"leaving", r"exit", r"exiting", r"step out", r"back out", r"get out", r"outside of", r"head out", r"out from", r"outside from", r"go out", r"come out", r"step outside")),
     ("into", _words(r"into", r"inside", r"enter", r"entering", r"go in", r"walk in", r"step in", r"head in", r"in through", r"pop in", r"duck in")),
     ("past", _words(r"past", r"beyond", r"go by", r"walk by", r"pass")),
     ("along", _words(r"along", r"down the length", r"further down", r"further along", r"down the aisle", r"down the shelf", r"sideways",
