@@ -20,7 +20,7 @@ from functools import lru_cache
 
 from situ_gym.language import patterns as P
 from situ_gym.language.lexicon import Mention, PlaceMention, SceneLexicon, TagMention
-from situ_gym.language.money import amounts
+from situ_gym.language.money import amounts, number_value
 from situ_gym.language.tokens import Token, normalize, sentence_spans, tokenize
 
 __all__ = [
@@ -709,11 +709,27 @@ def _explanation(pid, low, toks, mentions, tags, money, lex, rivals=()) -> Expla
         cites.append("price")
     # a bound that is not the product's own price is the shopper's: "under ur $5", "< $30",
     # "less than your 30 dollars", "so under your thirty"
-    bound = any(a not in own and _UNDER.search(low[max(0, a.start - 18) : a.start]) for a in money)
+    bound = any(a not in own and _UNDER.search(low[max(0, a.start - 18) : a.start]) for a in money) or any(
+        abs(v - product.price) > max(0.011, 0.005 * product.price)  # a bare bound: "under your 6", "< 30"
+        for m in _UNDER_FIGURE.finditer(low) if (v := _figure(m.group(1))) is not None
+    )
     if bound or re.search(r"\b(?:budget|your limit|afford|under (?:the|your) \$|(?:the|that) \$[\d.,]+ you)\b", low):
         cites.append("budget")
     cites = _unique(cites)
     return Explanation(pid, tuple(cites)) if cites else None  # a reason names a fact of the product
+
+
+_UNDER_FIGURE = re.compile(
+    r"(?:\b(?:under|below|less than|within|beneath|lower than)|<)\s*(?:(?:your|ur)\s+)?\$?\s*(\d[\d,]*(?:\.\d+)?|[a-z]+)\b"
+    r"(?!\s*(?:%|oz|lbs?|pounds?|minutes?|mins?|hours?|days?|feet|ft|inch|inches|cm|kg|g|ml|count|ct|people|servings?)\b)"
+)
+
+
+def _figure(word: str) -> float | None:
+    """A figure written in digits or words ("30", "1,600", "thirty")."""
+    if word[0].isdigit():
+        return float(word.replace(",", ""))
+    return number_value(word)
 
 
 _UNDER = re.compile(r"(?:\b(?:under|below|less than|within|inside|beneath|lower than)|<)\s*(?:(?:your|ur|the|that)\s+)?$")

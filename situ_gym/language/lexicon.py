@@ -76,6 +76,8 @@ def _able_verb(word: str) -> str | None:
 
 
 _INTENSIFIERS = frozenset({"extra", "super", "ultra", "very"})
+# Label heads a speaker leaves out: "lumbar" (support), "pet-friendly" (fabric), "calcium" (added)
+_GENERIC_HEADS = frozenset({"support", "fabric", "add", "include", "design", "feature", "function", "finish"})
 
 
 @cache
@@ -112,6 +114,10 @@ def _label_aliases(value: str, key_name: str = "") -> list[tuple[str, ...]]:
             out.append((verb, key[0]))
         if key[1] == "safe":  # "pet-safe" as "safe for pets"
             out.append(("safe", key[0]))
+        if not key[0][0].isdigit():
+            out.append(key[::-1])  # predicated: "the shelves are adjustable", "the legs are carved"
+    if len(key) >= 2 and key[-1] in _GENERIC_HEADS:
+        out.append(key[:-1])  # the head said with it goes without saying: "lumbar", "calcium"
     if key[0] in _INTENSIFIERS and len(key) >= 2:
         out.append(key[1:])
     if key[-1] == "include" and len(key) >= 2:

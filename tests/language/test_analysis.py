@@ -121,6 +121,12 @@ def test_short_names_of_products_in_view(lex, store, text, visible, named):
      "sm_p021", ["budget", "price", "texture:creamy"]),
     ("supermarket", "I'd take the Golden Acre No Salt Added Creamy Peanut Butter, it's less than your 5 dollars.",
      "sm_p021", ["budget"]),
+    # a bare bound is the budget too; a label's generic head goes without saying ("lumbar")
+    ("home_furnishings", "rec: quill and co quill chair, cognac. lumbar + headrest, 259.99, under 300", "hf_p050",
+     ["budget", "color:cognac", "feature:headrest", "feature:lumbar support", "price"]),
+    # a label predicated of the part it names ("the shelves are adjustable")
+    ("home_furnishings", "I picked the Ironbark Greta Bookcase because it has glass doors to keep the dust off, and "
+     "the shelves are adjustable.", "hf_p058", ["feature:adjustable shelves", "feature:glass doors"]),
     # what both products set side by side have is no reason to pick one
     ("supermarket", "Both are vanilla, but since you're avoiding dairy I'd pick the coconut milk yogurt ($5.29) "
      "over the vanilla Greek ($5.99): it's dairy-free and 70 cents cheaper.", "sm_p210", ["diet:dairy-free", "price"]),
