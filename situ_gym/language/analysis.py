@@ -701,7 +701,8 @@ def _explanation(pid, low, toks, mentions, tags, money, lex, rivals=()) -> Expla
             cites.append(tag)
     # Sales talk ("half price today", "a best seller") states no fact of the product's price.
     facts = P.CLAIMS.sub(lambda m: " " * len(m.group(0)), low)
-    own = [a for a in money if abs(a.value - product.price) <= max(0.011, 0.005 * product.price)]
+    # its own price, exactly or as a rough figure ("about nine bucks", "~260": within 10%)
+    own = [a for a in money if abs(a.value - product.price) <= max(0.011, (0.1 if a.approx else 0.005) * product.price)]
     if own or re.search(
         r"\b(?:priced|price|costs?|cheap\w*|affordable|inexpensive|economical|only \$|just \$)\b"
         r"|(?:\d|\b(?:cents?|bucks?|dollars?|quid|c))\s*(?:less|more)\b", facts  # "50 bucks less", "70c less"

@@ -53,6 +53,10 @@ _AMOUNT = re.compile(
     rf"(?P<sym>[$£€])\s?(?P<d1>{_DIGITS})(?:\s?(?:k)\b)?"
     rf"|(?<![\w.,])(?P<d2>{_DIGITS})\s?(?P<u2>{_CURRENCY})(?:\s+(?P<c2>\d{{1,2}})\b(?!\s*(?:%|oz|lb|cm|in|ft|m\b)))?"
     rf"|\b(?P<w>{_NUMBER_WORDS})\s+(?P<u3>{_CURRENCY})(?:\s+(?:and\s+)?(?P<c3>\d{{1,2}}|{_WORD})\b)?"
+    # a rough figure marked by a tilde ("~260", "~ 57") with nothing but a money word after it
+    # (not "~105 degrees", "~5 shelves")
+    r"|~\s?(?P<d5>\d{1,5}(?:\.\d{1,2})?)(?!\d|[.,]\d)"
+    r"(?=\s*(?:$|[^\w\s]|(?:bucks?|dollars?|usd|ish|or so|each|total|and|for|but|so|vs|versus|or)\b))"
     # a bare figure with cents, as clipped notes write prices ("rec: kira mat, 24.99"); not a size
     r"|(?<![\w.,$£€x×])(?P<d4>\d{1,5}\.\d{2})(?!\d|[.,]\d|\s?(?:%|oz|fl|lb|lbs|g|kg|ml|l|cl|cm|mm|m|in|ft|count|ct|pack|x)\b)",
     re.IGNORECASE,
@@ -109,6 +113,8 @@ def amounts(text: str) -> list[Amount]:
             value, cents = _digits_value(m.group("d1"))
         elif m.group("d4"):
             value, cents = float(m.group("d4")), True
+        elif m.group("d5"):
+            value, cents = float(m.group("d5")), False
         elif m.group("d2"):
             value, cents = _digits_value(m.group("d2"))
             extra = m.group("c2")
@@ -127,7 +133,7 @@ def amounts(text: str) -> list[Amount]:
         approx = bool(_APPROX_BEFORE.search(text[max(0, m.start() - 16) : m.start()].lower())) or bool(
             _APPROX_AFTER.match(text[m.end() : m.end() + 12].lower())
         )
-        out.append(Amount(value, m.start(), m.end(), m.group(0), approx, cents))
+        out.append(Amount(value, m.start(), m.end(), m.group(0), approx or bool(m.group("d5")), cents))
     for m in _SAID.finditer(text):
         if any(a.start < m.end() and m.start() < a.end for a in out):
             continue

@@ -124,6 +124,9 @@ def test_short_names_of_products_in_view(lex, store, text, visible, named):
     # a bare bound is the budget too; a label's generic head goes without saying ("lumbar")
     ("home_furnishings", "rec: quill and co quill chair, cognac. lumbar + headrest, 259.99, under 300", "hf_p050",
      ["budget", "color:cognac", "feature:headrest", "feature:lumbar support", "price"]),
+    # a rough figure within 10% of the product's price states its price
+    ("supermarket", "the copper kettle decaf would be my pick: zero caffeine, about nine bucks", "sm_p034",
+     ["caffeine:decaf", "price"]),
     # a label predicated of the part it names ("the shelves are adjustable")
     ("home_furnishings", "I picked the Ironbark Greta Bookcase because it has glass doors to keep the dust off, and "
      "the shelves are adjustable.", "hf_p058", ["feature:adjustable shelves", "feature:glass doors"]),

@@ -23,6 +23,9 @@ from situ_gym.language.money import amounts
     # a bare figure ends a sentence or a list item as any price does
     ("is safe for pets, clean the air, 60.99.", [60.99]),
     ("rec: kira mat, 24.99, non-slip", [24.99]),
+    # a rough figure after a tilde
+    ("lumbar support, headrest, ~260, so under your 300", [260.0]),
+    ("pike ~40, quill ~27", [40.0, 27.0]),
 ])
 def test_every_written_form_of_a_price(text, values):
     assert [a.value for a in amounts(text)] == pytest.approx(values)
@@ -34,6 +37,8 @@ def test_every_written_form_of_a_price(text, values):
     "a pack of twelve thirty count",  # a count
     "it's three twenty inches wide",  # a size
     "update to version 1.25.3",  # a version, not a bare price
+    "turn right ~105 degrees",  # a turn
+    "it's ~5 shelves down",  # a count
 ])
 def test_numbers_said_aloud_that_are_no_price(text):
     assert amounts(text) == []
