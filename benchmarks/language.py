@@ -28,6 +28,7 @@ from tests.language.corpus import (  # noqa: E402
     load_heldout,
     load_heldout2,
     load_heldout3,
+    load_heldout4,
     score,
 )
 
@@ -71,8 +72,11 @@ def main(argv: list[str] | None = None) -> None:
     print("third corpus (tests/language/heldout2: the four styles and spoken; written apart, since tuned on):")
     print(score(load_heldout2()).table())
     print()
-    print("fourth corpus (tests/language/heldout3: the five styles; written apart, never tuned on):")
+    print("fourth corpus (tests/language/heldout3: the five styles; written apart, used as a guard while tuning):")
     print(score(load_heldout3()).table())
+    print()
+    print("fifth corpus (tests/language/heldout4: the five styles; written apart, never tuned on):")
+    print(score(load_heldout4()).table())
 
 
 if __name__ == "__main__":

@@ -17,6 +17,8 @@ HELDOUT_DIR = Path(__file__).parent / "heldout"  # written apart from the layer 
 HELDOUT2_DIR = Path(__file__).parent / "heldout2"
 # A fourth, written apart again after the layer was tuned on the third (heldout3/README.md)
 HELDOUT3_DIR = Path(__file__).parent / "heldout3"
+# A fifth, written apart again while the layer was tuned with the fourth as a guard (heldout4/README.md)
+HELDOUT4_DIR = Path(__file__).parent / "heldout4"
 STORES = ("supermarket", "home_furnishings")
 STYLES = ("chat", "clipped", "nonnative", "mixed")
 # heldout2 and heldout3 write straight on as "forward" (their READMEs' schema sections), the
@@ -43,6 +45,10 @@ def load_heldout2() -> list[dict]:
 
 def load_heldout3() -> list[dict]:
     return load_corpus(HELDOUT3_DIR)
+
+
+def load_heldout4() -> list[dict]:
+    return load_corpus(HELDOUT4_DIR)
 
 
 def lexicons():

@@ -236,14 +236,19 @@ HELDOUT_FLOOR = 0.91
 # writer who never read the layer): 80.7% when first run. Tuned on since (86.6%), so it is a
 # development set too and heldout3 is the held-out measure.
 HELDOUT2_FLOOR = 0.85
-# tests/language/heldout3 (400 utterances in the same five styles, written apart again, never
-# tuned on): 84.5% when first run, 87.2% after changes tuned on heldout2 alone.
+# tests/language/heldout3 (400 utterances in the same five styles, written apart again): 84.5%
+# when first run, 87.7% after changes made on heldout and heldout2 and kept only when heldout3
+# did not fall, so it guided the tuning and heldout4 is the held-out measure.
 HELDOUT3_FLOOR = 0.86
+# tests/language/heldout4 (400 utterances, five styles, written apart again while the layer was
+# tuned; never run through it before its first measurement): 88.2% when first run.
+HELDOUT4_FLOOR = 0.87
 
 
 @pytest.mark.parametrize("corpus, floor, style_margin", [("heldout", HELDOUT_FLOOR, 0.05),
                                                           ("heldout2", HELDOUT2_FLOOR, 0.06),
-                                                          ("heldout3", HELDOUT3_FLOOR, 0.06)])
+                                                          ("heldout3", HELDOUT3_FLOOR, 0.06),
+                                                          ("heldout4", HELDOUT4_FLOOR, 0.06)])
 def test_held_out_accuracy_per_style(capsys, corpus, floor, style_margin):
     from . import corpus as C
 
@@ -251,6 +256,7 @@ def test_held_out_accuracy_per_style(capsys, corpus, floor, style_margin):
         "heldout": (C.load_heldout(), C.STYLES),
         "heldout2": (C.load_heldout2(), C.STYLES2),
         "heldout3": (C.load_heldout3(), C.STYLES2),
+        "heldout4": (C.load_heldout4(), C.STYLES2),
     }[corpus]
     result = score(rows)
     with capsys.disabled():
