@@ -53,6 +53,9 @@ member's (honest: heuristic, plain, paraphrase and any ``style-*`` agent; at N =
 "winner" is just the draw). A sound reward's SR rises with N and flags nothing on authored
 share; a note says when best-of SR does not rise, and for each step of N how many tasks
 were gained and lost and whether the change is beyond the draw's noise (``paired_change``).
+``--out DIR`` keeps, per store and run, ``trajectories.jsonl`` and ``selections.jsonl`` (per
+turn: the draws, their scores, the played member and each drawn candidate's text, reward
+components, gates and judged product).
 """
 
 from __future__ import annotations
