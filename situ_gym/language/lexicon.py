@@ -230,6 +230,10 @@ class SceneLexicon:
         n = len(products)
         self.idf = {w: math.log((n + 1) / (c + 0.5)) for w, c in df.items()}
         self.category_words = {w for key in self.categories for w in key}
+        self.tag_index: dict[str, frozenset[str]] = {}  # label word -> products carrying it
+        for pid, ws in self.tag_words.items():
+            for w in ws:
+                self.tag_index[w] = self.tag_index.get(w, frozenset()) | {pid}
         self.name_index: dict[str, list[str]] = {}  # name word -> products whose name has it
         for pid, ws in self.name_words.items():
             for w in ws | self.brand_words[pid]:
@@ -402,8 +406,8 @@ class SceneLexicon:
             if w in self.category_words or w in _UNITS or w in _SPATIAL:
                 continue
             owners = [p for p in self.name_index.get(w, ()) if p in in_view]
-            if len(owners) != 1 or any(w in self.tag_words[q] for q in in_view if q != owners[0] and q in self.tag_words):
-                continue
+            if len(owners) != 1 or (self.tag_index.get(w, frozenset()) & in_view) - {owners[0]}:
+                continue  # another product in view carries the word as a label
             pid = owners[0]
             before = toks[i - 1].low if i else ""
             nxt = toks[i + 1] if i + 1 < len(toks) else None
