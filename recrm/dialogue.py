@@ -31,10 +31,9 @@ worth at most ``neutral`` (0.2), far below an honest recommendation (up to 1).
 
 from __future__ import annotations
 
-import re
-
 from recrm.context import TurnContext
 from situ_gym.language import SLOT_KINDS
+from situ_gym.language.claims import words
 
 __all__ = ["dialogue_value"]
 
@@ -68,13 +67,10 @@ def dialogue_value(ctx: TurnContext) -> tuple[float, str]:
     return max(options, key=lambda o: o[0])
 
 
-def _words(text: str) -> str:
-    return " ".join(re.findall(r"[a-z0-9']+", text.lower()))
-
-
 def _elicitation(ctx: TurnContext) -> tuple[float, str]:
-    last = _words(ctx.last_user_utterance)
-    if last and any(len(q.sentence) > 12 and _words(q.sentence) in last for q in ctx.said.questions):
+    heard = f" {' '.join(words(ctx.last_user_utterance))} "  # the shopper's words, whole words only
+    if heard.strip() and any(len(q.sentence) > 12 and f" {' '.join(words(q.sentence))} " in heard
+                             for q in ctx.said.questions):
         return 0.0, "repeats the shopper's own question"  # best-of-N played the echo at 0.2
     asked = [s for s in ctx.said.asks if s != "other"]
     if not asked:

@@ -20,7 +20,7 @@ from functools import lru_cache
 
 from situ_gym.language import patterns as P
 from situ_gym.language.lexicon import Mention, PlaceMention, SceneLexicon, TagMention
-from situ_gym.language.money import amounts, number_value
+from situ_gym.language.money import amounts, figure_value
 from situ_gym.language.tokens import Token, normalize, sentence_spans, tokenize
 
 __all__ = [
@@ -165,12 +165,7 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
     named_outright = frozenset(m.candidates[0] for m in mentions if m.kind == "product" and len(m.candidates) == 1)
     if lex is not None:
         taken = {i for x in (*mentions, *places) for i in range(x.start, x.end)}
-        pool = visible | named_outright | ({focus} if focus else set())
-        extra = lex.names_in_view(toks, taken, frozenset(pool))
-        # in a nominal frame a word only one product of the store is named by names it
-        # wherever the shopper stands: "the arrabbiata's the one", "-> honeycrisp"
-        taken = taken | {i for m in extra for i in range(m.start, m.end)}
-        extra += lex.names_in_view(toks, taken, lex.all_products, framed_only=True)
+        extra = lex.names_in_view(toks, taken, visible | named_outright | ({focus} if focus else frozenset()))
         if extra:
             named_at = {m.start for m in extra}
             mentions = sorted([*mentions, *extra], key=lambda m: m.start)
@@ -414,8 +409,8 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
     # in a comparison, a label every other product set against it has too is no reason for it
     # ("both are vanilla, but the coconut one is dairy-free")
     comparing = bool(compared) or (P.COMPARE.search(low) is not None and not P.HANDLE_REJECTION.search(low))
-    rivals = [p for p in _unique(named) if comparing and p != subject and lex is not None
-              and lex.category_of.get(p) == lex.category_of.get(subject)]
+    rivals = [p for p in _unique(named) if p != subject and lex.category_of[p] == lex.category_of[subject]] if (
+        comparing and subject is not None) else []
     explanation = _explanation(subject, low, toks, mentions, tags, money, lex, rivals) if subject else None
     budget = _budget(low, money if len(low) == len(text) else amounts(low))
     categories = _unique(
@@ -702,38 +697,40 @@ def _explanation(pid, low, toks, mentions, tags, money, lex, rivals=()) -> Expla
     # Sales talk ("half price today", "a best seller") states no fact of the product's price.
     facts = P.CLAIMS.sub(lambda m: " " * len(m.group(0)), low)
     # its own price, exactly or as a rough figure ("about nine bucks", "~260": within 10%)
-    own = [a for a in money if abs(a.value - product.price) <= max(0.011, (0.1 if a.approx else 0.005) * product.price)]
-    if own or re.search(
+    def states_price(value: float, approx: bool = False) -> bool:
+        return abs(value - product.price) <= max(0.011, (0.1 if approx else 0.005) * product.price)
+
+    if any(states_price(a.value, a.approx) for a in money) or re.search(
         r"\b(?:priced|price|costs?|cheap\w*|affordable|inexpensive|economical|only \$|just \$)\b"
         r"|(?:\d|\b(?:cents?|bucks?|dollars?|quid|c))\s*(?:less|more)\b", facts  # "50 bucks less", "70c less"
     ):
         cites.append("price")
     # a bound that is not the product's own price is the shopper's: "under ur $5", "< $30",
-    # "less than your 30 dollars", "so under your thirty"
-    bound = any(a not in own and _UNDER.search(low[max(0, a.start - 18) : a.start]) for a in money) or any(
-        abs(v - product.price) > max(0.011, 0.005 * product.price)  # a bare bound: "under your 6", "< 30"
-        for m in _UNDER_FIGURE.finditer(low) if (v := _figure(m.group(1))) is not None
-    )
+    # "less than your 30 dollars", and bare: "under your 6", "so under your thirty"
+    bound = any(value is not None and not states_price(value) for value in _bounds(low, money))
     if bound or re.search(r"\b(?:budget|your limit|afford|under (?:the|your) \$|(?:the|that) \$[\d.,]+ you)\b", low):
         cites.append("budget")
     cites = _unique(cites)
     return Explanation(pid, tuple(cites)) if cites else None  # a reason names a fact of the product
 
 
-_UNDER_FIGURE = re.compile(
-    r"(?:\b(?:under|below|less than|within|beneath|lower than)|<)\s*(?:(?:your|ur)\s+)?\$?\s*(\d[\d,]*(?:\.\d+)?|[a-z]+)\b"
+# A bound said before a figure: "under", "below", "less than", "within", "<" (+ "your").
+_BOUND = re.compile(r"(?:\b(?:under|below|less than|within|inside|beneath|lower than)|<)\s*(?:(?:your|ur|the|that)\s+)?")
+_BARE_FIGURE = re.compile(
+    r"\$?\s*(\d[\d,]*(?:\.\d+)?|[a-z]+)\b"
     r"(?!\s*(?:%|oz|lbs?|pounds?|minutes?|mins?|hours?|days?|feet|ft|inch|inches|cm|kg|g|ml|count|ct|people|servings?)\b)"
 )
 
 
-def _figure(word: str) -> float | None:
-    """A figure written in digits or words ("30", "1,600", "thirty")."""
-    if word[0].isdigit():
-        return float(word.replace(",", ""))
-    return number_value(word)
-
-
-_UNDER = re.compile(r"(?:\b(?:under|below|less than|within|inside|beneath|lower than)|<)\s*(?:(?:your|ur|the|that)\s+)?$")
+def _bounds(low: str, money) -> list[float | None]:
+    """The figures a bound word governs: an amount ``money`` read right after it, else a bare
+    figure in digits or words (None when what follows is no figure)."""
+    out = []
+    for m in _BOUND.finditer(low):
+        read = next((a for a in money if m.end() <= a.start <= m.end() + 1), None)
+        bare = _BARE_FIGURE.match(low, m.end())
+        out.append(read.value if read else figure_value(bare.group(1)) if bare else None)
+    return out
 
 
 def _budget(low: str, money) -> Budget | None:
@@ -825,9 +822,10 @@ _ACK_CHOICE = re.compile(
     r"(?:^|(?<=[.!?]\s))\W*(?:what an? |such an? )?(?:nice|great|good|excellent|smart|solid|lovely|perfect|wise) "
     r"(?:pick|choice|call)\b(?=\s*[,!.;-])"
 )
-# A choice said right before a product's name: "-> honeycrisp", "go coconut", "i'd go calcium"
-# ("go for", "go with", "grab" are proposal cues of their own, ``P.PROPOSE``).
-_CHOICE_BEFORE = re.compile(r"(?:->|\u2192|\bgo|\bpick|\bchoose|\bget)\s*(?:the\s+)?$")
+# A choice said right before a product's name (``P.CHOICE_WORDS``): "-> honeycrisp", "go coconut"
+_CHOICE_BEFORE = re.compile(
+    "(?:" + "|".join(re.escape(w) if not w.isalpha() else rf"\b{w}" for w in P.CHOICE_WORDS) + r")\s*(?:the\s+)?$"
+)
 # A choice of "that one"/"this" ("-> that one", "so I'd get that one", "that's my pick"),
 # not a statement about it ("that one is popular")
 _CHOOSE_DEMONSTRATIVE = re.compile(

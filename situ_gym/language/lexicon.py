@@ -32,6 +32,7 @@ from situ_gym.language.tokens import (
     normalize,
     tokenize,
 )
+from situ_gym.language.patterns import CHOICE_WORDS
 from situ_gym.scene.index import SceneIndex, per_index
 
 __all__ = ["SceneLexicon", "Mention", "PlaceMention", "TagMention", "lexicon_for", "lemmas_of"]
@@ -139,7 +140,6 @@ def _label_aliases(value: str, key_name: str = "") -> list[tuple[str, ...]]:
 
 _SHOP_NOUNS = frozenset({"collection", "store", "shop", "gallery", "emporium", "outlet", "boutique", "market"})
 _PRICE_FIGURE = re.compile(r"\d{1,5}\.\d{2}")  # a figure with cents is a price, never part of a name (sizes: "1.5 qt")
-_CHOICE_WORDS = frozenset({"->", "\u2192", "go", "pick", "choose"})
 # Words next to a place name that make a lower-case product word ("plant", "desks") a place.
 _PLACE_VERBS = frozenset({"into", "enter", "leave", "exit", "inside"})
 _PLACE_NOUNS = frozenset({"doorway", "door", "entrance", "via", "through", "storefront", "store", "shop"})
@@ -230,10 +230,11 @@ class SceneLexicon:
         n = len(products)
         self.idf = {w: math.log((n + 1) / (c + 0.5)) for w, c in df.items()}
         self.category_words = {w for key in self.categories for w in key}
-        self.tag_index: dict[str, frozenset[str]] = {}  # label word -> products carrying it
+        carriers: dict[str, set[str]] = {}
         for pid, ws in self.tag_words.items():
             for w in ws:
-                self.tag_index[w] = self.tag_index.get(w, frozenset()) | {pid}
+                carriers.setdefault(w, set()).add(pid)
+        self.tag_index = {w: frozenset(pids) for w, pids in carriers.items()}  # label word -> products carrying it
         self.name_index: dict[str, list[str]] = {}  # name word -> products whose name has it
         for pid, ws in self.name_words.items():
             for w in ws | self.brand_words[pid]:
@@ -392,12 +393,13 @@ class SceneLexicon:
         ]
         return mentions, places, tags
 
-    def names_in_view(self, toks: tuple[Token, ...], taken: set[int], in_view: frozenset[str],
-                      framed_only: bool = False) -> list[Mention]:
+    def names_in_view(self, toks: tuple[Token, ...], taken: set[int], in_view: frozenset[str]) -> list[Mention]:
         """"greek $5.99 vs coconut $5.29" in front of two yogurts: a word of exactly one
         product's name among those in view (and of no other's labels) names that product.
         A word that is also one of its labels ("calcium", "honeycrisp") names it only in a
-        nominal frame ("the calcium one", "honeycrisp's"), so "I wanted vanilla" stays a wish."""
+        nominal frame ("the calcium one", "honeycrisp's", "-> baked"), so "I wanted vanilla"
+        stays a wish. In such a frame a word only one product of the whole store is named by
+        names it wherever the shopper stands ("gala 4.69 vs honeycrisp 4.49 -> honeycrisp")."""
         out = []
         for i, tok in enumerate(toks):
             w = self._read(tok)
@@ -405,18 +407,14 @@ class SceneLexicon:
                 continue
             if w in self.category_words or w in _UNITS or w in _SPATIAL:
                 continue
-            owners = [p for p in self.name_index.get(w, ()) if p in in_view]
-            if len(owners) != 1 or (self.tag_index.get(w, frozenset()) & in_view) - {owners[0]}:
-                continue  # another product in view carries the word as a label
-            pid = owners[0]
             before = toks[i - 1].low if i else ""
             nxt = toks[i + 1] if i + 1 < len(toks) else None
             after = self._read(nxt) if nxt is not None and nxt.text[:1].isalpha() else ""
             if after == "of":
                 continue  # "the top of the shelf", "the end of the aisle": a part of something
-            # "the calcium one", "honeycrisp's", and the choice closing a comparison: "-> baked"
-            frame = (nxt is not None and nxt.low in ("one", "ones", "'s")) or before in _CHOICE_WORDS
-            if framed_only and not frame:
+            frame = (nxt is not None and nxt.low in ("one", "ones", "'s")) or before in CHOICE_WORDS
+            pid = self._sole_owner(w, in_view) or (self._sole_owner(w, self.all_products) if frame else None)
+            if pid is None:
                 continue
             if after and not frame and after not in STOPWORDS and after not in FUNCTION_WORDS and (
                 after not in self.name_words[pid]
@@ -428,6 +426,14 @@ class SceneLexicon:
                 continue  # a label word names the product only in a nominal frame
             out.append(Mention(i, i + 1, tok.start, tok.end, tok.text, (pid,), "product", self.category_of[pid]))
         return out
+
+    def _sole_owner(self, word: str, scope: frozenset[str]) -> str | None:
+        """The one product in ``scope`` whose name has ``word``, when no other there carries it
+        as a label."""
+        owners = [p for p in self.name_index.get(word, ()) if p in scope]
+        if len(owners) != 1 or (self.tag_index.get(word, frozenset()) & scope) - {owners[0]}:
+            return None
+        return owners[0]
 
     def _label_not_name(self, m: Mention, toks, tags: list[TagMention]) -> bool:
         """"Anything but sour cream onion", "no turkey": words that are both a label and part of

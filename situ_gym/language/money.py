@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["Amount", "amounts", "number_value"]
+__all__ = ["Amount", "amounts", "figure_value", "number_value"]
 
 _UNITS = {
     "zero": 0, "one": 1, "a": 1, "an": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -96,6 +96,11 @@ def number_value(words: str) -> float | None:
         else:
             return None
     return float(total + current)
+
+
+def figure_value(word: str) -> float | None:
+    """A bare figure in digits or words: "30", "1,600", "3.49", "thirty" (None for no figure)."""
+    return _digits_value(word)[0] if word[:1].isdigit() else number_value(word)
 
 
 def _digits_value(text: str) -> tuple[float, bool]:

@@ -15,7 +15,7 @@ __all__ = [
     "MARKER_LABEL", "INTERNAL_JARGON", "ABOUT_THE_SHOPPER", "JUDGE_JARGON", "CATALOG_ID",
     "ACCEPT", "THANKS", "INFO_REQUEST", "BUDGET_BOUND", "CLAIMS", "CLARIFY", "CLOSING", "COMPARE",
     "DIRECTION", "DISTANCE", "GREETING", "MOTION", "NEGATION", "NOT_PROPOSED",
-    "PROPOSE", "PURCHASE", "REASON", "RECONSIDER", "HANDLE_REJECTION", "COMPARATIVE", "REJECT", "NOT_A_REJECTION", "HESITATION", "RELATION", "REQUESTS", "SLOTS",
+    "CHOICE_WORDS", "PROPOSE", "PURCHASE", "REASON", "RECONSIDER", "HANDLE_REJECTION", "COMPARATIVE", "REJECT", "NOT_A_REJECTION", "HESITATION", "RELATION", "REQUESTS", "SLOTS",
 ]
 
 
@@ -129,6 +129,9 @@ PROPOSE = _words(
     # the side a comparison favours, in any English: "is better for you", "is more good for you"
     r"(?<!there )(?:is|are) (?:much |a lot |even |far )?(?:better|more good|more better|more suitable|more right|the better) (?:for you|choice|option|pick|one|fit|match)",
 )
+# Words that choose the product named right after them: "-> honeycrisp", "go coconut",
+# "i'd pick the calcium one" ("go for", "go with", "grab" are in PROPOSE).
+CHOICE_WORDS = ("->", "\u2192", "go", "pick", "choose", "get")
 # A push-back asks the shopper to reconsider what it turned down: "worth a second look?",
 # "still in the running?", "maybe don't rule it out yet", "Maybe you keep it?"
 RECONSIDER = _words(
