@@ -409,13 +409,13 @@ class SceneLexicon:
                 continue
             before = toks[i - 1].low if i else ""
             nxt = toks[i + 1] if i + 1 < len(toks) else None
-            after = self._read(nxt) if nxt is not None and nxt.text[:1].isalpha() else ""
-            if after == "of":
-                continue  # "the top of the shelf", "the end of the aisle": a part of something
             frame = (nxt is not None and nxt.low in ("one", "ones", "'s")) or before in CHOICE_WORDS
             pid = self._sole_owner(w, in_view) or (self._sole_owner(w, self.all_products) if frame else None)
             if pid is None:
                 continue
+            after = self._read(nxt) if nxt is not None and nxt.text[:1].isalpha() else ""
+            if after == "of":
+                continue  # "the top of the shelf", "the end of the aisle": a part of something
             if after and not frame and after not in STOPWORDS and after not in FUNCTION_WORDS and (
                 after not in self.name_words[pid]
             ):
