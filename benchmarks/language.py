@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> None:
     print("third corpus (tests/language/heldout2: the four styles and spoken; written apart, since tuned on):")
     print(score(load_heldout2()).table())
     print()
-    print("fourth corpus (tests/language/heldout3: the five styles; written apart, used as a guard while tuning):")
+    print("fourth corpus (tests/language/heldout3: the five styles; written apart, since tuned on):")
     print(score(load_heldout3()).table())
     print()
     print("fifth corpus (tests/language/heldout4: the five styles; written apart, never tuned on):")

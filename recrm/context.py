@@ -12,6 +12,7 @@ from situ_gym.language import (
     Attempt,
     Utterance,
     analyze,
+    analyze_reply,
     lexicon_for,
     put_forward,
     recommendation_attempt,
@@ -27,6 +28,13 @@ __all__ = ["DIALOGUE_ACTS", "TurnContext", "judged_item"]
 DIALOGUE_ACTS = frozenset({"Greet", "AskPreference", "ClarifyNeed", "Navigate"})
 
 _SHOPPER_PICKS = frozenset({"pick_up_item", "check_item", "add_to_cart"})  # the shopper chose the product
+
+
+def _picked(turn: TurnRecord, index: SceneIndex) -> set[str]:
+    """Products the shopper chose in ``turn`` by acting on them: picked up, checked, carted, held."""
+    call = turn.user_action
+    out = {call.target_id} if call is not None and call.target_id in index.products and call.name in _SHOPPER_PICKS else set()
+    return out | ({turn.held_item} if turn.held_item else set())
 
 
 def judged_item(said: Utterance) -> str | None:
@@ -154,20 +162,38 @@ class TurnContext:
 
     @cached_property
     def said(self) -> Utterance:
-        """What the response says, read once by the language layer (shared by every scorer)."""
-        return analyze(self.response, lexicon_for(self.index), visible=self.visible, focus=self.focus)
+        """What the response says, read once by the language layer (shared by every scorer) as
+        the env reads it: the reply to the shopper's last words."""
+        heard = self.history_heard[-1] if self.history_heard else None
+        return analyze_reply(
+            self.response, lexicon_for(self.index), heard=heard, raised=self.raised, visible=self.visible, focus=self.focus,
+        )
+
+    @cached_property
+    def history_heard(self) -> list[Utterance]:
+        """The shopper's words after each earlier response (oldest first), read as the env
+        reads them (from the view each turn started in)."""
+        lex = lexicon_for(self.index)
+        return [analyze(t.user_utterance or "", lex, visible=frozenset(t.visible_before)) for t in self.history]
 
     @cached_property
     def history_said(self) -> list[Utterance]:
-        """The language layer's reading of each earlier response (oldest first); each one's
-        focus is the product the turn before it judged."""
+        """The language layer's reading of each earlier response (oldest first), each as the
+        reply to the shopper's words before it; each one's focus is the product the turn
+        before it judged."""
         lex = lexicon_for(self.index)
         out: list[Utterance] = []
         previous: str | None = None
-        for t in self.history:
-            u = analyze(t.response or "", lex, visible=frozenset(t.visible_before), focus=previous)
+        raised: set[str] = set()
+        for i, t in enumerate(self.history):
+            heard = self.history_heard[i - 1] if i else None
+            u = analyze_reply(
+                t.response or "", lex, heard=heard, raised=raised, visible=frozenset(t.visible_before), focus=previous,
+            )
             out.append(u)
             previous = judged_item(u) or previous
+            raised.update(self.history_heard[i].named)
+            raised.update(_picked(t, self.index))
         return out
 
     @cached_property
@@ -190,22 +216,16 @@ class TurnContext:
         """Products the shopper raised itself: named, picked up, inspected or held."""
         raised = {p for u in self.shopper_said for p in u.named}
         for t in self.history:
-            call = t.user_action
-            if call is not None and call.target_id in self.index.products and call.name in _SHOPPER_PICKS:
-                raised.add(call.target_id)
-            if t.held_item:
-                raised.add(t.held_item)
+            raised.update(_picked(t, self.index))
         return frozenset(raised)
 
     @cached_property
     def declined(self) -> frozenset[str]:
         """Products the shopper turned down in earlier turns (``situ_gym.language.turned_down``),
         its replies read as the env reads them (from the view each turn started in)."""
-        lex = lexicon_for(self.index)
         out: set[str] = set()
-        for t, u in zip(self.history, self.history_said, strict=True):
+        for t, u, heard in zip(self.history, self.history_said, self.history_heard, strict=True):
             if t.user_utterance:
-                heard = analyze(t.user_utterance, lex, visible=frozenset(t.visible_before))
                 out.update(turned_down(heard, t.put_forward or put_forward(u)))
         return frozenset(out)
 
@@ -220,7 +240,7 @@ class TurnContext:
             before.update(t.put_forward or put_forward(u))
             if t.action_type == "Recommend" and t.recommended_id:
                 before.add(t.recommended_id)
-        last = self.shopper_said[-1] if self.shopper_said else None
+        last = self.history_heard[-1] if self.history_heard else None
         return recommendation_attempt(
             self.said, before=before, raised=self.raised, annotated=self.action_type,
             compare_requested=last is not None and "compare" in last.requests, declined=self.declined,

@@ -23,7 +23,7 @@ from situ_gym.assistant_tools import (
     decode_arguments,
 )
 from situ_gym.backends.base import ActionResult, Backend, Frame, Pose
-from situ_gym.language import analyze, lexicon_for, recommendation_attempt, turned_down
+from situ_gym.language import Utterance, analyze, analyze_reply, lexicon_for, recommendation_attempt, turned_down
 from situ_gym.language.names import find_marker_disclosures
 from situ_gym.protocol import check_protocol
 from situ_gym.records import AssistantToolCall, ExecutionResult, ToolCall, TurnRecord
@@ -52,7 +52,7 @@ RESET_OPTIONS = ("task_id",)
 # What one episode changes on the env itself (besides backend, shopper and moderator):
 # saved by ``snapshot``, put back by ``restore``.
 _EPISODE_STATE = ("task", "profile", "turns", "_history", "_dialogue", "_inspected", "_recommendations",
-                  "_proposed", "_raised", "_declined", "_compare_requested", "_stalls", "_last_result", "_done", "_failed",
+                  "_proposed", "_raised", "_declined", "_heard", "_stalls", "_last_result", "_done", "_failed",
                   "_tool_calls")
 # The current view, which a failed step also puts back (restore re-renders it instead).
 _VIEW_STATE = ("frame", "user_view", "assistant_view")
@@ -457,7 +457,7 @@ class SituRecEnv(gym.Env[dict, str]):
         self._proposed: set[str] = set()  # products put forward so far
         self._raised: set[str] = set()  # products the shopper raised itself
         self._declined: set[str] = set()  # products the shopper turned down
-        self._compare_requested = False  # the shopper's last words asked for a comparison
+        self._heard: Utterance | None = None  # the shopper's last words, as read
         self._stalls = 0
         self._last_result: str | None = None
         self._done = False
@@ -599,10 +599,11 @@ class SituRecEnv(gym.Env[dict, str]):
         turn, response, visible_before = mine.turn, mine.response, mine.visible_before
         # The recommendation attempts of the turn: the products its words put forward, plus
         # the Recommend annotation (one rule for env, shopper, RecRM, metrics).
-        said = analyze(response, self._lexicon, visible=frozenset(visible_before))
+        # read as the reply to the shopper's last words (situ_gym.language.dialogue)
+        said = analyze_reply(response, self._lexicon, heard=self._heard, raised=self._raised, visible=visible_before)
         attempt = recommendation_attempt(
             said, before=self._proposed, raised=self._raised, annotated=mine.action_type,
-            compare_requested=self._compare_requested, declined=self._declined,
+            compare_requested=self._heard is not None and "compare" in self._heard.requests, declined=self._declined,
         )
         self._proposed.update(attempt.put_forward)
         if attempt.annotated and mine.recommended_id:
@@ -632,7 +633,7 @@ class SituRecEnv(gym.Env[dict, str]):
         heard = analyze(utterance, self._lexicon, visible=frozenset(visible_before))
         self._raised.update(heard.named)
         self._declined.update(turned_down(heard, attempt.put_forward))
-        self._compare_requested = "compare" in heard.requests
+        self._heard = heard
         self._history.append(f"User: {_quote_lines(utterance)}")
         self._dialogue.append(("user", utterance))
         primitive, call = validate_user_call(

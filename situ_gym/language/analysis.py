@@ -121,6 +121,7 @@ class Utterance:
     named: tuple[str, ...] = ()  # products called by (part of) their name, not by their kind or "it"
     set_aside: tuple[str, ...] = ()  # products named only to be ruled out ("you turned the X down")
     landmarks: tuple[str, ...] = ()  # products named to say where something is ("next to the X")
+    references: tuple[tuple[int, str], ...] = ()  # (char offset, product) of every reference, in text order
 
     @property
     def empty(self) -> bool:
@@ -449,6 +450,7 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
         named=tuple(_unique(named)),
         set_aside=tuple(p for p in _unique(set_aside) if p not in proposed),
         landmarks=tuple(p for p in _unique(landmarks) if p not in proposed),
+        references=tuple((r[1], r[3]) for r in refs),
     )
     return replace(utt, act=_act(utt, focus, low))
 
@@ -474,13 +476,19 @@ def _question(sent, original, toks, s, e, mentions, places, tags, names_product,
         return None  # "Ready?", "Okay?"; but "budget?" asks
     nav_like = _motion(toks, s, e) and (any(s <= p.char_start < e for p in places) or _direction(sent)) and not re.search(r"\bwhere\b", sent)
     proposing = names_product and P.PROPOSE.search(sent) and not _slot_words(sent)
-    if P.PURCHASE.search(sent) or nav_like or proposing:
-        return None
+    if P.PURCHASE.search(sent) or P.RECONSIDER.search(sent) or nav_like or proposing:
+        return None  # an offer to buy, to reconsider, to walk, or of a product asks no slot
     slots = [name for name, pat in P.SLOTS if pat.search(sent)]
     if "budget" not in slots and any(not a.bare for a in money if s <= a.start < e):
         slots.append("budget")
     cats = {m.category for m in mentions if s <= m.char_start < e and m.kind == "category" and m.category}
-    if len(cats) >= 2 or re.search(r"\bwhat (?:kind|sort|type) of (?!product|item|thing)", sent) and not tags_in(tags, toks, s, e):
+    # "which kind of table" (tables of several categories) asks the category; "which kind of
+    # cereal" (one category) a preference within it
+    kind_of = re.search(r"\b(?:what|which) (?:kind|sort|type) of (?!product|item|thing)", sent)
+    if kind_of and any(m.char_start == s + kind_of.end() and m.kind == "category" and m.category for m in mentions):
+        kind_of = None
+        slots = ["preference"] + [x for x in slots if x not in ("category", "preference")]
+    if len(cats) >= 2 or kind_of and not tags_in(tags, toks, s, e):
         slots = ["category"] + [x for x in slots if x not in ("category", "preference")]
     free_tags = tags_in(tags, toks, s, e)
     if free_tags and not slots:
@@ -498,6 +506,8 @@ def _question(sent, original, toks, s, e, mentions, places, tags, names_product,
         slots.remove("preference")
     if "size" in slots and "preference" in slots and not re.search(r"must[- ]?ha|non-?negotiable|(?:must|need|has|have) to have|must have", sent):
         slots.remove("preference")
+    if not slots and (any(s <= p.char_start < e and "_area_" not in p.entity_id for p in places) or _STANDING.search(sent)):
+        slots = ["location"]  # options that are places, or where the shopper stands: "u at shelf 3 or shelf 4 rn?"
     clarifies = bool(P.CLARIFY.search(sent))
     return Question(tuple(dict.fromkeys(slots)) or ("other",), original, clarifies)
 
@@ -832,6 +842,10 @@ _CHOOSE_DEMONSTRATIVE = re.compile(
     r"(?:->|\u2192|\b(?:i'?d|i would|i|we'?d|so)\s+(?:\w+\s+)?(?:take|get|choose|pick|grab|go (?:with|for)|do)|"
     r"\bgo (?:with|for))\s+(?:this|that|these|those)(?: one| ones)?\b(?!\s+(?:\w+\s+)?(?:is|are|has|costs?))"
     r"|\b(?:that'?s|this is|that is)\s+(?:my|the)\s+(?:pick|choice|one)\b"
+)
+# Where the shopper stands, asked with options: "u at shelf 3 or shelf 4 rn?", "what's in front of u"
+_STANDING = re.compile(
+    r"\b(?:rn|right now|atm|in front of (?:you|u))\b|\bstanding (?:next to|by|at|in|near)\b|\b(?:are|r) (?:you|u) (?:at|near|by|in)\b"
 )
 # Where the shopper is now (not where it would like to go): "where r u atm?", "what can you see?"
 _WHERE_NOW = re.compile(

@@ -24,7 +24,9 @@ def _re(*parts: str) -> re.Pattern[str]:
 
 
 def _words(*phrases: str) -> re.Pattern[str]:
-    return re.compile(r"\b(?:" + "|".join(phrases) + r")\b")
+    # whole words at the phrase's edges: a "\b" there would demand a word character next to a
+    # phrase that starts or ends with punctuation ("take it?" at the end of a text never matched)
+    return re.compile(r"(?:(?<!\w)|(?=\W))(?:" + "|".join(phrases) + r")(?:(?!\w)|(?<=\W))")
 
 
 THANKS = _words(r"thanks?", r"thank you", r"cheers", r"great", r"perfect", r"appreciate\w*", r"wonderful", r"lovely")
@@ -76,7 +78,7 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("avoid", _words(
         r"avoid\w*", r"allerg\w*", r"stay away", r"dislike", r"don'?t (?:want|like|eat|need)", r"can'?t (?:have|eat|use|stand)",
         r"do not want", r"intoleran\w*", r"deal ?-?breakers?", r"rule out", r"rather not", r"off limits",
-        r"sensitive to", r"no-?go", r"things? to (?:avoid|skip)", r"anything you (?:won'?t|can'?t|don'?t)", r"steer clear",
+        r"sensitive to", r"no-?gos?", r"hate", r"hard no", r"upsets?", r"things? to (?:avoid|skip)", r"anything you (?:won'?t|can'?t|don'?t)", r"steer clear",
         r"restrictions?", r"no [a-z]+ at all", r"definitely don'?t", r"count too", r"you said no",
         r"cannot (?:eat|have|use)", r"(?:don'?t|do not) want in", r"without [a-z]+\??$", r"okay with [a-z]+", r"ok with [a-z]+")),
     ("size", _words(
@@ -135,7 +137,7 @@ CHOICE_WORDS = ("->", "\u2192", "go", "pick", "choose", "get")
 # A push-back asks the shopper to reconsider what it turned down: "worth a second look?",
 # "still in the running?", "maybe don't rule it out yet", "Maybe you keep it?"
 RECONSIDER = _words(
-    r"(?:second|another|one more) look", r"keep (?:it|them|that|this) in (?:the running|mind)", r"still in the running",
+    r"(?:second|2nd|another|one more) (?:look|chance)", r"still want to (?:pass|skip|drop)", r"(?:you|u) sure\?", r"keep (?:it|them|that|this) in (?:the running|mind)", r"still in the running",
     r"still worth it", r"think (?:again|twice)", r"reconsider", r"sure (?:you|u) want to (?:skip|pass|drop)",
     r"(?:still )?think about (?:it|them|that)", r"(?:don'?t|not) rule (?:it|them|that) out", r"(?:you )?keep (?:it|them|that)\?",
     r"give (?:it|them|that) (?:another|a second) (?:chance|go|look)",
@@ -145,12 +147,12 @@ PROPOSE = re.compile(PROPOSE.pattern + "|" + RECONSIDER.pattern)
 NOT_PROPOSED = _words(
     r"already (?:turned|ruled|said|rejected|passed|looked|declined|saw|seen|checked)", r"turned (?:it |that |this )?down",
     r"ruled (?:it |that )?out", r"rejected", r"declined", r"did(?:n'?t| not) (?:like|want|work|suit|fit)",
-    r"(?:do|did) you mean", r"instead of", r"rather than", r"unlike", r"skip", r"(?:over|above|beyond|exceeds?) your (?:budget|limit)",
+    r"(?:do|did) you mean", r"instead of", r"rather than", r"unlike", r"skip(?:ping)?", r"(?:over|above|beyond|exceeds?) your (?:budget|limit)",
     r"too (?:expensive|pricey|costly)", r"does(?:n'?t| not) (?:have|fit|suit|match|meet|come)", r"out of (?:stock|range)",
-    r"no longer", r"won'?t (?:work|fit|suit)", r"sold out", r"(?<!why )not (?:the|that|a good|right|suitable|ideal)", r"set aside",
+    r"no longer", r"won'?t (?:work|fit|suit)", r"sold out", r"(?<!why )not (?:the|that|a good|right|suitable|ideal)", r"set (?:it |that |this |them |the [\w' -]{1,40}?)?aside",
     r"already in your (?:cart|basket)", r"off the list", r"it'?s out", r"wouldn'?t (?:go|pick|choose|recommend|suggest)", r"well over",
     r"put (?:it|that|the \w+) back", r"you (?:passed|said no)", r"steer clear", r"avoid", r"contains?",
-    r"(?:is|are|'s|'re) (?:a no|out)\b(?! of| there| here)", r"forget", r"scratch", r"drop(?:ping)?",
+    r"(?:is|are|'s|'re) (?:a no|out)\b(?! of| there| here)", r"forget(?:ting)?", r"scratch(?:ing)?", r"drop(?:ping)?",
 )
 # "vs the A (pricier): the B better": the side after a clause-opening "vs" is the one weighed against.
 NOT_PROPOSED = re.compile(NOT_PROPOSED.pattern + r"|^\W*(?:vs\.?|versus)\s")
@@ -170,6 +172,9 @@ PURCHASE = _words(
     r"shall we go with", r"want (?:it|this one|that one)\?", r"(?:taking|take) (?:it|this one|that one)\?",
     r"ready to (?:add|go)", r"check ?out", r"\badd (?:it|them|these|this|that|those)\b", r"your purchase", r"go ahead with",
     r"go on and add", r"(?:^|, |\. )buy (?:the|it|this|that|these)",
+    # informal and non-native: "you want add the X in cart now?", "you want buying it?", "we doing it?"
+    r"(?:you|u) want (?:to )?(?:add|adding|buy|buying|take|taking|purchase|purchasing)\b[^.?!]{0,60}\?",
+    r"(?:are )?we doing (?:it|this|that)\?", r"(?:->|\u2192) ?buy\??",
 )
 # Clipped notes ask for the purchase without a verb: "cart?", "-> cart", "ready for cart".
 PURCHASE = re.compile(

@@ -7,7 +7,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from situ_gym.language import Utterance, analyze, lexicon_for, recommendation_attempt
+from situ_gym.language import Utterance, analyze, analyze_reply, lexicon_for, recommendation_attempt
 from situ_gym.scene import SceneIndex
 from situ_gym.scene.loader import load_scene
 
@@ -55,15 +55,27 @@ def lexicons():
     return {store: lexicon_for(SceneIndex(load_scene(store))) for store in STORES}
 
 
-def predicted(u: Utterance, ctx: dict | None = None, lex=None) -> dict:
-    """The analysis in the corpus's label schema (``put_forward``: the new products by the
+def reading(row: dict, lex: dict) -> dict:
+    """The layer's reading of a corpus row, in the label schema: the text analysed as the
+    reply to the row's ``last_user`` words (``analyze_reply``), given its view, focus and the
+    products the shopper raised."""
+    ctx = row.get("context") or {}
+    store_lex = lex[row["store"]]
+    heard = analyze(ctx.get("last_user") or "", store_lex)
+    u = analyze_reply(
+        row["text"], store_lex, heard=heard, raised=ctx.get("raised") or (),
+        visible=frozenset(ctx.get("visible") or ()), focus=ctx.get("focus"),
+    )
+    return predicted(u, ctx, heard)
+
+
+def predicted(u: Utterance, ctx: dict, heard: Utterance) -> dict:
+    """The analysis ``u`` in the corpus's label schema (``put_forward``: the new products by the
     recommendation-attempt rule, given the row's focus, raised products and last user words)."""
-    ctx = ctx or {}
     nav = u.navigation
-    last_user = analyze(ctx.get("last_user") or "", lex)
     attempt = recommendation_attempt(
         u, before=[ctx["focus"]] if ctx.get("focus") else [], raised=ctx.get("raised") or (),
-        compare_requested="compare" in last_user.requests,
+        compare_requested="compare" in heard.requests,
     )
     return {
         "put_forward": sorted(set(attempt.new)),
@@ -145,9 +157,7 @@ def score(rows: list[dict] | None = None) -> Score:
     lex = lexicons()
     result = Score()
     for row in rows:
-        ctx = row.get("context") or {}
-        u = analyze(row["text"], lex[row["store"]], visible=frozenset(ctx.get("visible") or ()), focus=ctx.get("focus"))
-        got = predicted(u, ctx, lex[row["store"]])
+        got = reading(row, lex)
         act = row["expect"].get("act", "?")
         for name, ok in _labels(row["expect"], got):
             result.per_label[name][0] += ok

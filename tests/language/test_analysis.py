@@ -221,6 +221,51 @@ def test_a_price_ends_a_lower_case_name(lex):
     assert u.proposed == ("sm_p195",) and u.prices == (9.49,)
 
 
+def test_phrases_that_end_in_punctuation_match_at_the_end_of_a_text(lex):
+    # a cue list phrase ending in "?" once needed a word character after it, so "You take it?"
+    # closing a turn was no purchase prompt
+    u = analyze("This Dune chair have cushioned seat like you want. You take it?", lex["home_furnishings"], focus="hf_p117")
+    assert u.purchase_prompt and u.asks == () and u.act == "ConfirmPurchase"
+
+
+@pytest.mark.parametrize("text", [
+    "You want add the Fern throw blanket in cart now?",
+    "delph bed frame \u2192 buy?",
+    "You want buying the Delph bed frame now?",
+    "so... the delph frame, are we doing it?? \U0001f64c",
+])
+def test_informal_and_non_native_purchase_prompts(lex, text):
+    u = analyze(text, lex["home_furnishings"], focus="hf_p109")
+    assert u.purchase_prompt and u.asks == (), text
+
+
+@pytest.mark.parametrize("text, asks", [
+    # options that are places, or where the shopper stands, ask its location
+    ("u at shelf 3 or shelf 4 rn?", ("location",)),
+    ("what's in front of u rn \u2014 freezers or produce stands?", ("location",)),
+    # "standing" as a kind of desk is no place
+    ("omg a new desk, fun!! standing or regular?", ("other",)),
+    ("wait which kind of table tho", ("category",)),
+    # the kind of a category is a preference within it; the kind of a thing that is no category is the category
+    ("I understand, no frosted cereal. Which kind of cereal you prefer then?", ("preference",)),
+    ("any fave flavour, any no-gos, and what are we spending?", ("avoid", "budget", "preference")),
+    # a push-back or an offer to buy asks no slot
+    ("hmm, you sure? they're sweet, not tart, and 3 lb for 4.69 is a pretty good deal", ()),
+    ("it's the only non-shedding low-pile one & cheapest rug at 189.99. worth a 2nd look?", ()),
+])
+def test_slots_asked_by_what_the_options_are(lex, text, asks):
+    store = "home_furnishings" if "desk" in text or "rug" in text else "supermarket"
+    assert tuple(sorted(analyze(text, lex[store]).asks)) == tuple(sorted(asks)), text
+
+
+def test_a_product_dropped_in_any_verb_form_is_set_aside(lex):
+    u = analyze("ok skipping the wildtrail lamb & brown rice, it's 37.19 and way over your 20", lex["supermarket"])
+    assert u.set_aside == ("sm_p140",)
+    u = analyze("No problem, let's set the Rowan aside! The Loomcraft Nova rug is soft wool.", lex["home_furnishings"],
+                visible={"hf_p033", "hf_p037"}, focus="hf_p037")
+    assert u.set_aside == ("hf_p037",) and "hf_p037" not in u.proposed
+
+
 def test_deterministic_and_cached(lex):
     text = "Try the Sunny Fields Honey Oat Clusters, they're on Shelf 1."
     a = analyze(text, lex["supermarket"])
@@ -232,18 +277,20 @@ def test_deterministic_and_cached(lex):
 # layer and from the first corpus; issue 24): 92.3%. The issue asks for 95% as on the first
 # corpus. The layer has since been tuned on its failures, so it is a development set now and
 # heldout2 is the held-out measure. A drop below this floor is a regression.
-HELDOUT_FLOOR = 0.91
+HELDOUT_FLOOR = 0.94
 # tests/language/heldout2 (304 utterances in five styles, written after that tuning, by a
-# writer who never read the layer): 80.7% when first run. Tuned on since (86.6%), so it is a
+# writer who never read the layer): 80.7% when first run. Tuned on since (89.8%), so it is a
 # development set too and heldout3 is the held-out measure.
-HELDOUT2_FLOOR = 0.85
+HELDOUT2_FLOOR = 0.88
 # tests/language/heldout3 (400 utterances in the same five styles, written apart again): 84.5%
 # when first run, 87.7% after changes made on heldout and heldout2 and kept only when heldout3
-# did not fall, so it guided the tuning and heldout4 is the held-out measure.
-HELDOUT3_FLOOR = 0.86
+# did not fall, so it guided the tuning and heldout4 is the held-out measure. Tuned on since
+# (90.8%, reading a turn as the reply to the shopper's words).
+HELDOUT3_FLOOR = 0.89
 # tests/language/heldout4 (400 utterances, five styles, written apart again while the layer was
-# tuned; never run through it before its first measurement): 88.2% when first run.
-HELDOUT4_FLOOR = 0.87
+# tuned; never run through it before its first measurement): 88.2% when first run, 90.6% after
+# changes made on the other corpora only (its misses never read).
+HELDOUT4_FLOOR = 0.89
 
 
 @pytest.mark.parametrize("corpus, floor, style_margin", [("heldout", HELDOUT_FLOOR, 0.05),
@@ -268,30 +315,30 @@ def test_held_out_accuracy_per_style(capsys, corpus, floor, style_margin):
         assert right / total >= floor - style_margin, (style, right, total)
 
 
-def _group_readings():
+def _group_readings(corpus: str):
     from collections import defaultdict
 
-    from .corpus import load_heldout, predicted
+    from . import corpus as C
 
     lex = lexicons()
     groups = defaultdict(list)
-    for row in load_heldout():
+    for row in getattr(C, f"load_{corpus}")():
         if "group" in row:
-            ctx = row.get("context") or {}
-            u = analyze(row["text"], lex[row["store"]], visible=frozenset(ctx.get("visible") or ()), focus=ctx.get("focus"))
-            got = predicted(u, ctx, lex[row["store"]])
+            got = C.reading(row, lex)
             groups[row["group"]].append((row["style"], {k: got[k] for k in ("act", "proposed", "put_forward", "asks")}))
     return groups
 
 
-# Share of paraphrase groups (one meaning in chat, clipped, non-native and mixed English) whose
-# members all get the same act, proposals, attempts and slots; measured, a drop is a regression.
-INVARIANCE_FLOOR = 0.45
+# Share of paraphrase groups (one meaning in chat, clipped, non-native, mixed and spoken English)
+# whose members all get the same act, proposals, attempts and slots. Measured: heldout 33/45,
+# heldout2 12/30, heldout3 11/25, heldout4 11/25 (9/25 when first run); a drop is a regression.
+INVARIANCE_FLOORS = {"heldout": 0.7, "heldout2": 0.38, "heldout3": 0.42, "heldout4": 0.42}
 
 
-def test_paraphrases_get_the_same_analysis():
-    groups = _group_readings()
-    assert len(groups) >= 30
+@pytest.mark.parametrize("corpus", sorted(INVARIANCE_FLOORS))
+def test_paraphrases_get_the_same_analysis(corpus):
+    groups = _group_readings(corpus)
+    assert len(groups) >= 25
     same = [g for g, members in groups.items() if all(m[1] == members[0][1] for m in members)]
     share = len(same) / len(groups)
-    assert share >= INVARIANCE_FLOOR, f"{len(same)}/{len(groups)} groups read alike"
+    assert share >= INVARIANCE_FLOORS[corpus], f"{len(same)}/{len(groups)} groups read alike"

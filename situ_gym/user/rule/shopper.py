@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from situ_gym.actions.tools import LEGAL_TOOLS, TARGET_ARGUMENT
-from situ_gym.language import Utterance, analyze, lemma, lexicon_for, put_forward
+from situ_gym.language import Utterance, analyze, analyze_reply, lemma, lexicon_for, put_forward
 from situ_gym.protocol import check_protocol
 from situ_gym.scene.index import SceneIndex
 from situ_gym.scene.model import DisclosureItem, Profile, Task
@@ -117,7 +117,12 @@ class RuleBasedUser(UserSimulator):
             return self._give_up()
         visible = {v.entity_id: v for v in obs.view.visible}
         context = set(visible) | ({obs.held_item} if obs.held_item else set())
-        u = analyze(obs.assistant_response or "", self.lexicon, visible=frozenset(context), focus=state.considering)
+        # the assistant's words read as the reply to the shopper's own last words
+        last_user = next((text for role, text in reversed(obs.history) if role == "user"), "")
+        heard = analyze(last_user, self.lexicon)
+        u = analyze_reply(
+            obs.assistant_response or "", self.lexicon, heard=heard, visible=context, focus=state.considering,
+        )
 
         new_seen = set(visible) - state.seen
         state.seen |= set(visible)
@@ -134,9 +139,7 @@ class RuleBasedUser(UserSimulator):
             if u.explanation.product:
                 state.explained.setdefault(u.explanation.product, set()).update(u.explanation.cites)
         # What the words put forward: the same rule as the env's recommendation limit.
-        last_user = next((text for role, text in reversed(obs.history) if role == "user"), "")
-        compare_requested = "compare" in analyze(last_user, self.lexicon).requests
-        proposals = [p for p in put_forward(u, compare_requested=compare_requested) if p in self.index.products]
+        proposals = [p for p in put_forward(u, compare_requested="compare" in heard.requests) if p in self.index.products]
         if u.refers_to_focus and state.considering and not proposals:
             proposals = [state.considering]
         new_proposal = [p for p in proposals if p not in state.proposed]

@@ -1,0 +1,172 @@
+"""An assistant turn read as the reply to the shopper's last words.
+
+``analyze`` reads one text on its own. What a turn *does* often depends on what it answers:
+"parmesan wedge = 10.79" answers "how much is the parmesan?" (it names the product without
+offering it), "decaf, 100%" picks a side of "the breakfast blend or the decaf?", "ok! tho
+heads up it's family size" handles "I don't want the big pot pie", and "the golden acre
+no-salt-added creamy ticks all three" after "I want smooth peanut butter, low salt" offers
+a product. ``in_reply`` re-reads the act and the proposed / mentioned / compared products
+of an analysed turn given the shopper's analysed words (``heard``) and the products the
+shopper raised itself (named, asked about, picked up):
+
+* **a choice asked** ("A or B?", "which is better ..."): a reply that names one of the
+  sides is a ``Compare``; every side it names is compared, and the side it favours is
+  proposed (the one the words pick, else the one said most, else the first said: an answer
+  to "A or B?" leads with its pick);
+* **a question about products the shopper raised** (price, place, size, "does it have"):
+  the reply answers (``AnswerQuestion``, or ``Explain`` when a reason was asked) and names
+  those products without offering them, unless it asks to buy one;
+* **a turn-down** ("no, the brownie mix is too much", "that's expensive"): a reply that is
+  not just directions or a purchase prompt handles it (``HandleRejection``);
+* **a need stated** ("I need a gluten-free pasta"): a product the reply names that the
+  shopper did not raise, and that the reply neither sets aside nor uses as a landmark, is
+  offered (``Recommend``).
+
+The rules only ever move a product between ``proposed``, ``mentioned`` and ``compared`` and
+change the act; links to the catalog stay ``analyze``'s.
+
+>>> from situ_gym.scene import SceneIndex
+>>> from situ_gym.scene.loader import load_scene
+>>> from situ_gym.language import analyze, lexicon_for
+>>> lex = lexicon_for(SceneIndex(load_scene("supermarket")))
+>>> heard = analyze("how much is the parmesan?", lex)
+>>> said = in_reply(analyze("parmesan wedge = 10.79", lex, visible={"sm_p215"}), heard, raised={"sm_p215"})
+>>> said.act, said.proposed, said.mentioned
+('AnswerQuestion', (), ('sm_p215',))
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import replace
+
+from situ_gym.language.analysis import (
+    _ACK_OPENING,
+    _FINITE_VERB,
+    _INTERROGATIVE,
+    Utterance,
+    analyze,
+)
+from situ_gym.language.lexicon import SceneLexicon
+from situ_gym.language.tokens import sentence_spans
+
+__all__ = ["analyze_reply", "in_reply"]
+
+# A choice between options the shopper names: "A or B?", "A vs B", "which one ...".
+_CHOICE = re.compile(r"\bor\b|\bvs\.?\b|\bversus\b|\bwhich\b|\bbetter\b|/")
+# Words before the side a reply opens with: "decaf, ...", "oh with a dog um the elio".
+_OPENING = re.compile(r"\W*(?:(?:so|oh|um|uh|ok|okay|well|honestly|definitely|the|for sure|i'?d say)\W+)*(?:the\W+)?")
+# A sentence that prefers, for the one side it names: "is (more) better", "for sure", "hands down".
+_PREFERS = re.compile(
+    r"\b(?:better|best|winner|wins|for sure|hands down|definitely|100%|go (?:with|for)|i'?d (?:go|take|get|pick|say))\b|->|\u2192"
+)
+_ANSWERED_ACTS = frozenset({"Recommend", "Explain", "AnswerQuestion"})
+# Acts a reply keeps whatever it answers: a greeting, directions, a purchase prompt, a turn-down handled.
+_OWN_ACTS = frozenset({"Greet", "ConfirmPurchase", "Navigate", "HandleRejection"})
+
+
+def _asks(heard: Utterance) -> bool:
+    """Whether the shopper's words ask something (with or without a "?")."""
+    low = heard.text.lower().strip()
+    return bool(heard.questions) or low.endswith("?") or bool(_INTERROGATIVE.match(low)) or bool(
+        re.match(r"^(?:does|do|did|is|are|can|could|will|would|has|have|was|were|how|what|where|which|why)\b", low)
+    )
+
+
+def _favoured(said: Utterance, sides: list[str]) -> str | None:
+    """The side of an asked choice the reply favours: one it proposes; else the one it opens
+    with ("decaf, 100%", "elio, hands down"); else the only side in a sentence that prefers
+    ("for evening is better the decaf one"). None when the reply weighs without picking
+    ("the salmon is cheaper, 9.49, and the cod is 10.29")."""
+    picked = [p for p in said.proposed if p in sides]
+    if picked:
+        return picked[0]
+    low = said.text.lower()
+    refs = [(at, p) for at, p in said.references if p in sides]
+    if not refs:
+        return None
+    at, first = refs[0]
+    clause = re.split(r"[,;:.!?\u2014\u2013\u2192]|\s-\s|->", low[at:], maxsplit=1)[0]
+    if _OPENING.fullmatch(low[:at]) and not _FINITE_VERB.search(clause):
+        return first  # the pick said first, on its own: "decaf, 100%", "puppy one for sure -"
+    for start, end in sentence_spans(said.text):
+        inside = {p for a, p in refs if start <= a < end}
+        if len(inside) == 1 and _PREFERS.search(low, start, end):
+            return inside.pop()
+    return None
+
+
+def in_reply(said: Utterance, heard: Utterance | None, *, raised: Iterable[str] = ()) -> Utterance:
+    """``said`` read as the reply to ``heard`` (see the module docstring); ``raised``: the
+    products the shopper raised itself, in addition to the ones ``heard`` names."""
+    if heard is None or heard.empty or said.empty:
+        return said
+    own = list(dict.fromkeys([*raised, *heard.named]))
+    named_sides = [p for _, p in said.references if p in own]
+    asked = _asks(heard)
+    low = heard.text.lower()
+
+    # a choice asked between products the shopper raised
+    if asked and len(own) >= 2 and ("compare" in heard.requests or _CHOICE.search(low)) and named_sides:
+        if said.act in _OWN_ACTS:
+            return said
+        sides = list(dict.fromkeys(named_sides))
+        pick = _favoured(said, own)
+        others = [p for p in said.proposed if p not in own]
+        compared = list(dict.fromkeys([*said.compared, *(sides if len(sides) >= 2 else own)]))
+        proposed = ([pick] if pick else []) + others
+        return replace(
+            said,
+            act="Compare",
+            proposed=tuple(proposed),
+            compared=tuple(compared),
+            mentioned=tuple(p for p in said.mentioned if p not in compared and p not in proposed),
+        )
+
+    # a question about products the shopper raised: the reply answers about them
+    lone_compare = said.act == "Compare" and len(set(said.compared)) < 2  # a "comparison" of one product
+    if asked and own and named_sides and (said.act in _ANSWERED_ACTS or lone_compare) and not said.purchase_prompt:
+        if all(p in own for p in said.proposed):  # nothing new offered with the answer
+            act = "Explain" if "explain" in heard.requests else "AnswerQuestion"
+            return replace(said, act=act, proposed=(), mentioned=tuple(dict.fromkeys([*said.proposed, *said.mentioned])))
+
+    # a turn-down: the reply handles it
+    if heard.rejects and not asked and said.act not in _OWN_ACTS:
+        return replace(said, act="HandleRejection")
+
+    # a need stated: a product named that the shopper did not raise is offered
+    if not asked and not heard.rejects and (heard.wants or heard.categories or heard.budget) and not said.questions:
+        aside = set(said.set_aside) | set(said.landmarks) | set(own)
+        offered = [p for p in said.mentioned if p in said.named and p not in aside]
+        if offered and said.act in ("AnswerQuestion", "Explain", "Recommend", "HandleRejection"):
+            # a reply that sets its own option aside ("skipping the X, over your 20 - the Y ...")
+            # recommends; one that opens by taking words on board ("no problem, skip the X")
+            # handles a turn-down the shopper's words carried
+            handles = said.act == "HandleRejection" and _ACK_OPENING.match(said.text.lower()) is not None
+            return replace(
+                said, act="HandleRejection" if handles else "Recommend",
+                proposed=tuple(dict.fromkeys([*said.proposed, *offered])),
+                mentioned=tuple(p for p in said.mentioned if p not in offered),
+            )
+        if said.proposed and said.act in ("AnswerQuestion", "Explain"):
+            return replace(said, act="Recommend")
+    return said
+
+
+def analyze_reply(
+    text: object,
+    lexicon: SceneLexicon | None,
+    *,
+    heard: Utterance | None = None,
+    raised: Iterable[str] = (),
+    visible: frozenset[str] | set[str] | tuple[str, ...] = frozenset(),
+    focus: str | None = None,
+) -> Utterance:
+    """An assistant turn's ``text`` analysed as the reply to the shopper's words ``heard``:
+    the products the shopper just named resolve references as the ones in view do ("the
+    decaf" after "the breakfast blend or the decaf?"), then ``in_reply`` reads what the turn
+    does. The one reading the env, the shopper and RecRM share."""
+    named = frozenset(heard.named) if heard is not None else frozenset()
+    said = analyze(text, lexicon, visible=frozenset(visible) | named | frozenset(raised), focus=focus)
+    return in_reply(said, heard, raised=raised)

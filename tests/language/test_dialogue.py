@@ -1,0 +1,88 @@
+"""An assistant turn read as the reply to the shopper's words (situ_gym.language.dialogue), on
+exchanges written for it: the act and the proposed / mentioned / compared products change with
+what the shopper said; without it the turn reads as on its own."""
+
+import pytest
+
+from situ_gym.language import analyze, analyze_reply, in_reply, lexicon_for
+from situ_gym.scene import SceneIndex
+from situ_gym.scene.loader import load_scene
+
+BREAKFAST, DECAF = "sm_p030", "sm_p034"
+COD, SALMON = "sm_p193", "sm_p195"
+PARMESAN, POT_PIE, ROTINI = "sm_p215", "sm_p187", "sm_p047"
+LAMB, LOYAL_ADULT = "sm_p140", "sm_p139"
+
+
+@pytest.fixture(scope="module")
+def lex():
+    return lexicon_for(SceneIndex(load_scene("supermarket")))
+
+
+# (shopper's words, products it raised, assistant's reply, act, proposed, mentioned, compared)
+TABLE = [
+    # a choice asked: the side the reply opens with, or prefers in a sentence, is proposed
+    ("Which is better for evenings, the breakfast blend or the decaf?", [BREAKFAST, DECAF],
+     "the decaf, 100%, for nighttime - decaf and breakfast blend are both 9.19", "Compare", [DECAF], [], [BREAKFAST, DECAF]),
+    ("Which is better for evenings, the breakfast blend or the decaf?", [BREAKFAST, DECAF],
+     "For evening is better the decaf one. Price is same like breakfast blend.", "Compare", [DECAF], [],
+     [BREAKFAST, DECAF]),
+    # ... and a reply that weighs without picking proposes neither
+    ("Cod or salmon, which one is cheaper?", [COD, SALMON],
+     "The Wild Salmon Fillets is cheaper, 9.49, and the cod fillets is 10.29.", "Compare", [], [], [COD, SALMON]),
+    # a question about a product the shopper raised: answered, named without being offered
+    ("how much is the parmesan?", [PARMESAN], "parmesan wedge = 10.79", "AnswerQuestion", [], [PARMESAN], []),
+    ("how much is the parmesan?", [PARMESAN], "The parmesan wedge is $10.79.", "AnswerQuestion", [], [PARMESAN], []),
+    # a turn-down: whatever else the reply does, it handles it
+    ("I don't want the big pot pie", [POT_PIE],
+     "ok! tho heads up it's family size & high protein, which fits feeding 4", "HandleRejection", None, None, None),
+    # a need stated: a product named in reply is offered, even without a cue word
+    ("I need a gluten-free pasta.", [], "there's the campo verde chickpea rotini, that one's gluten free, 5.19",
+     "Recommend", [ROTINI], [], []),
+]
+
+
+@pytest.mark.parametrize(("heard", "raised", "reply", "act", "proposed", "mentioned", "compared"), TABLE)
+def test_a_reply_reads_by_what_it_answers(lex, heard, raised, reply, act, proposed, mentioned, compared):
+    said = analyze_reply(reply, lex, heard=analyze(heard, lex), raised=raised, focus=raised[0] if len(raised) == 1 else None)
+    assert said.act == act
+    if proposed is not None:
+        assert sorted(said.proposed) == sorted(proposed)
+        assert sorted(said.mentioned) == sorted(mentioned)
+        assert sorted(said.compared) == sorted(compared)
+    assert not set(said.mentioned) & set(said.proposed + said.compared)  # the schema's lists never overlap
+
+
+def test_the_same_words_read_differently_on_their_own(lex):
+    # the context is what changes the reading: alone, "parmesan wedge = 10.79" offers it
+    alone = analyze("parmesan wedge = 10.79", lex, visible={PARMESAN})
+    replied = in_reply(alone, analyze("how much is the parmesan?", lex), raised=[PARMESAN])
+    assert alone.proposed == (PARMESAN,) and alone.act != "AnswerQuestion"
+    assert replied.proposed == () and replied.mentioned == (PARMESAN,) and replied.act == "AnswerQuestion"
+
+
+def test_no_shopper_words_leave_the_reading_alone(lex):
+    said = analyze("How about the Campo Verde Chickpea Rotini? It's $5.19.", lex)
+    assert in_reply(said, None) is said
+    assert in_reply(said, analyze("", lex)) is said
+
+
+def test_a_need_stated_offers_no_product_set_aside(lex):
+    heard = analyze("Dog food for my adult lab, 20 bucks tops.", lex)
+    said = analyze_reply(
+        "ok skipping the wildtrail lamb & brown rice, it's 37.19 and way over your 20 - the loyal paws chicken and"
+        " rice adult is 12.99, well inside your 20", lex, heard=heard,
+    )
+    assert LOYAL_ADULT in said.proposed
+    assert LAMB not in said.proposed
+
+
+def test_a_question_answered_with_a_new_product_still_offers_it(lex):
+    # asked about the parmesan, the reply also puts a new cheese forward: that one is offered
+    heard = analyze("how much is the parmesan?", lex)
+    said = analyze_reply(
+        "The parmesan wedge is $10.79. I'd suggest the Fresh Mozzarella Ball instead, it's $4.79.", lex,
+        heard=heard, raised=[PARMESAN],
+    )
+    assert said.act == "Recommend"
+    assert "sm_p214" in said.proposed
