@@ -611,11 +611,13 @@ def _navigation(sent: str, toks, s: int, e: int, places: list[PlaceMention], low
         qualified = any(id(x[0]) in qualifiers for x in scored)  # "inside of Y" says where X is
         if qualified and relation_here == "into":
             relation_here = None
-        target, relation = main[0].entity_id, main[1] or ("to" if relation_here in (None, "past") else relation_here)
+        target, relation = main[0].entity_id, main[1] or ("to" if relation_here in (None, "past", "out_of") else relation_here)
         passed = [x for x in scored if x[1] == "past" and x[0] is not main[0]]
         if passed:
             landmark = passed[0][0].entity_id
-        if relation == "to" and relation_here in ("behind", "along", "into", "out_of", "toward"):
+        # (an exit said elsewhere is a first step, "go out of this aisle ... to open cooler 1":
+        # the place named is where the walk ends)
+        if relation == "to" and relation_here in ("behind", "along", "into", "toward"):
             relation = relation_here
     elif earlier is not None and verbs:
         target, relation = earlier.entity_id, relation_here or "to"
@@ -815,7 +817,8 @@ _SELLING = re.compile(
 )
 _PITCH = re.compile(
     r"\b(?:good shout|can'?t go wrong|just the thing|found (?:a|the|you)|a (?:good|great|nice) (?:match|fit|one|option|pick)|"
-    r"sweet one|rec|fyi|btw|by the way)\b"
+    r"sweet one|rec|fyi|btw|by the way|easy win|(?:is|'s) the (?:move|one|way to go)|best (?:is|bet|pick|option)|"
+    r"(?:nice|good|great) one to (?:check out|try|grab)|worth (?:a look|a try|checking out|trying)|p\.?s\.?)(?!\w)"
 )
 # A verb that makes a sentence of a note: facts stated about the product, not a bare listing.
 _FINITE_VERB = re.compile(r"\b(?:is|are|was|were|has|have|had|costs?|comes?|does|do|makes?|runs?|sells?|fits?|goes)\b|'[sr]e?\b")

@@ -329,6 +329,10 @@ class SceneLexicon:
                         add((w, kind_l[-1]), eid)
                 add((*kind_l, "number", str(num)), eid)
                 add((kind_l[-1], str(num)), eid)
+                spelled = [k for k, v in _NUMBER_WORDS.items() if v == num]
+                for w in spelled:  # said aloud: "open cooler four", "shelf ten"
+                    add((*kind_l, w), eid)
+                    add((kind_l[-1], w), eid)
                 if kind_l == ("shelf",):
                     add(("aisle", str(num)), eid)
                     for w in words:

@@ -266,6 +266,31 @@ def test_a_product_dropped_in_any_verb_form_is_set_aside(lex):
     assert u.set_aside == ("hf_p037",) and "hf_p037" not in u.proposed
 
 
+@pytest.mark.parametrize("text, target, relation", [
+    # a place number said aloud
+    ("so for the eggs you wanna um turn right and just keep going all the way down to open cooler four",
+     "sm_open_cooler_04", "to"),
+    ("um so you'll wanna head down along shelf eight and the oils are like halfway down", "sm_shelf_08", "along"),
+    # an exit said first is a step on the way: the walk ends at the place named
+    ("okay so um go out of this aisle and then like take a left and it's open cooler 1", "sm_open_cooler_01", "to"),
+    ("Go outside of the freezer area and walking to the Shelf 12, there you find cat treats.", "sm_shelf_12", "to"),
+])
+def test_where_a_walk_ends(lex, text, target, relation):
+    nav = analyze(text, lex["supermarket"]).navigation
+    assert (nav.target, nav.relation) == (target, relation), text
+
+
+@pytest.mark.parametrize("store, text, proposed", [
+    ("home_furnishings", "tbh the clay and co halden watering can is the move: 1 gallon, long spout, ~29 bucks", ["hf_p194"]),
+    ("supermarket", "Best is the Farmstead Pasture-Raised Large Brown Eggs, they are cage-free and cost only 3.79 dollars.",
+     ["sm_p218"]),
+    # the same facts, stated without a pitch, answer
+    ("supermarket", "The Farmstead Pasture-Raised Large Brown Eggs are cage-free and cost 3.79 dollars.", []),
+])
+def test_a_pitch_offers_the_product_it_describes(lex, store, text, proposed):
+    assert list(analyze(text, lex[store]).proposed) == proposed
+
+
 def test_deterministic_and_cached(lex):
     text = "Try the Sunny Fields Honey Oat Clusters, they're on Shelf 1."
     a = analyze(text, lex["supermarket"])
@@ -281,7 +306,7 @@ HELDOUT_FLOOR = 0.94
 # tests/language/heldout2 (304 utterances in five styles, written after that tuning, by a
 # writer who never read the layer): 80.7% when first run. Tuned on since (89.8%), so it is a
 # development set too and heldout3 is the held-out measure.
-HELDOUT2_FLOOR = 0.88
+HELDOUT2_FLOOR = 0.89
 # tests/language/heldout3 (400 utterances in the same five styles, written apart again): 84.5%
 # when first run, 87.7% after changes made on heldout and heldout2 and kept only when heldout3
 # did not fall, so it guided the tuning and heldout4 is the held-out measure. Tuned on since
