@@ -41,10 +41,12 @@ import re
 from collections.abc import Iterable
 from dataclasses import replace
 
+from situ_gym.language import patterns as P
 from situ_gym.language.analysis import (
     _ACK_OPENING,
     _FINITE_VERB,
     _INTERROGATIVE,
+    _PRONOUN,
     Utterance,
     analyze,
 )
@@ -97,18 +99,24 @@ def _favoured(said: Utterance, sides: list[str]) -> str | None:
     return None
 
 
-def in_reply(said: Utterance, heard: Utterance | None, *, raised: Iterable[str] = ()) -> Utterance:
+def in_reply(
+    said: Utterance, heard: Utterance | None, *, raised: Iterable[str] = (), focus: str | None = None,
+) -> Utterance:
     """``said`` read as the reply to ``heard`` (see the module docstring); ``raised``: the
-    products the shopper raised itself, in addition to the ones ``heard`` names."""
+    products the shopper raised itself, in addition to the ones ``heard`` names; ``focus``: the
+    product under discussion, which "that one" / "it" in the shopper's words stands for."""
     if heard is None or heard.empty or said.empty:
         return said
-    own = list(dict.fromkeys([*raised, *heard.named]))
+    pointed = [focus] if focus is not None and not heard.named and _PRONOUN.search(heard.text.lower()) else []
+    own = list(dict.fromkeys([*raised, *heard.named, *pointed]))
     named_sides = [p for _, p in said.references if p in own]
     asked = _asks(heard)
     low = heard.text.lower()
 
-    # a choice asked between products the shopper raised
-    if asked and len(own) >= 2 and ("compare" in heard.requests or _CHOICE.search(low)) and named_sides:
+    # a choice asked between products the shopper raised ("oslo or brio dumbbells, want it heavy":
+    # two of them set side by side ask for a pick, with or without a "?")
+    choice = len(own) >= 2 and ("compare" in heard.requests or bool(_CHOICE.search(low)))
+    if choice and (asked or re.search(r"\bor\b|\bvs\.?\b|\bversus\b", low)) and named_sides:
         if said.act in _OWN_ACTS:
             return said
         sides = list(dict.fromkeys(named_sides))
@@ -130,6 +138,13 @@ def in_reply(said: Utterance, heard: Utterance | None, *, raised: Iterable[str] 
         if all(p in own for p in said.proposed):  # nothing new offered with the answer
             act = "Explain" if "explain" in heard.requests else "AnswerQuestion"
             return replace(said, act=act, proposed=(), mentioned=tuple(dict.fromkeys([*said.proposed, *said.mentioned])))
+
+    # "where's the X?" answered by where it is ("ground cinnamon's on shelf 8, back side"): an
+    # answer, not directions, unless the reply tells the shopper to move
+    if asked and "location" in heard.requests and said.act == "Navigate" and not any(
+        t.verb in P.MOTION and t.low != "back" for t in said.tokens  # "back side" is where, not a move
+    ):
+        return replace(said, act="AnswerQuestion")
 
     # a turn-down: the reply handles it
     if heard.rejects and not asked and said.act not in _OWN_ACTS:
@@ -169,4 +184,4 @@ def analyze_reply(
     does. The one reading the env, the shopper and RecRM share."""
     named = frozenset(heard.named) if heard is not None else frozenset()
     said = analyze(text, lexicon, visible=frozenset(visible) | named | frozenset(raised), focus=focus)
-    return in_reply(said, heard, raised=raised)
+    return in_reply(said, heard, raised=raised, focus=focus)

@@ -224,11 +224,12 @@ BUDGET_BOUND = (
     ("about", _words(r"around", r"about", r"roughly", r"approximately", r"ish", r"somewhere")),
 )
 REJECT = _words(
-    r"no thanks", r"no thank you", r"not for me", r"i'?ll pass", r"pass on", r"don'?t (?:like|want|love|think)",
+    r"no thanks", r"no thank you", r"not for me", r"i'?ll pass", r"pass on", r"don'?t (?:really |quite )?(?:like|want|love|think)",
     r"does(?:n'?t| not) (?:quite |really |exactly )?(?:work|fit|suit|have|appeal|do it)", r"isn'?t (?:what|right|quite|really|for)",
     r"not (?:quite|really|what|right|sure about|for)", r"not the (?:kind|sort|type) of",
-    r"too (?:expensive|pricey|much|costly|sweet|big|small|bright|dark|plain)", r"over my (?:budget|limit)", r"above my (?:budget|limit)",
-    r"more than i (?:want|wanted|can|'?d like)", r"can'?t (?:take|have|use|do)", r"rather not", r"not interested", r"^no(?=[,.!;]|$| thanks| thank| way)", r"nope",
+    # "too" before any quality: "too bitter for me", "too many rolls", "too old-fashioned" (not "not too bad")
+    r"(?<!not )(?<!n't )too (?!late\b|early\b|soon\b)[a-z][a-z-]*", r"over my (?:budget|limit)", r"above my (?:budget|limit)",
+    r"more than i (?:want|wanted|wanna|can|'?d like)", r"not sure (?:i|we) (?:need|want|like)", r"can'?t (?:take|have|use|do)", r"rather not", r"not interested", r"^no(?=[,.!;]|$| thanks| thank| way)", r"nope",
     r"(?:prefer|want|like|rather have|need) something else", r"won'?t work", r"not a fit",
     r"put (?:it|that|this|the [\w' -]{1,60}?) back", r"not (?:the|that) one", r"not keen", r"no good", r"i'?d rather", r"missing",
     r"lacks?", r"(?:'?s|is) a no\b", r"a no for me", r"ruled (?:it |that |this |them )?out", r"already (?:looked at|tried|checked)",
@@ -258,7 +259,8 @@ ACCEPT = _words(
     r"that'?s (?:the one|perfect|great|it)", r"yes,? please", r"it'?s what i need", r"that'?s what i need",
 )
 REQUESTS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("explain", _words(r"why", r"what makes", r"how come", r"reasons?", r"tell me more", r"explain", r"convince", r"good fit for me", r"suit me")),
+    ("explain", _words(r"why", r"what makes", r"how come", r"reasons?", r"tell me more", r"explain", r"convince", r"good fit for me", r"suit me",
+                       r"what'?s (?:so )?(?:special|good|great|nice) about", r"what do (?:you|u) like about")),
     ("compare", _words(r"compare", r"comparison", r"difference", r"versus", r"vs", r"better than", r"which (?:one )?is better", r"how do(?:es)? .{0,40} compare")),
     ("alternatives", _words(r"anything else", r"something else", r"other options?", r"another", r"alternatives?", r"what else", r"else (?:would|could)", r"instead\?")),
     ("location", _words(r"where", r"can'?t see", r"cannot see", r"don'?t see", r"can'?t find", r"lost", r"which way", r"how do i get")),

@@ -33,6 +33,12 @@ TABLE = [
     # a question about a product the shopper raised: answered, named without being offered
     ("how much is the parmesan?", [PARMESAN], "parmesan wedge = 10.79", "AnswerQuestion", [], [PARMESAN], []),
     ("how much is the parmesan?", [PARMESAN], "The parmesan wedge is $10.79.", "AnswerQuestion", [], [PARMESAN], []),
+    # a choice set side by side without a "?"
+    ("cod or salmon, want the cheaper one", [COD, SALMON], "the salmon, 9.49, the cod is 10.29", "Compare", [SALMON], [],
+     [COD, SALMON]),
+    # "where's the X?" answered by where it is: an answer, not directions
+    ("where's the parmesan", [PARMESAN], "the parmesan wedge is in open cooler 3, back side", "AnswerQuestion", [], [PARMESAN],
+     []),
     # a turn-down: whatever else the reply does, it handles it
     ("I don't want the big pot pie", [POT_PIE],
      "ok! tho heads up it's family size & high protein, which fits feeding 4", "HandleRejection", None, None, None),
@@ -86,3 +92,22 @@ def test_a_question_answered_with_a_new_product_still_offers_it(lex):
     )
     assert said.act == "Recommend"
     assert "sm_p214" in said.proposed
+
+
+def test_a_reason_asked_about_the_product_under_discussion_is_explained(lex):
+    # "why that detergent?" names nothing: "that" is the product under discussion
+    heard = analyze("why that detergent?", lex)
+    said = analyze_reply("it's the cold water one so you can wash on cold, and it's 12.39", lex, heard=heard,
+                         focus="sm_p120")
+    assert (said.act, said.proposed, said.mentioned) == ("Explain", (), ("sm_p120",))
+    heard = analyze("what's special about the Pure Meadow lemon dish soap?", lex)
+    said = analyze_reply("so the pure meadow lemon one um it cuts grease really well and it's plant based", lex,
+                         heard=heard)
+    assert said.act == "Explain"
+
+
+@pytest.mark.parametrize("heard", ["too bitter for me", "meh, I don't really like gala", "way more than I wanna spend",
+                                   "I'm not sure I need a standing desk."])
+def test_turn_downs_in_any_words_are_read(lex, heard):
+    assert analyze(heard, lex).rejects, heard
+    assert not analyze("not too bad actually", lex).rejects
