@@ -235,13 +235,18 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
             if m.kind == "product":
                 named.append(pid)
             refs.append((si, m.char_start, m.char_end, pid))
-    # "it", "this one", "these" stand for the product under discussion in sentences naming none
-    if focus is not None:
-        for si, (s, e) in enumerate(sentences):
-            if not any(r[0] == si for r in refs):
-                pm = _PRONOUN.search(low, s, e)
-                if pm and not _NON_REFERRING.match(low, pm.start()):
-                    refs.append((si, pm.start(), pm.end(), focus))
+    # "it", "this one", "these" stand, in sentences naming none, for the one product the
+    # sentence before named ("I suggest the X. Have a look at it."), else for the product under
+    # discussion
+    named_refs = list(refs)
+    for si, (s, e) in enumerate(sentences if focus is not None else ()):
+        if not any(r[0] == si for r in refs):
+            pm = _PRONOUN.search(low, s, e)
+            if pm and not _NON_REFERRING.match(low, pm.start()):
+                before = {r[3] for r in named_refs if r[0] == si - 1}
+                antecedent = before.pop() if len(before) == 1 else focus
+                if antecedent is not None:
+                    refs.append((si, pm.start(), pm.end(), antecedent))
     if focus is not None and not refs and (tags or prices) and not P.GREETING.search(low):
         refs.append((0, 0, 0, focus))  # a statement of the product's facts is about the one under discussion
     refs.sort(key=lambda r: r[1])

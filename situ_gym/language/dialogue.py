@@ -115,7 +115,10 @@ def in_reply(
 
     # a choice asked between products the shopper raised ("oslo or brio dumbbells, want it heavy":
     # two of them set side by side ask for a pick, with or without a "?")
-    choice = len(own) >= 2 and ("compare" in heard.requests or bool(_CHOICE.search(low)))
+    # ("how do the other options compare?" asks for new ones, not a pick among its own)
+    choice = len(own) >= 2 and ("compare" in heard.requests or bool(_CHOICE.search(low))) and (
+        "alternatives" not in heard.requests
+    )
     if choice and (asked or re.search(r"\bor\b|\bvs\.?\b|\bversus\b", low)) and named_sides:
         if said.act in _OWN_ACTS:
             return said
@@ -123,7 +126,10 @@ def in_reply(
         pick = _favoured(said, own)
         others = [p for p in said.proposed if p not in own]
         compared = list(dict.fromkeys([*said.compared, *(sides if len(sides) >= 2 else own)]))
-        proposed = ([pick] if pick else []) + others
+        # the pick keeps its place among the proposals (the first one is the product judged)
+        proposed = [p for p in said.proposed if p == pick or p in others] if pick in said.proposed else (
+            ([pick] if pick else []) + others
+        )
         return replace(
             said,
             act="Compare",

@@ -291,6 +291,14 @@ def test_a_pitch_offers_the_product_it_describes(lex, store, text, proposed):
     assert list(analyze(text, lex[store]).proposed) == proposed
 
 
+def test_it_after_a_named_product_stands_for_that_product(lex):
+    # not for the product under discussion, which the shopper turned down: no proposal of it again
+    text = "I suggest the Stone Hearth Whole Grain Wheat Crackers, 13 oz, it is vegan. Have a look at it."
+    u = analyze(text, lex["supermarket"], focus="sm_p072")
+    assert u.proposed == ("sm_p071",)
+    assert analyze("Have a look at it.", lex["supermarket"], focus="sm_p072").proposed == ("sm_p072",)
+
+
 def test_deterministic_and_cached(lex):
     text = "Try the Sunny Fields Honey Oat Clusters, they're on Shelf 1."
     a = analyze(text, lex["supermarket"])

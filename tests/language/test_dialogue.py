@@ -111,3 +111,12 @@ def test_a_reason_asked_about_the_product_under_discussion_is_explained(lex):
 def test_turn_downs_in_any_words_are_read(lex, heard):
     assert analyze(heard, lex).rejects, heard
     assert not analyze("not too bad actually", lex).rejects
+
+
+def test_a_request_for_other_options_is_no_choice_between_the_ones_raised(lex):
+    # "how do the other options compare?" after two products were raised asks for new ones
+    heard = analyze("Hmm. The Crispwell Sea Salt Rice Crackers is similar, but I'd prefer something else. "
+                    "How do the other options compare?", lex)
+    said = analyze_reply("I suggest the Stone Hearth Whole Grain Wheat Crackers, 13 oz, it is vegan. Have a look at it.",
+                         lex, heard=heard, raised=["sm_p072", "sm_p074"], focus="sm_p072")
+    assert (said.act, said.proposed) == ("Recommend", ("sm_p071",))
