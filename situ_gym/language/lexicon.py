@@ -78,7 +78,9 @@ def _able_verb(word: str) -> str | None:
 
 _INTENSIFIERS = frozenset({"extra", "super", "ultra", "very"})
 # Label heads a speaker leaves out: "lumbar" (support), "pet-friendly" (fabric), "calcium" (added)
-_GENERIC_HEADS = frozenset({"support", "fabric", "add", "include", "design", "feature", "function", "finish"})
+_GENERIC_HEADS = frozenset({"support", "fabric", "add", "include", "design", "feature", "function", "finish", "lighting"})
+# Words of a label phrase that the matcher reads (``SceneLexicon._tags`` skips other stopwords).
+_KEPT = frozenset({"no", "not", "without"})
 
 
 @cache
@@ -106,7 +108,10 @@ def _label_aliases(value: str, key_name: str = "") -> list[tuple[str, ...]]:
         if len(said) == 2:
             out.append(said[::-1])
     if key[0] == "high" and len(key) == 2:
-        out += [("rich", "in", key[1]), ("pack", "with", key[1]), ("full", "of", key[1]), ("lot", "of", key[1]), (key[1], "rich")]
+        out += [("rich", key[1]), ("pack", key[1]), ("full", key[1]), ("lot", key[1]), ("much", key[1]),
+                ("plenty", key[1]), (key[1], "rich")]
+    if key[-1] == "base" and len(key) == 2:  # "plant-based" as "made from plants"
+        out.append(("make", key[0]))
     if len(key) == 2:
         # a noun and what is done to it, said as a clause: "air purifying" as "purifies the
         # air", "grease cutting" as "cuts grease", "lumbar support" as "supports your lumbar"
@@ -264,8 +269,11 @@ class SceneLexicon:
         for p in products.values():
             for tag in p.tags:
                 name, _, value = tag.partition(":")
-                for key in _label_aliases(value, name):
-                    self.tag_phrases.setdefault(key, set()).add(tag)
+                for alias in _label_aliases(value, name):
+                    # keyed as the matcher reads text: "packed with protein" is (pack, protein)
+                    key = tuple(w for w in alias if w not in STOPWORDS or w in _KEPT)
+                    if key:
+                        self.tag_phrases.setdefault(key, set()).add(tag)
         self.tag_first: dict[str, int] = {}
         for key in self.tag_phrases:
             self.tag_first[key[0]] = max(self.tag_first.get(key[0], 0), len(key))
@@ -508,7 +516,7 @@ class SceneLexicon:
 
     def _tags(self, lem, taken) -> list[TagMention]:
         """Label phrases, matched on content lemmas ("ready to eat" = ready, eat)."""
-        idx = [k for k, w in enumerate(lem) if w not in STOPWORDS or w in ("no", "not", "without")]
+        idx = [k for k, w in enumerate(lem) if w not in STOPWORDS or w in _KEPT]
         words = [lem[k] for k in idx]
         out, i = [], 0
         while i < len(words):

@@ -152,7 +152,7 @@ NOT_PROPOSED = _words(
     r"no longer", r"won'?t (?:work|fit|suit)", r"sold out", r"(?<!why )not (?:the|that|a good|right|suitable|ideal)", r"set (?:it |that |this |them |the [\w' -]{1,40}?)?aside",
     r"already in your (?:cart|basket)", r"off the list", r"it'?s out", r"wouldn'?t (?:go|pick|choose|recommend|suggest)", r"well over",
     r"put (?:it|that|the \w+) back", r"you (?:passed|said no)", r"steer clear", r"avoid", r"contains?",
-    r"(?:is|are|'s|'re) (?:a no|out)\b(?! of| there| here)", r"forget(?:ting)?", r"scratch(?:ing)?", r"drop(?:ping)?",
+    r"(?:is|are|'s|'re) (?:a no|out)\b(?! of| there| here)", r"forget(?:ting)?", r"scratch(?:ing)?", r"drop(?:ping)?(?![^.?!]{0,50}\b(?:in|into) (?:the|your) (?:cart|basket|trolley))",
 )
 # "vs the A (pricier): the B better": the side after a clause-opening "vs" is the one weighed against.
 NOT_PROPOSED = re.compile(NOT_PROPOSED.pattern + r"|^\W*(?:vs\.?|versus)\s")

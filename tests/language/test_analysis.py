@@ -133,6 +133,13 @@ def test_short_names_of_products_in_view(lex, store, text, visible, named):
     # what both products set side by side have is no reason to pick one
     ("supermarket", "Both are vanilla, but since you're avoiding dairy I'd pick the coconut milk yogurt ($5.29) "
      "over the vanilla Greek ($5.99): it's dairy-free and 70 cents cheaper.", "sm_p210", ["diet:dairy-free", "price"]),
+    # a label's paraphrase with a preposition ("packed with", "lots of", "made from")
+    ("supermarket", "chickpea rotini from campo verde!! gluten free + lots of protein, 5.19", "sm_p047",
+     ["diet:gluten-free", "diet:high protein", "price"]),
+    ("supermarket", "Quinoa is packed with protein and it's whole grain, a good fit for your workout meals.", "sm_p057",
+     ["diet:high protein", "diet:whole grain"]),
+    ("home_furnishings", "try pixel forge bexley gaming desk: rgb + headphone hook, 179.99", "hf_p147",
+     ["feature:headphone hook", "feature:rgb lighting", "price"]),
 ])
 def test_reasons_cited(lex, store, text, product, cites):
     # the two yogurts of the comparison row are in view; no other row names them
@@ -219,6 +226,11 @@ def test_a_shop_named_without_its_generic_last_word(lex):
 def test_a_price_ends_a_lower_case_name(lex):
     u = analyze("try: harbor catch wild salmon fillets 9.49, gf, plain (no batter)", lex["supermarket"])
     assert u.proposed == ("sm_p195",) and u.prices == (9.49,)
+
+
+def test_dropping_a_product_in_the_cart_keeps_it(lex):
+    u = analyze("ready when you are - just drop the honeycrisps in the cart", lex["supermarket"], focus="sm_p224")
+    assert u.purchase_prompt and u.proposed == ("sm_p224",) and u.set_aside == ()
 
 
 def test_phrases_that_end_in_punctuation_match_at_the_end_of_a_text(lex):
