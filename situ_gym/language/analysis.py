@@ -483,6 +483,39 @@ def _question(sent, original, toks, s, e, mentions, places, tags, names_product,
     proposing = names_product and P.PROPOSE.search(sent) and not _slot_words(sent)
     if P.PURCHASE.search(sent) or P.RECONSIDER.search(sent) or nav_like or proposing:
         return None  # an offer to buy, to reconsider, to walk, or of a product asks no slot
+    slots = _slots(sent, toks, s, e, mentions, places, tags, money)
+    # a question of several parts asks each part's slot: "which colour you want, and which
+    # colour you don't like?", "what's your budget roughly and do you want like mesh or leather"
+    parts = [(s + a, s + b) for a, b in _question_parts(sent)]
+    if len(parts) >= 2:
+        each = [_slots(low_part, toks, a, b, mentions, places, tags, money) for (a, b), low_part in
+                zip(parts, (sent[a - s : b - s] for a, b in parts), strict=True)]
+        if all(each):
+            slots = _unique([x for part in each for x in part] + slots)
+    clarifies = bool(P.CLARIFY.search(sent))
+    return Question(tuple(dict.fromkeys(slots)) or ("other",), original, clarifies)
+
+
+# Where a question turns to its next part: ", and what ...", " + ", "; ", ", any ...".
+_PART_BREAK = re.compile(
+    r"(?:,\s*|\s+)(?:and|&|\+)\s+(?=(?:what|which|how|any|is|are|do|does|did|would|will|can|could|should|"
+    r"anything|something|you|u)\b)|,\s*(?=(?:any|anything|what|which|how|is|are|do|does)\b)|;\s*|\s\+\s"
+)
+
+
+def _question_parts(sent: str) -> list[tuple[int, int]]:
+    """Offsets of the parts of a question sentence (one part when it has no break)."""
+    out, at = [], 0
+    for m in _PART_BREAK.finditer(sent):
+        if m.start() > at:
+            out.append((at, m.start()))
+        at = m.end()
+    out.append((at, len(sent)))
+    return [(a, b) for a, b in out if sent[a:b].strip()]
+
+
+def _slots(sent, toks, s, e, mentions, places, tags, money) -> list[str]:
+    """The slots the words ``sent`` (``low[s:e]``) ask about, in order; [] when none is recognised."""
     slots = [name for name, pat in P.SLOTS if pat.search(sent)]
     if "budget" not in slots and any(not a.bare for a in money if s <= a.start < e):
         slots.append("budget")
@@ -509,12 +542,13 @@ def _question(sent, original, toks, s, e, mentions, places, tags, names_product,
         r"\bprefer|brands? you like|flavou?r|style\b|must[- ]?ha|non-?negotiable|features?|(?:must|need|has|have) to have|must have", sent
     ):
         slots.remove("preference")
+    if "avoid" in slots and "category" in slots and not re.search(r"looking for|shopping for|kind of|sort of|type of", sent):
+        slots.remove("category")  # "what you want avoid", "what you don't want": the avoid question
     if "size" in slots and "preference" in slots and not re.search(r"must[- ]?ha|non-?negotiable|(?:must|need|has|have) to have|must have", sent):
         slots.remove("preference")
     if not slots and (any(s <= p.char_start < e and "_area_" not in p.entity_id for p in places) or _STANDING.search(sent)):
         slots = ["location"]  # options that are places, or where the shopper stands: "u at shelf 3 or shelf 4 rn?"
-    clarifies = bool(P.CLARIFY.search(sent))
-    return Question(tuple(dict.fromkeys(slots)) or ("other",), original, clarifies)
+    return slots
 
 
 def tags_in(tags, toks, s: int, e: int) -> list:

@@ -261,12 +261,17 @@ def test_informal_and_non_native_purchase_prompts(lex, text):
     # the kind of a category is a preference within it; the kind of a thing that is no category is the category
     ("I understand, no frosted cereal. Which kind of cereal you prefer then?", ("preference",)),
     ("any fave flavour, any no-gos, and what are we spending?", ("avoid", "budget", "preference")),
+    # one sentence, several parts: each part's slot
+    ("Which colour you want for the throw pillow, and which colour you don't like?", ("avoid", "preference")),
+    ("so for the office chair um what's your budget roughly and do you want like mesh or leather", ("budget", "preference")),
+    ("Okay, yogurt. Which flavour you like, what you want avoid, and how much money you want spend?",
+     ("avoid", "budget", "preference")),
     # a push-back or an offer to buy asks no slot
     ("hmm, you sure? they're sweet, not tart, and 3 lb for 4.69 is a pretty good deal", ()),
     ("it's the only non-shedding low-pile one & cheapest rug at 189.99. worth a 2nd look?", ()),
 ])
 def test_slots_asked_by_what_the_options_are(lex, text, asks):
-    store = "home_furnishings" if "desk" in text or "rug" in text else "supermarket"
+    store = "home_furnishings" if any(w in text for w in ("desk", "rug", "pillow", "chair")) else "supermarket"
     assert tuple(sorted(analyze(text, lex[store]).asks)) == tuple(sorted(asks)), text
 
 
