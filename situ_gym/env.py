@@ -23,7 +23,14 @@ from situ_gym.assistant_tools import (
     decode_arguments,
 )
 from situ_gym.backends.base import ActionResult, Backend, Frame, Pose
-from situ_gym.language import Utterance, analyze, analyze_reply, lexicon_for, recommendation_attempt, turned_down
+from situ_gym.language import (
+    Utterance,
+    analyze,
+    analyze_reply,
+    lexicon_for,
+    recommendation_attempt,
+    turned_down,
+)
 from situ_gym.language.names import find_marker_disclosures
 from situ_gym.protocol import check_protocol
 from situ_gym.records import AssistantToolCall, ExecutionResult, ToolCall, TurnRecord

@@ -23,6 +23,7 @@ from functools import cache, lru_cache
 from lemminflect import getAllInflections, getAllLemmas
 from rapidfuzz import fuzz, process
 
+from situ_gym.language.patterns import CHOICE_WORDS
 from situ_gym.language.tokens import (
     FUNCTION_WORDS,
     SEPARATORS,
@@ -32,7 +33,6 @@ from situ_gym.language.tokens import (
     normalize,
     tokenize,
 )
-from situ_gym.language.patterns import CHOICE_WORDS
 from situ_gym.scene.index import SceneIndex, per_index
 
 __all__ = ["SceneLexicon", "Mention", "PlaceMention", "TagMention", "lexicon_for", "lemmas_of"]
