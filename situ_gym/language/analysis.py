@@ -404,6 +404,11 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
         slotted = [q for q in questions if q.slots != ("other",)]
         questions = slotted or questions
     proposed = _unique(proposed)
+    # a product set against the one under discussion, unasked and with no side picked, is
+    # brought up as the alternative: "the Jasper is dimmable like the Bexley but $50 cheaper"
+    others = [p for p in _unique(compared) if p != focus and p not in set_aside]
+    if focus is not None and focus in compared and len(others) == 1 and not proposed and not purchase:
+        proposed.append(others[0])
     # a product both favoured and set against another stays in the comparison too
     mentioned = [p for p in _unique(mentioned) if p not in proposed and p not in compared]
     # ---- explanation: reasons given for the product in play

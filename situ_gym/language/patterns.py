@@ -116,7 +116,7 @@ PROPOSE = _words(
     r"might be (?:perfect|right|ideal|great|good|just|a good|the)", r"take (?:the|this|that|these|those)", r"point you (?:to|towards)",
     r"i'?d consider", r"good options?", r"just (?:right|what you)", r"nice fit", r"go nicely", r"worth (?:a|considering|trying)", r"why not", r"maybe (?:the|a|this|that|these|go)",
     r"here'?s (?:one|a|an|the)(?! (?:(?:next|first|last|final|quick|easy|best|plan|\w+ing) )?(?:step|steps|plan|way|route|directions?|deal|idea|thing|catch|tip|trick|situation|summary|update)\b)", r"one that fits", r"perhaps (?:the|a|this)", r"what do you think of", r"how does .{1,60} sound",
-    r"recommend\w*", r"suggest\w*", r"how about", r"what about", r"try", r"trying", r"go with", r"go for",
+    r"recommend\w*", r"suggest\w*", r"how about", r"what about", r"try", r"trying", r"go with", r"go for", r"stick with", r"stay with",
     r"consider", r"check out", r"take a (?:look|peek) at", r"have a look at", r"look at", r"grab", r"pick up",
     r"my (?:pick|choice|suggestion|recommendation)", r"top pick", r"best bet", r"winner",
     r"(?:best|good|great|solid|perfect|ideal|nice|excellent|smart|safe|strong|top|wise) (?:choice|option|match|fit|pick|candidate|bet)",

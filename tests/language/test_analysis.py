@@ -308,6 +308,20 @@ def test_a_pitch_offers_the_product_it_describes(lex, store, text, proposed):
     assert list(analyze(text, lex[store]).proposed) == proposed
 
 
+@pytest.mark.parametrize("text, proposed", [
+    # an alternative set against the product under discussion is brought up to be considered
+    ("ok real talk, the jasper lamp does the same dimmable + reading light thing as the bexley, smaller, and 50 bucks less",
+     ("hf_p075",)),
+    # ... unless the words keep the one under discussion
+    ("so that corsa lamp and the fjord lamp are basically the same like both dimmable both touch control but the corsa's "
+     "like twenty two bucks cheaper so I'd stick with the corsa", ("hf_p076",)),
+])
+def test_an_alternative_to_the_product_under_discussion(lex, text, proposed):
+    focus = "hf_p067" if "bexley" in text else "hf_p076"
+    u = analyze(text, lex["home_furnishings"], visible={"hf_p067", "hf_p075"}, focus=focus)
+    assert u.proposed == proposed
+
+
 def test_it_after_a_named_product_stands_for_that_product(lex):
     # not for the product under discussion, which the shopper turned down: no proposal of it again
     text = "I suggest the Stone Hearth Whole Grain Wheat Crackers, 13 oz, it is vegan. Have a look at it."
@@ -336,7 +350,7 @@ HELDOUT2_FLOOR = 0.89
 # when first run, 87.7% after changes made on heldout and heldout2 and kept only when heldout3
 # did not fall, so it guided the tuning and heldout4 is the held-out measure. Tuned on since
 # (90.8%, reading a turn as the reply to the shopper's words).
-HELDOUT3_FLOOR = 0.89
+HELDOUT3_FLOOR = 0.9
 # tests/language/heldout4 (400 utterances, five styles, written apart again while the layer was
 # tuned; never run through it before its first measurement): 88.2% when first run, 90.6% after
 # changes made on the other corpora only (its misses never read).
