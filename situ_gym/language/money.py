@@ -33,7 +33,7 @@ _CURRENCY = r"(?:dollars?|bucks?|usd|quid|pounds?|euros?|eur|gbp|€|£)"
 _APPROX_BEFORE = re.compile(
     r"(?:about|around|roughly|approximately|approx\.?|near(?:ly)?|almost|circa|ca\.?|some|~|just over|just under)\s*$"
 )
-_APPROX_AFTER = re.compile(r"^\s*(?:-?ish\b|or so\b|give or take\b)")
+_APPROX_AFTER = re.compile(r"^\s*(?:-?ish\b|or so\b|give or take\b|and change\b)")
 _DIGIT_WORD = "|".join(w for w, v in _UNITS.items() if 1 <= v <= 9 and w not in ("a", "an"))
 _TEENS = "|".join(w for w, v in _UNITS.items() if v >= 10)
 _TENS_WORD = "|".join(_TENS)
@@ -42,7 +42,8 @@ _CENTS_SAID = rf"(?:oh[-\s](?:{_DIGIT_WORD})|{_TWO_DIGITS})"
 # Said aloud, a price is dollars then cents with no unit: "three eighty-nine", "eleven oh nine",
 # "two nineteen ninety-nine" (219.99); not a time, a size or a count ("eleven thirty pm").
 _SAID = re.compile(
-    rf"\b(?:(?P<h>{_DIGIT_WORD})\s+(?P<hd>{_TWO_DIGITS})\s+(?P<hc>{_CENTS_SAID})"
+    rf"\b(?:(?P<o>{_DIGIT_WORD})\s+oh[-\s](?P<od>{_DIGIT_WORD})\s+(?P<oc>{_TWO_DIGITS})"  # "two oh nine ninety-nine"
+    rf"|(?P<h>{_DIGIT_WORD})\s+(?P<hd>{_TWO_DIGITS})\s+(?P<hc>{_CENTS_SAID})"
     rf"|(?P<sd>{_DIGIT_WORD}|{_TWO_DIGITS})\s+(?P<sc>{_CENTS_SAID}))\b"
     r"(?!\s*(?:am|pm|a\.m|p\.m|o'?clock|minutes?|hours?|percent|%|oz|ounces?|lbs?|pounds?|inch|inches|cm|feet|ft|"
     r"dollars?|bucks?|cents?|count|ct|pack|rolls?|bags?|pieces?|people|years?|degrees?|steps?|metres?|meters?))",
@@ -58,7 +59,10 @@ _AMOUNT = re.compile(
     r"|~\s?(?P<d5>\d{1,5}(?:\.\d{1,2})?)(?!\d|[.,]\d)"
     r"(?=\s*(?:$|[^\w\s]|(?:bucks?|dollars?|usd|ish|or so|each|total|and|for|but|so|vs|versus|or)\b))"
     # a bare figure with cents, as clipped notes write prices ("rec: kira mat, 24.99"); not a size
-    r"|(?<![\w.,$£€x×])(?P<d4>\d{1,5}\.\d{2})(?!\d|[.,]\d|\s?(?:%|oz|fl|lb|lbs|g|kg|ml|l|cl|cm|mm|m|in|ft|count|ct|pack|x)\b)",
+    r"|(?<![\w.,$£€x×])(?P<d4>\d{1,3}(?:,\d{3})+\.\d{2}|\d{1,5}\.\d{2})"
+    r"(?!\d|[.,]\d|\s?(?:%|oz|fl|lb|lbs|g|kg|ml|l|cl|cm|mm|m|in|ft|count|ct|pack|x)\b)"
+    # a rough bare figure: "240ish", "36-ish"
+    r"|(?<![\w.,$£€~])(?P<d6>\d{1,5}(?:\.\d{1,2})?)(?=-?ish\b)",
     re.IGNORECASE,
 )
 
@@ -117,7 +121,9 @@ def amounts(text: str) -> list[Amount]:
         if m.group("d1"):
             value, cents = _digits_value(m.group("d1"))
         elif m.group("d4"):
-            value, cents = float(m.group("d4")), True
+            value, cents = float(m.group("d4").replace(",", "")), True
+        elif m.group("d6"):
+            value, cents = float(m.group("d6")), False
         elif m.group("d5"):
             value, cents = float(m.group("d5")), False
         elif m.group("d2"):
@@ -138,11 +144,14 @@ def amounts(text: str) -> list[Amount]:
         approx = bool(_APPROX_BEFORE.search(text[max(0, m.start() - 16) : m.start()].lower())) or bool(
             _APPROX_AFTER.match(text[m.end() : m.end() + 12].lower())
         )
-        out.append(Amount(value, m.start(), m.end(), m.group(0), approx or bool(m.group("d5")), cents))
+        out.append(Amount(value, m.start(), m.end(), m.group(0), approx or bool(m.group("d5") or m.group("d6")), cents))
     for m in _SAID.finditer(text):
         if any(a.start < m.end() and m.start() < a.end for a in out):
             continue
-        if m.group("h"):
+        if m.group("o"):
+            dollars = number_value(m.group("o")) * 100 + number_value(m.group("od"))
+            said_cents = m.group("oc")
+        elif m.group("h"):
             dollars = number_value(m.group("h")) * 100 + number_value(m.group("hd"))
             said_cents = m.group("hc")
         else:

@@ -26,6 +26,10 @@ from situ_gym.language.money import amounts
     # a rough figure after a tilde
     ("lumbar support, headrest, ~260, so under your 300", [260.0]),
     ("pike ~40, quill ~27", [40.0, 27.0]),
+    # hundreds said as "two oh nine", a thousands separator on a bare figure, "-ish"
+    ("okay so the calla gaming desk it's two oh nine ninety-nine", [209.99]),
+    ("pet-friendly fabric and 1,559.99 sneaks under your 1,600", [1559.99]),
+    ("the nova is wool + washable and 240ish", [240.0]),
 ])
 def test_every_written_form_of_a_price(text, values):
     assert [a.value for a in amounts(text)] == pytest.approx(values)
@@ -42,3 +46,8 @@ def test_every_written_form_of_a_price(text, values):
 ])
 def test_numbers_said_aloud_that_are_no_price(text):
     assert amounts(text) == []
+
+
+@pytest.mark.parametrize("text", ["the nova is 240ish", "7 bucks and change", "about five quid"])
+def test_rough_figures_are_marked_rough(text):
+    assert [a.approx for a in amounts(text)] == [True]
