@@ -409,6 +409,14 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
     others = [p for p in _unique(compared) if p != focus and p not in set_aside]
     if focus is not None and focus in compared and len(others) == 1 and not proposed and not purchase:
         proposed.append(others[0])
+    # options of one kind listed, then one picked ("3 opts: chamomile 8.79 / peppermint 9.89 /
+    # earl grey decaf 4.39. cheapest = earl grey decaf -> that one"): every option is weighed
+    if len(proposed) == 1 and lex is not None:
+        kind = lex.category_of.get(proposed[0])
+        options = [p for p in _unique(named) if p != proposed[0] and p not in set_aside and p not in landmarks
+                   and p != focus and lex.category_of.get(p) == kind]
+        if len(options) >= 2 and (P.COMPARATIVE.search(low) or re.search(r"\b(?:most|least)\b|\w+est\b|my pick|i choose|->|\u2192", low)):
+            compared = _unique([*compared, *options, proposed[0]])
     # a product both favoured and set against another stays in the comparison too
     mentioned = [p for p in _unique(mentioned) if p not in proposed and p not in compared]
     # ---- explanation: reasons given for the product in play

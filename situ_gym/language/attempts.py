@@ -6,8 +6,9 @@ wording: proposed with a cue ("try the X", "how about the X?"), said in passing 
 the X is great", "rec: X", "here's a quick rundown of the X"), pointed out unprompted ("the X
 is on Shelf 3") or set beside another in a comparison nobody asked for that favours neither.
 What is NOT put forward: a product set aside ("you turned the X down", "the X is over your
-budget, so let's skip it"), the losing side of a comparison ("compared with the A, the B
-suits you better" puts forward B only), a kind of product named without naming one ("nice
+budget, so let's skip it"), the losing side of a comparison of two ("compared with the A, the
+B suits you better" puts forward B only; options listed unasked before a pick, "3 opts: A /
+B / C -> C", are each put forward), a kind of product named without naming one ("nice
 pick, yogurt then!"), and the sides of a comparison the shopper asked for, and a product named as a landmark ("right
 next to the corn flakes").
 
@@ -69,9 +70,11 @@ def put_forward(said: Utterance, *, compare_requested: bool = False) -> tuple[st
     not offers (the side the assistant favours is still proposed)."""
     favoured = [p for p in said.compared if p in said.proposed]
     if said.proposed and (favoured or said.act == "Compare"):
-        # a comparison that picks a side offers that side: the others named are weighed
-        # against it ("1. the A: suits you better ... 2. the B: ...")
-        return tuple(dict.fromkeys(said.proposed))
+        # a comparison that picks a side offers that side: the other one named is weighed
+        # against it ("compared with the A, the B suits you better"); but options listed
+        # unasked before a pick ("3 opts: A / B / C -> C") were each put forward
+        listed = [p for p in said.compared if p not in said.set_aside] if len(set(said.compared)) >= 3 else []
+        return tuple(dict.fromkeys([*said.proposed, *([] if compare_requested else listed)]))
     aside = set(said.set_aside) | set(said.landmarks)
     mentioned = [p for p in said.mentioned if p in said.named and p not in aside]
     # "Compared with the A, the B suits you better": A is weighed and set aside, not offered.

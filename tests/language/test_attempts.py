@@ -38,6 +38,10 @@ TABLE = [
     # the losing side of a comparison is weighed, not offered
     ("Compared with the Campo Verde Chickpea Rotini, which costs more, the Campo Verde Gluten Free Penne"
      " suits you better.", {}, [PENNE], [PENNE], 1),
+    # options listed unasked, then one picked: each option was put forward
+    ("There is three dish soap for grease: the BrightHome Original Blue 3.69, the BrightHome Grapefruit 3.29 and the"
+     " Pure Meadow Lemon 6.99. Grapefruit is most cheap and also grease cutting, I take this.", {},
+     ["sm_p111", "sm_p112", "sm_p115"], ["sm_p111", "sm_p112", "sm_p115"], 3),
     # a comparison the shopper asked for: its sides are answers
     ("The Campo Verde Gluten Free Penne is $4.79; the Campo Verde Chickpea Rotini is $5.19.",
      {"compare_requested": True}, [], [], 0),
