@@ -855,11 +855,19 @@ def _act(u: Utterance, focus: str | None, low: str) -> str:
         return "ClarifyNeed" if clarifies else "AskPreference"
     answers = re.match(r"^\W*(?:yes|yeah|yep|no|nope|sorry|unfortunately|we (?:only )?(?:have|carry|stock|do)|there (?:is|are)|you asked)\b", low)
     about_focus = focus is not None and focus in u.mentioned
-    if not answers and (u.explanation is not None or about_focus) and (P.REASON.search(low) or about_focus):
+    # reasons that end against the product ("so it won't work with a soy allergy") answer
+    # whether it suits; an explanation argues for it
+    against = _AGAINST.search(low) is not None
+    if not answers and not against and (u.explanation is not None or about_focus) and (P.REASON.search(low) or about_focus):
         return "Explain"
     return "AnswerQuestion"
 
 
+# A verdict against the product the reasons are about.
+_AGAINST = re.compile(
+    r"\b(?:won'?t (?:work|suit|do)|wouldn'?t (?:work|suit)|(?:is|it'?s|they'?re|are) not (?:safe|a (?:match|fit|good fit)|for you|"
+    r"right for you)|not safe for you|not a match|i'?d (?:leave|skip) (?:it|them|that one))\b"
+)
 # Said right after a product's name: the side chosen ("the B better", "so the spaghetti for you").
 _CHOSEN = re.compile(r"\W*(?:is |are |'s )?(?:(?:much |way |a lot )?better|all the way|for you|wins?|gets? my vote)\b")
 # Praise or a sales pitch of the product named ("a good shout", "great if you like 'em sweet").

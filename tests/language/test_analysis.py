@@ -322,6 +322,16 @@ def test_an_alternative_to_the_product_under_discussion(lex, text, proposed):
     assert u.proposed == proposed
 
 
+@pytest.mark.parametrize("text, focus, act", [
+    ("It contains milk, soy and wheat, so it won't work with a soy allergy.", "sm_p014", "AnswerQuestion"),
+    ("The Trailmark peanut butter bars do contain peanuts and soy, so they're not safe for you.", None, "AnswerQuestion"),
+    ("The gluten-free penne from Campo Verde is made without wheat, so your allergy isn't a problem.", "sm_p045",
+     "Explain"),
+])
+def test_reasons_against_a_product_answer_reasons_for_it_explain(lex, text, focus, act):
+    assert analyze(text, lex["supermarket"], focus=focus).act == act
+
+
 def test_it_after_a_named_product_stands_for_that_product(lex):
     # not for the product under discussion, which the shopper turned down: no proposal of it again
     text = "I suggest the Stone Hearth Whole Grain Wheat Crackers, 13 oz, it is vegan. Have a look at it."
