@@ -215,7 +215,10 @@ class SituRecEnv(gym.Env[dict, str]):
     forward whatever its verb ("ok, skip the X. The Y is sweet instead."). Proposing again a
     product the shopper turned down (a push-back: "worth a second look?") is an attempt,
     whatever the annotation. A turn annotated ``Recommend`` is an attempt even when its words
-    name nothing (the paper counts one per Recommend annotation). Each turn's products
+    name nothing (the paper counts one per Recommend annotation). Options listed unasked
+    before a pick ("3 opts: A / B / C -> C") are each put forward. The words are read as
+    the reply to the shopper's last words (``situ_gym.language.analyze_reply``): "parmesan
+    wedge = 10.79" after "how much is the parmesan?" answers about it. Each turn's products
     and count are in ``info["turn"].put_forward`` / ``.recommendation_attempts``.
 
     ## Arguments
