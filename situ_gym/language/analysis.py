@@ -220,7 +220,7 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
 
     refs: list[tuple[int, int, int, str]] = []  # (sentence index, char start, char end, product)
     named: list[str] = []  # products called by (part of) their name, not by their kind or "it"
-    label_at = {(t.start, t.end): t.tags for t in tags if not t.in_name}
+    label_at = {(t.start, t.end): t.tags for t in tags}
     for m in mentions:
         pid = resolve(m)
         if pid is not None:
@@ -404,6 +404,14 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
         slotted = [q for q in questions if q.slots != ("other",)]
         questions = slotted or questions
     proposed = _unique(proposed)
+    # "the first" / "the former" after two products set side by side is the first said,
+    # "the second" / "the latter" the other: "Put A next to B: the first gives you ..."
+    if len(set(compared)) == 2 and not proposed:
+        sides = _unique(r[3] for r in refs if r[3] in compared)
+        last_name = max(r[2] for r in refs if r[3] in compared)
+        pick = _ORDINAL_PICK.search(low, last_name)
+        if pick:
+            proposed.append(sides[0] if pick.group(1) in ("first", "former") else sides[-1])
     # a product set against the one under discussion, unasked and with no side picked, is
     # brought up as the alternative: "the Jasper is dimmable like the Bexley but $50 cheaper"
     others = [p for p in _unique(compared) if p != focus and p not in set_aside]
@@ -503,8 +511,9 @@ def _question(sent, original, toks, s, e, mentions, places, tags, names_product,
     if len(parts) >= 2:
         each = [_slots(low_part, toks, a, b, mentions, places, tags, money) for (a, b), low_part in
                 zip(parts, (sent[a - s : b - s] for a, b in parts), strict=True)]
-        if all(each):
-            slots = _unique([x for part in each for x in part] + slots)
+        if all(each):  # in the slots' fixed order, as one sentence reading would list them
+            found = {x for part in each for x in part} | set(slots)
+            slots = [name for name, _ in P.SLOTS if name in found]
     clarifies = bool(P.CLARIFY.search(sent))
     return Question(tuple(dict.fromkeys(slots)) or ("other",), original, clarifies)
 
@@ -863,6 +872,10 @@ def _act(u: Utterance, focus: str | None, low: str) -> str:
     return "AnswerQuestion"
 
 
+# One of two products set side by side, by its place, as the subject that wins or gives more.
+_ORDINAL_PICK = re.compile(
+    r"\bthe (first|former|second|latter)(?: one)?(?:'s| is| gives| has| wins| offers| fits| suits| comes)"
+)
 # A verdict against the product the reasons are about.
 _AGAINST = re.compile(
     r"\b(?:won'?t (?:work|suit|do)|wouldn'?t (?:work|suit)|(?:is|it'?s|they'?re|are) not (?:safe|a (?:match|fit|good fit)|for you|"

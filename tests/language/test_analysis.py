@@ -332,6 +332,23 @@ def test_reasons_against_a_product_answer_reasons_for_it_explain(lex, text, focu
     assert analyze(text, lex["supermarket"], focus=focus).act == act
 
 
+def test_the_first_or_the_second_of_two_products_set_side_by_side(lex):
+    text = ("Put the Crispwell Sea Salt Rice Crackers, 8 oz next to the Crispwell Rosemary Olive Oil Flatbread Crackers, 8 oz:"
+            " the first gives you gluten-free, vegan and sea salt flavour at $3.69, and it has more of what you listed.")
+    # the first is picked, even though the second is the alternative to the product under discussion
+    assert analyze(text, lex["supermarket"], focus="sm_p072").proposed == ("sm_p072",)
+    assert analyze(text.replace("the first gives", "the latter gives"), lex["supermarket"]).proposed == ("sm_p074",)
+
+
+def test_a_label_listed_after_a_product_names_no_other_product(lex):
+    # "dark chocolate flavour" among the 72% bar's labels is no Peak Pantry Dark Chocolate bar
+    text = ("Between the Alder Chocolatiers Almond Dark Chocolate, 8-count bag ($7.59) and the Alder Chocolatiers 72% Dark"
+            " Chocolate, 8-count bag ($8.39), I'd pick the Alder Chocolatiers 72% Dark Chocolate, 8-count bag: gluten-free,"
+            " vegan, fair trade and dark chocolate flavour.")
+    u = analyze(text, lex["supermarket"])
+    assert (u.proposed, sorted(u.compared), u.mentioned) == (("sm_p087",), ["sm_p087", "sm_p089"], ())
+
+
 def test_it_after_a_named_product_stands_for_that_product(lex):
     # not for the product under discussion, which the shopper turned down: no proposal of it again
     text = "I suggest the Stone Hearth Whole Grain Wheat Crackers, 13 oz, it is vegan. Have a look at it."
