@@ -9,13 +9,17 @@ a product. ``in_reply`` re-reads the act and the proposed / mentioned / compared
 of an analysed turn given the shopper's analysed words (``heard``) and the products the
 shopper raised itself (named, asked about, picked up):
 
-* **a choice asked** ("A or B?", "which is better ..."): a reply that names one of the
-  sides is a ``Compare``; every side it names is compared, and the side it favours is
-  proposed (the one the words pick, else the one said most, else the first said: an answer
-  to "A or B?" leads with its pick);
-* **a question about products the shopper raised** (price, place, size, "does it have"):
-  the reply answers (``AnswerQuestion``, or ``Explain`` when a reason was asked) and names
-  those products without offering them, unless it asks to buy one;
+* **a choice asked** ("A or B?", "which is better ...", "oslo or brio dumbbells, want it
+  heavy"; not "how do the other options compare?", which asks for new ones): a reply that
+  names one of the sides is a ``Compare``; the sides are compared, and the side it favours
+  is proposed: the one the words propose, else the one it opens with ("decaf, 100%"), else
+  the only side of a sentence that prefers ("for evening is better the decaf one"); none
+  when it only weighs ("the salmon is cheaper, 9.49, and the cod is 10.29");
+* **a question about products the shopper raised** (price, place, size, "does it have"; "it"
+  / "that one" stand for the product under discussion): the reply answers
+  (``AnswerQuestion``, or ``Explain`` when a reason was asked) and names those products
+  without offering them, unless it asks to buy one or offers a new one; "where's the X?"
+  answered by where it is, with no motion, is an answer, not directions;
 * **a turn-down** ("no, the brownie mix is too much", "that's expensive"): a reply that is
   not just directions or a purchase prompt handles it (``HandleRejection``);
 * **a need stated** ("I need a gluten-free pasta"): a product the reply names that the
