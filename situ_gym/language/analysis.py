@@ -21,7 +21,7 @@ from functools import lru_cache
 from situ_gym.language import patterns as P
 from situ_gym.language.lexicon import Mention, PlaceMention, SceneLexicon, TagMention
 from situ_gym.language.money import amounts, figure_value
-from situ_gym.language.tokens import Token, normalize, sentence_spans, tokenize
+from situ_gym.language.tokens import Token, normalize, sentence_spans, spans_between, tokenize
 
 __all__ = [
     "ACTS", "SLOTS", "SLOT_KINDS", "RELATIONS", "DIRECTIONS", "DISTANCES",
@@ -423,7 +423,7 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
         kind = lex.category_of.get(proposed[0])
         options = [p for p in _unique(named) if p != proposed[0] and p not in set_aside and p not in landmarks
                    and p != focus and lex.category_of.get(p) == kind]
-        if len(options) >= 2 and (P.COMPARATIVE.search(low) or re.search(r"\b(?:most|least)\b|\w+est\b|my pick|i choose|->|\u2192", low)):
+        if len(options) >= 2 and (P.COMPARATIVE.search(low) or _PICKED_AMONG.search(low)):
             compared = _unique([*compared, *options, proposed[0]])
     # a product both favoured and set against another stays in the comparison too
     mentioned = [p for p in _unique(mentioned) if p not in proposed and p not in compared]
@@ -487,8 +487,10 @@ _SLOT_WORD = re.compile(r"^(?:budget|price|size|colou?r|flavou?r|allerg\w*|room|
 # opening the clause ("so what are we looking for today", "how much do you wanna spend").
 _INTERROGATIVE = re.compile(
     r"(?:^|\b(?:so|and|um|uh|like|okay|ok|oh|well|also|then|now|wait|right)\s+)"
-    r"(?:what(?:'s| is| are| do| did| would| kind| sort| type| room)?|which|how (?:much|many|big|about)|where|who|"
-    r"is there|are there|do you|did you|would you|could you|can you|are you|were you|have you|is it|is that)\s+\w"
+    r"(?:what(?:'s| is| are| do| did| would| kind| sort| type| room)?|which|how (?:much|many|big|about)|where(?:'s)?|who|"
+    r"is there|are there|do you|did you|would you|could you|can you|are you|were you|have you|is it|is that|"
+    # an inverted auxiliary opening a question about a thing: "does the mac and cheese have wheat"
+    r"(?:does|do|did|is|are|can|could|will|would|has|have|was|were)\s+(?:the|this|that|these|those|it|they)\b)\s+\w"
 )
 # "what we have", "let me show you which": a wh-word inside a statement asks nothing
 _NON_QUESTION = re.compile(r"\b(?:show|tell|see|know|find|is|that'?s|here'?s) (?:you )?(?:what|which|where|how)\b")
@@ -507,7 +509,7 @@ def _question(sent, original, toks, s, e, mentions, places, tags, names_product,
     slots = _slots(sent, toks, s, e, mentions, places, tags, money)
     # a question of several parts asks each part's slot: "which colour you want, and which
     # colour you don't like?", "what's your budget roughly and do you want like mesh or leather"
-    parts = [(s + a, s + b) for a, b in _question_parts(sent)]
+    parts = [(s + a, s + b) for a, b in spans_between(_PART_BREAK, sent)]
     if len(parts) >= 2:
         each = [_slots(low_part, toks, a, b, mentions, places, tags, money) for (a, b), low_part in
                 zip(parts, (sent[a - s : b - s] for a, b in parts), strict=True)]
@@ -523,17 +525,6 @@ _PART_BREAK = re.compile(
     r"(?:,\s*|\s+)(?:and|&|\+)\s+(?=(?:what|which|how|any|is|are|do|does|did|would|will|can|could|should|"
     r"anything|something|you|u)\b)|,\s*(?=(?:any|anything|what|which|how|is|are|do|does)\b)|;\s*|\s\+\s"
 )
-
-
-def _question_parts(sent: str) -> list[tuple[int, int]]:
-    """Offsets of the parts of a question sentence (one part when it has no break)."""
-    out, at = [], 0
-    for m in _PART_BREAK.finditer(sent):
-        if m.start() > at:
-            out.append((at, m.start()))
-        at = m.end()
-    out.append((at, len(sent)))
-    return [(a, b) for a, b in out if sent[a:b].strip()]
 
 
 def _slots(sent, toks, s, e, mentions, places, tags, money) -> list[str]:
@@ -872,6 +863,11 @@ def _act(u: Utterance, focus: str | None, low: str) -> str:
     return "AnswerQuestion"
 
 
+# The pick among options listed: a superlative ("cheapest", "most cheap") or a choice said.
+_PICKED_AMONG = re.compile(
+    r"\b(?:most|least|best|cheapest|priciest|biggest|largest|smallest|lightest|softest|strongest|thickest|"
+    r"healthiest|sweetest)\b|\bmy pick\b|\bi choose\b|->|\u2192"
+)
 # One of two products set side by side, by its place, as the subject that wins or gives more.
 _ORDINAL_PICK = re.compile(
     r"\bthe (first|former|second|latter)(?: one)?(?:'s| is| gives| has| wins| offers| fits| suits| comes)"
@@ -925,8 +921,8 @@ _STANDING = re.compile(
 )
 # Where the shopper is now (not where it would like to go): "where r u atm?", "what can you see?"
 _WHERE_NOW = re.compile(
-    r"\bwhere (?:are|r|is) (?:you|u)\b|\bwhere you(?: are|'re)\b|\bstanding\b|\bin front of (?:you|u)\b|"
-    r"\bwhat (?:can|do) (?:you|u) see\b|\b(?:are|r) (?:you|u) (?:at|near|by|in|standing)\b|\bright now\b|\batm\b"
+    _STANDING.pattern + r"|\bwhere (?:are|r|is) (?:you|u)\b|\bwhere you(?: are|'re)\b|\bstanding\b|"
+    r"\bwhat (?:can|do) (?:you|u) see\b|\b(?:are|r) (?:you|u) standing\b"
 )
 # A label predicated of a product: "(the X) isn't", "has", "doesn't have the", "is missing".
 _HAS_LABEL = re.compile(

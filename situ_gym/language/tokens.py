@@ -9,7 +9,7 @@ from typing import NamedTuple
 
 from lemminflect import getAllLemmas, getAllLemmasOOV
 
-__all__ = ["FUNCTION_WORDS", "MAX_CHARS", "Token", "normalize", "tokenize", "lemma", "sentence_spans", "STOPWORDS"]
+__all__ = ["FUNCTION_WORDS", "MAX_CHARS", "Token", "normalize", "tokenize", "lemma", "sentence_spans", "spans_between", "STOPWORDS"]
 
 MAX_CHARS = 4_000  # longer input is cut here: analysis time stays bounded
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "-"})
@@ -134,15 +134,21 @@ def tokenize(text: str) -> tuple[Token, ...]:
     return tuple(out)
 
 
-def sentence_spans(text: str) -> list[tuple[int, int]]:
-    """Character spans of the sentences of ``text`` (ends at . ! ? and line breaks)."""
+def spans_between(pattern: re.Pattern[str], text: str) -> list[tuple[int, int]]:
+    """Character spans of ``text`` between the matches of ``pattern`` (blank ones dropped)."""
     spans, pos = [], 0
-    for m in _SENTENCE_END.finditer(text):
+    for m in pattern.finditer(text):
         if m.start() > pos:
             spans.append((pos, m.start()))
         pos = m.end()
     if pos < len(text):
         spans.append((pos, len(text)))
-    # A period inside a price or a size ("$4.50", "16.9 fl oz") is no sentence end: the
-    # splitter only splits after whitespace, so these stay whole.
     return [(s, e) for s, e in spans if text[s:e].strip()]
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """Character spans of the sentences of ``text`` (ends at . ! ? and line breaks).
+
+    A period inside a price or a size ("$4.50", "16.9 fl oz") is no sentence end: the
+    splitter only splits after whitespace, so these stay whole."""
+    return spans_between(_SENTENCE_END, text)
