@@ -122,10 +122,8 @@ def amounts(text: str) -> list[Amount]:
             value, cents = _digits_value(m.group("d1"))
         elif m.group("d4"):
             value, cents = float(m.group("d4").replace(",", "")), True
-        elif m.group("d6"):
-            value, cents = float(m.group("d6")), False
-        elif m.group("d5"):
-            value, cents = float(m.group("d5")), False
+        elif m.group("d5") or m.group("d6"):  # rough: "~260", "240ish"
+            value, cents = float(m.group("d5") or m.group("d6")), False
         elif m.group("d2"):
             value, cents = _digits_value(m.group("d2"))
             extra = m.group("c2")
@@ -144,16 +142,14 @@ def amounts(text: str) -> list[Amount]:
         approx = bool(_APPROX_BEFORE.search(text[max(0, m.start() - 16) : m.start()].lower())) or bool(
             _APPROX_AFTER.match(text[m.end() : m.end() + 12].lower())
         )
-        out.append(Amount(value, m.start(), m.end(), m.group(0), approx or bool(m.group("d5") or m.group("d6")), cents))
+        out.append(Amount(value, m.start(), m.end(), m.group(0), approx or bool(m.group("d5")), cents))
     for m in _SAID.finditer(text):
         if any(a.start < m.end() and m.start() < a.end for a in out):
             continue
-        if m.group("o"):
-            dollars = number_value(m.group("o")) * 100 + number_value(m.group("od"))
-            said_cents = m.group("oc")
-        elif m.group("h"):
-            dollars = number_value(m.group("h")) * 100 + number_value(m.group("hd"))
-            said_cents = m.group("hc")
+        three = next((k for k in ("o", "h") if m.group(k)), None)  # "two oh nine ninety-nine", "two nineteen ..."
+        if three:
+            dollars = number_value(m.group(three)) * 100 + number_value(m.group(three + "d"))
+            said_cents = m.group(three + "c")
         else:
             dollars, said_cents = number_value(m.group("sd")), m.group("sc")
             hundreds = _HUNDREDS_BEFORE.search(text[max(0, m.start() - 24) : m.start()])
