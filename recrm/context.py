@@ -205,11 +205,10 @@ class TurnContext:
                 return pid
         return None
 
-    @cached_property
+    @property
     def shopper_said(self) -> list[Utterance]:
-        """The shopper's earlier utterances, read by the language layer."""
-        lex = lexicon_for(self.index)
-        return [analyze(t.user_utterance, lex) for t in self.history if t.user_utterance]
+        """The shopper's earlier utterances (the ones it said), as ``history_heard`` reads them."""
+        return [u for t, u in zip(self.history, self.history_heard, strict=True) if t.user_utterance]
 
     @cached_property
     def raised(self) -> frozenset[str]:

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from recrm.context import TurnContext
 from situ_gym.language import SLOT_KINDS
-from situ_gym.language.claims import words
+from situ_gym.language.dialogue import echoed_questions
 
 __all__ = ["dialogue_value"]
 
@@ -68,9 +68,7 @@ def dialogue_value(ctx: TurnContext) -> tuple[float, str]:
 
 
 def _elicitation(ctx: TurnContext) -> tuple[float, str]:
-    heard = f" {' '.join(words(ctx.last_user_utterance))} "  # the shopper's words, whole words only
-    if heard.strip() and any(len(q.sentence) > 12 and f" {' '.join(words(q.sentence))} " in heard
-                             for q in ctx.said.questions):
+    if echoed_questions(ctx.said, ctx.last_user_utterance):
         return 0.0, "repeats the shopper's own question"  # best-of-N played the echo at 0.2
     asked = [s for s in ctx.said.asks if s != "other"]
     if not asked:

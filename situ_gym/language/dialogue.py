@@ -49,15 +49,15 @@ from situ_gym.language import patterns as P
 from situ_gym.language.analysis import (
     _ACK_OPENING,
     _FINITE_VERB,
-    _INTERROGATIVE,
     _PRONOUN,
     Utterance,
     analyze,
 )
+from situ_gym.language.claims import words
 from situ_gym.language.lexicon import SceneLexicon
 from situ_gym.language.tokens import sentence_spans
 
-__all__ = ["analyze_reply", "in_reply"]
+__all__ = ["analyze_reply", "echoed_questions", "in_reply"]
 
 # A choice between options the shopper names: "A or B?", "A vs B", "which one ...".
 _CHOICE = re.compile(r"\bor\b|\bvs\.?\b|\bversus\b|\bwhich\b|\bbetter\b|/")
@@ -74,10 +74,7 @@ _OWN_ACTS = frozenset({"Greet", "ConfirmPurchase", "Navigate", "HandleRejection"
 
 def _asks(heard: Utterance) -> bool:
     """Whether the shopper's words ask something (with or without a "?")."""
-    low = heard.text.lower().strip()
-    return bool(heard.questions) or low.endswith("?") or bool(_INTERROGATIVE.match(low)) or bool(
-        re.match(r"^(?:does|do|did|is|are|can|could|will|would|has|have|was|were|how|what|where|which|why)\b", low)
-    )
+    return bool(heard.questions) or heard.text.rstrip().endswith("?")
 
 
 def _favoured(said: Utterance, sides: list[str]) -> str | None:
@@ -177,6 +174,16 @@ def in_reply(
         if said.proposed and said.act in ("AnswerQuestion", "Explain"):
             return replace(said, act="Recommend")
     return said
+
+
+def echoed_questions(said: Utterance, heard: str) -> tuple[str, ...]:
+    """The questions of ``said`` that say the shopper's own words ``heard`` back to it
+    ("Okay. Where can I find the gluten-free cereal?" after the shopper asked exactly that):
+    whole words, questions of more than 12 characters."""
+    spoken = f" {' '.join(words(heard))} "
+    if not spoken.strip():
+        return ()
+    return tuple(q.sentence for q in said.questions if len(q.sentence) > 12 and f" {' '.join(words(q.sentence))} " in spoken)
 
 
 def analyze_reply(

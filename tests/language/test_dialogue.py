@@ -33,6 +33,9 @@ TABLE = [
     # a question about a product the shopper raised: answered, named without being offered
     ("how much is the parmesan?", [PARMESAN], "parmesan wedge = 10.79", "AnswerQuestion", [], [PARMESAN], []),
     ("how much is the parmesan?", [PARMESAN], "The parmesan wedge is $10.79.", "AnswerQuestion", [], [PARMESAN], []),
+    # a question without its "?", by its inverted auxiliary
+    ("does the mac and cheese have wheat in it", ["sm_p184"], "um yeah it does it's got wheat and milk in it so yeah",
+     "AnswerQuestion", [], ["sm_p184"], []),
     # a choice set side by side without a "?"
     ("cod or salmon, want the cheaper one", [COD, SALMON], "the salmon, 9.49, the cod is 10.29", "Compare", [SALMON], [],
      [COD, SALMON]),
@@ -120,3 +123,13 @@ def test_a_request_for_other_options_is_no_choice_between_the_ones_raised(lex):
     said = analyze_reply("I suggest the Stone Hearth Whole Grain Wheat Crackers, 13 oz, it is vegan. Have a look at it.",
                          lex, heard=heard, raised=["sm_p072", "sm_p074"], focus="sm_p072")
     assert (said.act, said.proposed) == ("Recommend", ("sm_p071",))
+
+
+def test_a_question_said_back_to_the_shopper(lex):
+    from situ_gym.language import analyze
+    from situ_gym.language.dialogue import echoed_questions
+
+    said = analyze("Okay. Where can I find the gluten-free cereal?", lex)
+    assert echoed_questions(said, "Where can I find the gluten-free cereal?") == ("Where can I find the gluten-free cereal?",)
+    assert echoed_questions(said, "I need some cereal.") == ()
+    assert echoed_questions(said, "") == ()
