@@ -246,6 +246,8 @@ NOT_A_REJECTION = _words(
     r"(?:don'?t|do not) want (?:it|them|anything|something)(?= [a-z])(?! (?:at all|anymore|any more|thanks|after all)\b)",
     r"i'?d rather (?:look|browse|explore|take my|go|walk|find|keep|head|check|see|wander|decide)",
     r"(?:don'?t|do not) (?:like|love|eat|drink)(?= [a-z])(?! (?:it|that|this|them|these|those|the|one|any of)\b)",
+    # "no" answering a question about the shopper's wishes: "No, nothing to avoid."
+    r"^no\b[,.!]?\s*(?=nothing (?:to|i|we|in particular|special|else)\b|no particular\b|none\b)",
 )
 # A doubt voiced as a question about an offer is a hesitation, not a turn-down: "the X doesn't
 # have it. Is it still a good choice?", "$8.49 is more than I wanted. Why should I go for it?"

@@ -18,11 +18,13 @@ from .corpus import lexicons
 
 LEX = lexicons()["supermarket"]
 SLOTS = dict(name="Misty Valley Earl Grey Decaf Tea", price="$4.39", budget="$10", feature="organic",
-             other="Oakridge Organics Chamomile Herbal Tea", direction="turning left", article="some", text="tea")
+             other="Oakridge Organics Chamomile Herbal Tea", direction="turning left", article="some", text="tea",
+             topic="the budget")
 # Turns that are no turn-down, whatever negative words they hold; and the ones that are.
 NOT_REJECTING = ("budget", "category", "ask_explain", "buy", "buy_tradeoff", "hesitate_budget", "hesitate_need",
                  "decline_guidance", "style_clarify", "style_compare", "inspect_pick_up_item", "inspect_check_item",
-                 "follow_fixture", "explore", "cannot_see")
+                 "follow_fixture", "explore", "cannot_see", "later", "nothing_avoid", "nothing_preference",
+                 "nothing_size", "nothing_budget")
 REJECTING = ("reject_budget", "reject_budget_reveal", "reject_avoid", "reject_need", "reject_category", "reject_generic",
              "reject_substitute", "reject_pricier", "already_rejected")
 

@@ -12,8 +12,9 @@ the assistant's hidden annotations:
   trade-off, or reject with a reason;
 * otherwise understood navigation guidance is followed (``navigation.Navigator``) with
   probability ``Persona.navigation_following``, else the shopper explores;
-* at most one new goal detail is disclosed (``disclosure.choose_disclosure``), preferring the
-  slot the assistant asked about;
+* every part of the assistant's question is answered, with at most one new goal detail a turn
+  (``disclosure.choose_disclosure``): a slot asked again is restated, one the shopper has
+  nothing for is answered so, one whose detail must wait is put off in words;
 * explanations count when the analysis finds one (about any product; what it cites is
   remembered per product for trade-offs);
 * patience: a turn is unproductive when the response is empty or repeated, or brings no new
@@ -38,10 +39,10 @@ from situ_gym.som.types import RoleView, VisibleEntity
 from situ_gym.stores import store_spec
 from situ_gym.user.base import UserObservation, UserSimulator, UserTurn
 from situ_gym.user.rule.decision import Decision, Verdict
-from situ_gym.user.rule.disclosure import SLOT_KINDS, choose_disclosure
+from situ_gym.user.rule.disclosure import choose_disclosure
 from situ_gym.user.rule.navigation import Navigator
 from situ_gym.user.rule.persona import Persona
-from situ_gym.user.rule.speech import REMARKS, disclose, format_price, restate, say
+from situ_gym.user.rule.speech import REMARKS, answer_part, format_price, say
 from situ_gym.user.rule.state import EpisodeState
 
 __all__ = ["RuleBasedUser"]
@@ -51,12 +52,6 @@ logger = logging.getLogger(__name__)
 _GLANCE_DISTANCE = 4.0  # metres: a fitting product this close catches the shopper's eye
 # The backend's own messages for a move stopped by an obstacle (system text, not dialogue).
 _BLOCKED = ("block", "collid", "obstruct", "cannot move", "can't move", "could not", "no room")
-_NOTHING = {
-    "avoid": ("Nothing I need to avoid, really.", "No, nothing to avoid."),
-    "preference": ("No particular preferences beyond that.", "Nothing special, really."),
-    "size": ("Any size is fine.", "Size doesn't matter much."),
-    "budget": ("I haven't set a budget.",),
-}
 
 
 def _first_word(sentence: str) -> str:
@@ -149,26 +144,17 @@ class RuleBasedUser(UserSimulator):
         call, intent, action_text = self._decide(obs, u, visible, proposals, revealed)
         followed = intent == "follow"
 
-        disclosure_text, answered, restated_only = "", False, False
-        if not revealed:
-            generic = bool(u.questions) and not u.asks or "other" in u.asks
-            idx, again = choose_disclosure(self.items, state.disclosed, u.asks, generic, self.persona, self.rng)
-            if idx is not None:
-                item = self.items[idx]
-                state.disclosed.add(idx)
-                revealed.append(item.kind)
-                disclosure_text = disclose(self.voice, item.kind, item.text, item.value, self.store)
-                answered = bool(u.questions) or obs.turn == 1
-            elif again is not None:
-                item = self.items[again]
-                disclosure_text = restate(self.voice, item.kind, item.text, item.value, self.store)
-                restated_only = True
-            else:
-                missing = [s for s in u.asks if s in _NOTHING and not any(i.kind in SLOT_KINDS.get(s, ()) for i in self.items)]
-                if missing:
-                    options = _NOTHING[missing[0]]
-                    disclosure_text = options[int(self.voice.integers(len(options)))]
-                    answered = True
+        generic = bool(u.questions) and not u.asks or "other" in u.asks
+        parts_told = choose_disclosure(self.items, state.disclosed, u.asks, generic, self.persona, self.rng,
+                                       may_tell_new=not revealed)
+        for part in parts_told:
+            if part.how == "new":
+                state.disclosed.add(part.item)
+                revealed.append(self.items[part.item].kind)
+        disclosure_text = " ".join(filter(None, (answer_part(self.voice, p, self.items, self.store) for p in parts_told)))
+        hows = {p.how for p in parts_told}
+        answered = ("new" in hows and (bool(u.questions) or obs.turn == 1)) or "none" in hows
+        restated_only = hows == {"again"} or hows == {"again", "later"}
 
         # Patience: did this turn move anything forward?
         signal = answered or bool(new_proposal) or followed or explained

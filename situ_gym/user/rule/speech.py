@@ -10,10 +10,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from situ_gym.scene.model import DisclosureItem
 from situ_gym.scene.wording import avoid_phrasings, need_phrasings
 from situ_gym.stores import store_spec
+from situ_gym.user.rule.disclosure import Answer
 
-__all__ = ["PHRASES", "REMARKS", "say", "format_price", "disclose", "restate", "capitalize"]
+__all__ = ["PHRASES", "REMARKS", "say", "format_price", "disclose", "restate", "answer_part", "capitalize"]
+
+# How the shopper names a goal detail it tells later, by its kind.
+_TOPIC = {"budget": "the budget", "avoid": "what to avoid", "need": "what else I need", "category": "what it's for",
+          "use": "what it's for"}
 
 PHRASES: dict[str, tuple[str, ...]] = {
     "category": ("I'm looking for {article} {text}.", "I need {article} {text}.", "I'm after {article} {text}.",
@@ -21,6 +27,13 @@ PHRASES: dict[str, tuple[str, ...]] = {
     "budget": ("My budget is about {budget}.", "I'd like to keep it under {budget}.",
                "I don't want to spend more than {budget}.", "Up to {budget} is fine.", "{budget} is my limit."),
     "restate": ("Like I said, {text}", "As I mentioned, {text}", "Again, {text}", "Just to repeat, {text}"),
+    # a part of the assistant's question the shopper has nothing for, or must answer later
+    "nothing_avoid": ("Nothing I need to avoid, really.", "No, nothing to avoid."),
+    "nothing_preference": ("No particular preferences beyond that.", "Nothing special, really."),
+    "nothing_size": ("Any size is fine.", "Size doesn't matter much."),
+    "nothing_budget": ("I haven't set a budget.",),
+    "later": ("One thing at a time, I'll come to {topic} in a moment.", "Let me get back to you on {topic}.",
+              "I'll tell you about {topic} after that."),
     "ack": ("Okay.", "Alright.", "Thanks.", "Sure.", "Hmm.", "Got it.", "Right.", "I see."),
     "greet": ("Hi!", "Hello!", "Hi there.", "Hey, thanks for helping.", "Hello, thanks."),
     "confused": ("Sorry, I didn't catch that.", "I'm not sure what you mean.", "Could you say that again?",
@@ -133,3 +146,16 @@ def restate(rng: np.random.Generator, kind: str, text: str, value: object, store
     sentence = disclose(rng, kind, text, value, store)
     first = sentence if sentence.startswith(("I ", "I'")) else sentence[:1].lower() + sentence[1:]
     return say(rng, "restate", text=first)
+
+
+def answer_part(rng: np.random.Generator, part: Answer, items: list[DisclosureItem], store: str) -> str:
+    """The sentence for one part of the shopper's answer (``disclosure.Answer``)."""
+    if part.how in ("new", "again"):
+        item = items[part.item]
+        speak = disclose if part.how == "new" else restate
+        return speak(rng, item.kind, item.text, item.value, store)
+    if part.how == "none":
+        return say(rng, f"nothing_{part.slot}") if f"nothing_{part.slot}" in PHRASES else ""
+    if part.how == "later":
+        return say(rng, "later", topic=_TOPIC.get(items[part.item].kind, "the rest"))
+    raise ValueError(f"unknown answer part {part.how!r}")
