@@ -29,6 +29,7 @@ from tests.language.corpus import (  # noqa: E402
     load_heldout2,
     load_heldout3,
     load_heldout4,
+    load_heldout5,
     score,
 )
 
@@ -75,8 +76,11 @@ def main(argv: list[str] | None = None) -> None:
     print("fourth corpus (tests/language/heldout3: the five styles; written apart, since tuned on):")
     print(score(load_heldout3()).table())
     print()
-    print("fifth corpus (tests/language/heldout4: the five styles; written apart, never tuned on):")
+    print("fifth corpus (tests/language/heldout4: the five styles; written apart, its totals guided tuning):")
     print(score(load_heldout4()).table())
+    print()
+    print("sixth corpus (tests/language/heldout5: the five styles; written apart, never tuned on):")
+    print(score(load_heldout5()).table())
 
 
 if __name__ == "__main__":

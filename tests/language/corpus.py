@@ -19,6 +19,8 @@ HELDOUT2_DIR = Path(__file__).parent / "heldout2"
 HELDOUT3_DIR = Path(__file__).parent / "heldout3"
 # A fifth, written apart again while the layer was tuned with the fourth as a guard (heldout4/README.md)
 HELDOUT4_DIR = Path(__file__).parent / "heldout4"
+# A sixth, written apart again once the fourth had been tuned with (heldout5/README.md)
+HELDOUT5_DIR = Path(__file__).parent / "heldout5"
 STORES = ("supermarket", "home_furnishings")
 STYLES = ("chat", "clipped", "nonnative", "mixed")
 # heldout2 and heldout3 write straight on as "forward" (their READMEs' schema sections), the
@@ -49,6 +51,10 @@ def load_heldout3() -> list[dict]:
 
 def load_heldout4() -> list[dict]:
     return load_corpus(HELDOUT4_DIR)
+
+
+def load_heldout5() -> list[dict]:
+    return load_corpus(HELDOUT5_DIR)
 
 
 def lexicons():

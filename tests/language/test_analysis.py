@@ -382,12 +382,16 @@ HELDOUT3_FLOOR = 0.9
 # tuned; never run through it before its first measurement): 88.2% when first run, 90.6% after
 # changes made on the other corpora only (its misses never read).
 HELDOUT4_FLOOR = 0.89
+# tests/language/heldout5 (400 utterances, five styles, a sixth author; written once the layer
+# had been tuned with heldout4's totals as a guide): 90.9% when first run.
+HELDOUT5_FLOOR = 0.89
 
 
 @pytest.mark.parametrize("corpus, floor, style_margin", [("heldout", HELDOUT_FLOOR, 0.05),
                                                           ("heldout2", HELDOUT2_FLOOR, 0.06),
                                                           ("heldout3", HELDOUT3_FLOOR, 0.06),
-                                                          ("heldout4", HELDOUT4_FLOOR, 0.06)])
+                                                          ("heldout4", HELDOUT4_FLOOR, 0.06),
+                                                          ("heldout5", HELDOUT5_FLOOR, 0.06)])
 def test_held_out_accuracy_per_style(capsys, corpus, floor, style_margin):
     from . import corpus as C
 
@@ -396,6 +400,7 @@ def test_held_out_accuracy_per_style(capsys, corpus, floor, style_margin):
         "heldout2": (C.load_heldout2(), C.STYLES2),
         "heldout3": (C.load_heldout3(), C.STYLES2),
         "heldout4": (C.load_heldout4(), C.STYLES2),
+        "heldout5": (C.load_heldout5(), C.STYLES2),
     }[corpus]
     result = score(rows)
     with capsys.disabled():
@@ -422,8 +427,9 @@ def _group_readings(corpus: str):
 
 # Share of paraphrase groups (one meaning in chat, clipped, non-native, mixed and spoken English)
 # whose members all get the same act, proposals, attempts and slots. Measured: heldout 33/45,
-# heldout2 12/30, heldout3 11/25, heldout4 11/25 (9/25 when first run); a drop is a regression.
-INVARIANCE_FLOORS = {"heldout": 0.7, "heldout2": 0.38, "heldout3": 0.42, "heldout4": 0.42}
+# heldout2 12/30, heldout3 11/25, heldout4 11/25 (9/25 when first run), heldout5 10/25 when
+# first run; a drop is a regression.
+INVARIANCE_FLOORS = {"heldout": 0.7, "heldout2": 0.38, "heldout3": 0.42, "heldout4": 0.42, "heldout5": 0.38}
 
 
 @pytest.mark.parametrize("corpus", sorted(INVARIANCE_FLOORS))
