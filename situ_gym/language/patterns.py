@@ -30,8 +30,10 @@ def _words(*phrases: str) -> re.Pattern[str]:
 
 
 THANKS = _words(r"thanks?", r"thank you", r"cheers", r"great", r"perfect", r"appreciate\w*", r"wonderful", r"lovely")
-GREETING = _re(  # at the start of any sentence: "Great to see you! Hi, welcome in."
-    r"(?:^|(?<=[.!?]\s))(?:hi|hello|hey|hiya|howdy|greetings|good (?:morning|afternoon|evening)|welcome)\b", r"\bwelcome to\b"
+GREETING = _re(  # at the start of any sentence, drawn out or after a filler: "Great to see you! Hi, welcome in.",
+    # "heyyy welcome 👋", "oh hi there"; "welcome" anywhere but in "you're welcome"
+    r"(?:^|(?<=[.!?]\s))(?:(?:oh|well|um|uh|ah)\W+)?(?:h+i+|hel+o+|he+y+|hiya|howdy|greetings|good (?:morning|afternoon|evening|day))\b",
+    r"(?<!you're )(?<!youre )(?<!you are )(?<!very )\bwelcome\b",
 )
 CLOSING = _words(
     r"good ?bye", r"bye", r"that'?s (?:all|it for (?:today|now))", r"that is all", r"i'?ll leave it", r"i will leave it",

@@ -357,6 +357,18 @@ def test_it_after_a_named_product_stands_for_that_product(lex):
     assert analyze("Have a look at it.", lex["supermarket"], focus="sm_p072").proposed == ("sm_p072",)
 
 
+@pytest.mark.parametrize("text, greeting", [
+    ("heyyy welcome 👋 what're we hunting for today?", True),
+    ("oh hi there uh welcome so like is this for your home", True),
+    ("Good day! I am here for help you.", True),
+    ("hiii 🙌 welcome in! what're u shopping for?", True),
+    ("You're welcome! Anything else I can find for you?", False),
+    ("They hid the highlighters behind Shelf 4.", False),
+])
+def test_greetings_drawn_out_after_a_filler_or_by_welcome_alone(text, greeting):
+    assert analyze(text, None).greeting is greeting, text
+
+
 def test_deterministic_and_cached(lex):
     text = "Try the Sunny Fields Honey Oat Clusters, they're on Shelf 1."
     a = analyze(text, lex["supermarket"])
