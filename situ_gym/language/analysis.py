@@ -502,7 +502,7 @@ def _question(sent, original, toks, s, e, mentions, places, tags, names_product,
     stripped = sent.strip().rstrip("?!. ")
     if _SHORT_Q.match(stripped) or (len(stripped.split()) <= 1 and not _SLOT_WORD.match(stripped)):
         return None  # "Ready?", "Okay?"; but "budget?" asks
-    nav_like = _motion(toks, s, e) and (any(s <= p.char_start < e for p in places) or _direction(sent)) and not re.search(r"\bwhere\b", sent)
+    nav_like = bool(motion_verbs(toks, sent, s, e, base=s)) and (any(s <= p.char_start < e for p in places) or _direction(sent)) and not re.search(r"\bwhere\b", sent)
     proposing = names_product and P.PROPOSE.search(sent) and not _slot_words(sent)
     if P.PURCHASE.search(sent) or P.RECONSIDER.search(sent) or nav_like or proposing:
         return None  # an offer to buy, to reconsider, to walk, or of a product asks no slot
@@ -604,8 +604,18 @@ def _slot_words(sent: str) -> bool:
     return any(pat.search(sent) for name, pat in P.SLOTS if name in ("budget", "avoid", "use", "size"))
 
 
-def _motion(toks, s: int, e: int) -> bool:
-    return any(t.verb in P.MOTION for t in toks if s <= t.start < e)
+# A motion verb in a clause about when something is seen ("back left as you walk in", "on
+# your right when you enter") says where a thing is, not where to go.
+_WHEN_YOU = re.compile(r"\b(?:when|as|once|while|after|before|if)\s+(?:you|u)(?:'?re| are)?\s+(?:\w+\s+)?$")
+
+
+def motion_verbs(toks, low: str, s: int = 0, e: int | None = None, base: int = 0) -> list:
+    """The tokens from offset ``s`` to ``e`` that tell the shopper to move (``P.MOTION``),
+    leaving out verbs of a "when you walk in" clause; ``low`` is the lower-cased text from
+    offset ``base`` on."""
+    e = base + len(low) if e is None else e
+    return [t for t in toks if s <= t.start < e and t.verb in P.MOTION
+            and not _WHEN_YOU.search(low, max(0, t.start - base - 24), t.start - base)]
 
 
 def _direction(sent: str) -> str | None:
@@ -615,12 +625,12 @@ def _direction(sent: str) -> str | None:
     return None
 
 
-def _navigation(sent: str, toks, s: int, e: int, places: list[PlaceMention], low: str = "") -> NavInstruction | None:
+def _navigation(sent: str, toks, s: int, e: int, places: list[PlaceMention], low: str) -> NavInstruction | None:
     here = [p for p in places if s <= p.char_start < e]
     earlier = None
     if not here and re.search(r"\b(?:there|over there)\b", sent):
         earlier = next((p for p in reversed(places) if p.char_start < s), None)
-    verbs = [t for t in toks if s <= t.start < e and t.verb in P.MOTION]
+    verbs = motion_verbs(toks, low, s, e)
     relation_here = next((name for name, pat in P.RELATION if pat.search(sent)), None)
     direction = _direction(sent)
     # A clipped note's arrow is a motion verb: "atelier prime -> right, ~105 degrees"

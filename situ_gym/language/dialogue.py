@@ -51,7 +51,9 @@ from situ_gym.language.analysis import (
     _FINITE_VERB,
     _PRONOUN,
     Utterance,
+    _act,
     analyze,
+    motion_verbs,
 )
 from situ_gym.language.claims import words
 from situ_gym.language.lexicon import SceneLexicon
@@ -100,6 +102,18 @@ def _favoured(said: Utterance, sides: list[str]) -> str | None:
     return None
 
 
+def _without_echoes(said: Utterance, heard: Utterance, focus: str | None) -> Utterance:
+    """``said`` without the shopper's own words asked back before an answer ("paper towels?
+    shelf 10!", "a table? sure"): a question of at most four words, every one the shopper's,
+    asks nothing when more follows."""
+    spoken = set(words(heard.text))
+    echoes = [q for q in said.questions if 0 < len(w := words(q.sentence)) <= 4 and set(w) <= spoken]
+    if not echoes or len(words(said.text)) <= sum(len(words(q.sentence)) for q in echoes):
+        return said
+    kept = replace(said, questions=tuple(q for q in said.questions if q not in echoes))
+    return replace(kept, act=_act(kept, focus, said.text.lower()))
+
+
 def in_reply(
     said: Utterance, heard: Utterance | None, *, raised: Iterable[str] = (), focus: str | None = None,
 ) -> Utterance:
@@ -108,6 +122,7 @@ def in_reply(
     product under discussion, which "that one" / "it" in the shopper's words stands for."""
     if heard is None or heard.empty or said.empty:
         return said
+    said = _without_echoes(said, heard, focus)
     pointed = [focus] if focus is not None and not heard.named and _PRONOUN.search(heard.text.lower()) else []
     own = list(dict.fromkeys([*raised, *heard.named, *pointed]))
     named_sides = [p for _, p in said.references if p in own]
@@ -149,9 +164,9 @@ def in_reply(
     # "where's the X?" answered by where it is ("ground cinnamon's on shelf 8, back side"): an
     # answer, not directions, unless the reply tells the shopper to move
     if asked and "location" in heard.requests and said.act == "Navigate" and not any(
-        t.verb in P.MOTION and t.low != "back" for t in said.tokens  # "back side" is where, not a move
+        t.low != "back" for t in motion_verbs(said.tokens, said.text.lower())  # "back side" is where, not a move
     ):
-        return replace(said, act="AnswerQuestion")
+        return replace(said, act="AnswerQuestion", navigation=None, location=said.location or said.navigation)
 
     # a turn-down: the reply handles it
     if heard.rejects and not asked and said.act not in _OWN_ACTS:

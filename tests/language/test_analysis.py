@@ -297,6 +297,19 @@ def test_where_a_walk_ends(lex, text, target, relation):
     assert (nav.target, nav.relation) == (target, relation), text
 
 
+@pytest.mark.parametrize("text, moves", [
+    ("the bedroom area is front left when you walk in", []),
+    ("they're on the left as you walk in", []),
+    ("on your right once u enter", []),
+    ("walk in and turn left", ["walk", "turn"]),
+])
+def test_a_motion_verb_in_a_when_you_clause_tells_no_move(text, moves):
+    from situ_gym.language.analysis import motion_verbs
+
+    u = analyze(text, None)
+    assert [t.low for t in motion_verbs(u.tokens, text)] == moves
+
+
 @pytest.mark.parametrize("store, text, proposed", [
     ("home_furnishings", "tbh the clay and co halden watering can is the move: 1 gallon, long spout, ~29 bucks", ["hf_p194"]),
     ("supermarket", "Best is the Farmstead Pasture-Raised Large Brown Eggs, they are cage-free and cost only 3.79 dollars.",

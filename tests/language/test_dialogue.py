@@ -42,6 +42,11 @@ TABLE = [
     # "where's the X?" answered by where it is: an answer, not directions
     ("where's the parmesan", [PARMESAN], "the parmesan wedge is in open cooler 3, back side", "AnswerQuestion", [], [PARMESAN],
      []),
+    # ... also a category, with "when you walk in" saying where, not telling to walk
+    ("Where do I find the paper towels?", [], "paper towels are on shelf 10, both sides, on your left when you walk in",
+     "AnswerQuestion", [], [], []),
+    # the shopper's words asked back before the answer ask nothing
+    ("Where are the paper towels?", [], "paper towels? shelf 10! both sides, front n back", "AnswerQuestion", [], [], []),
     # a turn-down: whatever else the reply does, it handles it
     ("I don't want the big pot pie", [POT_PIE],
      "ok! tho heads up it's family size & high protein, which fits feeding 4", "HandleRejection", None, None, None),
@@ -55,6 +60,8 @@ TABLE = [
 def test_a_reply_reads_by_what_it_answers(lex, heard, raised, reply, act, proposed, mentioned, compared):
     said = analyze_reply(reply, lex, heard=analyze(heard, lex), raised=raised, focus=raised[0] if len(raised) == 1 else None)
     assert said.act == act
+    if act == "AnswerQuestion":
+        assert said.navigation is None and said.asks == ()  # where it is, not a move or a question
     if proposed is not None:
         assert sorted(said.proposed) == sorted(proposed)
         assert sorted(said.mentioned) == sorted(mentioned)
