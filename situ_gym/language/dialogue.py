@@ -114,12 +114,22 @@ def _without_echoes(said: Utterance, heard: Utterance, focus: str | None) -> Utt
     return replace(kept, act=_act(kept, focus, said.text.lower()))
 
 
+def _offered(said: Utterance, own: list[str], focus: str | None) -> list[str]:
+    """Products the reply names that the shopper did not raise and the reply does not set
+    aside: after a need or a wish is stated, naming one offers it."""
+    aside = set(said.set_aside) | set(said.landmarks) | set(own) | {focus}
+    return [p for p in said.mentioned if p in said.named and p not in aside]
+
+
 def in_reply(
     said: Utterance, heard: Utterance | None, *, raised: Iterable[str] = (), focus: str | None = None,
+    focus_tags: Iterable[str] | None = None,
 ) -> Utterance:
     """``said`` read as the reply to ``heard`` (see the module docstring); ``raised``: the
     products the shopper raised itself, in addition to the ones ``heard`` names; ``focus``: the
-    product under discussion, which "that one" / "it" in the shopper's words stands for."""
+    product under discussion, which "that one" / "it" in the shopper's words stands for;
+    ``focus_tags``: its catalog labels, against which a wish the shopper states is a turn-down
+    ("I can't eat wheat" of crackers with wheat)."""
     if heard is None or heard.empty or said.empty:
         return said
     said = _without_echoes(said, heard, focus)
@@ -168,14 +178,23 @@ def in_reply(
     ):
         return replace(said, act="AnswerQuestion", navigation=None, location=said.location or said.navigation)
 
-    # a turn-down: the reply handles it
-    if heard.rejects and not asked and said.act not in _OWN_ACTS:
-        return replace(said, act="HandleRejection")
+    # a turn-down, in words or by a wish the product under discussion fails: the reply handles
+    # it (a turn-down that asks something is answered by what it asks)
+    tags = set(focus_tags or ())
+    fails = focus_tags is not None and (any(t not in tags for t in heard.wants) or any(t in tags for t in heard.avoids))
+    fails = fails and not asked and said.act != "Compare"  # weighing it against another still compares
+    if (heard.rejects and not asked and said.act not in _OWN_ACTS) or (
+        fails and said.act not in _OWN_ACTS - {"HandleRejection"}
+    ):
+        offered = _offered(said, own, focus) if fails else []
+        return replace(
+            said, act="HandleRejection", proposed=tuple(dict.fromkeys([*said.proposed, *offered])),
+            mentioned=tuple(p for p in said.mentioned if p not in offered),
+        )
 
     # a need stated: a product named that the shopper did not raise is offered
     if not asked and not heard.rejects and (heard.wants or heard.categories or heard.budget) and not said.questions:
-        aside = set(said.set_aside) | set(said.landmarks) | set(own)
-        offered = [p for p in said.mentioned if p in said.named and p not in aside]
+        offered = _offered(said, own, focus)
         if offered and said.act in ("AnswerQuestion", "Explain", "Recommend", "HandleRejection"):
             # a reply that sets its own option aside ("skipping the X, over your 20 - the Y ...")
             # recommends; one that opens by taking words on board ("no problem, skip the X")
@@ -216,4 +235,5 @@ def analyze_reply(
     does. The one reading the env, the shopper and RecRM share."""
     named = frozenset(heard.named) if heard is not None else frozenset()
     said = analyze(text, lexicon, visible=frozenset(visible) | named | frozenset(raised), focus=focus)
-    return in_reply(said, heard, raised=raised, focus=focus)
+    tags = lexicon.index.products[focus].tags if lexicon is not None and focus in lexicon.index.products else None
+    return in_reply(said, heard, raised=raised, focus=focus, focus_tags=tags)

@@ -451,9 +451,15 @@ class SceneLexicon:
         """"Anything but sour cream onion", "no turkey": words that are both a label and part of
         a product's name name the label when a wish or refusal governs them with no
         determiner ("the sour cream and onion ones" stays a product)."""
-        if m.kind != "product" or not any(t.start <= m.start and m.end <= t.end for t in tags):
+        # a stance word that opened the mention ("No Pulp" is a name too) governs the rest: "no
+        # chicken" (but "the No Salt Added peanut butter" is a name)
+        start = m.start
+        if not (m.start and toks[m.start - 1].low in _DETERMINERS):
+            while start < m.end - 1 and toks[start].low in _STANCE_WORDS:
+                start += 1
+        if m.kind != "product" or not any(t.start <= start and m.end <= t.end for t in tags):
             return False
-        before = [t.low for t in toks[max(0, m.start - 3) : m.start]]
+        before = [t.low for t in toks[max(0, start - 3) : start]]
         if before and before[-1] in _DETERMINERS:
             return False
         return any(w in _STANCE_WORDS for w in before) or " ".join(before[-2:]) == "anything but"

@@ -382,6 +382,13 @@ def test_greetings_drawn_out_after_a_filler_or_by_welcome_alone(text, greeting):
     assert analyze(text, None).greeting is greeting, text
 
 
+def test_a_refused_label_that_opens_a_name_names_no_product(lex):
+    """"No Pulp" is part of a name, so "no chicken" once read as the Chicken Noodle soup."""
+    u = analyze("Try the Wildtrail lamb and brown rice dog food - lamb-based, no chicken.", lex["supermarket"])
+    assert "sm_p059" not in u.products + u.mentioned
+    assert analyze("the No Salt Added peanut butter is 3.99", lex["supermarket"]).named == ("sm_p021",)
+
+
 def test_deterministic_and_cached(lex):
     text = "Try the Sunny Fields Honey Oat Clusters, they're on Shelf 1."
     a = analyze(text, lex["supermarket"])

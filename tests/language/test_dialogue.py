@@ -50,6 +50,12 @@ TABLE = [
     # a turn-down: whatever else the reply does, it handles it
     ("I don't want the big pot pie", [POT_PIE],
      "ok! tho heads up it's family size & high protein, which fits feeding 4", "HandleRejection", None, None, None),
+    # a wish the product under discussion fails turns it down: the reply handles that, and a
+    # product it names is offered
+    ("I need it decaf, sorry.", ["sm_p032"], "ok no worries, copper kettle decaf medium roast ground, 9.19",
+     "HandleRejection", [DECAF], [], []),
+    ("I'd rather have fair trade coffee.", ["sm_p032"], "fair enough - the ridgeline colombian whole bean is fair trade, 21.19",
+     "HandleRejection", ["sm_p033"], [], []),
     # a need stated: a product named in reply is offered, even without a cue word
     ("I need a gluten-free pasta.", [], "there's the campo verde chickpea rotini, that one's gluten free, 5.19",
      "Recommend", [ROTINI], [], []),
@@ -67,6 +73,16 @@ def test_a_reply_reads_by_what_it_answers(lex, heard, raised, reply, act, propos
         assert sorted(said.mentioned) == sorted(mentioned)
         assert sorted(said.compared) == sorted(compared)
     assert not set(said.mentioned) & set(said.proposed + said.compared)  # the schema's lists never overlap
+
+
+def test_a_wish_the_product_has_already_is_no_turn_down(lex):
+    """"I need it decaf" said of the decaf: the reply naming the medium roast answers, not handles."""
+    heard = analyze("I need it decaf.", lex)
+    said = analyze_reply("yep, and the ridgeline colombian whole bean is fair trade too", lex, heard=heard, focus=DECAF)
+    assert said.act != "HandleRejection"
+    turned = analyze_reply("yep, and the ridgeline colombian whole bean is fair trade too", lex, heard=heard,
+                           focus="sm_p032")
+    assert turned.act == "HandleRejection" and "sm_p033" in turned.proposed
 
 
 def test_the_same_words_read_differently_on_their_own(lex):
