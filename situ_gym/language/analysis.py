@@ -397,12 +397,20 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
         pid = before[-1][3] if before else None
         if pid is not None and pid not in proposed and pid not in set_aside:
             proposed.append(pid)
+    options_text = " ".join(q.sentence for q in questions)  # every question, before the ones of no slot go
     if purchase or proposed or P.HANDLE_REJECTION.search(low):
         # "So the X it is?", "Worth a try?", "Happy with it?": confirmations, not questions for information
         questions = [q for q in questions if q.slots != ("other",)]
     if len(questions) > 1:
         slotted = [q for q in questions if q.slots != ("other",)]
         questions = slotted or questions
+    if questions and not proposed and lex is not None and not any("avoid" in q.slots for q in questions) and len(
+        categories_offered(tokenize(options_text), lex)
+    ) >= 2:
+        # "dish soap or laundry soap?", "which table? dining / coffee / side": options that are
+        # different kinds of product ask which need the shopper meant (kinds named as things to
+        # avoid, "wheat, milk?", are no options)
+        questions = [replace(q, clarifies=True) for q in questions]
     proposed = _unique(proposed)
     # "the first" / "the former" after two products set side by side is the first said,
     # "the second" / "the latter" the other: "Put A next to B: the first gives you ..."
@@ -585,6 +593,18 @@ def _clause_spans(low: str, s: int, e: int) -> list[tuple[int, int]]:
     if pos < e:
         out.append((pos, e))
     return out
+
+
+def categories_offered(toks, lex: SceneLexicon) -> set[str]:
+    """The store's product kinds the words set out as options ("dish soap or laundry soap",
+    "which chair? office, gaming, dining"): every kind whose words all occur, also apart
+    ("dining / coffee / side ... table"), and none whose words are part of a longer kind found
+    ("desk lamp" is no "desk"); none without an option mark (or, a slash, a comma)."""
+    if not any(t.low in ("or", "/", ",", "vs") for t in toks):
+        return set()
+    lemmas = {t.lemma for t in toks} | {t.low for t in toks}
+    found = {key: cat for key, cat in lex.categories.items() if all(w in lemmas for w in key)}
+    return {cat for key, cat in found.items() if not any(set(key) < set(other) for other in found)}
 
 
 def _clause_span(low: str, s: int, e: int, start: int, end: int | None = None) -> tuple[int, int]:

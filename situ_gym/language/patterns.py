@@ -108,7 +108,7 @@ CLARIFY = _words(
     r"^so\b", r"wiggle room", r"hard limit", r"a must,? or", r"count too", r"including", r"or (?:is|are) (?:a|an|the)? ?[a-z ]{1,25} (?:fine|okay|ok)",
     r"or for (?:the|a)", r"or was it", r"chocolate bars",
     r"just to (?:confirm|check|be sure|clarify|make sure)", r"to confirm", r"did you (?:mean|say)", r"do you mean",
-    r"you mean", r"you said", r"you mentioned", r"so you(?:'re| are| want| need)", r"correct(?=\?)", r"right(?=\?)",
+    r"(?:you|u) mean", r"as in", r"you said", r"you mentioned", r"so you(?:'re| are| want| need)", r"correct(?=\?)", r"right(?=\?)",
     r"is that right", r"is that correct", r"or would you", r"or do you", r"or (?:rather|instead)", r"rather have",
     r"clarify", r"when you say", r"am i right", r"does that mean", r"should i (?:assume|take it)",
 )

@@ -389,6 +389,21 @@ def test_a_refused_label_that_opens_a_name_names_no_product(lex):
     assert analyze("the No Salt Added peanut butter is 3.99", lex["supermarket"]).named == ("sm_p021",)
 
 
+@pytest.mark.parametrize("store, text, act", [
+    # options that are different kinds of product ask which need the shopper meant
+    ("home_furnishings", "which kind of table? dining / coffee / side / console?", "ClarifyNeed"),
+    ("home_furnishings", "which chair? office, gaming or dining?", "ClarifyNeed"),
+    ("supermarket", "beans as in canned beans, or coffee beans?", "ClarifyNeed"),
+    ("supermarket", "u mean dish soap or laundry soap?", "ClarifyNeed"),
+    # options within one kind ask a preference; "desk lamp" is no "desk", "milk" to avoid no option
+    ("supermarket", "Coffee it is! Ground, whole bean or pods?", "AskPreference"),
+    ("home_furnishings", "desk lamp ok. must-haves? (usb port, adjustable arm) anything else?", "AskPreference"),
+    ("supermarket", "crackers, yess! any allergies we gotta dodge? wheat, milk?", "AskPreference"),
+])
+def test_options_of_different_kinds_clarify_the_need(lex, store, text, act):
+    assert analyze(text, lex[store]).act == act, text
+
+
 def test_deterministic_and_cached(lex):
     text = "Try the Sunny Fields Honey Oat Clusters, they're on Shelf 1."
     a = analyze(text, lex["supermarket"])
