@@ -410,7 +410,8 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
         # "dish soap or laundry soap?", "which table? dining / coffee / side": options that are
         # different kinds of product ask which need the shopper meant (kinds named as things to
         # avoid, "wheat, milk?", are no options)
-        questions = [replace(q, clarifies=True) for q in questions]
+        questions = [replace(q, clarifies=True, slots=("category",) if set(q.slots) <= {"other", "preference", "use", "category"} else q.slots)
+                     for q in questions]
     proposed = _unique(proposed)
     # "the first" / "the former" after two products set side by side is the first said,
     # "the second" / "the latter" the other: "Put A next to B: the first gives you ..."
@@ -524,8 +525,14 @@ def _question(sent, original, toks, s, e, mentions, places, tags, names_product,
         if all(each):  # in the slots' fixed order, as one sentence reading would list them
             found = {x for part in each for x in part} | set(slots)
             slots = [name for name, _ in P.SLOTS if name in found]
+    if not slots and _CHOICE_ASKED.search(sent):
+        slots = ["preference"]  # "light or dark?", "which one?", "which look suits your room?"
     clarifies = bool(P.CLARIFY.search(sent))
     return Question(tuple(dict.fromkeys(slots)) or ("other",), original, clarifies)
+
+
+# A choice put to the shopper: options with "or", or a "which" of things to pick among.
+_CHOICE_ASKED = re.compile(r"\b[a-z-]+\s+or\s+(?:the\s+|a\s+)?[a-z-]+|\bwhich (?:one|ones|look|matters|would|do|sounds|appeals)\b")
 
 
 # Where a question turns to its next part: ", and what ...", " + ", "; ", ", any ...".
@@ -599,10 +606,15 @@ def categories_offered(toks, lex: SceneLexicon) -> set[str]:
     """The store's product kinds the words set out as options ("dish soap or laundry soap",
     "which chair? office, gaming, dining"): every kind whose words all occur, also apart
     ("dining / coffee / side ... table"), and none whose words are part of a longer kind found
-    ("desk lamp" is no "desk"); none without an option mark (or, a slash, a comma)."""
+    ("desk lamp" is no "desk") or inside a label of several words ("milk chocolate"); none without an option
+    mark (or, a slash, a comma)."""
     if not any(t.low in ("or", "/", ",", "vs") for t in toks):
         return set()
-    lemmas = {t.lemma for t in toks} | {t.low for t in toks}
+    _, _, tags = lex.link(toks)
+    # "milk chocolate" is one flavour, not milk and chocolate
+    labelled = {i for t in tags if not t.in_name and t.end - t.start >= 2 for i in range(t.start, t.end)}
+    rooms = {i for i in range(len(toks) - 1) if toks[i + 1].low == "room"}  # "the dining room" is a room
+    lemmas = {w for i, t in enumerate(toks) if i not in labelled | rooms for w in (t.lemma, t.low)}
     found = {key: cat for key, cat in lex.categories.items() if all(w in lemmas for w in key)}
     return {cat for key, cat in found.items() if not any(set(key) < set(other) for other in found)}
 

@@ -41,7 +41,7 @@ CLOSING = _words(
     r"enjoy (?:your|the)", r"thanks? (?:you )?for (?:shopping|coming|visiting|stopping)", r"happy shopping",
     r"take care", r"see you",
 )
-INFO_REQUEST = _words(r"tell me (?:what|which|how|about|a bit|more about)", r"let me know (?:what|which|how|if)", r"could you share", r"can you share", r"i'd love to know", r"i'm curious", r"just say what")
+INFO_REQUEST = _words(r"tell me(?:,? please,?)? (?:what|which|how|about|for which|a bit|more about)", r"let me know (?:what|which|how|if)", r"could you share", r"can you share", r"i'd love to know", r"i'm curious", r"just say what")
 
 # Slots a question asks about (checked in this order; several may hold).
 SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -49,7 +49,7 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"looking for", r"shopping for", r"searching for", r"hunting for", r"here for", r"in the market for",
         r"help you find", r"can i help", r"how can i help", r"what brings you", r"need today", r"want today",
         r"what (?:do|would) you (?:need|want|like) to (?:buy|get|pick up|find)",
-        r"what (?:do|would) you (?:need|want)(?: to get)?(?: today)?\??$", r"what you(?:'re| are)? (?:need|after|looking)",
+        r"what (?:do|would) you (?:need|want)(?: to get)?(?: today)?\??$", r"what (?:you|u)(?:'re| are| r)? (?:need|after|looking)",
         r"what you need", r"what can i (?:help|get|find)", r"what kind of (?:product|item|thing)s?", r"what type of (?:product|item)s?",
         r"what are (?:you|we) (?:after|buying|getting|picking up)", r"on your (?:list|shopping list|mind)",
         r"what (?:would you like|are you hoping) to (?:buy|get|find)", r"what did you come in for", r"picking up",
@@ -62,7 +62,8 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"which (?:product|thing|item)s? (?:you|u)", r"what \+", r"what(?:'re| are) (?:we|you) (?:after|hunting|looking|shopping)",
         r"(?:looking|shopping|searching) for what", r"what(?: is)? the thing you", r"what (?:you|u) (?:have|got) in (?:the )?mind",
         r"(?:which|what) (?:kind|sort|type) (?:of )?(?:food|snack|drink|furniture|lamp|light|chair|desk|sofa|product|thing)s?",
-        r"what do u need", r"what (?:can|shall) (?:i|we) find", r"(?:need|want|after) what")),
+        r"what do u need", r"what (?:can|shall) (?:i|we) find", r"(?:need|want|after) what",
+        r"(?:want|wanna|need) to (?:buy|get|pick up)", r"what(?:'re| are) we grabbing", r"what things? (?:you|u)")),
     ("use", _words(
         r"what(?:'s| is| will)? (?:it|that|this|they) (?:be )?for", r"what (?:do|will|would) you (?:need|want|use) (?:it|them|that|the [a-z ]+) for",
         r"use (?:it|them|this|that|the [a-z ]+) for", r"using (?:it|them)", r"used for", r"occasion", r"purpose", r"who is it for",
@@ -71,7 +72,8 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"(?:is|are) (?:it|this|that|they|these|the [a-z' ]+) for", r"for yourself", r"or (?:for|to keep)\b",
         r"need it for", r"want it for", r"for a party", r"gift", r"which room", r"particular room", r"what room",
         r"what for", r"what it'?s for", r"for what (?:is|you|it)", r"what (?:is )?the use", r"for which room", r"anything special",
-        r"for (?:breakfast|lunch|dinner|snacks?|school|work|the kids|guests) or", r"(?:for )?what use")),
+        r"for (?:breakfast|lunch|dinner|snacks?|school|work|the kids|guests) or", r"(?:for )?what use",
+        r"(?:living|dining|bed|bath|kids'?|play) ?room")),
     ("budget", _words(
         r"budget", r"spend", r"spending", r"pay", r"price", r"prices", r"priced", r"cost", r"costs", r"afford",
         r"how much (?:do|would|are|can|could|were|did)", r"how much money", r"cheap", r"expensive", r"pricey",

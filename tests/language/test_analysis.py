@@ -255,8 +255,13 @@ def test_informal_and_non_native_purchase_prompts(lex, text):
     # options that are places, or where the shopper stands, ask its location
     ("u at shelf 3 or shelf 4 rn?", ("location",)),
     ("what's in front of u rn \u2014 freezers or produce stands?", ("location",)),
-    # "standing" as a kind of desk is no place
-    ("omg a new desk, fun!! standing or regular?", ("other",)),
+    # "standing" as a kind of desk is no place: an either-or put to the shopper asks its preference
+    ("omg a new desk, fun!! standing or regular?", ("preference",)),
+    ("boho rugs, both wool and washable. light or dark?", ("preference",)),
+    ("Side by side: the oak one is cheaper, the marble one has a shelf. Which one?", ("preference",)),
+    # what the shopper is after, in clipped and non-native words; a room asks the use
+    ("hey, welcome. what u after today + what's it for?", ("category", "use")),
+    ("Hello, welcome! Tell me please for which room you buy today.", ("use",)),
     ("wait which kind of table tho", ("category",)),
     # the kind of a category is a preference within it; the kind of a thing that is no category is the category
     ("I understand, no frosted cereal. Which kind of cereal you prefer then?", ("preference",)),
