@@ -20,7 +20,7 @@ from functools import lru_cache
 
 from situ_gym.language import patterns as P
 from situ_gym.language.lexicon import Mention, PlaceMention, SceneLexicon, TagMention
-from situ_gym.language.money import amounts, figure_value
+from situ_gym.language.money import amounts, figure_value, quantities
 from situ_gym.language.tokens import Token, normalize, sentence_spans, spans_between, tokenize
 
 __all__ = [
@@ -789,7 +789,9 @@ def _explanation(pid, low, toks, mentions, tags, money, lex, rivals=()) -> Expla
     # Labels inside the words that name the product identify it ("the vanilla yogurt") and
     # are no reason; said again later, or predicated ("they're organic blueberries"), they are.
     naming = [m for m in mentions if pid in m.candidates]
-    spans = [(m.start, m.end) for m in naming[:1] if not _PREDICATE.search(low[max(0, m.char_start - 14) : m.char_start])]
+    # (the name said again to pick it, "I'd go with the Loyal Paws Senior Turkey", still names it)
+    again = [m for m in naming[1:] if m.kind == "product" and m.candidates == (pid,) and m.end - m.start >= 3]
+    spans = [(m.start, m.end) for m in naming[:1] + again if not _PREDICATE.search(low[max(0, m.char_start - 14) : m.char_start])]
     cites: list[str] = []
     shared = set.intersection(*(set(lex.index.products[r].tags) for r in rivals)) if rivals else set()
     for t in tags:
@@ -800,6 +802,14 @@ def _explanation(pid, low, toks, mentions, tags, money, lex, rivals=()) -> Expla
             if tag.startswith("packaging:") and set(value) <= _CONTAINERS:
                 continue  # "$2.39 a can" says how it is sold, not why it suits
             cites.append(tag)
+    # its size in any words and units ("twenty nine ounce can", "96 loads", "12 bars"), said
+    # outside the words that name it ("Cereal, 12 oz") and not as how it is sold ("5.99 for a
+    # 4-pack"); a size both sides share is no reason for one
+    said = _SOLD_AS.sub(lambda m: " " * len(m.group(0)), low)
+    for m in naming:
+        said = said[: m.char_start] + " " * (m.char_end - m.char_start) + said[m.char_end :]
+    sizes = quantities(said)
+    cites += [tag for tag in product.tags if tag.startswith("size:") and tag not in shared and quantities(tag[5:]) & sizes]
     # Sales talk ("half price today", "a best seller") states no fact of the product's price.
     facts = P.CLAIMS.sub(lambda m: " " * len(m.group(0)), low)
     # its own price, exactly or as a rough figure ("about nine bucks", "~260": within 10%)
@@ -820,6 +830,7 @@ def _explanation(pid, low, toks, mentions, tags, money, lex, rivals=()) -> Expla
     return Explanation(pid, tuple(cites)) if cites else None  # a reason names a fact of the product
 
 
+_SOLD_AS = re.compile(r"\bfor an? [\w.-]+(?: \w+)?")
 # A bound said before a figure: "under", "below", "less than", "within", "<" (+ "your").
 _BOUND = re.compile(r"(?:\b(?:under|below|less than|within|inside|beneath|lower than)|<)\s*(?:(?:your|ur|the|that)\s+)?")
 _BARE_FIGURE = re.compile(

@@ -137,6 +137,10 @@ def _label_aliases(value: str, key_name: str = "") -> list[tuple[str, ...]]:
         out += [("doesn't", *key[1:]), ("not", *key[1:]), ("doesn't", lemma(key[1].removesuffix("ding").removesuffix("ing")))]
     if any(w in _DIGIT_WORDS for w in key):
         out.append(tuple(_DIGIT_WORDS.get(w, w) for w in key))
+    if key[0] == "zero" and len(key) >= 2:  # "zero sugar" as "0 sugar", "no sugar", "sugar-free"
+        out += [("0", *key[1:]), ("no", *key[1:]), (*key[1:], "free")]
+    if len(key) == 2 and key[1] == "power":  # "battery powered" as "runs on battery"
+        out.append(key[:1])
     if key == ("decaf",):  # a decaf is what "no caffeine" asks for
         out += [("decaffeinate",), ("no", "caffeine"), ("without", "caffeine"), ("caffeine", "free"), ("zero", "caffeine")]
     out += [(short,) for short in _SHORT_FORMS.get(key, ())]
@@ -150,7 +154,8 @@ _PLACE_VERBS = frozenset({"into", "enter", "leave", "exit", "inside"})
 _PLACE_NOUNS = frozenset({"doorway", "door", "entrance", "via", "through", "storefront", "store", "shop"})
 
 # How notes and chat abbreviate label values.
-_SHORT_FORMS = {("vegetarian",): ("veg", "veggie"), ("organic",): ("org",), ("gluten", "free"): ("gf",)}
+_SHORT_FORMS = {("vegetarian",): ("veg", "veggie"), ("organic",): ("org",), ("gluten", "free"): ("gf",),
+                ("scandinavian",): ("scandi", "nordic")}
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["Amount", "amounts", "figure_value", "number_value"]
+__all__ = ["Amount", "amounts", "figure_value", "number_value", "quantities"]
 
 _UNITS = {
     "zero": 0, "one": 1, "a": 1, "an": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -161,4 +161,37 @@ def amounts(text: str) -> list[Amount]:
         approx = bool(_APPROX_BEFORE.search(text[max(0, m.start() - 16) : m.start()].lower()))
         out.append(Amount(dollars + cents_value / 100.0, m.start(), m.end(), m.group(0), approx, True))
     out.sort(key=lambda a: a.start)
+    return out
+
+
+# ---------------------------------------------------------------------- quantities
+# A size said with its unit: "32 oz", "twenty nine ounce", "96 loads", "12-count", "a 12 lb bag".
+# Units read as one family each; nouns that count items ("12 bars", "24 pops") count.
+_QUANTITY_UNITS = {
+    "oz": "oz", "ounce": "oz", "ounces": "oz", "lb": "lb", "lbs": "lb", "pound": "lb", "pounds": "lb",
+    "gal": "gal", "gallon": "gal", "gallons": "gal", "qt": "qt", "quart": "qt", "quarts": "qt",
+    "pint": "pint", "pints": "pint", "in": "in", "inch": "in", "inches": "in",
+    "load": "loads", "loads": "loads", "roll": "rolls", "rolls": "rolls", "bag": "bags", "bags": "bags",
+    **dict.fromkeys(("count", "ct", "pack", "pk", "bars", "pieces", "pcs", "pops", "cups", "packets", "cans",
+                     "bottles", "pods", "servings", "eggs", "waffles", "sticks"), "count"),
+}
+_QUANTITY = re.compile(
+    rf"(?<![\w$.])(?P<n>\d+(?:\.\d+)?|{_NUMBER_WORDS})\s*(?:-\s*)?(?:x\s+(?P<each>\d+(?:\.\d+)?)\s*)?(?:fl\.?\s+|fluid\s+|mega\s+)?"
+    rf"(?P<u>{'|'.join(sorted(_QUANTITY_UNITS, key=len, reverse=True))})\b"
+)
+
+
+def quantities(text: str) -> set[tuple[float, str]]:
+    """Every (value, unit family) size said in ``text`` ("thirty two ounces" -> (32.0, "oz");
+    "12 x 12 fl oz" -> (12.0, "count") and (12.0, "oz"))."""
+    out: set[tuple[float, str]] = set()
+    for m in _QUANTITY.finditer(text.lower()):
+        value = figure_value(m.group("n").replace(" ", "-")) if not m.group("n")[:1].isdigit() else float(m.group("n"))
+        if value is None:
+            continue
+        unit = _QUANTITY_UNITS[m.group("u")]
+        if m.group("each"):  # "8 x 12 fl oz": eight cans of twelve ounces
+            out |= {(value, "count"), (float(m.group("each")), unit)}
+        else:
+            out.add((value, unit))
     return out

@@ -140,11 +140,33 @@ def test_short_names_of_products_in_view(lex, store, text, visible, named):
      ["diet:high protein", "diet:whole grain"]),
     ("home_furnishings", "try pixel forge bexley gaming desk: rgb + headphone hook, 179.99", "hf_p147",
      ["feature:headphone hook", "feature:rgb lighting", "price"]),
+    # the name said again to pick the product still only names it ("turkey" is no reason)
+    ("supermarket", "I'd go with the Loyal Paws Senior Turkey - made for senior dogs, and far cheaper than the "
+     "Wildtrail one at $13.79.", "sm_p143", ["life stage:senior", "price"]),
+    # labels in other words: "0 sugar", "runs on battery"
+    ("supermarket", "clear spring zero sugar cola: 0 sugar, 3.89", "sm_p106", ["diet:zero sugar", "price"]),
+    ("home_furnishings", "The Glowbug Corsa String Lights, they're waterproof and run on battery, 28.99.", "hf_p102",
+     ["feature:battery powered", "feature:waterproof", "price"]),
 ])
 def test_reasons_cited(lex, store, text, product, cites):
     # the two yogurts of the comparison row are in view; no other row names them
     e = analyze(text, lex[store], visible=frozenset({"sm_p208", "sm_p210"})).explanation
     assert e is not None and e.product == product and sorted(e.cites) == cites
+
+
+@pytest.mark.parametrize("store, focus, text, cites", [
+    # a size in any words and units is a reason; one said as how the product is sold is not
+    ("supermarket", "sm_p066", "so these are organic and um it's a big twenty nine ounce can so you get a lot for three nineteen",
+     ["diet:organic", "price", "size:29 oz"]),
+    ("supermarket", "sm_p117", "so um it's fragrance free it's made for like sensitive skin and you get ninety six loads out of it",
+     ["feature:fragrance-free", "feature:sensitive skin", "size:96 loads"]),
+    ("supermarket", "sm_p208", "it's vanilla and high protein, 5.99 for a 4-pack", ["diet:high protein", "flavour:vanilla", "price"]),
+    ("home_furnishings", "hf_p089", "bc: dimmable + smart bulb compatible, scandi style",
+     ["feature:dimmable", "feature:smart bulb compatible", "style:scandinavian"]),
+])
+def test_reasons_about_the_product_under_discussion(lex, store, focus, text, cites):
+    e = analyze(text, lex[store], focus=focus).explanation
+    assert e is not None and e.product == focus and sorted(e.cites) == cites
 
 
 @pytest.mark.parametrize("store, text, named", [

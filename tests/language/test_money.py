@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from situ_gym.language.money import amounts
+from situ_gym.language.money import amounts, quantities
 
 
 @pytest.mark.parametrize("text, values", [
@@ -51,3 +51,20 @@ def test_numbers_said_aloud_that_are_no_price(text):
 @pytest.mark.parametrize("text", ["the nova is 240ish", "7 bucks and change", "about five quid"])
 def test_rough_figures_are_marked_rough(text):
     assert [a.approx for a in amounts(text)] == [True]
+
+
+@pytest.mark.parametrize("text, sizes", [
+    ("you get ninety six loads out of it", {(96.0, "loads")}),
+    ("a big twenty nine ounce can", {(29.0, "oz")}),
+    ("12 bars in the box", {(12.0, "count")}),
+    ("3.99 for 1 gallon", {(1.0, "gal")}),
+    ("32 fl oz", {(32.0, "oz")}),
+    ("12 x 12 fl oz", {(12.0, "count"), (12.0, "oz")}),
+    ("13 gal, 40 count", {(13.0, "gal"), (40.0, "count")}),
+    ("twenty-four count", {(24.0, "count")}),
+    # a price, a time or a bare number is no size
+    ("$4.19, and 3 of them in stock", set()),
+    ("it's 9.49", set()),
+])
+def test_sizes_in_any_words_and_units(text, sizes):
+    assert quantities(text) == sizes
