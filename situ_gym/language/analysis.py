@@ -304,7 +304,7 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
         for _, cs, ce, pid in here:
             a, b = _clause_span(low, s, e, cs, ce)
             clause = low[a:b]
-            neg = P.NOT_PROPOSED.search(clause)
+            neg = P.NOT_PROPOSED.search(clause) or P.OVER_LIMIT.search(low, ce, b)
             if neg:
                 set_aside.append(pid)
             if _LANDMARK.search(low, max(a, cs - 24), cs):

@@ -186,7 +186,7 @@ def in_reply(
     if (heard.rejects and not asked and said.act not in _OWN_ACTS) or (
         fails and said.act not in _OWN_ACTS - {"HandleRejection"}
     ):
-        offered = _offered(said, own, focus) if fails else []
+        offered = _offered(said, own, focus)
         return replace(
             said, act="HandleRejection", proposed=tuple(dict.fromkeys([*said.proposed, *offered])),
             mentioned=tuple(p for p in said.mentioned if p not in offered),

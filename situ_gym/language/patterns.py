@@ -14,7 +14,7 @@ __all__ = [
     "CLAIM_SENTENCE_END", "CLAIM_PRICE", "BUDGET_WORDS", "REFERRING_PRONOUNS", "PREFERENCE_WORDS", "PLACE_PREPOSITIONS", "CART_CLAIM", "HAND_CLAIM", "BUDGET_CLAIM",
     "MARKER_LABEL", "INTERNAL_JARGON", "ABOUT_THE_SHOPPER", "JUDGE_JARGON", "CATALOG_ID",
     "ACCEPT", "THANKS", "INFO_REQUEST", "BUDGET_BOUND", "CLAIMS", "CLARIFY", "CLOSING", "COMPARE",
-    "DIRECTION", "DISTANCE", "GREETING", "MOTION", "NEGATION", "NOT_PROPOSED",
+    "DIRECTION", "DISTANCE", "GREETING", "MOTION", "NEGATION", "NOT_PROPOSED", "OVER_LIMIT",
     "CHOICE_WORDS", "PROPOSE", "PURCHASE", "REASON", "RECONSIDER", "HANDLE_REJECTION", "COMPARATIVE", "REJECT", "NOT_A_REJECTION", "HESITATION", "RELATION", "REQUESTS", "SLOTS",
 ]
 
@@ -157,7 +157,13 @@ NOT_PROPOSED = _words(
     r"already in your (?:cart|basket)", r"off the list", r"it'?s out", r"wouldn'?t (?:go|pick|choose|recommend|suggest)", r"well over",
     r"put (?:it|that|the \w+) back", r"you (?:passed|said no)", r"steer clear", r"avoid", r"contains?",
     r"(?:is|are|'s|'re) (?:a no|out)\b(?! of| there| here)", r"forget(?:ting)?", r"scratch(?:ing)?", r"drop(?:ping)?(?![^.?!]{0,50}\b(?:in|into) (?:the|your) (?:cart|basket|trolley))",
+    r"over budget", r"so nope", r"left (?:it|them|that) out",  # ruled out in passing
 )
+# Said after a product, what rules it out: "dune + corsa r both over 400", "the alba is um over
+# at 529.99", "rowan basket 32.99 but no lid" ("that one's over ur 15, softwood is 11.79" rules
+# out the one before, not the softwood).
+OVER_LIMIT = _words(r"(?:is|are|r|'s|'re)\s+(?:(?!just\b|slightly\b|right\b)\w+\s+){0,2}?over\b(?! (?:here|there|by|on|at the|to|in)\b)",
+                    r"but no [a-z]+")
 # "vs the A (pricier): the B better": the side after a clause-opening "vs" is the one weighed against.
 NOT_PROPOSED = re.compile(NOT_PROPOSED.pattern + r"|^\W*(?:vs\.?|versus)\s")
 COMPARE = _words(

@@ -109,6 +109,23 @@ def test_a_need_stated_offers_no_product_set_aside(lex):
     assert LAMB not in said.proposed
 
 
+@pytest.mark.parametrize("heard, reply, offered, aside", [
+    # over the limit in any words: the product before the words is ruled out, the next one offered
+    ("I'm on a budget, 5 dollars tops, want some pasta sauce.",
+     "the nonna lucia tomato basil is 7.99 so nope - bella strada traditional marinara tho: 3.29, vegan, gf", "sm_p048", "sm_p049"),
+    ("Paper towels, I have about 15 bucks.",
+     "the pure meadow everyday value towels are um over at 15.59, but the softwood extra strong towels are 9.29",
+     "sm_p129", "sm_p130"),
+    # after a turn-down, what "that one's over ur 15" rules out is the one turned down
+    ("under 15 please, that's too much", "yeah that one's over ur 15 - softwood ultra soft is 11.79 & extra soft", "sm_p131", None),
+])
+def test_products_ruled_out_in_passing_are_not_offered(lex, heard, reply, offered, aside):
+    said = analyze_reply(reply, lex, heard=analyze(heard, lex), focus="sm_p132" if "that one" in reply else None)
+    assert offered in said.proposed
+    if aside:
+        assert aside not in said.proposed and aside in said.mentioned
+
+
 def test_a_question_answered_with_a_new_product_still_offers_it(lex):
     # asked about the parmesan, the reply also puts a new cheese forward: that one is offered
     heard = analyze("how much is the parmesan?", lex)
