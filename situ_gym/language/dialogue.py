@@ -121,6 +121,24 @@ def _offered(said: Utterance, own: list[str], focus: str | None) -> list[str]:
     return [p for p in said.mentioned if p in said.named and p not in aside]
 
 
+# Words that keep to a point against an objection: "fair, but ...", "keep in mind ...".
+_YET = re.compile(r"\b(?:but|though|tho|still|keep in mind|just so you know|worth (?:noting|knowing)|bear in mind)\b")
+
+
+def _pushes_back(said: Utterance, own: list[str], focus: str, focus_tags: set[str]) -> bool:
+    """Whether the reply stands up for ``focus`` against the shopper's objection: it states
+    labels of it ("it's 5 lb + high protein") after a "but", offers nothing else and sets
+    nothing aside."""
+    low = said.text.lower()
+    reasons = (said.explanation is not None and said.explanation.product == focus) or any(
+        t.tags & focus_tags for t in said.tags
+    )
+    return (
+        reasons and not [p for p in said.proposed if p != focus] and not _offered(said, own, focus)
+        and _YET.search(low) is not None and not P.NOT_PROPOSED.search(low) and focus not in said.set_aside
+    )
+
+
 def in_reply(
     said: Utterance, heard: Utterance | None, *, raised: Iterable[str] = (), focus: str | None = None,
     focus_tags: Iterable[str] | None = None,
@@ -183,6 +201,11 @@ def in_reply(
     tags = set(focus_tags or ())
     fails = focus_tags is not None and (any(t not in tags for t in heard.wants) or any(t in tags for t in heard.avoids))
     fails = fails and not asked and said.act != "Compare"  # weighing it against another still compares
+    # ... by standing up for the product turned down ("fair, but it's 5 lb + high protein"):
+    # a push-back proposes it again
+    if heard.rejects and not asked and focus is not None and _pushes_back(said, own, focus, tags):
+        return replace(said, act="HandleRejection", proposed=(focus,),
+                       mentioned=tuple(p for p in said.mentioned if p != focus))
     if (heard.rejects and not asked and said.act not in _OWN_ACTS) or (
         fails and said.act not in _OWN_ACTS - {"HandleRejection"}
     ):

@@ -245,6 +245,10 @@ REJECT = _words(
     r"lacks?", r"(?:'?s|is) a no\b", r"a no for me", r"ruled (?:it |that |this |them )?out", r"already (?:looked at|tried|checked)",
     # a product without what the shopper needs: "the X don't have ...", "the X isn't organic, and I need that"
     r"(?<!\bi )(?<!\bwe )(?<!\byou )do(?:n'?t| not) have",
+    # a complaint about the product: "53 bucks for a mat is a lot", "quinoa's expensive", "it's
+    # smaller than I imagined"
+    r"(?:is|'s|are|seems?|feels?|looks?) (?:like )?(?:a lot|(?:really |so |kind of |kinda |a bit |pretty |way )?(?:expensive|pricey|pricy|steep|wasteful))\b",
+    r"(?:smaller|bigger|larger|heavier|darker|lighter|louder) than i (?:imagined|thought|expected|wanted|hoped)",
     r"(?:isn'?t|aren'?t|is not|are not)\b[^.?!]{0,40}\b(?:and|but) (?:i|we) (?:really )?(?:need|want|wanted|must have)",
 )
 # Negative words that turn nothing down: a limit on what the shopper spends, a wish to avoid a

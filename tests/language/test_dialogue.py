@@ -126,6 +126,24 @@ def test_products_ruled_out_in_passing_are_not_offered(lex, heard, reply, offere
         assert aside not in said.proposed and aside in said.mentioned
 
 
+@pytest.mark.parametrize("heard, reply, pushed", [
+    # a complaint about the product under discussion, answered by standing up for it
+    ("quinoa's expensive", "fair, but it's 5 lb + high protein + organic. lasts ages.", True),
+    ("9.49 for ice pops seems like a lot.", "I hear you! Just keep in mind it's a 24-count box with no added sugar.", True),
+    # ... or by giving it up: no push-back
+    ("quinoa's expensive", "fair, let's skip it then. what's your budget?", False),
+    ("quinoa's expensive", "fair, but the golden acre brown rice is whole grain too and only 2.89", False),
+])
+def test_standing_up_for_a_product_turned_down_proposes_it_again(lex, heard, reply, pushed):
+    focus = "sm_p057" if "quinoa" in heard else "sm_p201"
+    said = analyze_reply(reply, lex, heard=analyze(heard, lex), focus=focus)
+    assert analyze(heard, lex).rejects
+    if pushed:
+        assert said.act == "HandleRejection" and said.proposed == (focus,)
+    else:
+        assert focus not in said.proposed
+
+
 def test_a_question_answered_with_a_new_product_still_offers_it(lex):
     # asked about the parmesan, the reply also puts a new cheese forward: that one is offered
     heard = analyze("how much is the parmesan?", lex)
