@@ -650,11 +650,29 @@ def motion_verbs(toks, low: str, s: int = 0, e: int | None = None, base: int = 0
             and not _WHEN_YOU.search(low, max(0, t.start - base - 24), t.start - base)]
 
 
+# Where a thing is, not which way to move: "it'll be on your left", "(on ur L)", "on right
+# side", "front left as you walk in", "the left side of the shop" (kept after a turn or a
+# walk: "turn to your right", "go on the left side").
+_PLACE_SIDE = re.compile(
+    r"\b(?:on|at|in|by)\s+(?:your|ur|the|my)?\s*(?:left|right|l|r)\b(?:[- ]hand)?(?:\s+side)?"
+    r"|\b(?:front|back|far|rear)\s+(?:left|right|l|r)\b|\b(?:left|right)(?:[- ]hand)?\s+(?:side|wall|corner) of\b"
+)
+_TURN_BEFORE = re.compile(r"\b(?:turn|turning|go|going|head|heading|veer|bear|move|walk|walking|step|keep|stay)\w*\s*(?:to\s+)?(?:the\s+|your\s+)?$")
+# "turn L", "then R", "hang a left": a clipped side after a motion word.
+_SIDE_SHORT = re.compile(r"\b(?:turn|then|hang an?|go|head|take an?|hard|bear)\s+(?:a\s+)?(l|r)\b(?!\s*\w*')")
+
+
 def _direction(sent: str) -> str | None:
+    """Which way the shopper's motion words send it (never where a thing is: ``_PLACE_SIDE``)."""
+    moving = _PLACE_SIDE.sub(
+        lambda m: m.group(0) if _TURN_BEFORE.search(sent, max(0, m.start() - 24), m.start()) else " " * len(m.group(0)),
+        sent,
+    )
     for name, pat in P.DIRECTION:
-        if pat.search(sent):
+        if pat.search(moving):
             return name
-    return None
+    short = _SIDE_SHORT.search(moving)
+    return {"l": "left", "r": "right"}[short.group(1)] if short else None
 
 
 def _navigation(sent: str, toks, s: int, e: int, places: list[PlaceMention], low: str) -> NavInstruction | None:

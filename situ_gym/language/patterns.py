@@ -211,7 +211,7 @@ DIRECTION: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("up", _words(r"look up", r"glance up", r"tilt (?:your (?:head|view) )?up", r"upward", r"top shelf", r"upper shel\w*", r"higher shel\w*", r"up high")),
     ("down", _words(r"look down", r"glance down", r"tilt (?:your (?:head|view) )?down", r"downward", r"bottom shel\w*", r"lower shel\w*", r"down low")),
     ("left", _words(r"left")),
-    ("right", _words(r"(?<!get it )(?<!got it )right(?!\s+(?:now|there|here|away|choice|one|fit|for|after|next|by|beside|behind|in|at|on|up|outside|inside|across|before|where|beyond|aisle|shelf|shop|store|section|place|spot|product|item|size|thing|way to|department|area))(?!,? i)")),
+    ("right", _words(r"(?<!get it )(?<!got it )right(?!\s+(?:now|there|here|away|straight|ahead|choice|one|fit|for|after|next|by|beside|behind|in|at|on|up|outside|inside|across|before|where|beyond|aisle|shelf|shop|store|section|place|spot|product|item|size|thing|way to|department|area))(?!,? i)")),
     ("back", _words(r"back up", r"step back", r"backwards?", r"go back", r"reverse", r"walk back", r"move back", r"take a step back")),
     ("ahead", _words(r"straight", r"ahead(?! and\b)", r"forwards?", r"keep going", r"keep walking", r"carry on", r"onward")),
 )

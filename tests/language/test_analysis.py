@@ -431,6 +431,22 @@ def test_options_of_different_kinds_clarify_the_need(lex, store, text, act):
     assert analyze(text, lex[store]).act == act, text
 
 
+@pytest.mark.parametrize("store, text, direction", [
+    # where a thing is ("it'll be on your left", "front left") sets no direction; motion words do
+    ("home_furnishings", "Keep walking straight past Victorian Curio Collection, it'll be on your left, and keep going.",
+     "ahead"),
+    ("home_furnishings", "Walking to the Kids' Play area, it is in back of Play-cation on left side.", None),
+    ("supermarket", "step a little bit to your left, open cooler two is right in front of you", "left"),
+    ("supermarket", "head to the far left end of the freezers, upright freezer 1", "left"),
+    # a clipped side after a motion word; "right" as an intensifier is no side
+    ("home_furnishings", "exit atelier prime, then L", "left"),
+    ("supermarket", "turn L ~45\u00b0, walk to chest freezer 2", "left"),
+    ("home_furnishings", "so nordic nest is um right straight ahead of you so just walk forward and go on in", "ahead"),
+])
+def test_direction_comes_from_motion_words_not_from_where_things_are(lex, store, text, direction):
+    assert analyze(text, lex[store]).navigation.direction == direction, text
+
+
 def test_deterministic_and_cached(lex):
     text = "Try the Sunny Fields Honey Oat Clusters, they're on Shelf 1."
     a = analyze(text, lex["supermarket"])
