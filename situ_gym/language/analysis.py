@@ -373,7 +373,12 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
         # After a turn-down is acknowledged, a new product's facts offer it as the alternative
         # ("No problem, we'll skip the Granny Smiths! The Gala Apples are sweet instead.").
         alternative = facts and P.HANDLE_REJECTION.search(low) is not None and not P.HANDLE_REJECTION.search(about)
-        selling = (facts and (_SELLING.search(about) or not _FINITE_VERB.search(about))) or _PITCH.search(about) or alternative
+        # ... and so does a list entry: the name, then a dash or a colon and its facts ("The
+        # Greenhaus Zz Plant in Marlow Pot - is safe for pets, 60.99")
+        # ("the reason I picked the X: ..." explains a choice made)
+        entry = facts and any(r[3] == pid and _ENTRY.match(low, r[2]) for r in refs) and not re.search(
+            r"\b(?:reason|why|picked|chose|because)\b", about)
+        selling = (facts and (_SELLING.search(about) or not _FINITE_VERB.search(about))) or _PITCH.search(about) or alternative or entry
         asking = all(low[s:e].rstrip().endswith("?") for s, e in sentences)
         # a turn-down acknowledged in another sentence ("Okay, skip the honey one. The X is
         # vanilla.") leaves the alternative offered: only its own sentences can set it aside
@@ -960,6 +965,7 @@ _PITCH = re.compile(
     r"sweet one|rec|fyi|btw|by the way|easy win|(?:is|'s) the (?:move|one|way to go)|best (?:is|bet|pick|option)|"
     r"(?:nice|good|great) one to (?:check out|try|grab)|worth (?:a look|a try|checking out|trying)|p\.?s\.?)(?!\w)"
 )
+_ENTRY = re.compile(r"\W{0,3}?\s*(?:\u2014|\u2013|-|:)\s")
 # A verb that makes a sentence of a note: facts stated about the product, not a bare listing.
 _FINITE_VERB = re.compile(r"\b(?:is|are|was|were|has|have|had|costs?|comes?|does|do|makes?|runs?|sells?|fits?|goes)\b|'[sr]e?\b")
 # An answer opening: "yes, ...", "no, ...", "it's $4.49" answers about what was asked.

@@ -343,6 +343,11 @@ def test_a_motion_verb_in_a_when_you_clause_tells_no_move(text, moves):
      ["sm_p218"]),
     # the same facts, stated without a pitch, answer
     ("supermarket", "The Farmstead Pasture-Raised Large Brown Eggs are cage-free and cost 3.79 dollars.", []),
+    # a list entry: the name, a dash or a colon, then its facts
+    ("home_furnishings", "The Greenhaus Zz Plant in Marlow Pot \u2014 is safe for pets, clean the air, 60.99.", ["hf_p173"]),
+    ("home_furnishings", "treehouse toys quill block set: wood, ages 3+, comes w/ a storage bin, 45.99", ["hf_p163"]),
+    # ... but not the reason for a choice already made
+    ("supermarket", "The reason I picked the Stone Hearth Margherita Pizza: it's vegetarian and $6.79.", []),
 ])
 def test_a_pitch_offers_the_product_it_describes(lex, store, text, proposed):
     assert list(analyze(text, lex[store]).proposed) == proposed
