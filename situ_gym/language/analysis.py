@@ -287,7 +287,8 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
         sent = low[s:e]
         here = [r for r in refs if r[0] == si]
         is_question = sent.rstrip().endswith("?") or (
-            not re.search(r"[.!?]", sent) and _INTERROGATIVE.search(sent) is not None and not _NON_QUESTION.search(sent)
+            not re.search(r"[.!?]", sent) and (_INTERROGATIVE.search(sent) is not None or _ASKED_INSIDE.search(sent) is not None)
+            and not _NON_QUESTION.search(sent)
         )
         clauses = _clause_spans(low, s, e)
         # A proposal cue in a clause naming no product ("..., would suit you") carries over to
@@ -506,6 +507,9 @@ _INTERROGATIVE = re.compile(
     # an inverted auxiliary opening a question about a thing: "does the mac and cheese have wheat"
     r"(?:does|do|did|is|are|can|could|will|would|has|have|was|were)\s+(?:the|this|that|these|those|it|they)\b)\s+\w"
 )
+# A question asked inside spoken words without its "?": "sorry when you said cleaner did you
+# mean like for the kitchen", "beans like canned or do you mean coffee beans".
+_ASKED_INSIDE = re.compile(r"\b(?:do|did) (?:you|u) mean\b|\bor do (?:you|u) (?:want|need|mean|prefer)\b")
 # "what we have", "let me show you which": a wh-word inside a statement asks nothing
 _NON_QUESTION = re.compile(r"\b(?:show|tell|see|know|find|is|that'?s|here'?s) (?:you )?(?:what|which|where|how)\b")
 _SHORT_Q = re.compile(r"^(?:shall we|ready|okay|ok|sound good|sounds good|right|deal|alright|all set|good)\??$")

@@ -426,6 +426,10 @@ def test_a_refused_label_that_opens_a_name_names_no_product(lex):
     ("home_furnishings", "which kind of table? dining / coffee / side / console?", "ClarifyNeed"),
     ("home_furnishings", "which chair? office, gaming or dining?", "ClarifyNeed"),
     ("supermarket", "beans as in canned beans, or coffee beans?", "ClarifyNeed"),
+    # spoken, without its "?"
+    ("supermarket", "um beans like canned beans or do you mean coffee beans", "ClarifyNeed"),
+    ("home_furnishings", "sorry when you say table do you mean like a coffee table or a side table or um a dining table",
+     "ClarifyNeed"),
     ("supermarket", "u mean dish soap or laundry soap?", "ClarifyNeed"),
     # options within one kind ask a preference; "desk lamp" is no "desk", "milk" to avoid no option
     ("supermarket", "Coffee it is! Ground, whole bean or pods?", "AskPreference"),
