@@ -170,6 +170,7 @@ COMPARE = _words(
     r"than", r"compared?", r"comparison", r"versus", r"vs", r"whereas", r"while the", r"both", r"difference",
     r"differ", r"on the other hand", r"cheaper", r"pricier", r"more expensive", r"less expensive", r"same price",
     r"either", r"between the", r"by contrast", r"in contrast", r"side by side",
+    r"instead of", r"same [\w.$ ]{0,24}?as\b", r"unlike", r"basically the",
 )
 PURCHASE = _words(
     r"add (?:it|this|that|them|one|the [\w' -]{1,60}?)? ?(?:to|into) (?:your|the) (?:cart|basket|trolley)",

@@ -211,6 +211,16 @@ def test_a_comparison_over_sentences(lex):
 
 
 @pytest.mark.parametrize("text, proposed", [
+    # two products set against each other without "than" or "vs"
+    ("The Ironbark Greta Bookcase is basically the Quill and Co Hollis Bookcase but with glass doors.", ()),
+    ("Go for the Ironbark Greta Bookcase instead of the Quill and Co Hollis Bookcase.", ("hf_p058",)),
+])
+def test_comparisons_in_other_words(lex, text, proposed):
+    u = analyze(text, lex["home_furnishings"])
+    assert (u.act, set(u.compared), u.proposed) == ("Compare", {"hf_p058", "hf_p059"}, proposed)
+
+
+@pytest.mark.parametrize("text, proposed", [
     # a push-back asks to reconsider the product under discussion, in a sentence of its own
     ("fair! tho it's got under-bed storage, so it kinda pays back the space... still in the running?", ["hf_p110"]),
     ("I understand, but it have under-bed storage, so you save space for other furniture. Maybe still think about it?",
