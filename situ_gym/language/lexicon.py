@@ -403,6 +403,7 @@ class SceneLexicon:
         mentions = self._narrow_by_neighbours(mentions)
         found_tags = self._tags(lem, taken)
         mentions = [m for m in mentions if not self._label_not_name(m, toks, found_tags)]
+        mentions = [self._kind_in_general(m, toks) for m in mentions]
         named = {i for m in mentions if m.kind != "category" for i in range(m.start, m.end)}
         tags = [
             t if not named.intersection(range(t.start, t.end)) else TagMention(t.start, t.end, t.phrase, t.tags, True)
@@ -451,6 +452,17 @@ class SceneLexicon:
         if len(owners) != 1 or (self.tag_index.get(word, frozenset()) & scope) - {owners[0]}:
             return None
         return owners[0]
+
+    def _kind_in_general(self, m: Mention, toks) -> Mention:
+        """"Where do I find candelabras?", "candelabras = victorian curio": one word of a name in
+        the plural, with no determiner, speaks of the kind, even when one product has it."""
+        if m.kind != "product" or m.end - m.start != 1:
+            return m
+        tok = toks[m.start]
+        before = toks[m.start - 1].low if m.start else ""
+        if tok.low == tok.lemma or not tok.low.endswith("s") or before in _DETERMINERS or before in ("these", "those"):
+            return m
+        return replace(m, kind="category", category=self.category_of[m.candidates[0]])
 
     def _label_not_name(self, m: Mention, toks, tags: list[TagMention]) -> bool:
         """"Anything but sour cream onion", "no turkey": words that are both a label and part of

@@ -466,6 +466,19 @@ def test_direction_comes_from_motion_words_not_from_where_things_are(lex, store,
     assert analyze(text, lex[store]).navigation.direction == direction, text
 
 
+@pytest.mark.parametrize("text, named", [
+    # a bare plural speaks of the kind, even when one product has the word in its name
+    ("Where do I find candelabras?", ()),
+    ("candelabras = victorian curio, back L", ()),
+    # with a determiner, or in the singular, it is the product
+    ("The candelabra is pewter, 49.99.", ("hf_p222",)),
+    ("Try the Ashby Heritage Kira Candelabra.", ("hf_p222",)),
+])
+def test_a_bare_plural_names_the_kind_not_a_product(lex, text, named):
+    u = analyze(text, lex["home_furnishings"])
+    assert u.named == named and "candle holder" in u.categories
+
+
 def test_deterministic_and_cached(lex):
     text = "Try the Sunny Fields Honey Oat Clusters, they're on Shelf 1."
     a = analyze(text, lex["supermarket"])
