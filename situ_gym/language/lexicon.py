@@ -217,6 +217,7 @@ class SceneLexicon:
         self.all_products = frozenset(products)
         self.categories: dict[tuple[str, ...], str] = {}
         df: dict[str, int] = {}
+        self._name_pairs: set[tuple[str, str]] = set()  # words next to each other in a product's name
         for pid, p in products.items():
             base, sep, size = p.name.rpartition(", ")
             size_words = lemmas_of(size) if sep and any(c.isdigit() for c in size) else ()
@@ -230,6 +231,7 @@ class SceneLexicon:
                 for s in v if isinstance(v, list) else [v]:
                     attr_words.update(lemmas_of(str(s)))
             self.name_words[pid] = frozenset(name) | frozenset(size_words)
+            self._name_pairs.update(zip(name, name[1:]))
             self.brand_words[pid] = frozenset(brand)
             self.tag_words[pid] = frozenset(tag_words)
             self.all_words[pid] = (
@@ -526,6 +528,8 @@ class SceneLexicon:
         key = [w for w in lem[i : i + n] if w not in STOPWORDS]
         if not set(key) <= self.product_vocab:
             return False
+        if len(key) >= 2 and not all(pair in self._name_pairs for pair in zip(key, key[1:])):
+            return False  # "victorian curio": words of names, but in no name together
         if not toks[i].text[0].isupper() and toks[i].low not in ("the",):
             # lower case ("into the plant via doorway") only where a place is meant
             prev = lem[i - 2] if i >= 2 and lem[i - 1] == "the" else (lem[i - 1] if i > 0 else "")

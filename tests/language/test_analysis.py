@@ -347,6 +347,18 @@ def test_a_motion_verb_in_a_when_you_clause_tells_no_move(text, moves):
     assert [t.low for t in motion_verbs(u.tokens, text)] == moves
 
 
+@pytest.mark.parametrize("text, target, relation", [
+    # a shop named in lower case by words that are also product words, but in no name together
+    ("step out of victorian curio first (back thru the door)", "hf_store_victorian_curio", "out_of"),
+    ("ok so first, get yourself outside of victorian curio, back out the door", "hf_store_victorian_curio", "out_of"),
+])
+def test_a_lower_case_shop_name_made_of_product_words(lex, text, target, relation):
+    nav = analyze(text, lex["home_furnishings"]).navigation
+    assert (nav.target, nav.relation) == (target, relation), text
+    # ... while words together in a product's name stay the product
+    assert analyze("the verdant lane snake plant in the juno pot", lex["home_furnishings"]).named == ("hf_p170",)
+
+
 @pytest.mark.parametrize("store, text, proposed", [
     ("home_furnishings", "tbh the clay and co halden watering can is the move: 1 gallon, long spout, ~29 bucks", ["hf_p194"]),
     ("supermarket", "Best is the Farmstead Pasture-Raised Large Brown Eggs, they are cage-free and cost only 3.79 dollars.",
