@@ -438,8 +438,20 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
         kind = lex.category_of.get(proposed[0])
         options = [p for p in _unique(named) if p != proposed[0] and p not in set_aside and p not in landmarks
                    and p != focus and lex.category_of.get(p) == kind]
-        if len(options) >= 2 and (P.COMPARATIVE.search(low) or _PICKED_AMONG.search(low)):
+        # (two set side by side and one picked, "isla pot 48.99 / orla pot 46.99 -> orla", too)
+        if (len(options) >= 2 and (P.COMPARATIVE.search(low) or _PICKED_AMONG.search(low))) or (
+            len(options) == 1 and _PICKED_AMONG.search(low)
+        ):
             compared = _unique([*compared, *options, proposed[0]])
+    # the side a pick is weighed against, with its reason against it in its own clause ("2.
+    # **Penne Rigate**: costs more"), is set aside, not offered
+    if proposed and len(set(compared)) >= 2:
+        for si, cs, ce, pid in refs:
+            if pid in compared and pid not in proposed:
+                alone = len({r[3] for r in refs if r[0] == si}) == 1  # a list line of its own
+                a, b = sentences[si] if alone else _clause_span(low, *sentences[si], cs, ce)
+                if _WEIGHED_AGAINST.search(low, a, b):
+                    set_aside.append(pid)
     # a product both favoured and set against another stays in the comparison too
     mentioned = [p for p in _unique(mentioned) if p not in proposed and p not in compared]
     # ---- explanation: reasons given for the product in play
@@ -968,6 +980,10 @@ _PITCH = re.compile(
     r"\b(?:good shout|can'?t go wrong|just the thing|found (?:a|the|you)|a (?:good|great|nice) (?:match|fit|one|option|pick)|"
     r"sweet one|rec|fyi|btw|by the way|easy win|(?:is|'s) the (?:move|one|way to go)|best (?:is|bet|pick|option)|"
     r"(?:nice|good|great) one to (?:check out|try|grab)|worth (?:a look|a try|checking out|trying)|p\.?s\.?)(?!\w)"
+)
+_WEIGHED_AGAINST = re.compile(
+    r"\b(?:costs? more|pricier|more expensive|dearer|miss(?:es)? (?:some|a few|what|things)|lacks?|"
+    r"does(?:n'?t| not) have|isn'?t (?:as|labell?ed))\b"
 )
 _ENTRY = re.compile(r"\W{0,3}?\s*(?:\u2014|\u2013|-|:)\s")
 # A verb that makes a sentence of a note: facts stated about the product, not a bare listing.

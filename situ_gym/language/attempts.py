@@ -4,13 +4,12 @@ the metrics all apply.
 A turn's words *put forward* every product they offer for the shopper to consider, in any
 wording: proposed with a cue ("try the X", "how about the X?"), said in passing ("by the way,
 the X is great", "rec: X", "here's a quick rundown of the X"), pointed out unprompted ("the X
-is on Shelf 3") or set beside another in a comparison nobody asked for that favours neither.
-What is NOT put forward: a product set aside ("you turned the X down", "the X is over your
-budget, so let's skip it"), the losing side of a comparison of two ("compared with the A, the
-B suits you better" puts forward B only; options listed unasked before a pick, "3 opts: A /
-B / C -> C", are each put forward), a kind of product named without naming one ("nice
-pick, yogurt then!"), and the sides of a comparison the shopper asked for, and a product named as a landmark ("right
-next to the corn flakes").
+is on Shelf 3") or set beside another in a comparison nobody asked for, whether or not it
+picks a side ("isla pot 48.99 / orla pot 46.99 -> orla" puts forward both). What is NOT put
+forward: a product set aside ("you turned the X down", "the X is over your budget, so let's
+skip it", "compared with the A, the B suits you better" puts forward B only), a kind of
+product named without naming one ("nice pick, yogurt then!"), the sides of a comparison the
+shopper asked for, and a product named as a landmark ("right next to the corn flakes").
 
 Each product put forward for the first time is one attempt; a product the shopper raised
 itself (named, asked about, picked up, inspected, put in the cart) is never a new one, so
@@ -70,10 +69,9 @@ def put_forward(said: Utterance, *, compare_requested: bool = False) -> tuple[st
     not offers (the side the assistant favours is still proposed)."""
     favoured = [p for p in said.compared if p in said.proposed]
     if said.proposed and (favoured or said.act == "Compare"):
-        # a comparison that picks a side offers that side: the other one named is weighed
-        # against it ("compared with the A, the B suits you better"); but options listed
-        # unasked before a pick ("3 opts: A / B / C -> C") were each put forward
-        listed = [p for p in said.compared if p not in said.set_aside] if len(set(said.compared)) >= 3 else []
+        # a comparison that picks a side offers that side, and unasked, every side it lists
+        # ("3 opts: A / B / C -> C"); one weighed and set aside ("compared with the A") is not
+        listed = [p for p in said.compared if p not in said.set_aside]
         return tuple(dict.fromkeys([*said.proposed, *([] if compare_requested else listed)]))
     aside = set(said.set_aside) | set(said.landmarks)
     mentioned = [p for p in said.mentioned if p in said.named and p not in aside]

@@ -158,6 +158,7 @@ NOT_PROPOSED = _words(
     r"put (?:it|that|the \w+) back", r"you (?:passed|said no)", r"steer clear", r"avoid", r"contains?",
     r"(?:is|are|'s|'re) (?:a no|out)\b(?! of| there| here)", r"forget(?:ting)?", r"scratch(?:ing)?", r"drop(?:ping)?(?![^.?!]{0,50}\b(?:in|into) (?:the|your) (?:cart|basket|trolley))",
     r"over budget", r"so nope", r"left (?:it|them|that) out",  # ruled out in passing
+    r"compared? (?:with|to)",  # "compared with the A, the B suits you better": A is weighed, not offered
 )
 # Said after a product, what rules it out: "dune + corsa r both over 400", "the alba is um over
 # at 529.99", "rowan basket 32.99 but no lid" ("that one's over ur 15, softwood is 11.79" rules

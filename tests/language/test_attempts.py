@@ -42,6 +42,9 @@ TABLE = [
     ("There is three dish soap for grease: the BrightHome Original Blue 3.69, the BrightHome Grapefruit 3.29 and the"
      " Pure Meadow Lemon 6.99. Grapefruit is most cheap and also grease cutting, I take this.", {},
      ["sm_p111", "sm_p112", "sm_p115"], ["sm_p111", "sm_p112", "sm_p115"], 3),
+    # ... also two set side by side unasked before the pick
+    ("sunny grove no pulp 3.99 / sunny grove calcium added no pulp 3.89 -> calcium one, 10c less", {},
+     ["sm_p219", "sm_p221"], ["sm_p219", "sm_p221"], 2),
     # a comparison the shopper asked for: its sides are answers
     ("The Campo Verde Gluten Free Penne is $4.79; the Campo Verde Chickpea Rotini is $5.19.",
      {"compare_requested": True}, [], [], 0),
