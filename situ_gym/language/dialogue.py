@@ -99,7 +99,21 @@ def _favoured(said: Utterance, sides: list[str]) -> str | None:
         inside = {p for a, p in refs if start <= a < end}
         if len(inside) == 1 and _PREFERS.search(low, start, end):
             return inside.pop()
+        # "Elio is more better than Alba": the side before "better than"
+        better = re.search(r"\b(?:better|best) (?:than|over|for you than)\b", low[start:end])
+        if better:
+            before = [p for a, p in refs if start <= a < start + better.start()]
+            if before:
+                return before[-1]
+        # ... or in a clause ("between the greek and the coconut, coconut one is more better: ...")
+        for m in _CLAUSE.finditer(low, start, end):
+            inside = {p for a, p in refs if m.start() <= a < m.end()}
+            if len(inside) == 1 and _PREFERS.search(m.group(0)) and not re.search(r"\bthan\b", m.group(0)):
+                return inside.pop()
     return None
+
+
+_CLAUSE = re.compile(r"[^,;:\u2014\u2013]+")
 
 
 def _without_echoes(said: Utterance, heard: Utterance, focus: str | None) -> Utterance:

@@ -27,6 +27,13 @@ TABLE = [
     ("Which is better for evenings, the breakfast blend or the decaf?", [BREAKFAST, DECAF],
      "For evening is better the decaf one. Price is same like breakfast blend.", "Compare", [DECAF], [],
      [BREAKFAST, DECAF]),
+    # ... in a clause of its own, or before "better than"
+    ("Which is better for evenings, the breakfast blend or the decaf?", [BREAKFAST, DECAF],
+     "between the breakfast blend and the decaf, the decaf one is more better: no caffeine, same 9.19", "Compare", [DECAF],
+     [], [BREAKFAST, DECAF]),
+    ("Which is better for evenings, the breakfast blend or the decaf?", [BREAKFAST, DECAF],
+     "For evening the decaf is more better than the breakfast blend, same price.", "Compare", [DECAF], [],
+     [BREAKFAST, DECAF]),
     # ... and a reply that weighs without picking proposes neither
     ("Cod or salmon, which one is cheaper?", [COD, SALMON],
      "The Wild Salmon Fillets is cheaper, 9.49, and the cod fillets is 10.29.", "Compare", [], [], [COD, SALMON]),
