@@ -199,6 +199,8 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
         c = m.candidates
         if not c:
             return None
+        if m.kind == "category" and _OTHER_KIND.search(low, max(0, m.char_start - 24), m.char_start):
+            return None  # "another kind of frozen meal" is not the one under discussion
         if focus in c and (m.kind == "category" or len(c) > 1):
             return focus
         again = [pid for pid in earlier if pid in c]
@@ -242,7 +244,7 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
     for si, (s, e) in enumerate(sentences if focus is not None else ()):
         if not any(r[0] == si for r in refs):
             pm = _PRONOUN.search(low, s, e)
-            if pm and not _NON_REFERRING.match(low, pm.start()):
+            if pm and not _NON_REFERRING.match(low, pm.start()) and not _IDIOM_IT.search(low, max(0, pm.start() - 12), pm.start()):
                 before = {r[3] for r in named_refs if r[0] == si - 1}
                 antecedent = before.pop() if len(before) == 1 else focus
                 if antecedent is not None:
@@ -508,6 +510,9 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
     return replace(utt, act=_act(utt, focus, low))
 
 
+_OTHER_KIND = re.compile(r"\b(?:another|other|different|some other)\s+(?:(?:kind|type|sort)s?\s+of\s+)?$")
+# "got it", "I hear you on that": "it" of an idiom refers to nothing
+_IDIOM_IT = re.compile(r"\b(?:got|get|gotcha|understand|hear(?: you on)?|see|make)\s+$")
 _NON_REFERRING = re.compile(r"(?:it'?s (?:time|okay|ok|fine|no problem|a good idea|up to you)|that'?s (?:okay|ok|fine|alright|all)|that way|this way|it is time)")
 _SLOT_WORD = re.compile(r"^(?:budget|price|size|colou?r|flavou?r|allerg\w*|room|brand|scent|material|style|kind|type|preferences?|must[- ]?haves?)$")
 # A question by its syntax, for speech written without "?": a wh-word or an inverted auxiliary

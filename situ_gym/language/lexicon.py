@@ -84,6 +84,14 @@ _KEPT = frozenset({"no", "not", "without"})
 
 
 @cache
+def _finite_verb(word: str) -> bool:
+    """"doesn't", "is", "does", "reclines": a word that can only be a verb after a noun."""
+    if word.endswith(("n't", "'s", "'ll", "'d")):
+        return True
+    forms = getAllLemmas(word)
+    return bool(forms) and ("AUX" in forms or ("VERB" in forms and "NOUN" not in forms and "ADJ" not in forms))
+
+
 def _verb_of(word: str) -> str | None:
     """The verb a word is a form of ("purify", "cutting" -> "cut"), when lemminflect knows one."""
     if getAllInflections(word, upos="VERB"):
@@ -438,8 +446,8 @@ class SceneLexicon:
                 continue  # "the top of the shelf", "the end of the aisle": a part of something
             if after and not frame and after not in STOPWORDS and after not in FUNCTION_WORDS and (
                 after not in self.name_words[pid]
-            ):
-                continue  # it modifies another noun: "the oat milk" is no oat cereal
+            ) and not _finite_verb(nxt.low):
+                continue  # it modifies another noun: "the oat milk" is no oat cereal ("the delph doesn't" is the delph)
             if w in self.tag_words[pid] and not (
                 frame or (before in ("the", "that", "this") and after not in self.product_vocab)
             ):

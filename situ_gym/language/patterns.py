@@ -124,7 +124,7 @@ PROPOSE = _words(
     r"consider", r"check out", r"take a (?:look|peek) at", r"have a look at", r"look at", r"grab", r"pick up",
     r"my (?:pick|choice|suggestion|recommendation)", r"top pick", r"best bet", r"winner",
     r"(?:best|good|great|solid|perfect|ideal|nice|excellent|smart|safe|strong|top|wise) (?:choice|option|match|fit|pick|candidate|bet)",
-    r"would (?:suit|work|fit|be (?:great|perfect|ideal|good|nice))", r"you(?:'d| would| might| may|'ll| will) (?:really )?(?:like|love|enjoy|appreciate)",
+    r"would (?:suit|work|fit|be (?:great|perfect|ideal|good|nice))", r"you(?:'d| would| might| may|'ll| will) (?:really )?(?:like|love|enjoy|appreciate)(?! to\b)",
     r"worth (?:a look|a try|trying|considering|checking)", r"i'?d (?:go|pick|choose|take|opt)", r"i would (?:go|pick|choose|take|opt)",
     r"(?:fits?|matches|suits?|meets?) (?:what you|your|you|all)", r"ticks? (?:all )?(?:the|your) boxes",
     r"(?:is|are) (?:exactly )?what you(?:'re| are) (?:looking|after)", r"you (?:could|can|should|might want to) (?:get|take|buy|pick|grab|choose|go)",

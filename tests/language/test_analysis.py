@@ -491,6 +491,20 @@ def test_a_bare_plural_names_the_kind_not_a_product(lex, text, named):
     assert u.named == named and "candle holder" in u.categories
 
 
+@pytest.mark.parametrize("store, focus, text, proposed, mentioned", [
+    # "got it" refers to nothing; "what's the most you'd like to spend" offers nothing
+    ("supermarket", "sm_p182", "Got it, no lasagna then. Is there another kind of frozen meal you'd like?", (),
+     ("sm_p182",)),
+    ("supermarket", "sm_p031", "Totally fair, that one's out. What's the most you'd like to spend on coffee?", (), ("sm_p031",)),
+    # a short name shared store-wide, followed by its verb, is the product under discussion
+    ("home_furnishings", "hf_p215", "Ah, got it, the Delph doesn't chime. The Hawthorne and Vale Calla Mantel Clock does, "
+     "$149.99.", (), ("hf_p215", "hf_p214")),
+])
+def test_idioms_and_verbs_around_a_product(lex, store, focus, text, proposed, mentioned):
+    u = analyze(text, lex[store], focus=focus)
+    assert (u.proposed, u.mentioned) == (proposed, mentioned), (u.proposed, u.mentioned)
+
+
 def test_deterministic_and_cached(lex):
     text = "Try the Sunny Fields Honey Oat Clusters, they're on Shelf 1."
     a = analyze(text, lex["supermarket"])
