@@ -437,7 +437,10 @@ class SceneLexicon:
                 continue
             before = toks[i - 1].low if i else ""
             nxt = toks[i + 1] if i + 1 < len(toks) else None
-            frame = (nxt is not None and nxt.low in ("one", "ones", "'s")) or before in CHOICE_WORDS
+            frame = (nxt is not None and nxt.low in ("one", "ones", "'s")) or before in CHOICE_WORDS or (
+                # a bare word that opens the text on its own: "decaf, 100%", "quill, easy"
+                i == 0 and nxt is not None and nxt.text in (",", ":", "\u2014", "-", "!")
+            )
             pid = self._sole_owner(w, in_view) or (self._sole_owner(w, self.all_products) if frame else None)
             if pid is None:
                 continue

@@ -27,6 +27,9 @@ TABLE = [
     ("Which is better for evenings, the breakfast blend or the decaf?", [BREAKFAST, DECAF],
      "For evening is better the decaf one. Price is same like breakfast blend.", "Compare", [DECAF], [],
      [BREAKFAST, DECAF]),
+    # ... also by a bare label word standing alone at the start
+    ("Which is better for evenings, the breakfast blend or the decaf?", [BREAKFAST, DECAF],
+     "decaf, 100%, for nighttime - decaf and breakfast blend are both 9.19", "Compare", [DECAF], [], [BREAKFAST, DECAF]),
     # ... in a clause of its own, or before "better than"
     ("Which is better for evenings, the breakfast blend or the decaf?", [BREAKFAST, DECAF],
      "between the breakfast blend and the decaf, the decaf one is more better: no caffeine, same 9.19", "Compare", [DECAF],
