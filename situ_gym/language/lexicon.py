@@ -226,6 +226,7 @@ class SceneLexicon:
         self.categories: dict[tuple[str, ...], str] = {}
         df: dict[str, int] = {}
         self._name_pairs: set[tuple[str, str]] = set()  # words next to each other in a product's name
+        self.brand_vocab: set[str] = set()
         for pid, p in products.items():
             base, sep, size = p.name.rpartition(", ")
             size_words = lemmas_of(size) if sep and any(c.isdigit() for c in size) else ()
@@ -241,6 +242,7 @@ class SceneLexicon:
             self.name_words[pid] = frozenset(name) | frozenset(size_words)
             self._name_pairs.update(zip(name, name[1:]))
             self.brand_words[pid] = frozenset(brand)
+            self.brand_vocab.update(brand)
             self.tag_words[pid] = frozenset(tag_words)
             self.all_words[pid] = (
                 self.name_words[pid] | frozenset(cat) | frozenset(tag_words) | frozenset(attr_words)
@@ -249,6 +251,7 @@ class SceneLexicon:
                 df[w] = df.get(w, 0) + 1
         n = len(products)
         self.idf = {w: math.log((n + 1) / (c + 0.5)) for w, c in df.items()}
+        self.label_vocab = frozenset().union(*self.tag_words.values())
         self.category_words = {w for key in self.categories for w in key}
         carriers: dict[str, set[str]] = {}
         for pid, ws in self.tag_words.items():
@@ -653,7 +656,11 @@ class SceneLexicon:
             and not (sentence_start and getAllLemmas(w))
             for w in content
         )
-        if not has_head and not brand_hit and not model:
+        # lower case, a word of a brand with a word of one product's name: "oakridge chamomile"
+        partial = not (has_head or brand_hit or model) and len(content) >= 2 and any(
+            w in self.brand_vocab and w not in self.label_vocab and w not in self.category_words for w in content
+        )
+        if not has_head and not brand_hit and not model and not partial:
             return None
         if content <= _WEAK:
             return None
@@ -662,6 +669,8 @@ class SceneLexicon:
             pid for pid, ws in self.all_words.items()
             if content <= (ws | self.brand_words[pid]) and numbers <= ws
         ]
+        if partial and len(cands) != 1:
+            return None
         phrase = " ".join(t.text for t in toks[i:j])
         cs, ce = toks[i].start, toks[j - 1].end
         if not cands:

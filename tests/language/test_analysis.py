@@ -505,6 +505,16 @@ def test_idioms_and_verbs_around_a_product(lex, store, focus, text, proposed, me
     assert (u.proposed, u.mentioned) == (proposed, mentioned), (u.proposed, u.mentioned)
 
 
+@pytest.mark.parametrize("text, named", [
+    # lower case, a word of a brand with a word of one product's name
+    ("hmm how about oakridge chamomile? caffeine-free + organic, 8.79", ("sm_p038",)),
+    # ... but not ordinary words that are also in brands ("low sugar", "sweet")
+    ("When you say healthy, do you mean low sugar or organic?", ()),
+])
+def test_a_partial_lower_case_name_with_its_brand(lex, text, named):
+    assert analyze(text, lex["supermarket"]).named == named
+
+
 def test_deterministic_and_cached(lex):
     text = "Try the Sunny Fields Honey Oat Clusters, they're on Shelf 1."
     a = analyze(text, lex["supermarket"])
