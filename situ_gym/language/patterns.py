@@ -192,6 +192,8 @@ PURCHASE = _words(
 PURCHASE = re.compile(
     PURCHASE.pattern + r"|\bcart\s*\?|(?:->|\u2192)\s*cart\b|\bready for (?:the |your )?cart\b"
     r"|\bput (?:it |them )?in (?:the |your )?cart\b"
+    # any words between the verb and the cart: "put this sunflower seed butter inside the cart"
+    r"|\b(?:put|add|drop|throw|toss|pop)\b[^.?!]{0,50}?\b(?:in|into|inside|to)\s+(?:your |the |ur )?(?:cart|basket|trolley)\b"
 )
 # Navigation.
 MOTION = frozenset(

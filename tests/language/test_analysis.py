@@ -277,6 +277,8 @@ def test_phrases_that_end_in_punctuation_match_at_the_end_of_a_text(lex):
     "delph bed frame \u2192 buy?",
     "You want buying the Delph bed frame now?",
     "so... the delph frame, are we doing it?? \U0001f64c",
+    "You want put this delph bed frame inside the cart now?",
+    "If you are happy with the Delph, you can put it inside the cart now.",
 ])
 def test_informal_and_non_native_purchase_prompts(lex, text):
     u = analyze(text, lex["home_furnishings"], focus="hf_p109")
