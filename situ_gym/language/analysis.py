@@ -349,6 +349,8 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
             head = low[max(s, start - 40) : start]
             tail = low[start : start + 40]
             negated = bool(P.NEGATION.search(head)) or re.search(r"^[a-z ]*?[- ]free\b", tail) is not None and "free" not in t.phrase
+            # ... or refused after it: "burgundy isn't my colour", "the chime would drive me crazy"
+            negated = negated or _REFUSED_AFTER.match(low, toks[t.end - 1].end, e) is not None
             if _HAS_LABEL.search(head) and (here or re.match(r"\W*(?:it|they|this|that)\b", head)):
                 # A label said of a product ("the X isn't organic", "the X has turkey") is a
                 # fact about it; the stance is in the rest: "..., and I need that" wants it,
@@ -511,6 +513,10 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
 
 
 _OTHER_KIND = re.compile(r"\b(?:another|other|different|some other)\s+(?:(?:kind|type|sort)s?\s+of\s+)?$")
+_REFUSED_AFTER = re.compile(
+    r"\W*(?:(?:is|are|'s|'re)(?:n'?t| not) (?:really |quite )?(?:my|our|for me|for us)\b"
+    r"|(?:would|will|'d|'ll) drive me (?:crazy|nuts|mad)|(?:is|are|'s|'re) (?:a no|a dealbreaker|out)\b)"
+)
 # "got it", "I hear you on that": "it" of an idiom refers to nothing
 _IDIOM_IT = re.compile(r"\b(?:got|get|gotcha|understand|hear(?: you on)?|see|make)\s+$")
 _NON_REFERRING = re.compile(r"(?:it'?s (?:time|okay|ok|fine|no problem|a good idea|up to you)|that'?s (?:okay|ok|fine|alright|all)|that way|this way|it is time)")

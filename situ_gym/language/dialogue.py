@@ -69,6 +69,11 @@ _OPENING = re.compile(r"\W*(?:(?:so|oh|um|uh|ok|okay|well|honestly|definitely|th
 _PREFERS = re.compile(
     r"\b(?:better|best|winner|wins|for sure|hands down|definitely|100%|go (?:with|for)|i'?d (?:go|take|get|pick|say))\b|->|\u2192"
 )
+# A question for information opens with a wh-word or an auxiliary ("how do the others compare?").
+_ASKING = re.compile(
+    r"\W*(?:(?:so|and|um|uh|ok|okay|well|also|hmm)\W+)*(?:how|what|which|where|why|who|when|whose|is|are|do|does|did|"
+    r"can|could|would|will|should|shall|have|has|any)\b"
+)
 _ANSWERED_ACTS = frozenset({"Recommend", "Explain", "AnswerQuestion"})
 # Acts a reply keeps whatever it answers: a greeting, directions, a purchase prompt, a turn-down handled.
 _OWN_ACTS = frozenset({"Greet", "ConfirmPurchase", "Navigate", "HandleRejection"})
@@ -170,6 +175,9 @@ def in_reply(
     named_sides = [p for _, p in said.references if p in own]
     asked = _asks(heard)
     low = heard.text.lower()
+    # "Ten eighty-nine for Swiss cheese? That's way too much.": a question of no wh-word or
+    # auxiliary says the price back; the turn-down after it stands
+    really_asked = any(_ASKING.match(q.sentence.lower()) for q in heard.questions) or (asked and not heard.questions)
 
     # a choice asked between products the shopper raised ("oslo or brio dumbbells, want it heavy":
     # two of them set side by side ask for a pick, with or without a "?")
@@ -217,10 +225,10 @@ def in_reply(
     fails = fails and not asked and said.act != "Compare"  # weighing it against another still compares
     # ... by standing up for the product turned down ("fair, but it's 5 lb + high protein"):
     # a push-back proposes it again
-    if heard.rejects and not asked and focus is not None and _pushes_back(said, own, focus, tags):
+    if heard.rejects and not really_asked and focus is not None and _pushes_back(said, own, focus, tags):
         return replace(said, act="HandleRejection", proposed=(focus,),
                        mentioned=tuple(p for p in said.mentioned if p != focus))
-    if (heard.rejects and not asked and said.act not in _OWN_ACTS) or (
+    if (heard.rejects and not really_asked and said.act not in _OWN_ACTS) or (
         fails and said.act not in _OWN_ACTS - {"HandleRejection"}
     ):
         offered = _offered(said, own, focus)

@@ -253,6 +253,9 @@ REJECT = _words(
     # smaller than I imagined"
     r"(?:is|'s|are|seems?|feels?|looks?) (?:like )?(?:a lot|(?:really |so |kind of |kinda |a bit |pretty |way )?(?:expensive|pricey|pricy|steep|wasteful))\b",
     r"(?:smaller|bigger|larger|heavier|darker|lighter|louder) than i (?:imagined|thought|expected|wanted|hoped)",
+    r"over what (?:i|we) (?:want|wanted|'d like|would like|can|planned) to (?:spend|pay)",
+    r"(?:is|are|'s|'re)(?:n'?t| not) (?:really |quite )?my (?:colou?r|style|thing|taste|vibe|cup of tea)",
+    r"(?:would|will|'d|'ll) drive me (?:crazy|nuts|mad)",
     r"(?:isn'?t|aren'?t|is not|are not)\b[^.?!]{0,40}\b(?:and|but) (?:i|we) (?:really )?(?:need|want|wanted|must have)",
 )
 # Negative words that turn nothing down: a limit on what the shopper spends, a wish to avoid a

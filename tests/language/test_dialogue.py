@@ -178,10 +178,26 @@ def test_a_reason_asked_about_the_product_under_discussion_is_explained(lex):
 
 
 @pytest.mark.parametrize("heard", ["too bitter for me", "meh, I don't really like gala", "way more than I wanna spend",
-                                   "I'm not sure I need a standing desk."])
+                                   "I'm not sure I need a standing desk.", "Burgundy isn't my colour.",
+                                   "That's way over what I want to spend.", "The chime would drive me crazy."])
 def test_turn_downs_in_any_words_are_read(lex, heard):
     assert analyze(heard, lex).rejects, heard
     assert not analyze("not too bad actually", lex).rejects
+
+
+def test_a_label_refused_after_it_is_avoided(lex):
+    u = analyze("Decaf isn't my thing, honestly.", lex)
+    assert "caffeine:decaf" in u.avoids and "caffeine:decaf" not in u.wants
+
+
+def test_a_price_said_back_as_a_question_does_not_hide_the_turn_down(lex):
+    heard = analyze("Nine nineteen for the decaf? That's way too much.", lex)
+    said = analyze_reply("yeah that one's pricey. alt: copper kettle french roast whole bean, 8.49", lex, heard=heard,
+                         focus=DECAF)
+    assert said.act == "HandleRejection" and "sm_p032" in said.proposed
+    # a real question before the turn-down is answered by what it asks
+    heard = analyze("Which coffee should I get? I can't do caffeine.", lex)
+    assert analyze_reply("the copper kettle decaf, 9.19", lex, heard=heard).act != "HandleRejection"
 
 
 def test_a_request_for_other_options_is_no_choice_between_the_ones_raised(lex):
