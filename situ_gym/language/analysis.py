@@ -49,7 +49,7 @@ DISTANCES = ("short", "medium", "long")
 _ANGLE = re.compile(r"(\d{1,3})\s?(?:°|deg\b|degrees?)")
 _PRONOUN = re.compile(r"\b(?:it|its|it's|this one|that one|this|that|the one|them|they|these|those|this [a-z]+|that [a-z]+|these [a-z]+|those [a-z]+)\b")
 # Clause breaks: commas (not before a size or price: "Cereal, 12 oz"), semicolons, dashes, "but".
-_CLAUSE_BREAK = re.compile(r",(?!\s*[\d$])\s*|;|:\s|\s-\s|\bbut\b|\binstead\b")
+_CLAUSE_BREAK = re.compile(r",(?!\s*[\d$])\s*|;|:\s|\s-\s|\bbut\b|\binstead\b|\s(?:um+|uh+|erm)\s")  # a filler: a new start in speech
 _TURNS = frozenset("turn look glance tilt face pivot rotate spin swing".split())
 _TRANSLATE = frozenset(
     "go head walk move step come enter leave exit continue proceed cross pass stroll wander return get make keep pop duck hop "
@@ -307,7 +307,7 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
         for _, cs, ce, pid in here:
             a, b = _clause_span(low, s, e, cs, ce)
             clause = low[a:b]
-            neg = P.NOT_PROPOSED.search(clause) or P.OVER_LIMIT.search(low, ce, b)
+            neg = P.NOT_PROPOSED.search(clause) or P.OVER_LIMIT.search(low, ce, max(b, min(e, ce + 24)))
             if neg:
                 set_aside.append(pid)
             if _LANDMARK.search(low, max(a, cs - 24), cs):

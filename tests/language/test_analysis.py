@@ -517,6 +517,13 @@ def test_a_partial_lower_case_name_with_its_brand(lex, text, named):
     assert analyze(text, lex["supermarket"]).named == named
 
 
+def test_a_filler_starts_a_new_clause_in_speech(lex):
+    """"that one's out then um what about the X": the set-aside words are the focus's, not X's."""
+    u = analyze("oh okay no worries that one's out then um what about the hawthorne and vale alba wingback armchair "
+                "it's forest green", lex["home_furnishings"], focus="hf_p197")
+    assert u.proposed == ("hf_p201",) and "hf_p201" not in u.set_aside
+
+
 def test_deterministic_and_cached(lex):
     text = "Try the Sunny Fields Honey Oat Clusters, they're on Shelf 1."
     a = analyze(text, lex["supermarket"])
