@@ -530,6 +530,10 @@ _INTERROGATIVE = re.compile(
     # an inverted auxiliary opening a question about a thing: "does the mac and cheese have wheat"
     r"(?:does|do|did|is|are|can|could|will|would|has|have|was|were)\s+(?:the|this|that|these|those|it|they)\b)\s+\w"
 )
+_OPENS_QUESTION = re.compile(
+    r"\W*(?:(?:so|and|um|uh|ok|okay|well|also|hmm|oh|yeah|then)\W+)*(?:how|what|which|where|why|who|when|whose|any|"
+    r"anything|do|does|did|is|are|can|could|would|will|should|shall|have|has|you|u)\b"
+)
 # A question asked inside spoken words without its "?": "sorry when you said cleaner did you
 # mean like for the kitchen", "beans like canned or do you mean coffee beans".
 _ASKED_INSIDE = re.compile(r"\b(?:do|did) (?:you|u) mean\b|\bor do (?:you|u) (?:want|need|mean|prefer)\b")
@@ -544,8 +548,18 @@ def _question(sent, original, toks, s, e, mentions, places, tags, names_product,
     if _SHORT_Q.match(stripped) or (len(stripped.split()) <= 1 and not _SLOT_WORD.match(stripped)):
         return None  # "Ready?", "Okay?"; but "budget?" asks
     nav_like = bool(motion_verbs(toks, sent, s, e, base=s)) and (any(s <= p.char_start < e for p in places) or _direction(sent)) and not re.search(r"\bwhere\b", sent)
-    proposing = names_product and P.PROPOSE.search(sent) and not _slot_words(sent)
-    if P.PURCHASE.search(sent) or P.RECONSIDER.search(sent) or nav_like or proposing:
+    # the product's own name and price are no slot words: "how about the X, 8 oz?"
+    spoken = list(sent)
+    for a, b in [(m.char_start, m.char_end) for m in mentions if m.kind == "product"] + [(x.start, x.end) for x in money]:
+        if s <= a < e:
+            spoken[a - s : b - s] = " " * (min(b, e) - a)
+    spoken = "".join(spoken)
+    proposing = names_product and P.PROPOSE.search(sent) and not _slot_words(spoken)
+    # a product's facts said with a "?" and no question word offer it: "X is 4 bucks 29 tho?"
+    offering = names_product and not _OPENS_QUESTION.match(spoken) and not re.search(r"\bor\b", spoken) and not (
+        _slot_words(spoken) or re.search(r"\bbudget\b", spoken)
+    )
+    if P.PURCHASE.search(sent) or P.RECONSIDER.search(sent) or nav_like or proposing or offering:
         return None  # an offer to buy, to reconsider, to walk, or of a product asks no slot
     slots = _slots(sent, toks, s, e, mentions, places, tags, money)
     # a question of several parts asks each part's slot: "which colour you want, and which

@@ -305,6 +305,10 @@ def test_informal_and_non_native_purchase_prompts(lex, text):
     ("so for the office chair um what's your budget roughly and do you want like mesh or leather", ("budget", "preference")),
     ("Okay, yogurt. Which flavour you like, what you want avoid, and how much money you want spend?",
      ("avoid", "budget", "preference")),
+    # a product's own size and price, or its facts said with a "?", ask no slot
+    ("Totally fair! How about the Meadow Creek Dairy Shredded Sharp Cheddar, 8 oz? It's just $4.29.", ()),
+    ("ok yeah that one's steep, meadow creek shredded cheddar is 4 bucks 29 tho?", ()),
+    ("fair, that one's out. max budget for coffee?", ("budget",)),
     # a push-back or an offer to buy asks no slot
     ("hmm, you sure? they're sweet, not tart, and 3 lb for 4.69 is a pretty good deal", ()),
     ("it's the only non-shedding low-pile one & cheapest rug at 189.99. worth a 2nd look?", ()),
