@@ -724,7 +724,8 @@ def _direction(sent: str) -> str | None:
 def _navigation(sent: str, toks, s: int, e: int, places: list[PlaceMention], low: str) -> NavInstruction | None:
     here = [p for p in places if s <= p.char_start < e]
     earlier = None
-    if not here and re.search(r"\b(?:there|over there)\b", sent):
+    # "head over there", "walk fwd + go in": the place named in the words before
+    if not here and re.search(r"\b(?:there|over there)\b|\b(?:go|walk|head|step|pop|duck)(?: on| right)? in\b(?! the\b)|\benter\b(?! the\b)", sent):
         earlier = next((p for p in reversed(places) if p.char_start < s), None)
     verbs = motion_verbs(toks, low, s, e)
     relation_here = next((name for name, pat in P.RELATION if pat.search(sent)), None)

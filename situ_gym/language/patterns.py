@@ -199,10 +199,10 @@ PURCHASE = re.compile(
 MOTION = frozenset(
     "go head walk move step turn come enter leave exit continue proceed follow cross pass look glance tilt "
     "face stroll wander swing pivot rotate return back get make keep spin hop pop duck swing slide shuffle scoot "
-    "sidestep edge inch shift".split()
+    "sidestep edge inch shift bounce cruise".split()
 )
 RELATION: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("out_of", _words(r"out of", r"leave", r"leaving", r"exit", r"exiting", r"step out", r"back out", r"get out", r"outside of", r"head out", r"out from", r"outside from", r"go out", r"come out", r"step outside")),
+    ("out_of", _words(r"out of", r"leave", r"leaving", r"exit", r"exiting", r"step out", r"back out", r"get out", r"outside of", r"head out", r"out from", r"outside from", r"go out", r"come out", r"step outside", r"outta", r"out the door")),
     ("into", _words(r"into", r"inside", r"enter", r"entering", r"go in", r"walk in", r"step in", r"head in", r"in through", r"pop in", r"duck in")),
     ("past", _words(r"past", r"beyond", r"go by", r"walk by", r"pass")),
     ("along", _words(r"along", r"down the length", r"further down", r"further along", r"down the aisle", r"down the shelf", r"sideways",
@@ -217,7 +217,7 @@ DIRECTION: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("left", _words(r"left")),
     ("right", _words(r"(?<!get it )(?<!got it )right(?!\s+(?:now|there|here|away|straight|ahead|choice|one|fit|for|after|next|by|beside|behind|in|at|on|up|outside|inside|across|before|where|beyond|aisle|shelf|shop|store|section|place|spot|product|item|size|thing|way to|department|area))(?!,? i)")),
     ("back", _words(r"back up", r"step back", r"backwards?", r"go back", r"reverse", r"walk back", r"move back", r"take a step back")),
-    ("ahead", _words(r"straight", r"ahead(?! and\b)", r"forwards?", r"keep going", r"keep walking", r"carry on", r"onward")),
+    ("ahead", _words(r"straight", r"ahead(?! and\b)", r"forwards?", r"fwd", r"keep going", r"keep walking", r"carry on", r"onward")),
 )
 DISTANCE: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("short", _words(r"an? (?:step|pace|few steps|couple of steps|little|bit)", r"one step", r"two steps", r"few steps",

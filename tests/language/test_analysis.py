@@ -353,6 +353,16 @@ def test_a_motion_verb_in_a_when_you_clause_tells_no_move(text, moves):
     assert [t.low for t in motion_verbs(u.tokens, text)] == moves
 
 
+@pytest.mark.parametrize("text, target, relation, direction", [
+    # clipped notes: "fwd", "go in" to the shop named before, "bounce outta", "hang a left"
+    ("nordic nest = straight ahead. walk fwd + go in", "hf_store_nordic_nest", "into", "ahead"),
+    ("ok time to bounce outta atelier prime, out the door n hang a left", "hf_store_atelier_prime", "out_of", "left"),
+])
+def test_clipped_motion(lex, text, target, relation, direction):
+    nav = analyze(text, lex["home_furnishings"]).navigation
+    assert (nav.target, nav.relation, nav.direction) == (target, relation, direction), text
+
+
 @pytest.mark.parametrize("text, target, relation", [
     # a shop named in lower case by words that are also product words, but in no name together
     ("step out of victorian curio first (back thru the door)", "hf_store_victorian_curio", "out_of"),
