@@ -434,13 +434,18 @@ class SceneLexicon:
         out = []
         for i, tok in enumerate(toks):
             w = self._read(tok)
+            possessive = tok.low.endswith(("'s", "\u2019s")) and tok.low[:-2] in self.product_vocab and not (
+                {"ADJ", "ADV"} & set(getAllLemmas(tok.low[:-2]))  # "how old's your cat" is "old is"
+            )
+            if possessive:  # "kestrel's out", "isla's": the name with its "'s"
+                w = tok.low[:-2]
             if i in taken or not tok.text[:1].isalpha() or w in STOPWORDS or w in FUNCTION_WORDS or w in _WEAK:
                 continue
             if w in self.category_words or w in _UNITS or w in _SPATIAL:
                 continue
             before = toks[i - 1].low if i else ""
             nxt = toks[i + 1] if i + 1 < len(toks) else None
-            frame = (nxt is not None and nxt.low in ("one", "ones", "'s")) or before in CHOICE_WORDS or (
+            frame = possessive or (nxt is not None and nxt.low in ("one", "ones", "'s")) or before in CHOICE_WORDS or (
                 # a bare word that opens the text on its own: "decaf, 100%", "quill, easy"
                 i == 0 and nxt is not None and nxt.text in (",", ":", "\u2014", "-", "!")
             )

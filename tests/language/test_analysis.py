@@ -538,6 +538,18 @@ def test_a_filler_starts_a_new_clause_in_speech(lex):
     assert u.proposed == ("hf_p201",) and "hf_p201" not in u.set_aside
 
 
+@pytest.mark.parametrize("text, focus, aside", [
+    # a short name with its "'s" names the product ("kestrel's out" sets the Kestrel lamp aside)
+    ("noted, kestrel's out. budget?", "hf_p084", ("hf_p084",)),
+    ("fair, nova's out. budget?", "hf_p207", ("hf_p207",)),
+    # "how old's your X" is "old is", no product
+    ("okay um how old's your kid and do you want one that folds", None, ()),
+])
+def test_a_short_name_with_its_possessive(lex, text, focus, aside):
+    u = analyze(text, lex["home_furnishings"], focus=focus)
+    assert u.set_aside == aside and (aside or not u.named)
+
+
 def test_deterministic_and_cached(lex):
     text = "Try the Sunny Fields Honey Oat Clusters, they're on Shelf 1."
     a = analyze(text, lex["supermarket"])
