@@ -52,11 +52,13 @@ from situ_gym.language.analysis import (
     _PRONOUN,
     Utterance,
     _act,
+    _explanation,
     analyze,
     motion_verbs,
 )
 from situ_gym.language.claims import words
 from situ_gym.language.lexicon import SceneLexicon
+from situ_gym.language.money import amounts
 from situ_gym.language.tokens import sentence_spans
 
 __all__ = ["analyze_reply", "echoed_questions", "in_reply"]
@@ -281,4 +283,10 @@ def analyze_reply(
     named = frozenset(heard.named) if heard is not None else frozenset()
     said = analyze(text, lexicon, visible=frozenset(visible) | named | frozenset(raised), focus=focus)
     tags = lexicon.index.products[focus].tags if lexicon is not None and focus in lexicon.index.products else None
-    return in_reply(said, heard, raised=raised, focus=focus, focus_tags=tags)
+    reply = in_reply(said, heard, raised=raised, focus=focus, focus_tags=tags)
+    if reply.proposed == (focus,) and reply.explanation is None and said.proposed != (focus,) and tags is not None:
+        # a push-back: its facts are the reasons for the product it stands up for
+        low = reply.text.lower()
+        reasons = _explanation(focus, low, reply.tokens, list(reply.mentions), list(reply.tags), amounts(low), lexicon)
+        reply = replace(reply, explanation=reasons)
+    return reply

@@ -150,6 +150,7 @@ def test_standing_up_for_a_product_turned_down_proposes_it_again(lex, heard, rep
     assert analyze(heard, lex).rejects
     if pushed:
         assert said.act == "HandleRejection" and said.proposed == (focus,)
+        assert said.explanation is not None and said.explanation.product == focus  # its facts are the reasons
     else:
         assert focus not in said.proposed
 
