@@ -561,23 +561,24 @@ def test_deterministic_and_cached(lex):
 # layer and from the first corpus; issue 24): 92.3%. The issue asks for 95% as on the first
 # corpus. The layer has since been tuned on its failures, so it is a development set now and
 # heldout2 is the held-out measure. A drop below this floor is a regression.
-HELDOUT_FLOOR = 0.94
+HELDOUT_FLOOR = 0.95
 # tests/language/heldout2 (304 utterances in five styles, written after that tuning, by a
-# writer who never read the layer): 80.7% when first run. Tuned on since (89.8%), so it is a
-# development set too and heldout3 is the held-out measure.
-HELDOUT2_FLOOR = 0.89
+# writer who never read the layer): 80.7% when first run. Tuned on since (93.0%), so it is a
+# development set too.
+HELDOUT2_FLOOR = 0.92
 # tests/language/heldout3 (400 utterances in the same five styles, written apart again): 84.5%
 # when first run, 87.7% after changes made on heldout and heldout2 and kept only when heldout3
-# did not fall, so it guided the tuning and heldout4 is the held-out measure. Tuned on since
-# (90.8%, reading a turn as the reply to the shopper's words).
-HELDOUT3_FLOOR = 0.9
+# did not fall, so it guided the tuning. Tuned on since (94.4%).
+HELDOUT3_FLOOR = 0.93
 # tests/language/heldout4 (400 utterances, five styles, written apart again while the layer was
-# tuned; never run through it before its first measurement): 88.2% when first run, 90.6% after
-# changes made on the other corpora only (its misses never read).
-HELDOUT4_FLOOR = 0.89
+# tuned; never run through it before its first measurement): 88.2% when first run, 91.3% after
+# changes made on the other corpora only (its misses never read); a development set since
+# heldout5 was written (94.5%).
+HELDOUT4_FLOOR = 0.93
 # tests/language/heldout5 (400 utterances, five styles, a sixth author; written once the layer
-# had been tuned with heldout4's totals as a guide): 90.9% when first run.
-HELDOUT5_FLOOR = 0.89
+# had been tuned with heldout4's totals as a guide): 90.9% when first run, 92.9% after changes
+# made on the other corpora (its misses never read). The held-out measure.
+HELDOUT5_FLOOR = 0.91
 
 
 @pytest.mark.parametrize("corpus, floor, style_margin", [("heldout", HELDOUT_FLOOR, 0.05),
@@ -619,10 +620,10 @@ def _group_readings(corpus: str):
 
 
 # Share of paraphrase groups (one meaning in chat, clipped, non-native, mixed and spoken English)
-# whose members all get the same act, proposals, attempts and slots. Measured: heldout 33/45,
-# heldout2 12/30, heldout3 11/25, heldout4 11/25 (9/25 when first run), heldout5 10/25 when
-# first run; a drop is a regression.
-INVARIANCE_FLOORS = {"heldout": 0.7, "heldout2": 0.38, "heldout3": 0.42, "heldout4": 0.42, "heldout5": 0.38}
+# whose members all get the same act, proposals, attempts and slots. Measured: heldout 35/45,
+# heldout2 18/30, heldout3 18/25, heldout4 17/25 (9/25 when first run), heldout5 13/25 (10/25
+# when first run); a drop is a regression.
+INVARIANCE_FLOORS = {"heldout": 0.75, "heldout2": 0.55, "heldout3": 0.68, "heldout4": 0.64, "heldout5": 0.48}
 
 
 @pytest.mark.parametrize("corpus", sorted(INVARIANCE_FLOORS))
