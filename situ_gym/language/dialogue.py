@@ -206,6 +206,14 @@ def in_reply(
             mentioned=tuple(p for p in said.mentioned if p not in compared and p not in proposed),
         )
 
+    # a comparison, unasked, that picks the shopper's own product ("what's good about B?" ->
+    # "between A and B, I'd pick B: ..."): the other side is the foil it is weighed against
+    picks_own = said.proposed and all(p in own for p in said.proposed) and len(set(said.compared)) >= 2
+    if picks_own and said.act == "Compare":
+        foils = tuple(p for p in said.compared if p not in own and p not in said.set_aside)
+        if foils:
+            said = replace(said, set_aside=(*said.set_aside, *foils))
+
     # a question about products the shopper raised: the reply answers about them
     lone_compare = said.act == "Compare" and len(set(said.compared)) < 2  # a "comparison" of one product
     if asked and own and named_sides and (said.act in _ANSWERED_ACTS or lone_compare) and not said.purchase_prompt:

@@ -4,7 +4,7 @@ what the shopper said; without it the turn reads as on its own."""
 
 import pytest
 
-from situ_gym.language import analyze, analyze_reply, in_reply, lexicon_for
+from situ_gym.language import analyze, analyze_reply, in_reply, lexicon_for, put_forward
 from situ_gym.scene import SceneIndex
 from situ_gym.scene.loader import load_scene
 
@@ -199,6 +199,19 @@ def test_a_price_said_back_as_a_question_does_not_hide_the_turn_down(lex):
     # a real question before the turn-down is answered by what it asks
     heard = analyze("Which coffee should I get? I can't do caffeine.", lex)
     assert analyze_reply("the copper kettle decaf, 9.19", lex, heard=heard).act != "HandleRejection"
+
+
+def test_a_comparison_that_picks_the_product_asked_about_offers_no_foil(lex):
+    """"What's good about B?" -> "Between A and B, I'd pick B: ...": A is what B is weighed
+    against, not a new recommendation (the heuristic's "Compared with A, B suits you better")."""
+    heard = analyze("What's good about the Copper Kettle Decaf?", lex)
+    said = analyze_reply("Between the Copper Kettle Breakfast Blend ($9.19) and the Copper Kettle Decaf ($9.19), I'd pick "
+                         "the Copper Kettle Decaf: no caffeine, same price.", lex, heard=heard)
+    assert put_forward(said) == (DECAF,) and BREAKFAST in said.set_aside
+    # unasked, between two new products, both are put forward
+    said = analyze_reply("Between the Copper Kettle Breakfast Blend ($9.19) and the Copper Kettle Decaf ($9.19), I'd pick "
+                         "the Copper Kettle Decaf: no caffeine, same price.", lex, heard=analyze("I need coffee.", lex))
+    assert set(put_forward(said)) == {DECAF, BREAKFAST}
 
 
 def test_a_request_for_other_options_is_no_choice_between_the_ones_raised(lex):
