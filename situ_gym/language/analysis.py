@@ -513,10 +513,7 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
 
 
 _OTHER_KIND = re.compile(r"\b(?:another|other|different|some other)\s+(?:(?:kind|type|sort)s?\s+of\s+)?$")
-_REFUSED_AFTER = re.compile(
-    r"\W*(?:(?:is|are|'s|'re)(?:n'?t| not) (?:really |quite )?(?:my|our|for me|for us)\b"
-    r"|(?:would|will|'d|'ll) drive me (?:crazy|nuts|mad)|(?:is|are|'s|'re) (?:a no|a dealbreaker|out)\b)"
-)
+_REFUSED_AFTER = re.compile(r"\W*" + P.REFUSED.pattern)
 # "got it", "I hear you on that": "it" of an idiom refers to nothing
 _IDIOM_IT = re.compile(r"\b(?:got|get|gotcha|understand|hear(?: you on)?|see|make)\s+$")
 _NON_REFERRING = re.compile(r"(?:it'?s (?:time|okay|ok|fine|no problem|a good idea|up to you)|that'?s (?:okay|ok|fine|alright|all)|that way|this way|it is time)")
@@ -530,6 +527,8 @@ _INTERROGATIVE = re.compile(
     # an inverted auxiliary opening a question about a thing: "does the mac and cheese have wheat"
     r"(?:does|do|did|is|are|can|could|will|would|has|have|was|were)\s+(?:the|this|that|these|those|it|they)\b)\s+\w"
 )
+# A question for information opens with a wh-word or an auxiliary ("how do the others compare?",
+# "you want it?"); "X is 4 bucks 29 tho?" or "Ten eighty-nine for Swiss cheese?" does not.
 _OPENS_QUESTION = re.compile(
     r"\W*(?:(?:so|and|um|uh|ok|okay|well|also|hmm|oh|yeah|then)\W+)*(?:how|what|which|where|why|who|when|whose|any|"
     r"anything|do|does|did|is|are|can|could|would|will|should|shall|have|has|you|u)\b"

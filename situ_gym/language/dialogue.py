@@ -49,6 +49,7 @@ from situ_gym.language import patterns as P
 from situ_gym.language.analysis import (
     _ACK_OPENING,
     _FINITE_VERB,
+    _OPENS_QUESTION,
     _PRONOUN,
     Utterance,
     _act,
@@ -70,11 +71,6 @@ _OPENING = re.compile(r"\W*(?:(?:so|oh|um|uh|ok|okay|well|honestly|definitely|th
 # A sentence that prefers, for the one side it names: "is (more) better", "for sure", "hands down".
 _PREFERS = re.compile(
     r"\b(?:better|best|winner|wins|for sure|hands down|definitely|100%|go (?:with|for)|i'?d (?:go|take|get|pick|say))\b|->|\u2192"
-)
-# A question for information opens with a wh-word or an auxiliary ("how do the others compare?").
-_ASKING = re.compile(
-    r"\W*(?:(?:so|and|um|uh|ok|okay|well|also|hmm)\W+)*(?:how|what|which|where|why|who|when|whose|is|are|do|does|did|"
-    r"can|could|would|will|should|shall|have|has|any)\b"
 )
 _ANSWERED_ACTS = frozenset({"Recommend", "Explain", "AnswerQuestion"})
 # Acts a reply keeps whatever it answers: a greeting, directions, a purchase prompt, a turn-down handled.
@@ -179,7 +175,7 @@ def in_reply(
     low = heard.text.lower()
     # "Ten eighty-nine for Swiss cheese? That's way too much.": a question of no wh-word or
     # auxiliary says the price back; the turn-down after it stands
-    really_asked = any(_ASKING.match(q.sentence.lower()) for q in heard.questions) or (asked and not heard.questions)
+    really_asked = any(_OPENS_QUESTION.match(q.sentence.lower()) for q in heard.questions) or (asked and not heard.questions)
 
     # a choice asked between products the shopper raised ("oslo or brio dumbbells, want it heavy":
     # two of them set side by side ask for a pick, with or without a "?")

@@ -14,7 +14,7 @@ __all__ = [
     "CLAIM_SENTENCE_END", "CLAIM_PRICE", "BUDGET_WORDS", "REFERRING_PRONOUNS", "PREFERENCE_WORDS", "PLACE_PREPOSITIONS", "CART_CLAIM", "HAND_CLAIM", "BUDGET_CLAIM",
     "MARKER_LABEL", "INTERNAL_JARGON", "ABOUT_THE_SHOPPER", "JUDGE_JARGON", "CATALOG_ID",
     "ACCEPT", "THANKS", "INFO_REQUEST", "BUDGET_BOUND", "CLAIMS", "CLARIFY", "CLOSING", "COMPARE",
-    "DIRECTION", "DISTANCE", "GREETING", "MOTION", "NEGATION", "NOT_PROPOSED", "OVER_LIMIT",
+    "DIRECTION", "DISTANCE", "GREETING", "MOTION", "NEGATION", "NOT_PROPOSED", "OVER_LIMIT", "REFUSED",
     "CHOICE_WORDS", "PROPOSE", "PURCHASE", "REASON", "RECONSIDER", "HANDLE_REJECTION", "COMPARATIVE", "REJECT", "NOT_A_REJECTION", "HESITATION", "RELATION", "REQUESTS", "SLOTS",
 ]
 
@@ -254,10 +254,15 @@ REJECT = _words(
     r"(?:is|'s|are|seems?|feels?|looks?) (?:like )?(?:a lot|(?:really |so |kind of |kinda |a bit |pretty |way )?(?:expensive|pricey|pricy|steep|wasteful))\b",
     r"(?:smaller|bigger|larger|heavier|darker|lighter|louder) than i (?:imagined|thought|expected|wanted|hoped)",
     r"over what (?:i|we) (?:want|wanted|'d like|would like|can|planned) to (?:spend|pay)",
-    r"(?:is|are|'s|'re)(?:n'?t| not) (?:really |quite )?my (?:colou?r|style|thing|taste|vibe|cup of tea)",
-    r"(?:would|will|'d|'ll) drive me (?:crazy|nuts|mad)",
     r"(?:isn'?t|aren'?t|is not|are not)\b[^.?!]{0,40}\b(?:and|but) (?:i|we) (?:really )?(?:need|want|wanted|must have)",
 )
+# Said right after a product or a label, what refuses it: "burgundy isn't my colour", "the chime
+# would drive me crazy", "pepperoni's a no" (a turn-down; the label is avoided).
+REFUSED = _words(
+    r"(?:is|are|'s|'re)(?:n'?t| not) (?:really |quite )?(?:my|our|for me|for us)\b",
+    r"(?:would|will|'d|'ll) drive me (?:crazy|nuts|mad)", r"(?:is|are|'s|'re) (?:a no|a dealbreaker|out)\b",
+)
+REJECT = re.compile(REJECT.pattern + "|" + REFUSED.pattern)
 # Negative words that turn nothing down: a limit on what the shopper spends, a wish to avoid a
 # label or to browse alone ("I don't want to spend more than $25", "I'd rather avoid nuts",
 # "I don't want it dairy-free", "I'd rather look around on my own").
