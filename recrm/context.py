@@ -205,7 +205,7 @@ class TurnContext:
                 return pid
         return None
 
-    @property
+    @cached_property
     def shopper_said(self) -> list[Utterance]:
         """The shopper's earlier utterances (the ones it said), as ``history_heard`` reads them."""
         return [u for t, u in zip(self.history, self.history_heard, strict=True) if t.user_utterance]

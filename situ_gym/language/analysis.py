@@ -280,6 +280,7 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
     # "nice pick, ..." praises their choice; "try turning left" proposes a motion, not a product
     cue_text = _TRY_MOTION.sub(lambda m: " " * len(m.group(0)), _ACK_CHOICE.sub(lambda m: " " * len(m.group(0)), low))
     questions: list[Question] = []
+    question_spans: list[tuple[int, int]] = []  # where each question was asked, before the ones of no slot go
     navigation: NavInstruction | None = None
     refers_focus = False
     wants: list[str] = []
@@ -335,6 +336,7 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
             q = _question(sent, text[s:e], toks, s, e, mentions, places, tags, bool(here), purchase, money)
             if q is not None:
                 questions.append(q)
+                question_spans.append((s, e))
         # ---- navigation
         nav = _navigation(sent, toks, s, e, places, low)
         # The most specific instruction is the one meant: "Let's keep going! Turn left about 90
@@ -407,7 +409,6 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
         pid = before[-1][3] if before else None
         if pid is not None and pid not in proposed and pid not in set_aside:
             proposed.append(pid)
-    options_text = " ".join(q.sentence for q in questions)  # every question, before the ones of no slot go
     if purchase or proposed or P.HANDLE_REJECTION.search(low):
         # "So the X it is?", "Worth a try?", "Happy with it?": confirmations, not questions for information
         questions = [q for q in questions if q.slots != ("other",)]
@@ -415,7 +416,7 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
         slotted = [q for q in questions if q.slots != ("other",)]
         questions = slotted or questions
     if questions and not proposed and lex is not None and not any("avoid" in q.slots for q in questions) and len(
-        categories_offered(tokenize(options_text), lex)
+        categories_offered(toks, tags, question_spans, lex)
     ) >= 2:
         # "dish soap or laundry soap?", "which table? dining / coffee / side": options that are
         # different kinds of product ask which need the shopper meant (kinds named as things to
@@ -647,19 +648,19 @@ def _clause_spans(low: str, s: int, e: int) -> list[tuple[int, int]]:
     return out
 
 
-def categories_offered(toks, lex: SceneLexicon) -> set[str]:
-    """The store's product kinds the words set out as options ("dish soap or laundry soap",
-    "which chair? office, gaming, dining"): every kind whose words all occur, also apart
-    ("dining / coffee / side ... table"), and none whose words are part of a longer kind found
-    ("desk lamp" is no "desk") or inside a label of several words ("milk chocolate"); none without an option
-    mark (or, a slash, a comma)."""
-    if not any(t.low in ("or", "/", ",", "vs") for t in toks):
+def categories_offered(toks, tags, spans: list[tuple[int, int]], lex: SceneLexicon) -> set[str]:
+    """The store's product kinds the words in ``spans`` (character offsets of ``toks``' text)
+    set out as options ("dish soap or laundry soap", "which chair? office, gaming, dining"):
+    every kind whose words all occur, also apart ("dining / coffee / side ... table"), and none
+    whose words are part of a longer kind found ("desk lamp" is no "desk") or inside a label of
+    several words ("milk chocolate"); none without an option mark (or, a slash, a comma)."""
+    inside = [i for i, t in enumerate(toks) if any(s <= t.start < e for s, e in spans)]
+    if not any(toks[i].low in ("or", "/", ",", "vs") for i in inside):
         return set()
-    _, _, tags = lex.link(toks)
-    # "milk chocolate" is one flavour, not milk and chocolate
+    # "milk chocolate" is one flavour, not milk and chocolate; "the dining room" is a room
     labelled = {i for t in tags if not t.in_name and t.end - t.start >= 2 for i in range(t.start, t.end)}
-    rooms = {i for i in range(len(toks) - 1) if toks[i + 1].low == "room"}  # "the dining room" is a room
-    lemmas = {w for i, t in enumerate(toks) if i not in labelled | rooms for w in (t.lemma, t.low)}
+    rooms = {i for i in inside if i + 1 < len(toks) and toks[i + 1].low == "room"}
+    lemmas = {w for i in inside if i not in labelled | rooms for w in (toks[i].lemma, toks[i].low)}
     found = {key: cat for key, cat in lex.categories.items() if all(w in lemmas for w in key)}
     return {cat for key, cat in found.items() if not any(set(key) < set(other) for other in found)}
 
@@ -702,7 +703,7 @@ _PLACE_SIDE = re.compile(
     r"\b(?:on|at|in|by)\s+(?:your|ur|the|my)?\s*(?:left|right|l|r)\b(?:[- ]hand)?(?:\s+side)?"
     r"|\b(?:front|back|far|rear)\s+(?:left|right|l|r)\b|\b(?:left|right)(?:[- ]hand)?\s+(?:side|wall|corner) of\b"
 )
-_TURN_BEFORE = re.compile(r"\b(?:turn|turning|go|going|head|heading|veer|bear|move|walk|walking|step|keep|stay)\w*\s*(?:to\s+)?(?:the\s+|your\s+)?$")
+_TURN_BEFORE = re.compile(rf"\b(?:{'|'.join(sorted(P.MOTION))}|veer|bear|stay)\w*\s*(?:to\s+)?(?:the\s+|your\s+)?$")
 # "turn L", "then R", "hang a left": a clipped side after a motion word.
 _SIDE_SHORT = re.compile(r"\b(?:turn|then|hang an?|go|head|take an?|hard|bear)\s+(?:a\s+)?(l|r)\b(?!\s*\w*')")
 
@@ -722,12 +723,12 @@ def _direction(sent: str) -> str | None:
 
 def _navigation(sent: str, toks, s: int, e: int, places: list[PlaceMention], low: str) -> NavInstruction | None:
     here = [p for p in places if s <= p.char_start < e]
+    relation_here = next((name for name, pat in P.RELATION if pat.search(sent)), None)
     earlier = None
     # "head over there", "walk fwd + go in": the place named in the words before
-    if not here and re.search(r"\b(?:there|over there)\b|\b(?:go|walk|head|step|pop|duck)(?: on| right)? in\b(?! the\b)|\benter\b(?! the\b)", sent):
+    if not here and (re.search(r"\b(?:there|over there)\b", sent) or relation_here == "into"):
         earlier = next((p for p in reversed(places) if p.char_start < s), None)
     verbs = motion_verbs(toks, low, s, e)
-    relation_here = next((name for name, pat in P.RELATION if pat.search(sent)), None)
     direction = _direction(sent)
     # A clipped note's arrow is a motion verb: "atelier prime -> right, ~105 degrees"
     arrow = bool(re.search(r"->|\u2192", sent)) and bool(here or direction) and not P.PURCHASE.search(sent)

@@ -53,6 +53,7 @@ from situ_gym.language.analysis import (
     _PRONOUN,
     Utterance,
     _act,
+    _clause_spans,
     _explanation,
     analyze,
     motion_verbs,
@@ -109,14 +110,11 @@ def _favoured(said: Utterance, sides: list[str]) -> str | None:
             if before:
                 return before[-1]
         # ... or in a clause ("between the greek and the coconut, coconut one is more better: ...")
-        for m in _CLAUSE.finditer(low, start, end):
-            inside = {p for a, p in refs if m.start() <= a < m.end()}
-            if len(inside) == 1 and _PREFERS.search(m.group(0)) and not re.search(r"\bthan\b", m.group(0)):
+        for cs, ce in _clause_spans(low, start, end):
+            inside = {p for a, p in refs if cs <= a < ce}
+            if len(inside) == 1 and _PREFERS.search(low, cs, ce) and not re.search(r"\bthan\b", low[cs:ce]):
                 return inside.pop()
     return None
-
-
-_CLAUSE = re.compile(r"[^,;:\u2014\u2013]+")
 
 
 def _without_echoes(said: Utterance, heard: Utterance, focus: str | None) -> Utterance:
@@ -158,13 +156,14 @@ def _pushes_back(said: Utterance, own: list[str], focus: str, focus_tags: set[st
 
 def in_reply(
     said: Utterance, heard: Utterance | None, *, raised: Iterable[str] = (), focus: str | None = None,
-    focus_tags: Iterable[str] | None = None,
+    lexicon: SceneLexicon | None = None,
 ) -> Utterance:
     """``said`` read as the reply to ``heard`` (see the module docstring); ``raised``: the
     products the shopper raised itself, in addition to the ones ``heard`` names; ``focus``: the
-    product under discussion, which "that one" / "it" in the shopper's words stands for;
-    ``focus_tags``: its catalog labels, against which a wish the shopper states is a turn-down
-    ("I can't eat wheat" of crackers with wheat)."""
+    product under discussion, which "that one" / "it" in the shopper's words stands for. With
+    the ``lexicon``, a wish the shopper states that the focus's catalog labels fail is a
+    turn-down ("I can't eat wheat" of crackers with wheat), and a push-back's facts are the
+    reasons for the focus."""
     if heard is None or heard.empty or said.empty:
         return said
     said = _without_echoes(said, heard, focus)
@@ -226,13 +225,20 @@ def in_reply(
 
     # a turn-down, in words or by a wish the product under discussion fails: the reply handles
     # it (a turn-down that asks something is answered by what it asks)
-    tags = set(focus_tags or ())
-    fails = focus_tags is not None and (any(t not in tags for t in heard.wants) or any(t in tags for t in heard.avoids))
-    fails = fails and not asked and said.act != "Compare"  # weighing it against another still compares
+    product = lexicon.index.products.get(focus) if lexicon is not None and focus is not None else None
+    tags = set(product.tags) if product is not None else set()
+    fails = product is not None and not asked and said.act != "Compare" and (  # weighing it against another still compares
+        any(t not in tags for t in heard.wants) or any(t in tags for t in heard.avoids)
+    )
     # ... by standing up for the product turned down ("fair, but it's 5 lb + high protein"):
-    # a push-back proposes it again
+    # a push-back proposes it again, its facts the reasons for it
     if heard.rejects and not really_asked and focus is not None and _pushes_back(said, own, focus, tags):
-        return replace(said, act="HandleRejection", proposed=(focus,),
+        reasons = said.explanation
+        if product is not None and (reasons is None or reasons.product != focus):
+            low_said = said.text.lower()
+            reasons = _explanation(focus, low_said, said.tokens, list(said.mentions), list(said.tags), amounts(low_said),
+                                   lexicon)
+        return replace(said, act="HandleRejection", proposed=(focus,), explanation=reasons,
                        mentioned=tuple(p for p in said.mentioned if p != focus))
     if (heard.rejects and not really_asked and said.act not in _OWN_ACTS) or (
         fails and said.act not in _OWN_ACTS - {"HandleRejection"}
@@ -286,11 +292,4 @@ def analyze_reply(
     does. The one reading the env, the shopper and RecRM share."""
     named = frozenset(heard.named) if heard is not None else frozenset()
     said = analyze(text, lexicon, visible=frozenset(visible) | named | frozenset(raised), focus=focus)
-    tags = lexicon.index.products[focus].tags if lexicon is not None and focus in lexicon.index.products else None
-    reply = in_reply(said, heard, raised=raised, focus=focus, focus_tags=tags)
-    if reply.proposed == (focus,) and reply.explanation is None and said.proposed != (focus,) and tags is not None:
-        # a push-back: its facts are the reasons for the product it stands up for
-        low = reply.text.lower()
-        reasons = _explanation(focus, low, reply.tokens, list(reply.mentions), list(reply.tags), amounts(low), lexicon)
-        reply = replace(reply, explanation=reasons)
-    return reply
+    return in_reply(said, heard, raised=raised, focus=focus, lexicon=lexicon)

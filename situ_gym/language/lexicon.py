@@ -92,6 +92,7 @@ def _finite_verb(word: str) -> bool:
     return bool(forms) and ("AUX" in forms or ("VERB" in forms and "NOUN" not in forms and "ADJ" not in forms))
 
 
+@cache
 def _verb_of(word: str) -> str | None:
     """The verb a word is a form of ("purify", "cutting" -> "cut"), when lemminflect knows one."""
     if getAllInflections(word, upos="VERB"):

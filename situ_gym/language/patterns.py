@@ -147,6 +147,12 @@ RECONSIDER = _words(
     r"give (?:it|them|that) (?:another|a second) (?:chance|go|look)",
 )
 PROPOSE = re.compile(PROPOSE.pattern + "|" + RECONSIDER.pattern)
+# Said right after a product or a label, what refuses it: "burgundy isn't my colour", "the chime
+# would drive me crazy", "pepperoni's a no" (a turn-down; the label is avoided).
+REFUSED = _words(
+    r"(?:is|are|'s|'re)(?:n'?t| not) (?:really |quite )?(?:my|our|for me|for us)\b",
+    r"(?:would|will|'d|'ll) drive me (?:crazy|nuts|mad)", r"(?:is|are|'s|'re) (?:a no|a dealbreaker|out)\b(?! of| there| here)",
+)
 # Contexts in which a named product is NOT proposed (a past rejection, a contrast, a warning).
 NOT_PROPOSED = _words(
     r"already (?:turned|ruled|said|rejected|passed|looked|declined|saw|seen|checked)", r"turned (?:it |that |this )?down",
@@ -156,7 +162,7 @@ NOT_PROPOSED = _words(
     r"no longer", r"won'?t (?:work|fit|suit)", r"sold out", r"(?<!why )not (?:the|that|a good|right|suitable|ideal)", r"set (?:it |that |this |them |the [\w' -]{1,40}?)?aside",
     r"already in your (?:cart|basket)", r"off the list", r"it'?s out", r"wouldn'?t (?:go|pick|choose|recommend|suggest)", r"well over",
     r"put (?:it|that|the \w+) back", r"you (?:passed|said no)", r"steer clear", r"avoid", r"contains?",
-    r"(?:is|are|'s|'re) (?:a no|out)\b(?! of| there| here)", r"forget(?:ting)?", r"scratch(?:ing)?", r"drop(?:ping)?(?![^.?!]{0,50}\b(?:in|into) (?:the|your) (?:cart|basket|trolley))",
+    r"forget(?:ting)?", r"scratch(?:ing)?", r"drop(?:ping)?(?![^.?!]{0,50}\b(?:in|into) (?:the|your) (?:cart|basket|trolley))",
     r"over budget", r"so nope", r"left (?:it|them|that) out",  # ruled out in passing
     r"compared? (?:with|to)",  # "compared with the A, the B suits you better": A is weighed, not offered
 )
@@ -166,7 +172,7 @@ NOT_PROPOSED = _words(
 OVER_LIMIT = _words(r"(?:is|are|r|'s|'re)\s+(?:(?!just\b|slightly\b|right\b)\w+\s+){0,2}?over\b(?! (?:here|there|by|on|at the|to|in)\b)",
                     r"but no [a-z]+")
 # "vs the A (pricier): the B better": the side after a clause-opening "vs" is the one weighed against.
-NOT_PROPOSED = re.compile(NOT_PROPOSED.pattern + r"|^\W*(?:vs\.?|versus)\s")
+NOT_PROPOSED = re.compile(NOT_PROPOSED.pattern + "|" + REFUSED.pattern + r"|^\W*(?:vs\.?|versus)\s")
 COMPARE = _words(
     r"than", r"compared?", r"comparison", r"versus", r"vs", r"whereas", r"while the", r"both", r"difference",
     r"differ", r"on the other hand", r"cheaper", r"pricier", r"more expensive", r"less expensive", r"same price",
@@ -246,7 +252,7 @@ REJECT = _words(
     r"more than i (?:want|wanted|wanna|can|'?d like)", r"not sure (?:i|we) (?:need|want|like)", r"can'?t (?:take|have|use|do)", r"rather not", r"not interested", r"^no(?=[,.!;]|$| thanks| thank| way)", r"nope",
     r"(?:prefer|want|like|rather have|need) something else", r"won'?t work", r"not a fit",
     r"put (?:it|that|this|the [\w' -]{1,60}?) back", r"not (?:the|that) one", r"not keen", r"no good", r"i'?d rather", r"missing",
-    r"lacks?", r"(?:'?s|is) a no\b", r"a no for me", r"ruled (?:it |that |this |them )?out", r"already (?:looked at|tried|checked)",
+    r"lacks?", r"a no for me", r"ruled (?:it |that |this |them )?out", r"already (?:looked at|tried|checked)",
     # a product without what the shopper needs: "the X don't have ...", "the X isn't organic, and I need that"
     r"(?<!\bi )(?<!\bwe )(?<!\byou )do(?:n'?t| not) have",
     # a complaint about the product: "53 bucks for a mat is a lot", "quinoa's expensive", "it's
@@ -255,12 +261,6 @@ REJECT = _words(
     r"(?:smaller|bigger|larger|heavier|darker|lighter|louder) than i (?:imagined|thought|expected|wanted|hoped)",
     r"over what (?:i|we) (?:want|wanted|'d like|would like|can|planned) to (?:spend|pay)",
     r"(?:isn'?t|aren'?t|is not|are not)\b[^.?!]{0,40}\b(?:and|but) (?:i|we) (?:really )?(?:need|want|wanted|must have)",
-)
-# Said right after a product or a label, what refuses it: "burgundy isn't my colour", "the chime
-# would drive me crazy", "pepperoni's a no" (a turn-down; the label is avoided).
-REFUSED = _words(
-    r"(?:is|are|'s|'re)(?:n'?t| not) (?:really |quite )?(?:my|our|for me|for us)\b",
-    r"(?:would|will|'d|'ll) drive me (?:crazy|nuts|mad)", r"(?:is|are|'s|'re) (?:a no|a dealbreaker|out)\b",
 )
 REJECT = re.compile(REJECT.pattern + "|" + REFUSED.pattern)
 # Negative words that turn nothing down: a limit on what the shopper spends, a wish to avoid a

@@ -184,6 +184,7 @@ def test_a_reason_asked_about_the_product_under_discussion_is_explained(lex):
 def test_turn_downs_in_any_words_are_read(lex, heard):
     assert analyze(heard, lex).rejects, heard
     assert not analyze("not too bad actually", lex).rejects
+    assert not analyze("oh, the trail mix is out there on the end cap", lex).rejects  # "out" is no refusal here
 
 
 def test_a_label_refused_after_it_is_avoided(lex):

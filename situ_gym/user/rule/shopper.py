@@ -154,7 +154,7 @@ class RuleBasedUser(UserSimulator):
         disclosure_text = " ".join(filter(None, (answer_part(self.voice, p, self.items, self.store) for p in parts_told)))
         hows = {p.how for p in parts_told}
         answered = ("new" in hows and (bool(u.questions) or obs.turn == 1)) or "none" in hows
-        restated_only = hows == {"again"} or hows == {"again", "later"}
+        restated_only = "again" in hows and hows <= {"again", "later"}
 
         # Patience: did this turn move anything forward?
         signal = answered or bool(new_proposal) or followed or explained
