@@ -521,18 +521,19 @@ _NON_REFERRING = re.compile(r"(?:it'?s (?:time|okay|ok|fine|no problem|a good id
 _SLOT_WORD = re.compile(r"^(?:budget|price|size|colou?r|flavou?r|allerg\w*|room|brand|scent|material|style|kind|type|preferences?|must[- ]?haves?)$")
 # A question by its syntax, for speech written without "?": a wh-word or an inverted auxiliary
 # opening the clause ("so what are we looking for today", "how much do you wanna spend").
+_FILLERS = r"(?:so|and|um|uh|like|okay|ok|oh|well|also|then|now|wait|right|hmm|yeah)"
+_AUXILIARIES = r"(?:does|do|did|is|are|can|could|will|would|should|shall|has|have|was|were)"
 _INTERROGATIVE = re.compile(
-    r"(?:^|\b(?:so|and|um|uh|like|okay|ok|oh|well|also|then|now|wait|right)\s+)"
+    rf"(?:^|\b{_FILLERS}\s+)"
     r"(?:what(?:'s| is| are| do| did| would| kind| sort| type| room)?|which|how (?:much|many|big|about)|where(?:'s)?|who|"
     r"is there|are there|do you|did you|would you|could you|can you|are you|were you|have you|is it|is that|"
     # an inverted auxiliary opening a question about a thing: "does the mac and cheese have wheat"
-    r"(?:does|do|did|is|are|can|could|will|would|has|have|was|were)\s+(?:the|this|that|these|those|it|they)\b)\s+\w"
+    rf"{_AUXILIARIES}\s+(?:the|this|that|these|those|it|they)\b)\s+\w"
 )
 # A question for information opens with a wh-word or an auxiliary ("how do the others compare?",
 # "you want it?"); "X is 4 bucks 29 tho?" or "Ten eighty-nine for Swiss cheese?" does not.
 _OPENS_QUESTION = re.compile(
-    r"\W*(?:(?:so|and|um|uh|ok|okay|well|also|hmm|oh|yeah|then)\W+)*(?:how|what|which|where|why|who|when|whose|any|"
-    r"anything|do|does|did|is|are|can|could|would|will|should|shall|have|has|you|u)\b"
+    rf"\W*(?:{_FILLERS}\W+)*(?:how|what|which|where|why|who|when|whose|any|anything|{_AUXILIARIES}|you|u)\b"
 )
 # A question asked inside spoken words without its "?": "sorry when you said cleaner did you
 # mean like for the kitchen", "beans like canned or do you mean coffee beans".
