@@ -165,6 +165,7 @@ _PLACE_NOUNS = frozenset({"doorway", "door", "entrance", "via", "through", "stor
 # How notes and chat abbreviate label values.
 _SHORT_FORMS = {("vegetarian",): ("veg", "veggie"), ("organic",): ("org",), ("gluten", "free"): ("gf",),
                 ("scandinavian",): ("scandi", "nordic")}
+_SHORT_WORDS = frozenset(w for forms in _SHORT_FORMS.values() for w in forms)
 
 
 @dataclass(frozen=True)
@@ -245,8 +246,10 @@ class SceneLexicon:
             self.brand_words[pid] = frozenset(brand)
             self.brand_vocab.update(brand)
             self.tag_words[pid] = frozenset(tag_words)
+            # its labels' short forms are true of it too: "campo verde gf penne"
+            short = {s for t in p.tags for s in _SHORT_FORMS.get(lemmas_of(t.partition(":")[2]), ())}
             self.all_words[pid] = (
-                self.name_words[pid] | frozenset(cat) | frozenset(tag_words) | frozenset(attr_words)
+                self.name_words[pid] | frozenset(cat) | frozenset(tag_words) | frozenset(attr_words) | frozenset(short)
             )
             for w in set(name) | set(cat):
                 df[w] = df.get(w, 0) + 1
@@ -596,23 +599,29 @@ class SceneLexicon:
                 i += 1
                 continue
             j = i
+            joins = []  # where a joiner carried the run on
             while j < n and j not in taken:
                 if self._is_product_word(lem[j], toks[j]):
                     j += 1
-                elif lem[j] in _JOINERS and j + 1 < n:
+                elif (lem[j] in _JOINERS or lem[j] == "from") and j + 1 < n:
                     k = j + 1 + (lem[j + 1] in ("a", "an", "the") and j + 2 < n)
                     if (
                         k not in taken
                         and self._is_product_word(lem[k], toks[k])
-                        and self._joins_a_name(lem[i:j], lem[k])
+                        and (self._by_brand if lem[j] == "from" else self._joins_a_name)(lem[i:j], lem[k])
                     ):
+                        joins.append(j)
                         j = k
                     else:
                         break
                 else:
                     break
-            # "Sunny Fields ... , 12 oz": a size after a comma belongs to the name
             m = self._resolve(toks, lem, i, j)
+            for cut in reversed(joins):  # "lemon wafer cookies from sweet meadow light n crunchy"
+                if m is not None:
+                    break
+                m, j = self._resolve(toks, lem, i, cut), cut
+            # "Sunny Fields ... , 12 oz": a size after a comma belongs to the name
             if m is not None:
                 m, j = self._with_size(toks, lem, m, j)
                 out.append(m)
@@ -637,6 +646,12 @@ class SceneLexicon:
         phrase = m.phrase + ", " + " ".join(t.text for t in toks[j + 1 : k])
         return Mention(m.start, k, m.char_start, toks[k - 1].end, phrase, keep, m.kind, m.category), k
 
+    def _by_brand(self, before: list[str], after: str) -> bool:
+        """Whether "<product words> from <brand>" names a product of that brand: "rice crackers
+        from crispwell", "the oat milk from Sunny Grove"."""
+        left = {w for w in before if w not in STOPWORDS}
+        return bool(left) and any(after in self.brand_words[pid] and left <= self.all_words[pid] for pid in self.name_words)
+
     def _joins_a_name(self, before: list[str], after: str) -> bool:
         """Whether some product's name holds words of both sides of "and"/"in"/"with"."""
         left = {w for w in before if w not in STOPWORDS}
@@ -656,7 +671,7 @@ class SceneLexicon:
         # capitalised word that only a few products' names carry.
         sentence_start = i == 0 or toks[i - 1].text in (".", "!", "?", ":")
         model = toks[i].text[:1].isupper() and any(
-            len(self.name_index.get(w, ())) <= 8
+            0 < len(self.name_index.get(w, ())) <= 8
             and w not in self.category_words
             and w not in FUNCTION_WORDS
             and not (sentence_start and getAllLemmas(w))
@@ -688,7 +703,7 @@ class SceneLexicon:
                 return self._resolve(toks, lem, i + 1, j)
             return None
         specific = bool(brand_hit) or any(
-            w not in self.category_words and w not in self.tag_words[pid]
+            w not in self.category_words and w not in self.tag_words[pid] and w not in _SHORT_WORDS
             for pid in cands[:1] for w in content
         ) or (  # "the honeycrisps", "gala apples": an attribute word of the one product's own name
             len(cands) == 1 and any(w in self.name_words[cands[0]] and w not in self.category_words for w in content)

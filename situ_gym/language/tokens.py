@@ -94,12 +94,16 @@ def normalize(text: object) -> str:
     return text.strip()[:MAX_CHARS]
 
 
+# A modal is a word of its own: "could" is no form of "can" (the tin), "might" none of "may".
+_MODALS = frozenset({"could", "would", "should", "might", "must", "shall"})
+
+
 @lru_cache(maxsize=65_536)
 def lemma(word: str) -> str:
     """Dictionary form of a lower-case word; nouns first ("glasses" -> "glass")."""
     if not word.isalpha() or len(word) < 3:
         return word
-    if "'" in word:
+    if "'" in word or word in _MODALS:
         return word
     forms = getAllLemmas(word)
     for pos in ("NOUN", "VERB", "ADJ", "AUX", "ADV", "PROPN"):

@@ -92,6 +92,21 @@ def test_typos_plurals_and_partial_names(lex):
     assert analyze("Head to the third shelf.", sm).navigation.target == "sm_shelf_03"
 
 
+@pytest.mark.parametrize("store, text, named", [
+    # a name said with its label's short form ("gf" for gluten-free)
+    ("supermarket", "def grab the campo verde gf penne!! huge 32 oz box", ["sm_p045"]),
+    # the brand after the product's words ("X from BRAND"), with more words after the name
+    ("supermarket", "rice crackers from crispwell!! sea salt", ["sm_p072"]),
+    ("supermarket", "lemon wafer cookies from sweet meadow \U0001F34B light n crunchy, 3 bucks 89", ["sm_p085"]),
+    # a modal after a name is no part of it: "could" is no form of "can" (the tin)
+    ("supermarket", "The Lean Table Chicken Teriyaki Bowl could be a good fit, it's high protein.", ["sm_p183"]),
+    # a short form alone names nothing: "Nordic" is a shop's word here, not a Scandinavian product
+    ("home_furnishings", "Let's go into Nordic Nest for a throw blanket.", []),
+])
+def test_names_with_short_forms_brands_after_and_modals_after(lex, store, text, named):
+    assert list(analyze(text, lex[store]).proposed) == named
+
+
 def test_mentions_that_are_not_proposals(lex):
     sm = lex["supermarket"]
     u = analyze("You already turned down the Sunny Fields Honey Oat Clusters, so let's skip them.", sm)
