@@ -385,11 +385,22 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
         # ("the reason I picked the X: ..." explains a choice made)
         entry = facts and any(r[3] == pid and _ENTRY.match(low, r[2]) for r in refs) and not re.search(
             r"\b(?:reason|why|picked|chose|because)\b", about)
-        selling = (facts and (_SELLING.search(about) or not _FINITE_VERB.search(about))) or _PITCH.search(about) or alternative or entry
+        # What is said of it: its sentences after the clauses about other products, and, for a
+        # verdict against it, from its name on. "X is 299.99, over ur 250 so skip, Y tho,
+        # 209.99" is a note about Y, and offers it; so does a turn-down acknowledged before it
+        # ("Okay, skip the honey one. The X is vanilla.").
+        def said_of(r, from_name: bool) -> str:
+            s, e = sentences[r[0]]
+            if from_name:
+                return low[_clause_span(low, s, e, r[1], r[2])[0] : e]
+            others = [_clause_span(low, s, e, o[1], o[2])[1] for o in refs if o[0] == r[0] and o[1] < r[1] and o[3] != pid]
+            return low[max([s, *others]) : e]
+
+        own = " ".join(said_of(r, from_name=False) for r in refs if r[3] == pid)
+        onward = " ".join(said_of(r, from_name=True) for r in refs if r[3] == pid)
+        selling = (facts and (_SELLING.search(about) or not _FINITE_VERB.search(own))) or _PITCH.search(about) or alternative or entry
         asking = all(low[s:e].rstrip().endswith("?") for s, e in sentences)
-        # a turn-down acknowledged in another sentence ("Okay, skip the honey one. The X is
-        # vanilla.") leaves the alternative offered: only its own sentences can set it aside
-        if selling and not asking and not P.NOT_PROPOSED.search(about) and not _ANSWERING.match(about.lstrip()):
+        if selling and not asking and not P.NOT_PROPOSED.search(onward) and not _ANSWERING.match(about.lstrip()):
             proposed.append(pid)
             mentioned.remove(pid)
     # A push-back in a sentence naming no product ("... under-bed storage. Still in the

@@ -167,9 +167,9 @@ NOT_PROPOSED = _words(
     r"compared? (?:with|to)",  # "compared with the A, the B suits you better": A is weighed, not offered
 )
 # Said after a product, what rules it out: "dune + corsa r both over 400", "the alba is um over
-# at 529.99", "rowan basket 32.99 but no lid" ("that one's over ur 15, softwood is 11.79" rules
-# out the one before, not the softwood).
-OVER_LIMIT = _words(r"(?:is|are|r|'s|'re)\s+(?:(?!just\b|slightly\b|right\b)\w+\s+){0,2}?over\b(?! (?:here|there|by|on|at the|to|in)\b)",
+# at 529.99", "the wren is 299.99, over ur 250", "rowan basket 32.99 but no lid" ("that one's
+# over ur 15, softwood is 11.79" rules out the one before, not the softwood).
+OVER_LIMIT = _words(r"(?:is|are|r|'s|'re)\s+(?:(?!just\b|slightly\b|right\b)[\w$.,]+\s+){0,2}?over\b(?! (?:here|there|by|on|at the|to|in)\b)",
                     r"but no [a-z]+")
 # "vs the A (pricier): the B better": the side after a clause-opening "vs" is the one weighed against.
 NOT_PROPOSED = re.compile(NOT_PROPOSED.pattern + "|" + REFUSED.pattern + r"|^\W*(?:vs\.?|versus)\s")

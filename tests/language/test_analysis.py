@@ -7,6 +7,7 @@ import time
 import pytest
 
 from situ_gym.language import MAX_CHARS, analyze
+from situ_gym.language.tokens import normalize
 from situ_gym.user.rule.navigation import call_for_direction
 
 from .corpus import lexicons, load_corpus, score
@@ -105,6 +106,20 @@ def test_typos_plurals_and_partial_names(lex):
 ])
 def test_names_with_short_forms_brands_after_and_modals_after(lex, store, text, named):
     assert list(analyze(text, lex[store]).proposed) == named
+
+
+def test_an_emoji_between_words_ends_what_came_before(lex):
+    hf, sm = lex["home_furnishings"], lex["supermarket"]
+    # the product skipped, then the one offered: the emoji parts them as a mark would
+    u = analyze("pixel forge wren gaming chair is 299.99, over ur 250 so skip \U0001F645 respawn gear vale gaming chair tho "
+                "\U0001F3AE lumbar support + footrest, 209.99", hf)
+    assert u.proposed == ("hf_p142",) and u.mentioned == ("hf_p143",)
+    u = analyze("oakridge peppermint is 9.89 so nope, over budget \U0001F645 misty valley english breakfast black tea tho "
+                "\u2192 4.59 \u2714", sm)
+    assert u.proposed == ("sm_p037",) and u.explanation.product == "sm_p037"
+    # before a capital it ends a sentence; ticks between labels are list marks and only go
+    assert normalize("Happy to help with a planter \U0001FAB4 What size?") == "Happy to help with a planter . What size?"
+    assert normalize("velvet \u2714 pet-friendly \u2714 1,559.99") == "velvet pet-friendly 1,559.99"
 
 
 def test_mentions_that_are_not_proposals(lex):
