@@ -119,7 +119,9 @@ class Utterance:
     deictic: bool = False  # proposes "this one" / "it" without naming it or having a focus
     unknown_products: tuple[str, ...] = ()  # product-like names the catalog lacks
     named: tuple[str, ...] = ()  # products called by (part of) their name, not by their kind or "it"
-    set_aside: tuple[str, ...] = ()  # products named only to be ruled out ("you turned the X down")
+    # products named only to be ruled out ("you turned the X down") or asked about as readings
+    # of the shopper's words ("did you mean the A or the B?"): none is offered
+    set_aside: tuple[str, ...] = ()
     landmarks: tuple[str, ...] = ()  # products named to say where something is ("next to the X")
     references: tuple[tuple[int, str], ...] = ()  # (char offset, product) of every reference, in text order
 
@@ -434,6 +436,21 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
         # avoid, "wheat, milk?", are no options)
         questions = [replace(q, clarifies=True, slots=("category",) if set(q.slots) <= {"other", "preference", "use", "category"} else q.slots)
                      for q in questions]
+    readings: list[str] = []
+    asked = _READINGS.search(low)
+    if asked and not purchase and (proposed or compared or mentioned):
+        # "which one did you mean?", "did you say the mint ice cream or the mint truffles": the
+        # products named are readings of the shopper's words, asked about, none weighed or
+        # offered; readings of different kinds ask which kind, of one kind which variant
+        readings = [p for p in _unique([*proposed, *compared, *mentioned]) if p in named]
+        mentioned, set_aside = [*readings, *mentioned], [*set_aside, *readings]
+        kinds = {lex.category_of[p] for p in _unique(mentioned)} | categories_offered(toks, tags, question_spans, lex) if lex else set()
+        proposed, compared = [], []
+        if not questions:  # said without a "?": "sorry um did you say the A or the B"
+            s, e = next(span for span in sentences if span[0] <= asked.start() < span[1])
+            questions = [Question(("other",), text[s:e])]
+        questions = [replace(q, clarifies=True, slots=("category",) if len(kinds) >= 2 else ("preference",))
+                     if set(q.slots) <= {"other", "preference", "category"} else q for q in questions]
     proposed = _unique(proposed)
     # "the first" / "the former" after two products set side by side is the first said,
     # "the second" / "the latter" the other: "Put A next to B: the first gives you ..."
@@ -474,7 +491,7 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
     subject = next((r[3] for r in refs if r[3] in proposed), None) or (ref_pids[0] if ref_pids else None)
     if subject is not None and subject not in proposed and P.HANDLE_REJECTION.search(low):
         subject = None  # reasons against a product turned down are no explanation for it
-    if subject is not None and not proposed and all(low[s:e].rstrip().endswith("?") for s, e in sentences):
+    if subject is not None and not proposed and (readings or all(low[s:e].rstrip().endswith("?") for s, e in sentences)):
         subject = None  # a question about a product ("do you mean dairy milk?") gives no reasons
     # in a comparison, a label every other product set against it has too is no reason for it
     # ("both are vanilla, but the coconut one is dairy-free")
@@ -524,6 +541,7 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
     return replace(utt, act=_act(utt, focus, low))
 
 
+_READINGS = re.compile(r"\b(?:(?:which|what)(?: one| ones)?(?: did| do)? (?:you|u) mean|(?:did|do) (?:you|u) (?:mean|say))\b")
 _OTHER_KIND = re.compile(r"\b(?:another|other|different|some other)\s+(?:(?:kind|type|sort)s?\s+of\s+)?$")
 _REFUSED_AFTER = re.compile(r"\W*" + P.REFUSED.pattern)
 # "got it", "I hear you on that": "it" of an idiom refers to nothing
@@ -960,11 +978,15 @@ def _act(u: Utterance, focus: str | None, low: str) -> str:
         any(q.slots != ("other",) for q in u.questions) or u.navigation is not None
     )
     handles = bool(cues) and not ack_only and not u.purchase_prompt and not u.greeting
+    # "sorry, did you say the A or the B?": which product the shopper meant is asked
+    readings = bool(u.questions) and _READINGS.search(low) is not None and not u.proposed
+    if readings and u.mentioned:
+        return "ClarifyNeed"
     if handles and (opens_with_ack or u.navigation is None):
         return "HandleRejection"
     several = len({m.phrase.lower() for m in u.mentions if m.kind in ("product", "category", "unknown")}) >= 2
     contrast = bool(P.COMPARE.search(low) or P.COMPARATIVE.search(low) or ";" in low)
-    if (len(set(u.compared)) >= 2 or (several and contrast and not u.purchase_prompt)) and not (
+    if (len(set(u.compared)) >= 2 or (several and contrast and not u.purchase_prompt and not readings)) and not (
         len(new_proposal) >= 2 and set(u.compared) <= set(new_proposal)
     ):
         return "Compare"

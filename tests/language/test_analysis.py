@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from situ_gym.language import MAX_CHARS, analyze
+from situ_gym.language import MAX_CHARS, analyze, recommendation_attempt
 from situ_gym.language.tokens import normalize
 from situ_gym.user.rule.navigation import call_for_direction
 
@@ -120,6 +120,24 @@ def test_an_emoji_between_words_ends_what_came_before(lex):
     # before a capital it ends a sentence; ticks between labels are list marks and only go
     assert normalize("Happy to help with a planter \U0001FAB4 What size?") == "Happy to help with a planter . What size?"
     assert normalize("velvet \u2714 pet-friendly \u2714 1,559.99") == "velvet pet-friendly 1,559.99"
+
+
+@pytest.mark.parametrize("store, text, named, asks", [
+    # readings of one kind that differ by a feature ask which variant ...
+    ("supermarket", "Sunny Grove have two juice: the normal No Pulp one and the one with Calcium Added. Which one you mean?",
+     ("sm_p219", "sm_p221"), ("preference",)),
+    # ... readings of different kinds ask which kind, also said without a "?"
+    ("home_furnishings", "There are a few products called **Tove** here \u2014 the Tove accent chair, the Tove pendant light, "
+     "the Tove gaming chair and more. Which one did you mean?", ("hf_p013", "hf_p086", "hf_p140"), ("category",)),
+    ("supermarket", "sorry I didn't catch that um did you say the mint chocolate chip ice cream or the mint truffles",
+     ("sm_p162", "sm_p172"), ("category",)),
+])
+def test_products_named_as_readings_of_the_shoppers_words_are_asked_about(lex, store, text, named, asks):
+    u = analyze(text, lex[store])
+    assert u.act == "ClarifyNeed" and u.asks == asks
+    assert u.proposed == () and u.compared == () and sorted(u.mentioned) == sorted(named)
+    assert recommendation_attempt(u).put_forward == ()  # none is offered
+    assert u.explanation is None
 
 
 def test_mentions_that_are_not_proposals(lex):
