@@ -338,6 +338,7 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
             q = _question(sent, text[s:e], toks, s, e, mentions, places, tags, bool(here), purchase, money)
             if q is not None:
                 questions.append(q)
+            if q is not None or is_question:  # a bare option asked ("cereal? oatmeal? which one") too
                 question_spans.append((s, e))
         # ---- navigation
         nav = _navigation(sent, toks, s, e, places, low)
@@ -565,8 +566,11 @@ _OPENS_QUESTION = re.compile(
     rf"\W*(?:{_FILLERS}\W+)*(?:how|what|which|where|why|who|when|whose|any|anything|{_AUXILIARIES}|you|u)\b"
 )
 # A question asked inside spoken words without its "?": "sorry when you said cleaner did you
-# mean like for the kitchen", "beans like canned or do you mean coffee beans".
-_ASKED_INSIDE = re.compile(r"\b(?:do|did) (?:you|u) mean\b|\bor do (?:you|u) (?:want|need|mean|prefer)\b")
+# mean like for the kitchen", "beans like canned or do you mean coffee beans", "did you say the
+# A or the B", "... or eggs and yogurt which one".
+_ASKED_INSIDE = re.compile(
+    r"\b(?:do|did) (?:you|u) (?:mean|say)\b|\bor do (?:you|u) (?:want|need|mean|prefer)\b|\bwhich (?:one|ones|kind|type)\W*$"
+)
 # "what we have", "let me show you which": a wh-word inside a statement asks nothing
 _NON_QUESTION = re.compile(r"\b(?:show|tell|see|know|find|is|that'?s|here'?s) (?:you )?(?:what|which|where|how)\b")
 _SHORT_Q = re.compile(r"^(?:shall we|ready|okay|ok|sound good|sounds good|right|deal|alright|all set|good)\??$")
@@ -683,9 +687,10 @@ def categories_offered(toks, tags, spans: list[tuple[int, int]], lex: SceneLexic
     set out as options ("dish soap or laundry soap", "which chair? office, gaming, dining"):
     every kind whose words all occur, also apart ("dining / coffee / side ... table"), and none
     whose words are part of a longer kind found ("desk lamp" is no "desk") or inside a label of
-    several words ("milk chocolate"); none without an option mark (or, a slash, a comma)."""
+    several words ("milk chocolate"); none without an option mark (or, a slash, a comma, a
+    question of its own: "cereal? oatmeal?")."""
     inside = [i for i, t in enumerate(toks) if any(s <= t.start < e for s, e in spans)]
-    if not any(toks[i].low in ("or", "/", ",", "vs") for i in inside):
+    if not any(toks[i].low in ("or", "/", ",", "vs") for i in inside) and len(spans) < 2:
         return set()
     # "milk chocolate" is one flavour, not milk and chocolate; "the dining room" is a room
     labelled = {i for t in tags if not t.in_name and t.end - t.start >= 2 for i in range(t.start, t.end)}
@@ -984,7 +989,12 @@ def _act(u: Utterance, focus: str | None, low: str) -> str:
         return "ClarifyNeed"
     if handles and (opens_with_ack or u.navigation is None):
         return "HandleRejection"
-    several = len({m.phrase.lower() for m in u.mentions if m.kind in ("product", "category", "unknown")}) >= 2
+    # kinds named as the options of a question ("sweet ones like honey or chocolate?") are asked about
+    asked_in = [(i, i + len(q.sentence)) for q in u.questions if (i := u.text.find(q.sentence)) >= 0]
+    several = len({
+        m.phrase.lower() for m in u.mentions if m.kind in ("product", "unknown")
+        or (m.kind == "category" and not any(a <= m.char_start < b for a, b in asked_in))
+    }) >= 2
     contrast = bool(P.COMPARE.search(low) or P.COMPARATIVE.search(low) or ";" in low)
     if (len(set(u.compared)) >= 2 or (several and contrast and not u.purchase_prompt and not readings)) and not (
         len(new_proposal) >= 2 and set(u.compared) <= set(new_proposal)

@@ -517,10 +517,17 @@ def test_a_refused_label_that_opens_a_name_names_no_product(lex):
     ("home_furnishings", "sorry when you say table do you mean like a coffee table or a side table or um a dining table",
      "ClarifyNeed"),
     ("supermarket", "u mean dish soap or laundry soap?", "ClarifyNeed"),
+    ("supermarket", "okay breakfast um like cereal or oatmeal or uh frozen waffles or more like eggs and yogurt which one",
+     "ClarifyNeed"),
+    # each option a question of its own
+    ("supermarket", "breakfast = cereal? oatmeal? waffles? eggs/yogurt? which one", "ClarifyNeed"),
     # options within one kind ask a preference; "desk lamp" is no "desk", "milk" to avoid no option
     ("supermarket", "Coffee it is! Ground, whole bean or pods?", "AskPreference"),
     ("home_furnishings", "desk lamp ok. must-haves? (usb port, adjustable arm) anything else?", "AskPreference"),
     ("supermarket", "crackers, yess! any allergies we gotta dodge? wheat, milk?", "AskPreference"),
+    # kinds given as examples of a preference asked about are no comparison
+    ("supermarket", "Happy to help with cereal! Two quick questions:\n1. Do the kids go for sweet flavours like honey or "
+     "chocolate?\n2. Any allergies I should avoid, like wheat or milk?", "AskPreference"),
 ])
 def test_options_of_different_kinds_clarify_the_need(lex, store, text, act):
     assert analyze(text, lex[store]).act == act, text
