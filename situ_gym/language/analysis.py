@@ -378,20 +378,10 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
         # the pitch must be about it: praise in another sentence ("What a great choice!") sells nothing
         about = " ".join(low[a:b] for a, b in sentences if any(r[3] == pid and a <= r[1] < b for r in refs))
         facts = money or any(not t.in_name for t in tags)
-        # A note without a verb ("copper kettle decaf ground - no caffeine, 9.19") offers what it
-        # names; a sentence stating facts ("The X is $4.49 a bag") answers unless it also sells.
-        # After a turn-down is acknowledged, a new product's facts offer it as the alternative
-        # ("No problem, we'll skip the Granny Smiths! The Gala Apples are sweet instead.").
-        alternative = facts and P.HANDLE_REJECTION.search(low) is not None and not P.HANDLE_REJECTION.search(about)
-        # ... and so does a list entry: the name, then a dash or a colon and its facts ("The
-        # Greenhaus Zz Plant in Marlow Pot - is safe for pets, 60.99")
-        # ("the reason I picked the X: ..." explains a choice made)
-        entry = facts and any(r[3] == pid and _ENTRY.match(low, r[2]) for r in refs) and not re.search(
-            r"\b(?:reason|why|picked|chose|because)\b", about)
-        # What is said of it: its sentences after the clauses about other products, and, for a
-        # verdict against it, from its name on. "X is 299.99, over ur 250 so skip, Y tho,
-        # 209.99" is a note about Y, and offers it; so does a turn-down acknowledged before it
-        # ("Okay, skip the honey one. The X is vanilla.").
+
+        # What is said of it: its sentences after the clauses about other products ("X is
+        # 299.99, over ur 250 so skip, Y tho, 209.99" is a note about Y), and, for a verdict
+        # against it, from its name on.
         def said_of(r, from_name: bool) -> str:
             s, e = sentences[r[0]]
             if from_name:
@@ -401,6 +391,16 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
 
         own = " ".join(said_of(r, from_name=False) for r in refs if r[3] == pid)
         onward = " ".join(said_of(r, from_name=True) for r in refs if r[3] == pid)
+        # A note without a verb ("copper kettle decaf ground - no caffeine, 9.19") offers what it
+        # names; a sentence stating facts ("The X is $4.49 a bag") answers unless it also sells.
+        # After a turn-down is acknowledged, a new product's facts offer it as the alternative
+        # ("No problem, we'll skip the Granny Smiths! The Gala Apples are sweet instead.", "so
+        # not the breaded tenders then um the X are just plain"); so does a list entry: the
+        # name, then a dash or a colon and its facts ("The Greenhaus Zz Plant in Marlow Pot - is
+        # safe for pets, 60.99"), but not "the reason I picked the X: ...", a choice explained.
+        alternative = facts and P.HANDLE_REJECTION.search(low) is not None and not P.HANDLE_REJECTION.search(own)
+        entry = facts and any(r[3] == pid and _ENTRY.match(low, r[2]) for r in refs) and not re.search(
+            r"\b(?:reason|why|picked|chose|because)\b", about)
         selling = (facts and (_SELLING.search(about) or not _FINITE_VERB.search(own))) or _PITCH.search(about) or alternative or entry
         asking = all(low[s:e].rstrip().endswith("?") for s, e in sentences)
         if selling and not asking and not P.NOT_PROPOSED.search(onward) and not _ANSWERING.match(about.lstrip()):

@@ -232,7 +232,7 @@ def in_reply(
     )
     # ... by standing up for the product turned down ("fair, but it's 5 lb + high protein"):
     # a push-back proposes it again, its facts the reasons for it
-    if heard.rejects and not really_asked and focus is not None and _pushes_back(said, own, focus, tags):
+    if (heard.rejects or fails) and not really_asked and focus is not None and _pushes_back(said, own, focus, tags):
         reasons = said.explanation
         if product is not None and (reasons is None or reasons.product != focus):
             low_said = said.text.lower()

@@ -155,6 +155,25 @@ def test_standing_up_for_a_product_turned_down_proposes_it_again(lex, heard, rep
         assert focus not in said.proposed
 
 
+def test_standing_up_for_a_product_whose_label_the_shopper_dislikes_proposes_it_again():
+    # no turn-down in words, but a label of the product under discussion is the one disliked
+    hf = lexicon_for(SceneIndex(load_scene("home_furnishings")))
+    heard = analyze("Plastic chairs feel cheap.", hf)
+    said = analyze_reply("yeah I hear you but um they've got a cushioned seat and they come as a set of two for ninety one "
+                         "ninety nine so it's like forty six bucks a chair", hf, heard=heard, focus="hf_p118")
+    assert not heard.rejects and "material:molded plastic" in hf.index.products["hf_p118"].tags
+    assert said.act == "HandleRejection" and said.proposed == ("hf_p118",)
+    assert said.explanation is not None and said.explanation.product == "hf_p118"
+
+
+def test_the_alternative_after_a_turn_down_in_one_run_on_sentence_is_offered(lex):
+    # spoken without a full stop: the product set aside, then the one offered instead
+    heard = analyze("I want something without breading", lex)
+    said = analyze_reply("oh okay so not the breaded tenders then um the farmstead boneless skinless chicken breasts are "
+                         "just plain no breading and they're gluten free eight ninety nine", lex, heard=heard, focus="sm_p198")
+    assert said.proposed == ("sm_p197",) and "sm_p198" in said.mentioned
+
+
 def test_a_question_answered_with_a_new_product_still_offers_it(lex):
     # asked about the parmesan, the reply also puts a new cheese forward: that one is offered
     heard = analyze("how much is the parmesan?", lex)
