@@ -590,7 +590,7 @@ def _question(sent, original, toks, s, e, mentions, places, tags, names_product,
     spoken = "".join(spoken)
     proposing = names_product and P.PROPOSE.search(sent) and not _slot_words(spoken)
     # a product's facts said with a "?" and no question word offer it: "X is 4 bucks 29 tho?"
-    offering = names_product and not _OPENS_QUESTION.match(spoken) and not re.search(r"\bor\b", spoken) and not (
+    offering = names_product and not _OPENS_QUESTION.match(spoken) and not _ASKED_AFTER.search(spoken) and not re.search(r"\bor\b", spoken) and not (
         _slot_words(spoken) or re.search(r"\bbudget\b", spoken)
     )
     if P.PURCHASE.search(sent) or P.RECONSIDER.search(sent) or nav_like or proposing or offering:
@@ -611,6 +611,12 @@ def _question(sent, original, toks, s, e, mentions, places, tags, names_product,
     return Question(tuple(dict.fromkeys(slots)) or ("other",), original, clarifies)
 
 
+# A question asked after a clause about the product ("which" after a comma relates):
+# "lime's a no, what flavours DO u like?",
+# "that's out um is there a flavour you'd like instead", "so that's out um do you want plug-in then".
+_ASKED_AFTER = re.compile(
+    r"[,;]\s*(?:\w+\s+){0,2}?(?:what|how|where)\b|\b(?:um|uh|so)\s+(?:is there|are there|do (?:you|u)|would (?:you|u)|what)\b"
+)
 # A choice put to the shopper: options with "or", or a "which" of things to pick among.
 _CHOICE_ASKED = re.compile(r"\b[a-z-]+\s+or\s+(?:the\s+|a\s+)?[a-z-]+|\bwhich (?:one|ones|look|matters|would|do|sounds|appeals)\b")
 

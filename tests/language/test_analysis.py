@@ -140,6 +140,19 @@ def test_products_named_as_readings_of_the_shoppers_words_are_asked_about(lex, s
     assert u.explanation is None
 
 
+@pytest.mark.parametrize("store, text, focus, asks", [
+    # a question after a clause about the product under discussion still asks
+    ("supermarket", "ahh got it, lime's a no \U0001F645 what flavours DO u like?", "sm_p108", ("preference",)),
+    ("home_furnishings", "oh okay yeah the alba ones are battery so that's out um do you want plug-in then", "hf_p100",
+     ("preference",)),
+    # ... but a relative "which" asks nothing
+    ("home_furnishings", "so it's got lumbar support and a headrest um which is really nice for like long days at the desk",
+     "hf_p143", ()),
+])
+def test_a_question_after_a_clause_about_the_product(lex, store, text, focus, asks):
+    assert analyze(text, lex[store], focus=focus).asks == asks
+
+
 def test_mentions_that_are_not_proposals(lex):
     sm = lex["supermarket"]
     u = analyze("You already turned down the Sunny Fields Honey Oat Clusters, so let's skip them.", sm)
