@@ -30,6 +30,7 @@ from tests.language.corpus import (  # noqa: E402
     load_heldout3,
     load_heldout4,
     load_heldout5,
+    load_heldout6,
     score,
 )
 
@@ -79,8 +80,11 @@ def main(argv: list[str] | None = None) -> None:
     print("fifth corpus (tests/language/heldout4: the five styles; written apart, its totals guided tuning):")
     print(score(load_heldout4()).table())
     print()
-    print("sixth corpus (tests/language/heldout5: the five styles; written apart, never tuned on):")
+    print("sixth corpus (tests/language/heldout5: the five styles; written apart, its totals guided tuning, since tuned on):")
     print(score(load_heldout5()).table())
+    print()
+    print("seventh corpus (tests/language/heldout6: the five styles; written apart, never tuned on):")
+    print(score(load_heldout6()).table())
 
 
 if __name__ == "__main__":

@@ -21,6 +21,8 @@ HELDOUT3_DIR = Path(__file__).parent / "heldout3"
 HELDOUT4_DIR = Path(__file__).parent / "heldout4"
 # A sixth, written apart again once the fourth had been tuned with (heldout5/README.md)
 HELDOUT5_DIR = Path(__file__).parent / "heldout5"
+# A seventh, written apart again once the sixth's totals had guided tuning (heldout6/README.md)
+HELDOUT6_DIR = Path(__file__).parent / "heldout6"
 STORES = ("supermarket", "home_furnishings")
 STYLES = ("chat", "clipped", "nonnative", "mixed")
 # heldout2 and heldout3 write straight on as "forward" (their READMEs' schema sections), the
@@ -55,6 +57,10 @@ def load_heldout4() -> list[dict]:
 
 def load_heldout5() -> list[dict]:
     return load_corpus(HELDOUT5_DIR)
+
+
+def load_heldout6() -> list[dict]:
+    return load_corpus(HELDOUT6_DIR)
 
 
 def lexicons():

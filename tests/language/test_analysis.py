@@ -645,15 +645,22 @@ HELDOUT3_FLOOR = 0.93
 HELDOUT4_FLOOR = 0.93
 # tests/language/heldout5 (400 utterances, five styles, a sixth author; written once the layer
 # had been tuned with heldout4's totals as a guide): 90.9% when first run, 92.9% after changes
-# made on the other corpora (its misses never read). The held-out measure.
-HELDOUT5_FLOOR = 0.91
+# made on the other corpora (its misses never read); a development set since heldout6 was
+# written (94.4%).
+HELDOUT5_FLOOR = 0.93
+# tests/language/heldout6 (400 utterances, five styles, a seventh author; written while the
+# layer was tuned on heldout5's misses, never run through it before its first measurement):
+# 92.9% when first run (92.3% with the layer as it was before heldout5's misses were read).
+# The held-out measure.
+HELDOUT6_FLOOR = 0.91
 
 
 @pytest.mark.parametrize("corpus, floor, style_margin", [("heldout", HELDOUT_FLOOR, 0.05),
                                                           ("heldout2", HELDOUT2_FLOOR, 0.06),
                                                           ("heldout3", HELDOUT3_FLOOR, 0.06),
                                                           ("heldout4", HELDOUT4_FLOOR, 0.06),
-                                                          ("heldout5", HELDOUT5_FLOOR, 0.06)])
+                                                          ("heldout5", HELDOUT5_FLOOR, 0.06),
+                                                          ("heldout6", HELDOUT6_FLOOR, 0.06)])
 def test_held_out_accuracy_per_style(capsys, corpus, floor, style_margin):
     from . import corpus as C
 
@@ -663,6 +670,7 @@ def test_held_out_accuracy_per_style(capsys, corpus, floor, style_margin):
         "heldout3": (C.load_heldout3(), C.STYLES2),
         "heldout4": (C.load_heldout4(), C.STYLES2),
         "heldout5": (C.load_heldout5(), C.STYLES2),
+        "heldout6": (C.load_heldout6(), C.STYLES2),
     }[corpus]
     result = score(rows)
     with capsys.disabled():
@@ -688,10 +696,11 @@ def _group_readings(corpus: str):
 
 
 # Share of paraphrase groups (one meaning in chat, clipped, non-native, mixed and spoken English)
-# whose members all get the same act, proposals, attempts and slots. Measured: heldout 35/45,
-# heldout2 18/30, heldout3 18/25, heldout4 17/25 (9/25 when first run), heldout5 13/25 (10/25
-# when first run); a drop is a regression.
-INVARIANCE_FLOORS = {"heldout": 0.75, "heldout2": 0.55, "heldout3": 0.68, "heldout4": 0.64, "heldout5": 0.48}
+# whose members all get the same act, proposals, attempts and slots. Measured: heldout 37/45,
+# heldout2 18/30, heldout3 20/25, heldout4 18/25 (9/25 when first run), heldout5 15/25 (10/25
+# when first run), heldout6 15/25 (when first run); a drop is a regression.
+INVARIANCE_FLOORS = {"heldout": 0.8, "heldout2": 0.55, "heldout3": 0.76, "heldout4": 0.68, "heldout5": 0.56,
+                     "heldout6": 0.56}
 
 
 @pytest.mark.parametrize("corpus", sorted(INVARIANCE_FLOORS))
