@@ -93,6 +93,15 @@ def _finite_verb(word: str) -> bool:
 
 
 @cache
+@cache
+def _adjective(word: str) -> str | None:
+    """The adjective a comparative or superlative is a form of ("lighter" -> "light"), else None."""
+    if not word.endswith(("er", "est")):
+        return None
+    adj = getAllLemmas(word).get("ADJ", ())
+    return adj[0] if adj and adj[0] != word else None
+
+
 def _verb_of(word: str) -> str | None:
     """The verb a word is a form of ("purify", "cutting" -> "cut"), when lemminflect knows one."""
     if getAllInflections(word, upos="VERB"):
@@ -418,7 +427,7 @@ class SceneLexicon:
         taken = {i for p in places for i in range(p.start, p.end)}
         mentions = self._products(toks, lem, taken)
         mentions = self._narrow_by_neighbours(mentions)
-        found_tags = self._tags(lem, taken)
+        found_tags = self._tags(toks, lem, taken)
         mentions = [m for m in mentions if not self._label_not_name(m, toks, found_tags)]
         mentions = [self._kind_in_general(m, toks) for m in mentions]
         named = {i for m in mentions if m.kind != "category" for i in range(m.start, m.end)}
@@ -564,20 +573,23 @@ class SceneLexicon:
             after in self.heads and after not in ("area", "section")
         )
 
-    def _tags(self, lem, taken) -> list[TagMention]:
-        """Label phrases, matched on content lemmas ("ready to eat" = ready, eat)."""
+    def _tags(self, toks, lem, taken) -> list[TagMention]:
+        """Label phrases, matched on content lemmas ("ready to eat" = ready, eat); a comparative
+        read as its adjective where the noun reading names no label ("a lighter roast")."""
         idx = [k for k, w in enumerate(lem) if w not in STOPWORDS or w in _KEPT]
         words = [lem[k] for k in idx]
         out, i = [], 0
         while i < len(words):
-            longest = self.tag_first.get(words[i]) if idx[i] not in taken else None
             hit = 0
-            if longest:
-                for n in range(min(longest, len(words) - i), 0, -1):
-                    key = tuple(words[i : i + n])
+            for first in (words[i], _adjective(toks[idx[i]].low)):
+                longest = self.tag_first.get(first) if first and idx[i] not in taken else None
+                for n in range(min(longest or 0, len(words) - i), 0, -1):
+                    key = (first, *words[i + 1 : i + n])
                     if key in self.tag_phrases:
-                        hit = n
+                        hit, words[i] = n, first
                         break
+                if hit:
+                    break
             if hit:
                 key = tuple(words[i : i + hit])
                 out.append(TagMention(idx[i], idx[i + hit - 1] + 1, " ".join(key), frozenset(self.tag_phrases[key])))

@@ -153,6 +153,13 @@ def test_a_question_after_a_clause_about_the_product(lex, store, text, focus, as
     assert analyze(text, lex[store], focus=focus).asks == asks
 
 
+def test_a_comparative_names_the_label_of_its_adjective(lex):
+    # "lighter" is read as the noun (a lighter) by its lemma; as a label it is "light"
+    u = analyze("I'd go breakfast blend honestly um it's already ground so you don't need a grinder and it's a lighter roast",
+                lex["supermarket"], visible={"sm_p030", "sm_p032"})
+    assert u.explanation.product == "sm_p030" and {"form:ground", "roast:light"} <= set(u.explanation.cites)
+
+
 def test_mentions_that_are_not_proposals(lex):
     sm = lex["supermarket"]
     u = analyze("You already turned down the Sunny Fields Honey Oat Clusters, so let's skip them.", sm)
