@@ -912,9 +912,12 @@ def _explanation(pid, low, toks, mentions, tags, money, lex, rivals=()) -> Expla
     # outside the words that name it ("Cereal, 12 oz") and not as how it is sold ("5.99 for a
     # 4-pack"); a size both sides share is no reason for one
     said = _SOLD_AS.sub(lambda m: " " * len(m.group(0)), low)
-    for m in naming:
-        said = said[: m.char_start] + " " * (m.char_end - m.char_start) + said[m.char_end :]
-    sizes = quantities(said)
+    for m in naming:  # (a kind named as the unit counted, "24 pops", still counts)
+        if m.kind != "category":
+            said = said[: m.char_start] + " " * (m.char_end - m.char_start) + said[m.char_end :]
+    head = product.category.lower().split()[-1]
+    kind = frozenset({head, head + "s"})  # its kind counts items too: "80 plates"
+    sizes = quantities(said, kind)
     cites += [tag for tag in product.tags if tag.startswith("size:") and tag not in shared and quantities(tag[5:]) & sizes]
     # Sales talk ("half price today", "a best seller") states no fact of the product's price.
     facts = P.CLAIMS.sub(lambda m: " " * len(m.group(0)), low)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 __all__ = ["Amount", "amounts", "figure_value", "number_value", "quantities"]
 
@@ -175,21 +176,26 @@ _QUANTITY_UNITS = {
     **dict.fromkeys(("count", "ct", "pack", "pk", "bars", "pieces", "pcs", "pops", "cups", "packets", "cans",
                      "bottles", "pods", "servings", "eggs", "waffles", "sticks"), "count"),
 }
-_QUANTITY = re.compile(
-    rf"(?<![\w$.])(?P<n>\d+(?:\.\d+)?|{_NUMBER_WORDS})\s*(?:-\s*)?(?:x\s+(?P<each>\d+(?:\.\d+)?)\s*)?(?:fl\.?\s+|fluid\s+|mega\s+)?"
-    rf"(?P<u>{'|'.join(sorted(_QUANTITY_UNITS, key=len, reverse=True))})\b"
-)
+@lru_cache(maxsize=256)
+def _quantity_pattern(count_nouns: frozenset[str]) -> re.Pattern[str]:
+    units = sorted({*_QUANTITY_UNITS, *count_nouns}, key=len, reverse=True)
+    return re.compile(
+        rf"(?<![\w$.])(?P<n>\d+(?:\.\d+)?|{_NUMBER_WORDS})(?P<half>\s+and\s+a\s+half)?\s*(?:-\s*)?"
+        rf"(?:x\s+(?P<each>\d+(?:\.\d+)?)\s*)?(?:fl\.?\s+|fluid\s+|mega\s+)?(?P<u>{'|'.join(map(re.escape, units))})\b"
+    )
 
 
-def quantities(text: str) -> set[tuple[float, str]]:
+def quantities(text: str, count_nouns: frozenset[str] = frozenset()) -> set[tuple[float, str]]:
     """Every (value, unit family) size said in ``text`` ("thirty two ounces" -> (32.0, "oz");
-    "12 x 12 fl oz" -> (12.0, "count") and (12.0, "oz"))."""
+    "two and a half pounds" -> (2.5, "lb"); "12 x 12 fl oz" -> (12.0, "count") and (12.0,
+    "oz")). ``count_nouns`` count too: the kind of the product talked about ("80 plates")."""
     out: set[tuple[float, str]] = set()
-    for m in _QUANTITY.finditer(text.lower()):
+    for m in _quantity_pattern(count_nouns).finditer(text.lower()):
         value = figure_value(m.group("n").replace(" ", "-")) if not m.group("n")[:1].isdigit() else float(m.group("n"))
         if value is None:
             continue
-        unit = _QUANTITY_UNITS[m.group("u")]
+        value += 0.5 if m.group("half") else 0.0
+        unit = _QUANTITY_UNITS.get(m.group("u"), "count")
         if m.group("each"):  # "8 x 12 fl oz": eight cans of twelve ounces
             out |= {(value, "count"), (float(m.group("each")), unit)}
         else:

@@ -153,6 +153,13 @@ def test_a_question_after_a_clause_about_the_product(lex, store, text, focus, as
     assert analyze(text, lex[store], focus=focus).asks == asks
 
 
+def test_a_size_counted_in_the_products_own_kind_is_a_reason(lex):
+    # "pops" names the kind (ice pops): said as the unit counted it still states the size
+    u = analyze("Good question! These have **no added sugar**, they're **dairy-free**, and you get **24 pops** in the box.",
+                lex["supermarket"], focus="sm_p201")
+    assert "size:24 count" in u.explanation.cites
+
+
 def test_a_comparative_names_the_label_of_its_adjective(lex):
     # "lighter" is read as the noun (a lighter) by its lemma; as a label it is "light"
     u = analyze("I'd go breakfast blend honestly um it's already ground so you don't need a grinder and it's a lighter roast",
