@@ -725,7 +725,7 @@ def _slot_words(sent: str) -> bool:
 
 # A motion verb in a clause about when something is seen ("back left as you walk in", "on
 # your right when you enter") says where a thing is, not where to go.
-_WHEN_YOU = re.compile(r"\b(?:when|as|once|while|after|before|if)\s+(?:you|u)(?:'?re| are)?\s+(?:\w+\s+)?$")
+_WHEN_YOU = re.compile(r"\b(?:when|as|once|while|after|before)\s+(?:you|u)(?:'?re| are)?\s+(?:\w+\s+)?$")
 
 
 def motion_verbs(toks, low: str, s: int = 0, e: int | None = None, base: int = 0) -> list:

@@ -222,7 +222,8 @@ DIRECTION: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("down", _words(r"look down", r"glance down", r"tilt (?:your (?:head|view) )?down", r"downward", r"bottom shel\w*", r"lower shel\w*", r"down low")),
     ("left", _words(r"left")),
     ("right", _words(r"(?<!get it )(?<!got it )right(?!\s+(?:now|there|here|away|straight|ahead|choice|one|fit|for|after|next|by|beside|behind|in|at|on|up|outside|inside|across|before|where|beyond|aisle|shelf|shop|store|section|place|spot|product|item|size|thing|way to|department|area))(?!,? i)")),
-    ("back", _words(r"back up", r"step back", r"backwards?", r"go back", r"reverse", r"walk back", r"move back", r"take a step back")),
+    ("back", _words(r"back up", r"step back", r"backwards?", r"go back", r"reverse", r"walk back", r"move back", r"take a step back",
+                    r"(?:go|step|move|walk)\w*\s+(?:(?:a|little|bit|tiny|touch|tad|just)\s+){1,4}back")),  # "go little bit back"
     ("ahead", _words(r"straight", r"ahead(?! and\b)", r"forwards?", r"fwd", r"keep going", r"keep walking", r"carry on", r"onward")),
 )
 DISTANCE: tuple[tuple[str, re.Pattern[str]], ...] = (

@@ -420,12 +420,23 @@ def test_where_a_walk_ends(lex, text, target, relation):
     ("they're on the left as you walk in", []),
     ("on your right once u enter", []),
     ("walk in and turn left", ["walk", "turn"]),
+    # a condition tells the move to make
+    ("if you just step forward a little bit you'll be right in front of the orange juice", ["step"]),
 ])
 def test_a_motion_verb_in_a_when_you_clause_tells_no_move(text, moves):
     from situ_gym.language.analysis import motion_verbs
 
     u = analyze(text, None)
     assert [t.low for t in motion_verbs(u.tokens, text)] == moves
+
+
+@pytest.mark.parametrize("text, direction", [
+    ("You go little bit back, two steps only.", "back"),  # degree words between the verb and its side
+    ("if you just step forward a little bit you'll be right in front of the orange juice", "ahead"),
+])
+def test_steps_with_degree_words_and_conditions(lex, text, direction):
+    nav = analyze(text, lex["supermarket"]).navigation
+    assert nav is not None and (nav.direction, nav.distance, nav.target) == (direction, "short", None)
 
 
 @pytest.mark.parametrize("text, target, relation, direction", [
