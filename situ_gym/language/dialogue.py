@@ -291,5 +291,9 @@ def analyze_reply(
     decaf" after "the breakfast blend or the decaf?"), then ``in_reply`` reads what the turn
     does. The one reading the env, the shopper and RecRM share."""
     named = frozenset(heard.named) if heard is not None else frozenset()
-    said = analyze(text, lexicon, visible=frozenset(visible) | named | frozenset(raised), focus=focus)
+    # "it", "they" in the reply stand for the product under discussion, else for the one product
+    # the shopper raised (asked about, picked up: "price of the monstera?" -> "it's 48.99")
+    raised = tuple(dict.fromkeys(raised))
+    about = focus if focus is not None else raised[0] if len(raised) == 1 else None
+    said = analyze(text, lexicon, visible=frozenset(visible) | named | frozenset(raised), focus=about)
     return in_reply(said, heard, raised=raised, focus=focus, lexicon=lexicon)

@@ -174,6 +174,15 @@ def test_the_alternative_after_a_turn_down_in_one_run_on_sentence_is_offered(lex
     assert said.proposed == ("sm_p197",) and "sm_p198" in said.mentioned
 
 
+def test_it_in_a_reply_stands_for_the_one_product_the_shopper_raised():
+    hf = lexicon_for(SceneIndex(load_scene("home_furnishings")))
+    heard = analyze("price of the monstera in the isla pot?", hf)
+    said = analyze_reply("it's 48.99", hf, heard=heard, raised=["hf_p169"])
+    assert said.mentioned == ("hf_p169",) and said.proposed == ()
+    # with two raised, "it" stays unresolved
+    assert analyze_reply("it's 48.99", hf, heard=heard, raised=["hf_p169", "hf_p170"]).mentioned == ()
+
+
 def test_a_question_answered_with_a_new_product_still_offers_it(lex):
     # asked about the parmesan, the reply also puts a new cheese forward: that one is offered
     heard = analyze("how much is the parmesan?", lex)
