@@ -249,8 +249,11 @@ def in_reply(
             mentioned=tuple(p for p in said.mentioned if p not in offered),
         )
 
-    # a need stated: a product named that the shopper did not raise is offered
-    if not asked and not heard.rejects and (heard.wants or heard.categories or heard.budget) and not said.questions:
+    # a need stated, also as a question for a kind ("any chips that are vegan?"): a product named
+    # that the shopper did not raise is offered
+    # ("yes, one: the X", "only the X is organic", "four bookcases have ..." answer the question)
+    asked_for_kind = asked and not own and not heard.requests and not _ANSWER_OPENING.match(said.text.lower())
+    if (not asked or asked_for_kind) and not heard.rejects and (heard.wants or heard.categories or heard.budget) and not said.questions:
         offered = _offered(said, own, focus)
         if offered and said.act in ("AnswerQuestion", "Explain", "Recommend", "HandleRejection"):
             # a reply that sets its own option aside ("skipping the X, over your 20 - the Y ...")
@@ -265,6 +268,13 @@ def in_reply(
         if said.proposed and said.act in ("AnswerQuestion", "Explain"):
             return replace(said, act="Recommend")
     return said
+
+
+# An answer's opening: "yes", "yep", "only ...", "we have ...", a count ("four bookcases have").
+_ANSWER_OPENING = re.compile(
+    r"\W*(?:yes|yeah|yep|yup|no|nope|sure|sorry|unfortunately|only|just|we (?:only )?(?:have|carry|stock)|there (?:is|are|'s)|"
+    r"\d+|one|two|three|four|five|six|several|a few|a couple)\b"
+)
 
 
 def echoed_questions(said: Utterance, heard: str) -> tuple[str, ...]:

@@ -183,6 +183,21 @@ def test_it_in_a_reply_stands_for_the_one_product_the_shopper_raised():
     assert analyze_reply("it's 48.99", hf, heard=heard, raised=["hf_p169", "hf_p170"]).mentioned == ()
 
 
+@pytest.mark.parametrize("reply, act", [
+    # a product named with its facts, for a kind asked about, is offered ...
+    ("oh the kettle row jalapeno kettle chips uh they're vegan it's the family size thirteen ounce bag and it's seven oh nine",
+     "Recommend"),
+    # ... an answer that says yes, only or how many answers the question
+    ("yep! the kettle row jalapeno kettle chips are vegan, 7.09", "AnswerQuestion"),
+    ("Only the Kettle Row Jalapeno Kettle Chips are vegan.", "AnswerQuestion"),
+])
+def test_a_question_for_a_kind_answered_by_a_product(lex, reply, act):
+    said = analyze_reply(reply, lex, heard=analyze("Any chips that are vegan?", lex))
+    assert said.act == act
+    assert ("sm_p080" in said.proposed) == (act == "Recommend")
+    assert put_forward(said) == ("sm_p080",)  # put forward either way: the attempt rule counts it
+
+
 def test_a_question_answered_with_a_new_product_still_offers_it(lex):
     # asked about the parmesan, the reply also puts a new cheese forward: that one is offered
     heard = analyze("how much is the parmesan?", lex)
