@@ -675,8 +675,8 @@ HELDOUT4_FLOOR = 0.93
 HELDOUT5_FLOOR = 0.93
 # tests/language/heldout6 (400 utterances, five styles, a seventh author; written while the
 # layer was tuned on heldout5's misses, never run through it before its first measurement):
-# 92.9% when first run (92.3% with the layer as it was before heldout5's misses were read).
-# The held-out measure.
+# 92.9% when first run (92.3% with the layer as it was before heldout5's misses were read),
+# 93.3% after changes made on the other corpora. The held-out measure.
 HELDOUT6_FLOOR = 0.91
 
 
@@ -723,7 +723,7 @@ def _group_readings(corpus: str):
 # Share of paraphrase groups (one meaning in chat, clipped, non-native, mixed and spoken English)
 # whose members all get the same act, proposals, attempts and slots. Measured: heldout 37/45,
 # heldout2 18/30, heldout3 20/25, heldout4 18/25 (9/25 when first run), heldout5 15/25 (10/25
-# when first run), heldout6 15/25 (when first run); a drop is a regression.
+# when first run; 16/25 now), heldout6 15/25 (when first run); a drop is a regression.
 INVARIANCE_FLOORS = {"heldout": 0.8, "heldout2": 0.55, "heldout3": 0.76, "heldout4": 0.68, "heldout5": 0.56,
                      "heldout6": 0.56}
 
