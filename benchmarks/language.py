@@ -64,28 +64,20 @@ def main(argv: list[str] | None = None) -> None:
     t = time.perf_counter()
     analyze(long_text, lex["supermarket"])
     print(f"1 MB input (capped): {1e3 * (time.perf_counter() - t):.1f} ms")
-    print()
-    print("first corpus (tests/language/corpus):")
-    print(score(rows).table())
-    print()
-    print("held-out corpus (tests/language/heldout: chat, clipped, non-native, mixed; written apart, since tuned on):")
-    print(score(load_heldout()).table())
-    print()
-    print("third corpus (tests/language/heldout2: the four styles and spoken; written apart, since tuned on):")
-    print(score(load_heldout2()).table())
-    print()
-    print("fourth corpus (tests/language/heldout3: the five styles; written apart, since tuned on):")
-    print(score(load_heldout3()).table())
-    print()
-    print("fifth corpus (tests/language/heldout4: the five styles; written apart, its totals guided tuning):")
-    print(score(load_heldout4()).table())
-    print()
-    print("sixth corpus (tests/language/heldout5: the five styles; written apart, its totals guided tuning, since tuned on):")
-    print(score(load_heldout5()).table())
-    print()
-    print("seventh corpus (tests/language/heldout6: the five styles; written apart, never tuned on):")
-    print(score(load_heldout6()).table())
-
+    corpora = [
+        ("first corpus (tests/language/corpus)", lambda: rows),
+        ("held-out corpus (tests/language/heldout: chat, clipped, non-native, mixed; written apart, since tuned on)",
+         load_heldout),
+        ("third corpus (tests/language/heldout2: the four styles and spoken; written apart, since tuned on)", load_heldout2),
+        ("fourth corpus (tests/language/heldout3: the five styles; written apart, since tuned on)", load_heldout3),
+        ("fifth corpus (tests/language/heldout4: the five styles; written apart, its totals guided tuning)", load_heldout4),
+        ("sixth corpus (tests/language/heldout5: the five styles; written apart, its totals guided tuning, since tuned on)",
+         load_heldout5),
+        ("seventh corpus (tests/language/heldout6: the five styles; written apart, never tuned on)", load_heldout6),
+    ]
+    for title, load in corpora:
+        print(f"\n{title}:")
+        print(score(load()).table())
 
 if __name__ == "__main__":
     main()

@@ -429,9 +429,8 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
     if len(questions) > 1:
         slotted = [q for q in questions if q.slots != ("other",)]
         questions = slotted or questions
-    if questions and not proposed and lex is not None and not any("avoid" in q.slots for q in questions) and len(
-        categories_offered(toks, tags, question_spans, lex)
-    ) >= 2:
+    kinds_offered = categories_offered(toks, tags, question_spans, lex) if questions and lex is not None else set()
+    if questions and not proposed and not any("avoid" in q.slots for q in questions) and len(kinds_offered) >= 2:
         # "dish soap or laundry soap?", "which table? dining / coffee / side": options that are
         # different kinds of product ask which need the shopper meant (kinds named as things to
         # avoid, "wheat, milk?", are no options)
@@ -445,7 +444,7 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
         # offered; readings of different kinds ask which kind, of one kind which variant
         readings = [p for p in _unique([*proposed, *compared, *mentioned]) if p in named]
         mentioned, set_aside = [*readings, *mentioned], [*set_aside, *readings]
-        kinds = {lex.category_of[p] for p in _unique(mentioned)} | categories_offered(toks, tags, question_spans, lex) if lex else set()
+        kinds = kinds_offered | ({lex.category_of[p] for p in mentioned} if lex is not None else set())
         proposed, compared = [], []
         if not questions:  # said without a "?": "sorry um did you say the A or the B"
             s, e = next(span for span in sentences if span[0] <= asked.start() < span[1])
@@ -1024,7 +1023,7 @@ def _act(u: Utterance, focus: str | None, low: str) -> str:
         where = all("location" in q.slots for q in u.questions) and _WHERE_NOW.search(low) is not None
         clarifies = any(q.clarifies for q in u.questions) or P.CLARIFY.search(low) is not None or where
         return "ClarifyNeed" if clarifies else "AskPreference"
-    answers = re.match(r"^\W*(?:yes|yeah|yep|no|nope|sorry|unfortunately|we (?:only )?(?:have|carry|stock|do)|there (?:is|are)|you asked)\b", low)
+    answers = ANSWER_OPENING.match(low)
     about_focus = focus is not None and focus in u.mentioned
     # reasons that end against the product ("so it won't work with a soy allergy") answer
     # whether it suits; an explanation argues for it
@@ -1069,6 +1068,8 @@ _ENTRY = re.compile(r"\W{0,3}?\s*(?:\u2014|\u2013|-|:)\s")
 _FINITE_VERB = re.compile(r"\b(?:is|are|was|were|has|have|had|costs?|comes?|does|do|makes?|runs?|sells?|fits?|goes)\b|'[sr]e?\b")
 # An answer opening: "yes, ...", "no, ...", "it's $4.49" answers about what was asked.
 _ANSWERING = re.compile(r"^\W*(?:yes|yeah|yep|no|nope|sure|correct|right|exactly|unfortunately|sorry|great question|good question)\b")
+# An answer about what there is: "yes", "sorry", "we only have ...", "there are ...".
+ANSWER_OPENING = re.compile(r"^\W*(?:yes|yeah|yep|no|nope|sorry|unfortunately|we (?:only )?(?:have|carry|stock|do)|there (?:is|are)|you asked)\b")
 # A product after a spatial preposition marks a place: "right next to the corn flakes".
 _LANDMARK = re.compile(
     r"\b(?:next to|beside|besides|behind|near|nearby|by|past|left of|right of|above|below|beneath|under|"

@@ -51,6 +51,7 @@ from situ_gym.language.analysis import (
     _FINITE_VERB,
     _OPENS_QUESTION,
     _PRONOUN,
+    ANSWER_OPENING,
     Utterance,
     _act,
     _clause_spans,
@@ -252,7 +253,8 @@ def in_reply(
     # a need stated, also as a question for a kind ("any chips that are vegan?"): a product named
     # that the shopper did not raise is offered
     # ("yes, one: the X", "only the X is organic", "four bookcases have ..." answer the question)
-    asked_for_kind = asked and not own and not heard.requests and not _ANSWER_OPENING.match(said.text.lower())
+    said_low = said.text.lower()
+    asked_for_kind = asked and not own and not heard.requests and not (ANSWER_OPENING.match(said_low) or _COUNTED.match(said_low))
     if (not asked or asked_for_kind) and not heard.rejects and (heard.wants or heard.categories or heard.budget) and not said.questions:
         offered = _offered(said, own, focus)
         if offered and said.act in ("AnswerQuestion", "Explain", "Recommend", "HandleRejection"):
@@ -270,11 +272,8 @@ def in_reply(
     return said
 
 
-# An answer's opening: "yes", "yep", "only ...", "we have ...", a count ("four bookcases have").
-_ANSWER_OPENING = re.compile(
-    r"\W*(?:yes|yeah|yep|yup|no|nope|sure|sorry|unfortunately|only|just|we (?:only )?(?:have|carry|stock)|there (?:is|are|'s)|"
-    r"\d+|one|two|three|four|five|six|several|a few|a couple)\b"
-)
+# An answer that says how many there are: "only the X is ...", "four bookcases have ...", "yup, two".
+_COUNTED = re.compile(r"\W*(?:yup\W+)?(?:only|just|\d+|one|two|three|four|five|six|several|a few|a couple)\b")
 
 
 def echoed_questions(said: Utterance, heard: str) -> tuple[str, ...]:

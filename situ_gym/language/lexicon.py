@@ -19,6 +19,7 @@ import math
 import re
 from dataclasses import dataclass, replace
 from functools import cache, lru_cache
+from itertools import pairwise
 
 from lemminflect import getAllInflections, getAllLemmas
 from rapidfuzz import fuzz, process
@@ -93,7 +94,6 @@ def _finite_verb(word: str) -> bool:
 
 
 @cache
-@cache
 def _adjective(word: str) -> str | None:
     """The adjective a comparative or superlative is a form of ("lighter" -> "light"), else None."""
     if not word.endswith(("er", "est")):
@@ -102,6 +102,7 @@ def _adjective(word: str) -> str | None:
     return adj[0] if adj and adj[0] != word else None
 
 
+@cache
 def _verb_of(word: str) -> str | None:
     """The verb a word is a form of ("purify", "cutting" -> "cut"), when lemminflect knows one."""
     if getAllInflections(word, upos="VERB"):
@@ -251,7 +252,7 @@ class SceneLexicon:
                 for s in v if isinstance(v, list) else [v]:
                     attr_words.update(lemmas_of(str(s)))
             self.name_words[pid] = frozenset(name) | frozenset(size_words)
-            self._name_pairs.update(zip(name, name[1:]))
+            self._name_pairs.update(pairwise(name))
             self.brand_words[pid] = frozenset(brand)
             self.brand_vocab.update(brand)
             self.tag_words[pid] = frozenset(tag_words)
@@ -560,7 +561,7 @@ class SceneLexicon:
         key = [w for w in lem[i : i + n] if w not in STOPWORDS]
         if not set(key) <= self.product_vocab:
             return False
-        if len(key) >= 2 and not all(pair in self._name_pairs for pair in zip(key, key[1:])):
+        if len(key) >= 2 and not all(pair in self._name_pairs for pair in pairwise(key)):
             return False  # "victorian curio": words of names, but in no name together
         if not toks[i].text[0].isupper() and toks[i].low not in ("the",):
             # lower case ("into the plant via doorway") only where a place is meant

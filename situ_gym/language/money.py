@@ -176,6 +176,8 @@ _QUANTITY_UNITS = {
     **dict.fromkeys(("count", "ct", "pack", "pk", "bars", "pieces", "pcs", "pops", "cups", "packets", "cans",
                      "bottles", "pods", "servings", "eggs", "waffles", "sticks"), "count"),
 }
+
+
 @lru_cache(maxsize=256)
 def _quantity_pattern(count_nouns: frozenset[str]) -> re.Pattern[str]:
     units = sorted({*_QUANTITY_UNITS, *count_nouns}, key=len, reverse=True)

@@ -67,6 +67,9 @@ _EMPHASIS = re.compile(r"\*\*|__|~~|`|(?<!\w)\*(?=\S)|(?<=\S)\*(?!\w)")
 _LINE_MARK = re.compile(r"(?m)^[ \t]*(?:#{1,6}|[-*\u2022+>]|\d{1,2}[.)])[ \t]+")
 
 
+_EMOJI_BETWEEN = re.compile(r"(?<=[\w)%])\s*[\U0001F000-\U0001FAFF][\U0001F000-\U0001FAFF\u200d\ufe0f\s]*(?=[\w$(])")
+
+
 def _markup_free(text: str) -> str:
     text = _LINE_MARK.sub("", _EMPHASIS.sub("", text))
     text = re.sub(r"(?<=\s)@(?=\s)", "at", text)  # "pet treats @ front of shelf 12"
@@ -78,9 +81,6 @@ def _markup_free(text: str) -> str:
         " " if (unicodedata.category(c) in ("So", "Cs", "Co") and c != "\u00b0") or c in "\u200d\ufe0f" else c
         for c in text
     )
-
-
-_EMOJI_BETWEEN = re.compile(r"(?<=[\w)%])\s*[\U0001F000-\U0001FAFF][\U0001F000-\U0001FAFF\u200d\ufe0f\s]*(?=[\w$(])")
 
 
 def normalize(text: object) -> str:
