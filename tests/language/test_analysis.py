@@ -735,3 +735,12 @@ def test_paraphrases_get_the_same_analysis(corpus):
     same = [g for g, members in groups.items() if all(m[1] == members[0][1] for m in members)]
     share = len(same) / len(groups)
     assert share >= INVARIANCE_FLOORS[corpus], f"{len(same)}/{len(groups)} groups read alike"
+
+
+def test_the_lexicons_word_helpers_are_memoised():
+    # called for every token of every turn; the decorator slid off _verb_of twice when a helper
+    # was inserted above it
+    from situ_gym.language import lexicon
+
+    for helper in (lexicon._finite_verb, lexicon._adjective, lexicon._verb_of):
+        assert hasattr(helper, "cache_info"), helper.__name__
