@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 
 __all__ = ["Amount", "amounts", "figure_value", "number_value", "quantities"]
 
@@ -178,13 +177,11 @@ _QUANTITY_UNITS = {
 }
 
 
-@lru_cache(maxsize=256)
-def _quantity_pattern(count_nouns: frozenset[str]) -> re.Pattern[str]:
-    units = sorted({*_QUANTITY_UNITS, *count_nouns}, key=len, reverse=True)
-    return re.compile(
-        rf"(?<![\w$.])(?P<n>\d+(?:\.\d+)?|{_NUMBER_WORDS})(?P<half>\s+and\s+a\s+half)?\s*(?:-\s*)?"
-        rf"(?:x\s+(?P<each>\d+(?:\.\d+)?)\s*)?(?:fl\.?\s+|fluid\s+|mega\s+)?(?P<u>{'|'.join(map(re.escape, units))})\b"
-    )
+# A figure and the word after it; the word is a size when it is a unit (or a count noun given).
+_QUANTITY = re.compile(
+    rf"(?<![\w$.])(?P<n>\d+(?:\.\d+)?|{_NUMBER_WORDS})(?P<half>\s+and\s+a\s+half)?\s*(?:-\s*)?"
+    rf"(?:x\s+(?P<each>\d+(?:\.\d+)?)\s*)?(?:fl\.?\s+|fluid\s+|mega\s+)?(?P<u>[a-z]+)\b"
+)
 
 
 def quantities(text: str, count_nouns: frozenset[str] = frozenset()) -> set[tuple[float, str]]:
@@ -192,12 +189,14 @@ def quantities(text: str, count_nouns: frozenset[str] = frozenset()) -> set[tupl
     "two and a half pounds" -> (2.5, "lb"); "12 x 12 fl oz" -> (12.0, "count") and (12.0,
     "oz")). ``count_nouns`` count too: the kind of the product talked about ("80 plates")."""
     out: set[tuple[float, str]] = set()
-    for m in _quantity_pattern(count_nouns).finditer(text.lower()):
+    for m in _QUANTITY.finditer(text.lower()):
+        unit = _QUANTITY_UNITS.get(m.group("u")) or ("count" if m.group("u") in count_nouns else None)
+        if unit is None:
+            continue
         value = figure_value(m.group("n").replace(" ", "-")) if not m.group("n")[:1].isdigit() else float(m.group("n"))
         if value is None:
             continue
         value += 0.5 if m.group("half") else 0.0
-        unit = _QUANTITY_UNITS.get(m.group("u"), "count")
         if m.group("each"):  # "8 x 12 fl oz": eight cans of twelve ounces
             out |= {(value, "count"), (float(m.group("each")), unit)}
         else:
