@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from situ_gym.language import patterns as P
-from situ_gym.language.lexicon import Mention, PlaceMention, SceneLexicon, TagMention
+from situ_gym.language.lexicon import Mention, PlaceMention, SceneLexicon, TagMention, lemmas_of
 from situ_gym.language.money import amounts, figure_value, quantities
 from situ_gym.language.tokens import Token, normalize, sentence_spans, spans_between, tokenize
 
@@ -914,9 +914,7 @@ def _explanation(pid, low, toks, mentions, tags, money, lex, rivals=()) -> Expla
     for m in naming:  # (a kind named as the unit counted, "24 pops", still counts)
         if m.kind != "category":
             said = said[: m.char_start] + " " * (m.char_end - m.char_start) + said[m.char_end :]
-    head = product.category.lower().split()[-1]
-    kind = frozenset({head, head + "s"})  # its kind counts items too: "80 plates"
-    sizes = quantities(said, kind)
+    sizes = quantities(said, frozenset(lemmas_of(product.category)[-1:]))  # its kind counts items too: "80 plates"
     cites += [tag for tag in product.tags if tag.startswith("size:") and tag not in shared and quantities(tag[5:]) & sizes]
     # Sales talk ("half price today", "a best seller") states no fact of the product's price.
     facts = P.CLAIMS.sub(lambda m: " " * len(m.group(0)), low)

@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from situ_gym.language.tokens import lemma
+
 __all__ = ["Amount", "amounts", "figure_value", "number_value", "quantities"]
 
 _UNITS = {
@@ -187,10 +189,12 @@ _QUANTITY = re.compile(
 def quantities(text: str, count_nouns: frozenset[str] = frozenset()) -> set[tuple[float, str]]:
     """Every (value, unit family) size said in ``text`` ("thirty two ounces" -> (32.0, "oz");
     "two and a half pounds" -> (2.5, "lb"); "12 x 12 fl oz" -> (12.0, "count") and (12.0,
-    "oz")). ``count_nouns`` count too: the kind of the product talked about ("80 plates")."""
+    "oz")). Nouns whose lemma is in ``count_nouns`` count too: the kind of the product talked
+    about ("80 plates" of plates)."""
     out: set[tuple[float, str]] = set()
     for m in _QUANTITY.finditer(text.lower()):
-        unit = _QUANTITY_UNITS.get(m.group("u")) or ("count" if m.group("u") in count_nouns else None)
+        word = m.group("u")
+        unit = _QUANTITY_UNITS.get(word) or ("count" if count_nouns and lemma(word) in count_nouns else None)
         if unit is None:
             continue
         value = figure_value(m.group("n").replace(" ", "-")) if not m.group("n")[:1].isdigit() else float(m.group("n"))
