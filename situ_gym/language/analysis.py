@@ -449,8 +449,7 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
         if not questions:  # said without a "?": "sorry um did you say the A or the B"
             s, e = next(span for span in sentences if span[0] <= asked.start() < span[1])
             questions = [Question(("other",), text[s:e])]
-        questions = [replace(q, clarifies=True, slots=("category",) if len(kinds) >= 2 else ("preference",))
-                     if set(q.slots) <= {"other", "preference", "category"} else q for q in questions]
+        questions = reading_questions(questions, kinds)
     proposed = _unique(proposed)
     # "the first" / "the former" after two products set side by side is the first said,
     # "the second" / "the latter" the other: "Put A next to B: the first gives you ..."
@@ -539,6 +538,14 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
         references=tuple((r[1], r[3]) for r in refs),
     )
     return replace(utt, act=_act(utt, focus, low))
+
+
+def reading_questions(questions, kinds: set[str]) -> list[Question]:
+    """Questions that ask which of several readings the shopper meant: which kind when the
+    readings are of different ``kinds``, else which variant; a slot asked besides stays."""
+    slot = ("category",) if len(kinds) >= 2 else ("preference",)
+    return [replace(q, clarifies=True, slots=slot) if set(q.slots) <= {"other", "preference", "category"} else q
+            for q in questions]
 
 
 _READINGS = re.compile(r"\b(?:(?:which|what)(?: one| ones)?(?: did| do)? (?:you|u) mean|(?:did|do) (?:you|u) (?:mean|say))\b")

@@ -52,15 +52,17 @@ from situ_gym.language.analysis import (
     _OPENS_QUESTION,
     _PRONOUN,
     ANSWER_OPENING,
+    Question,
     Utterance,
     _act,
     _clause_spans,
     _explanation,
     analyze,
     motion_verbs,
+    reading_questions,
 )
 from situ_gym.language.claims import words
-from situ_gym.language.lexicon import SceneLexicon
+from situ_gym.language.lexicon import SceneLexicon, lemmas_of
 from situ_gym.language.money import amounts
 from situ_gym.language.tokens import sentence_spans
 
@@ -177,6 +179,20 @@ def in_reply(
     # auxiliary says the price back; the turn-down after it stands
     really_asked = any(_OPENS_QUESTION.match(q.sentence.lower()) for q in heard.questions) or (asked and not heard.questions)
 
+    # "I want the garlic one" -> "the roasted garlic sauce or the garlic pepper blend?": products
+    # that each fit the shopper's words, given as the options of a question, are readings of what
+    # the shopper meant: asked about, none offered
+    readings = _readings(said, heard, lexicon)
+    if readings:
+        kinds = {lexicon.category_of[p] for p in readings}
+        questions = said.questions or (Question(("other",), said.text),)  # "sorry which one um the A or the B"
+        return replace(
+            said, act="ClarifyNeed", proposed=(), compared=(), explanation=None,
+            mentioned=tuple(dict.fromkeys([*readings, *said.mentioned])),
+            set_aside=tuple(dict.fromkeys([*said.set_aside, *readings])),
+            questions=tuple(reading_questions(questions, kinds)),
+        )
+
     # a choice asked between products the shopper raised ("oslo or brio dumbbells, want it heavy":
     # two of them set side by side ask for a pick, with or without a "?")
     # ("how do the other options compare?" asks for new ones, not a pick among its own)
@@ -270,6 +286,35 @@ def in_reply(
         if said.proposed and said.act in ("AnswerQuestion", "Explain"):
             return replace(said, act="Recommend")
     return said
+
+
+# The thing the shopper means, said as if there were one: "the garlic one", "that sparkling
+# thing", "the snake plant", "the Halden?" (the words after the article, up to "one" or the end).
+_THE_ONE = re.compile(r"\b(?:the|that|this)\s+([a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,2}?)\s*(?:\b(?:one|ones|thing|stuff)\b|[?.!,]|$)")
+# A reply that asks which: a question, or speech opening with "which" ("sorry which one um ...").
+_ASKS_WHICH = re.compile(r"\W*(?:(?:sorry|oh|um|uh|wait|hmm|ok|okay)\W+)*which\b")
+
+
+def _readings(said: Utterance, heard: Utterance, lexicon: SceneLexicon | None) -> list[str]:
+    """The products a reply gives as the options of a question ("A or B?", "which halden: ...")
+    when every one of them has all the words of the one thing the shopper meant (name words or
+    label values): readings of the shopper's words, not offers."""
+    low = said.text.lower()
+    if lexicon is None or said.purchase_prompt or said.navigation is not None:
+        return []
+    if not (said.questions or _ASKS_WHICH.match(low)) or not re.search(r"\bor\b|\bwhich\b", low):
+        return []
+    options = [p for p in dict.fromkeys(p for _, p in said.references) if p not in said.landmarks]
+    if len(options) < 2:
+        return []
+    products = lexicon.index.products
+    described = {p: set(lemmas_of(" ".join([products[p].name, *(t.split(":", 1)[-1] for t in products[p].tags)])))
+                 for p in options}
+    for m in _THE_ONE.finditer(heard.text.lower()):
+        meant = set(lemmas_of(m.group(1)))
+        if meant and all(meant <= described[p] for p in options):
+            return options
+    return []
 
 
 # An answer that says how many there are: "only the X is ...", "four bookcases have ...", "yup, two".

@@ -275,3 +275,32 @@ def test_a_question_said_back_to_the_shopper(lex):
     assert echoed_questions(said, "Where can I find the gluten-free cereal?") == ("Where can I find the gluten-free cereal?",)
     assert echoed_questions(said, "I need some cereal.") == ()
     assert echoed_questions(said, "") == ()
+
+
+@pytest.mark.parametrize("heard, reply, readings, asks", [
+    # options that each have all the words of the one thing the shopper meant are readings of it
+    ("I want the garlic one.", "garlic = roasted garlic sauce (nonna lucia) or garlic pepper blend (spice route)?",
+     ("sm_p051", "sm_p103"), ("category",)),
+    # ... also asked in speech with no "?", and of one kind (which variant)
+    ("I want the garlic one.", "sorry which one um the roasted garlic pasta sauce from nonna lucia or the garlic pepper "
+     "seasoning from spice route", ("sm_p051", "sm_p103"), ("category",)),
+    ("do you have that sparkling thing", "clear spring lime or fizzwell grapefruit?", ("sm_p108", "sm_p109"), ("preference",)),
+])
+def test_options_that_each_fit_the_shoppers_words_are_readings(lex, heard, reply, readings, asks):
+    said = analyze_reply(reply, lex, heard=analyze(heard, lex))
+    assert (said.act, said.asks) == ("ClarifyNeed", asks)
+    assert said.proposed == () and said.compared == () and sorted(said.mentioned) == sorted(readings)
+    assert put_forward(said) == () and said.explanation is None
+
+
+def test_options_that_do_not_all_fit_the_shoppers_words_are_offered(lex):
+    # "the best pasta sauce": no sauce is "best" by its name or labels, so a choice is offered
+    reply = "Nonna Lucia Roasted Garlic Sauce or Bella Strada Arrabbiata?"
+    said = analyze_reply(reply, lex, heard=analyze("what's the best pasta sauce?", lex))
+    assert said.act == "AskPreference" and not any(q.clarifies for q in said.questions)
+    # the same options after "the sauce", which both are, ask which one was meant
+    said = analyze_reply(reply, lex, heard=analyze("I want the sauce", lex))
+    assert said.act == "ClarifyNeed" and sorted(said.mentioned) == ["sm_p051", "sm_p052"]
+    # nor does a statement ask which one was meant
+    said = analyze_reply("I'd go with the Nonna Lucia Roasted Garlic Sauce, 32 oz.", lex, heard=analyze("I want the garlic one.", lex))
+    assert said.act == "Recommend" and said.proposed == ("sm_p051",)
