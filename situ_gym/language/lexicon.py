@@ -666,9 +666,11 @@ class SceneLexicon:
         return bool(left) and any(after in self.brand_words[pid] and left <= self.all_words[pid] for pid in self.name_words)
 
     def _joins_a_name(self, before: list[str], after: str) -> bool:
-        """Whether some product's name holds words of both sides of "and"/"in"/"with"."""
+        """Whether some product's name holds words of both sides of "and"/"in"/"with". A word
+        said again after the joiner opens a second name ("a halden table lamp and a halden
+        watering can")."""
         left = {w for w in before if w not in STOPWORDS}
-        return any(after in ws and left & ws for ws in self.name_words.values())
+        return after not in left and any(after in ws and left & ws for ws in self.name_words.values())
 
     def _resolve(self, toks, lem, i: int, j: int) -> Mention | None:
         words = [w for w in lem[i:j] if w not in _JOINERS and w not in STOPWORDS]

@@ -461,6 +461,13 @@ def test_a_lower_case_shop_name_made_of_product_words(lex, text, target, relatio
     assert analyze("the verdant lane snake plant in the juno pot", lex["home_furnishings"]).named == ("hf_p170",)
 
 
+def test_a_name_word_said_again_after_and_opens_a_second_name(lex):
+    # "and" joins words of one name ("the verdant lane snake plant in the juno pot"), but a word
+    # of the first name said again after it starts the next one
+    u = analyze("there's a halden loveseat a halden table lamp and a halden watering can", lex["home_furnishings"])
+    assert u.named == ("hf_p008", "hf_p081", "hf_p194")
+
+
 @pytest.mark.parametrize("store, text, proposed", [
     ("home_furnishings", "tbh the clay and co halden watering can is the move: 1 gallon, long spout, ~29 bucks", ["hf_p194"]),
     ("supermarket", "Best is the Farmstead Pasture-Raised Large Brown Eggs, they are cage-free and cost only 3.79 dollars.",
