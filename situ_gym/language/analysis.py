@@ -335,7 +335,11 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
                 mentioned.append(pid)
         # ---- questions and their slots
         if is_question or P.INFO_REQUEST.search(sent):
-            q = _question(sent, text[s:e], toks, s, e, mentions, places, tags, bool(here), purchase, money)
+            start = _QUESTION_START.search(sent) if not _OPENS_QUESTION.match(sent) else None
+            qs = s + start.start("q") if start else s
+            # prices and labels stated before the question are facts, not what it asks about
+            q = _question(sent, text[s:e], toks, s, e, mentions, places, tags, bool(here), purchase,
+                          [a for a in money if a.start >= qs], [t for t in tags if toks[t.start].start >= qs], qs)
             if q is not None:
                 questions.append(q)
             if q is not None or is_question:  # a bare option asked ("cereal? oatmeal? which one") too
@@ -554,18 +558,23 @@ _REFUSED_AFTER = re.compile(r"\W*" + P.REFUSED.pattern)
 # "got it", "I hear you on that": "it" of an idiom refers to nothing
 _IDIOM_IT = re.compile(r"\b(?:got|get|gotcha|understand|hear(?: you on)?|see|make)\s+$")
 _NON_REFERRING = re.compile(r"(?:it'?s (?:time|okay|ok|fine|no problem|a good idea|up to you)|that'?s (?:okay|ok|fine|alright|all)|that way|this way|it is time)")
-_SLOT_WORD = re.compile(r"^(?:budget|price|size|colou?r|flavou?r|allerg\w*|room|brand|scent|material|style|kind|type|preferences?|must[- ]?haves?)$")
+_SLOT_WORD = re.compile(r"^(?:budget|pref|price|size|colou?r|flavou?r|allerg\w*|room|brand|scent|material|style|kind|type|preferences?|must[- ]?haves?)$")
 # A question by its syntax, for speech written without "?": a wh-word or an inverted auxiliary
 # opening the clause ("so what are we looking for today", "how much do you wanna spend").
 _FILLERS = r"(?:so|and|um|uh|like|okay|ok|oh|well|also|then|now|wait|right|hmm|yeah)"
 _AUXILIARIES = r"(?:does|do|did|is|are|can|could|will|would|should|shall|has|have|was|were)"
-_INTERROGATIVE = re.compile(
-    rf"(?:^|\b{_FILLERS}\s+)"
-    r"(?:what(?:'s| is| are| do| did| would| kind| sort| type| room)?|which|how (?:much|many|big|about)|where(?:'s)?|who|"
-    r"is there|are there|do you|did you|would you|could you|can you|are you|were you|have you|is it|is that|"
-    # an inverted auxiliary opening a question about a thing: "does the mac and cheese have wheat"
-    rf"{_AUXILIARIES}\s+(?:the|this|that|these|those|it|they)\b)\s+\w"
+_ASKING = (
+    r"(?:what(?:'s|'re| is| are| r| do| did| would| kind| sort| type| room)?|which|how (?:much|many|big|about|old|wide|long|tall)|"
+    r"where(?:'s)?|who|is there|are there|do you|did you|would you|could you|can you|are you|were you|have you|is it|is that|"
+    # an inverted auxiliary opening a question about a thing or a person: "does the mac and
+    # cheese have wheat", "does he want like a particular colour"
+    rf"{_AUXILIARIES}\s+(?:the|this|that|these|those|it|they|he|she|your)\b)"
 )
+_RELATIVE_WHICH = r"(?!which (?:is|are|was|were|has|have|makes?|means?)\b)"  # "um which is really nice"
+_INTERROGATIVE = re.compile(rf"(?:(?:^|\b(?:{_FILLERS}|depends)\s+){_RELATIVE_WHICH}{_ASKING}|\b(?:is|are) there any(?:thing|one)?)\s+\w")
+# Where a question starts after words that ask nothing: "haha fair, no cream, what colour
+# works then", "... fifty two ninety nine so it depends like do you have pets".
+_QUESTION_START = re.compile(rf"(?:[,;:\u2014\u2013]\s*|\b(?:{_FILLERS}|depends)\s+){_RELATIVE_WHICH}(?P<q>{_ASKING}\s+\w)")
 # A question for information opens with a wh-word or an auxiliary ("how do the others compare?",
 # "you want it?"); "X is 4 bucks 29 tho?" or "Ten eighty-nine for Swiss cheese?" does not.
 _OPENS_QUESTION = re.compile(
@@ -582,8 +591,12 @@ _NON_QUESTION = re.compile(r"\b(?:show|tell|see|know|find|is|that'?s|here'?s) (?
 _SHORT_Q = re.compile(r"^(?:shall we|ready|okay|ok|sound good|sounds good|right|deal|alright|all set|good)\??$")
 
 
-def _question(sent, original, toks, s, e, mentions, places, tags, names_product, purchase, money) -> Question | None:
-    """The question asked in sentence ``sent`` (None when it is no question for information)."""
+def _question(sent, original, toks, s, e, mentions, places, tags, names_product, purchase, money, asked_tags=None,
+              asked_from: int | None = None) -> Question | None:
+    """The question asked in sentence ``sent`` (None when it is no question for information);
+    ``asked_from``: where the part that asks starts, after words that ask nothing; ``money``
+    and ``asked_tags``: the prices and labels in that part."""
+    asked_from = s if asked_from is None else asked_from
     stripped = sent.strip().rstrip("?!. ")
     if _SHORT_Q.match(stripped) or (len(stripped.split()) <= 1 and not _SLOT_WORD.match(stripped)):
         return None  # "Ready?", "Okay?"; but "budget?" asks
@@ -596,18 +609,19 @@ def _question(sent, original, toks, s, e, mentions, places, tags, names_product,
     spoken = "".join(spoken)
     proposing = names_product and P.PROPOSE.search(sent) and not _slot_words(spoken)
     # a product's facts said with a "?" and no question word offer it: "X is 4 bucks 29 tho?"
-    offering = names_product and not _OPENS_QUESTION.match(spoken) and not _ASKED_AFTER.search(spoken) and not re.search(r"\bor\b", spoken) and not (
+    offering = names_product and not _OPENS_QUESTION.match(spoken, asked_from - s) and not _ASKED_AFTER.search(spoken) and not re.search(r"\bor\b", spoken) and not (
         _slot_words(spoken) or re.search(r"\bbudget\b", spoken)
     )
     if P.PURCHASE.search(sent) or P.RECONSIDER.search(sent) or nav_like or proposing or offering:
         return None  # an offer to buy, to reconsider, to walk, or of a product asks no slot
+    tags = tags if asked_tags is None else asked_tags
     slots = _slots(sent, toks, s, e, mentions, places, tags, money)
     # a question of several parts asks each part's slot: "which colour you want, and which
     # colour you don't like?", "what's your budget roughly and do you want like mesh or leather"
     parts = [(s + a, s + b) for a, b in spans_between(_PART_BREAK, sent)]
     if len(parts) >= 2:
-        each = [_slots(low_part, toks, a, b, mentions, places, tags, money) for (a, b), low_part in
-                zip(parts, (sent[a - s : b - s] for a, b in parts), strict=True)]
+        each = [_slots(low_part, toks, a, b, mentions, places, tags, money) or (["preference"] if _CHOICE_ASKED.search(low_part) else [])
+                for (a, b), low_part in zip(parts, (sent[a - s : b - s] for a, b in parts), strict=True)]
         if all(each):  # in the slots' fixed order, as one sentence reading would list them
             found = {x for part in each for x in part} | set(slots)
             slots = [name for name, _ in P.SLOTS if name in found]
@@ -624,12 +638,15 @@ _ASKED_AFTER = re.compile(
     r"[,;]\s*(?:\w+\s+){0,2}?(?:what|how|where)\b|\b(?:um|uh|so)\s+(?:is there|are there|do (?:you|u)|would (?:you|u)|what)\b"
 )
 # A choice put to the shopper: options with "or", or a "which" of things to pick among.
-_CHOICE_ASKED = re.compile(r"\b[a-z-]+\s+or\s+(?:the\s+|a\s+)?[a-z-]+|\bwhich (?:one|ones|look|matters|would|do|sounds|appeals)\b")
+_CHOICE_ASKED = re.compile(
+    r"\b[a-z-]+\s+or\s+(?:the\s+|a\s+)?[a-z-]+|\bwhich (?:one|ones|look|matters|would|do|sounds|appeals)\b"
+    r"|\b[a-z-]+,\s+[a-z-]+,\s+[a-z-]+\W*$"  # options listed: "brown, arborio, quinoa...?"
+)
 
 
 # Where a question turns to its next part: ", and what ...", " + ", "; ", ", any ...".
 _PART_BREAK = re.compile(
-    r"(?:,\s*|\s+)(?:and|&|\+)\s+(?=(?:what|which|how|any|is|are|do|does|did|would|will|can|could|should|"
+    r"(?:,\s*|\s+)(?:and|&|\+)\s+(?:(?:uh|um|er|like|so|also)\s+)*(?=(?:what|which|how|any|is|are|do|does|did|would|will|can|could|should|"
     r"anything|something|you|u)\b)|,\s*(?=(?:any|anything|what|which|how|is|are|do|does)\b)|;\s*|\s\+\s"
 )
 
@@ -642,7 +659,7 @@ def _slots(sent, toks, s, e, mentions, places, tags, money) -> list[str]:
     cats = {m.category for m in mentions if s <= m.char_start < e and m.kind == "category" and m.category}
     # "which kind of table" (tables of several categories) asks the category; "which kind of
     # cereal" (one category) a preference within it
-    kind_of = re.search(r"\b(?:what|which) (?:kind|sort|type) of (?!product|item|thing)", sent)
+    kind_of = re.search(r"\b(?:what|which) (?:kind|sort|type) of (?!product|item|thing|budget|price|size|colou?r|flavou?r|style|material)", sent)
     if kind_of and any(m.char_start == s + kind_of.end() and m.kind == "category" and m.category for m in mentions):
         kind_of = None
         slots = ["preference"] + [x for x in slots if x not in ("category", "preference")]
@@ -656,6 +673,8 @@ def _slots(sent, toks, s, e, mentions, places, tags, money) -> list[str]:
         slots.remove("budget")
     if "category" in slots and "preference" in slots:
         slots.remove("preference" if not re.search(r"\bprefer|flavou?r|colou?r|brand|style|scent|material\b", sent) else "category")
+    if "use" in slots and "category" in slots and re.search(r"\b(?:what|which) room\b[^?]*\b(?:shopping|looking) for", sent):
+        slots.remove("category")  # "what room r we shopping for?": the room is what is asked
     if "use" in slots and "category" in slots and not re.search(r"\buse\b|occasion|purpose|who|\broom\b|for (?:you|the kids|a party|dinner)", sent):
         slots.remove("use")
     if "avoid" in slots and "preference" in slots and not re.search(

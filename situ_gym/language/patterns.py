@@ -41,7 +41,7 @@ CLOSING = _words(
     r"enjoy (?:your|the)", r"thanks? (?:you )?for (?:shopping|coming|visiting|stopping)", r"happy shopping",
     r"take care", r"see you",
 )
-INFO_REQUEST = _words(r"tell me(?:,? please,?)? (?:what|which|how|about|for which|a bit|more about)", r"let me know (?:what|which|how|if)", r"could you share", r"can you share", r"i'd love to know", r"i'm curious", r"just say what")
+INFO_REQUEST = _words(r"tell(?:ing)? me(?:,? please,?)? (?:what|which|how|about|for which|a bit|more about)", r"say me (?:what|which)", r"let me know (?:what|which|how|if)", r"could you share", r"can you share", r"i'd love to know", r"i'm curious", r"just say what")
 
 # Slots a question asks about (checked in this order; several may hold).
 SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -63,7 +63,11 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"(?:looking|shopping|searching) for what", r"what(?: is)? the thing you", r"what (?:you|u) (?:have|got) in (?:the )?mind",
         r"(?:which|what) (?:kind|sort|type) (?:of )?(?:food|snack|drink|furniture|lamp|light|chair|desk|sofa|product|thing)s?",
         r"what do u need", r"what (?:can|shall) (?:i|we) find", r"(?:need|want|after) what",
-        r"(?:want|wanna|need) to (?:buy|get|pick up)", r"what(?:'re| are) we grabbing", r"what things? (?:you|u)")),
+        r"(?:want|wanna|need) to (?:buy|get|pick up)", r"what(?:'re| are) we grabbing", r"what things? (?:you|u)",
+        r"what(?:'s| is) the (?:mission|plan|goal)", r"what (?:are|r) (?:you|u) after",
+        # "what furniture you need": a kind of thing, not a slot word, asked for
+        r"what (?!(?:size|colou?r|flavou?r|budget|price|style|material|brand|room|do|does|did|would|will|can|could|should|are|is|r)\b)"
+        r"[a-z]+ (?:you|u) (?:need|want|search|look)\w*")),
     ("use", _words(
         r"what(?:'s| is| will)? (?:it|that|this|they) (?:be )?for", r"what (?:do|will|would) you (?:need|want|use) (?:it|them|that|the [a-z ]+) for",
         r"use (?:it|them|this|that|the [a-z ]+) for", r"using (?:it|them)", r"used for", r"occasion", r"purpose", r"who is it for",
@@ -73,16 +77,17 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"need it for", r"want it for", r"for a party", r"gift", r"which room", r"particular room", r"what room",
         r"what for", r"what it'?s for", r"for what (?:is|you|it)", r"what (?:is )?the use", r"for which room", r"anything special",
         r"for (?:breakfast|lunch|dinner|snacks?|school|work|the kids|guests) or", r"(?:for )?what use",
-        r"(?:living|dining|bed|bath|kids'?|play) ?room")),
+        r"(?:living|dining|bed|bath|kids'?|play) ?room", r"how old", r"(?:keep|store|put) in (?:it|them)",
+        r"something special", r"cooking something")),
     ("budget", _words(
         r"budget", r"spend", r"spending", r"pay", r"price", r"prices", r"priced", r"cost", r"costs", r"afford",
         r"how much (?:do|would|are|can|could|were|did)", r"how much money", r"cheap", r"expensive", r"pricey",
-        r"dollars?", r"price range", r"price point", r"upper limit", r"most you'?d", r"ceiling", r"hard limit", r"wiggle room",
+        r"dollars?", r"price range", r"price point", r"upper limit", r"most you'?d", r"ceiling(?! (?:lamp|light|pendant|fan|height|fixture))", r"hard limit", r"wiggle room",
         r"stretch", r"how much (?:money )?(?:you|u) (?:want|can|wanna|like)", r"a max", r"max you")),
     ("avoid", _words(
         r"avoid\w*", r"allerg\w*", r"stay away", r"dislike", r"don'?t (?:want|like|eat|need)", r"can'?t (?:have|eat|use|stand)",
         r"do not want", r"intoleran\w*", r"deal ?-?breakers?", r"rule out", r"rather not", r"off limits",
-        r"sensitive to", r"no-?gos?", r"hate", r"hard no", r"upsets?", r"things? to (?:avoid|skip)", r"anything you (?:won'?t|can'?t|don'?t)", r"steer clear",
+        r"sensitive to", r"no-?gos?", r"off-limits", r"bugs? (?:you|u)", r"hate", r"hard no", r"upsets?", r"things? to (?:avoid|skip)", r"anything you (?:won'?t|can'?t|don'?t)", r"steer clear",
         r"restrictions?", r"no [a-z]+ at all", r"definitely don'?t", r"count too", r"you said no",
         r"cannot (?:eat|have|use)", r"(?:don'?t|do not) want in", r"without [a-z]+\??$", r"okay with [a-z]+", r"ok with [a-z]+")),
     ("size", _words(
@@ -90,13 +95,15 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"how much (?:space|room)", r"room for", r"fit in", r"servings?", r"how many people", r"family[- ]size",
         r"family pack", r"ounces?", r"oz", r"lb", r"pack size", r"single (?:bag|box|pack|one)", r"bulk", r"large or small", r"small or large",
         r"big or small", r"bigger pack", r"(?:big|small|smaller|bigger|large|larger) (?:\d+ )?(?:bag|box|pack|jar|one|size)",
-        r"one box", r"how long", r"wide", r"tall", r"metres?", r"seats?", r"seating for", r"how high", r"ceilings?",
+        r"one box", r"how long", r"wide", r"tall", r"metres?", r"seats?", r"seating for", r"how high",
+        r"ceiling height", r"(?:high|low|tall|vaulted) ceilings?",
+        r"(?:big|small|smaller|bigger|large|larger) (?:tub|cups?|bottle|can|carton|pouch|loaf|tin)s?",
         r"single piece", r"or a set", r"footprint", r"height", r"compact", r"bulky", r"too big", r"smaller", r"bigger", r"larger")),
     ("location", _words(r"where", r"which (?:aisle|shelf|section|store|part|area|side|shop)", r"whereabouts", r"part of the store",
                          r"(?:different|another|other) (?:shop|store|section)", r"(?:was|is) it in", r"where you saw")),
     ("preference", _words(
         r"prefer\w*", r"flavou?rs?", r"colou?rs?", r"materials?", r"styles?", r"scents?", r"brands?",
-        r"features?", r"must[- ]haves?", r"(?:has|have|must|need|needs) to have", r"important to you", r"requirements?", r"textures?", r"finish", r"roast",
+        r"features?", r"pref", r"pets?", r"furry", r"do (?:you|u) like (?!to\b)", r"must[- ]haves?", r"(?:has|have|must|need|needs) to have", r"important to you", r"requirements?", r"textures?", r"finish", r"roast",
         r"dietary preferences?", r"better fit", r"work better", r"didn'?t you like", r"like about", r"looking for in",
         r"any (?:wishes|preferences|ideas)", r"leaning", r"mood for", r"nice-to-have", r"a must", r"the regular",
         r"go for\?", r"usually (?:go|get|buy)", r"what put you off", r"you'?d change", r"ideal [a-z]+", r"look like",

@@ -387,9 +387,26 @@ def test_informal_and_non_native_purchase_prompts(lex, text):
     # a push-back or an offer to buy asks no slot
     ("hmm, you sure? they're sweet, not tart, and 3 lb for 4.69 is a pretty good deal", ()),
     ("it's the only non-shedding low-pile one & cheapest rug at 189.99. worth a 2nd look?", ()),
+    # the question starts after words that ask nothing: their prices and labels are not asked about
+    ("fair enough, no velvet \U0001F605 which colour suits the room then, green or rust?", ("preference",)),
+    ("the ember is eighty nine ninety nine and the calla is a hundred nine so it depends do you like a warm light",
+     ("preference",)),
+    # ... and a relative "which" starts none
+    ("it's got a usb port um which is handy for a phone by the bed", ()),
+    # parts joined by "and" with a filler; a part that only offers options asks the preference
+    ("okay apples um sweet or tart and uh how many like a bag or just a few", ("preference", "size")),
+    ("sure um what kind of budget are we talking and uh do you have a cat that scratches", ("budget", "preference")),
+    # what the shopper is after, in other words; how old, and the room shopped for, ask the use
+    ("hey welcome! what's the mission today?", ("category",)),
+    ("Hello. Please say me what furniture you need.", ("category",)),
+    ("How old is the cat? And does she like the crunchy ones?", ("preference", "use")),
+    ("welcome! what room r we shopping for?", ("use",)),
+    # a ceiling lamp is no price ceiling
+    ("Do you mean **floor lamps**, **desk lamps** or **ceiling pendants**?", ("category",)),
+    ("what's the ceiling, like under 10 bucks?", ("budget",)),
 ])
 def test_slots_asked_by_what_the_options_are(lex, text, asks):
-    store = "home_furnishings" if any(w in text for w in ("desk", "rug", "pillow", "chair")) else "supermarket"
+    store = "home_furnishings" if any(w in text for w in ("desk", "rug", "pillow", "chair", "lamp", "room", "velvet", "furniture")) else "supermarket"
     assert tuple(sorted(analyze(text, lex[store]).asks)) == tuple(sorted(asks)), text
 
 
