@@ -488,6 +488,12 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
                 a, b = sentences[si] if alone else _clause_span(low, *sentences[si], cs, ce)
                 if _WEIGHED_AGAINST.search(low, a, b):
                     set_aside.append(pid)
+    # a product dropped as a turn-down is acknowledged is no side of a comparison ("we'll skip
+    # the umber um the wren is forty less"): it is mentioned, the alternative offered
+    if P.HANDLE_REJECTION.search(low) and any(p in set_aside and p not in proposed for p in compared):
+        kept = [p for p in compared if p not in set_aside or p in proposed]
+        mentioned += [p for p in compared if p not in kept]
+        compared = kept if len(kept) >= 2 else []
     # a product both favoured and set against another stays in the comparison too
     mentioned = [p for p in _unique(mentioned) if p not in proposed and p not in compared]
     # ---- explanation: reasons given for the product in play

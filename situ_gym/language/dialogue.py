@@ -261,9 +261,21 @@ def in_reply(
         fails and said.act not in _OWN_ACTS - {"HandleRejection"}
     ):
         offered = _offered(said, own, focus)
+        # the product turned down is no side of a comparison ("skip the umber um the wren is
+        # forty less"): the alternative is offered, the one dropped only mentioned
+        dropped = [p for p in said.compared if p in said.set_aside or (p == focus and p not in said.proposed)]
+        compared = [p for p in said.compared if p not in dropped]
+        compared = compared if len(compared) >= 2 else []
+        reasons = said.explanation
+        if dropped and reasons is not None and lexicon is not None:  # reasons no longer weighed against the one dropped
+            low_said = said.text.lower()
+            reasons = _explanation(reasons.product, low_said, said.tokens, list(said.mentions), list(said.tags),
+                                   amounts(low_said), lexicon)
         return replace(
             said, act="HandleRejection", proposed=tuple(dict.fromkeys([*said.proposed, *offered])),
-            mentioned=tuple(p for p in said.mentioned if p not in offered),
+            compared=tuple(compared), explanation=reasons,
+            mentioned=tuple(dict.fromkeys([*(p for p in said.mentioned if p not in offered),
+                                           *(p for p in said.compared if p not in compared and p not in said.proposed)])),
         )
 
     # a need stated, also as a question for a kind ("any chips that are vegan?"): a product named

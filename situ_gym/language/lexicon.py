@@ -448,8 +448,9 @@ class SceneLexicon:
         out = []
         for i, tok in enumerate(toks):
             w = self._read(tok)
-            possessive = tok.low.endswith(("'s", "\u2019s")) and tok.low[:-2] in self.product_vocab and not (
-                {"ADJ", "ADV"} & set(getAllLemmas(tok.low[:-2]))  # "how old's your cat" is "old is"
+            possessive = tok.low.endswith(("'s", "\u2019s")) and tok.low[:-2] in self.product_vocab and (
+                # "how old's your cat" is "old is"; but "the sable's out" names the Sable in view
+                self._sole_owner(tok.low[:-2], in_view) is not None or not {"ADJ", "ADV"} & set(getAllLemmas(tok.low[:-2]))
             )
             if possessive:  # "kestrel's out", "isla's": the name with its "'s"
                 w = tok.low[:-2]
@@ -466,7 +467,7 @@ class SceneLexicon:
             pid = self._sole_owner(w, in_view) or (self._sole_owner(w, self.all_products) if frame else None)
             if pid is None:
                 continue
-            after = self._read(nxt) if nxt is not None and nxt.text[:1].isalpha() else ""
+            after = self._read(nxt) if nxt is not None and nxt.text[:1].isalpha() and nxt.low not in ("um", "uh", "er", "erm") else ""
             if after == "of":
                 continue  # "the top of the shelf", "the end of the aisle": a part of something
             if after and not frame and after not in STOPWORDS and after not in FUNCTION_WORDS and (

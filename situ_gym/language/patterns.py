@@ -267,6 +267,12 @@ REJECT = _words(
     # smaller than I imagined"
     r"(?:is|'s|are|seems?|feels?|looks?) (?:like )?(?:a lot|(?:really |so |kind of |kinda |a bit |pretty |way )?(?:expensive|pricey|pricy|steep|wasteful))\b",
     r"(?:smaller|bigger|larger|heavier|darker|lighter|louder) than i (?:imagined|thought|expected|wanted|hoped)",
+    # "it looks kind of small", "the bottle's a bit small", "half gallon is not enough"
+    r"(?:is|'s|are|seems?|feels?|looks?) (?:really|so|kind of|kinda|a bit|a little|pretty|way|quite|rather) (?:small|tiny|big|huge|"
+    r"tall|short|large|heavy|bulky|narrow|wide|dark|bright|plain|thin|flimsy|cheap|cheap-looking|loud)\b(?! to\b)",
+    r"(?:is|are|'s|'re) not (?:big |large )?enough|(?:isn'?t|aren'?t) (?:big |large )?enough",
+    # a price said back in disbelief: "129.99 for a lamp??"
+    r"\d[\d.,]*(?: bucks| dollars)? for (?:a|an|one|the|that|this) [a-z ]{1,30}(?:\?\?|\?!|!\?)",
     r"over what (?:i|we) (?:want|wanted|'d like|would like|can|planned) to (?:spend|pay)",
     r"(?:isn'?t|aren'?t|is not|are not)\b[^.?!]{0,40}\b(?:and|but) (?:i|we) (?:really )?(?:need|want|wanted|must have)",
 )

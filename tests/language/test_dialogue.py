@@ -223,11 +223,15 @@ def test_a_reason_asked_about_the_product_under_discussion_is_explained(lex):
 
 @pytest.mark.parametrize("heard", ["too bitter for me", "meh, I don't really like gala", "way more than I wanna spend",
                                    "I'm not sure I need a standing desk.", "Burgundy isn't my colour.",
-                                   "That's way over what I want to spend.", "The chime would drive me crazy."])
+                                   "That's way over what I want to spend.", "The chime would drive me crazy.",
+                                   # a complaint about its size or look, or a price said back in disbelief
+                                   "hmm it looks a bit small", "the jar's kind of tiny", "One pound is not enough.",
+                                   "11.99 for a bag of coffee??"])
 def test_turn_downs_in_any_words_are_read(lex, heard):
     assert analyze(heard, lex).rejects, heard
     assert not analyze("not too bad actually", lex).rejects
     assert not analyze("oh, the trail mix is out there on the end cap", lex).rejects  # "out" is no refusal here
+    assert not analyze("is it small?", lex).rejects and not analyze("11.99 for a bag of coffee?", lex).rejects
 
 
 def test_a_label_refused_after_it_is_avoided(lex):
@@ -304,3 +308,21 @@ def test_options_that_do_not_all_fit_the_shoppers_words_are_offered(lex):
     # nor does a statement ask which one was meant
     said = analyze_reply("I'd go with the Nonna Lucia Roasted Garlic Sauce, 32 oz.", lex, heard=analyze("I want the garlic one.", lex))
     assert said.act == "Recommend" and said.proposed == ("sm_p051",)
+
+
+def test_the_product_dropped_for_an_alternative_is_no_side_of_a_comparison():
+    # "skip the X um the Y is forty less": Y is offered, X mentioned, nothing compared, and Y's
+    # labels are its reasons though X shares them
+    hf = lexicon_for(SceneIndex(load_scene("home_furnishings")))
+    heard = analyze("That's more than I want to spend.", hf)
+    said = analyze_reply("okay so we'll skip the umber um the fjell home wren shelving unit is a hundred forty nine ninety "
+                         "nine so forty less and it's still white", hf, heard=heard, focus="hf_p127")
+    assert (said.act, said.proposed, said.compared) == ("HandleRejection", ("hf_p129",), ())
+    assert "hf_p127" in said.mentioned
+    assert "color:white" in said.explanation.cites
+    # ... and a model name that is also an adjective ("sable"), said with "'s" or before a filler, points at it
+    heard = analyze("I don't want grey.", hf)
+    for reply in ("No grey, got it, the Sable's out! The Quill and Co Wren Office Chair comes in cognac.",
+                  "okay no grey then so not the sable um what about the quill and co wren office chair it's cognac"):
+        said = analyze_reply(reply, hf, heard=heard, focus="hf_p052")
+        assert said.proposed == ("hf_p056",) and said.mentioned == ("hf_p052",), reply
