@@ -554,6 +554,17 @@ class SceneLexicon:
                         m = Mention(m.start, m.end, m.char_start, m.char_end, m.phrase, keep, m.kind, o.category if len(keep) else None)
                         break
             out.append(m)
+        # "which Halden: the loveseat, the table lamp or the watering can?": a kind named next to
+        # a model name of several kinds is that model's product of the kind
+        models = [m for m in mentions if m.kind == "product" and len({self.category_of[p] for p in m.candidates}) > 1]
+        for k, m in enumerate(out):
+            if m.kind != "category" or not m.category:
+                continue
+            for o in models:
+                own = [p for p in o.candidates if self.category_of[p] == m.category]
+                if abs(o.start - m.start) <= 20 and len(own) == 1:
+                    out[k] = replace(m, candidates=(own[0],), kind="product")
+                    break
         return out
 
     def _place_conflicts(self, toks, lem, i: int, n: int) -> bool:

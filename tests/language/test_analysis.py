@@ -478,6 +478,15 @@ def test_a_lower_case_shop_name_made_of_product_words(lex, text, target, relatio
     assert analyze("the verdant lane snake plant in the juno pot", lex["home_furnishings"]).named == ("hf_p170",)
 
 
+def test_kinds_named_next_to_a_model_name_of_several_kinds_are_that_models_products(lex):
+    # "Halden" is a loveseat, a table lamp and a watering can: each kind said as an option is the Halden one
+    u = analyze("Which **Halden** do you mean: the **loveseat**, the **table lamp** or the **watering can**?",
+                lex["home_furnishings"])
+    assert sorted(u.mentioned) == ["hf_p008", "hf_p081", "hf_p194"] and u.act == "ClarifyNeed"
+    # a kind with no model name near stays a kind
+    assert analyze("a loveseat or a table lamp?", lex["home_furnishings"]).named == ()
+
+
 def test_a_name_word_said_again_after_and_opens_a_second_name(lex):
     # "and" joins words of one name ("the verdant lane snake plant in the juno pot"), but a word
     # of the first name said again after it starts the next one
