@@ -55,7 +55,7 @@ _WEAK = frozenset(
     "small compact standard original plain fresh whole mixed can box bag jar tub pouch carton "
     "bottle everyday party holiday sweet soft classic modern new one set pack size family "
     "pet cat dog kids baby mini big extra super value real free".split()
-)
+) | frozenset(_NUMBER_WORDS)  # "Three quick questions" names no 3-Seat Sofa
 
 
 def lemmas_of(text: str) -> tuple[str, ...]:
@@ -251,7 +251,9 @@ class SceneLexicon:
             for v in p.attributes.values():
                 for s in v if isinstance(v, list) else [v]:
                     attr_words.update(lemmas_of(str(s)))
-            self.name_words[pid] = frozenset(name) | frozenset(size_words)
+            # a number in a name is said in words too: "the fjord three seat sofa" (3-Seat Sofa)
+            spelled = {_DIGIT_WORDS[w] for w in name if w in _DIGIT_WORDS and w != "1"}
+            self.name_words[pid] = frozenset(name) | frozenset(size_words) | frozenset(spelled)
             self._name_pairs.update(pairwise(name))
             self.brand_words[pid] = frozenset(brand)
             self.brand_vocab.update(brand)
@@ -665,7 +667,8 @@ class SceneLexicon:
             k += 1
         size = [w for w in lem[j + 1 : k]]
         variant = any(self._name_tail[p] and self._name_tail[p] == tuple(w for w in size if w not in STOPWORDS) for p in m.candidates)
-        if k == j + 1 or not (variant or any(w[0].isdigit() for w in size)):
+        # a size has a unit ("Cereal, 12 oz"); a bare figure after a comma is a price ("no eggs, 3.09")
+        if k == j + 1 or not (variant or (any(w[0].isdigit() for w in size) and any(w in _UNITS for w in size))):
             return m, j
         keep = tuple(p for p in m.candidates if set(size) <= self.name_words[p]) or m.candidates
         phrase = m.phrase + ", " + " ".join(t.text for t in toks[j + 1 : k])

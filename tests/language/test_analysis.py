@@ -487,6 +487,17 @@ def test_kinds_named_next_to_a_model_name_of_several_kinds_are_that_models_produ
     assert analyze("a loveseat or a table lamp?", lex["home_furnishings"]).named == ()
 
 
+def test_numbers_in_names_said_in_words_and_prices_after_a_name(lex):
+    hf, sm = lex["home_furnishings"], lex["supermarket"]
+    # "3-Seat" said aloud; but a number word alone names nothing
+    assert analyze("the monarch loft fjord three seat sofa is pet friendly", hf).named == ("hf_p006",)
+    assert analyze("Happy to help! Three quick questions: what's your budget?", hf).named == ()
+    # a size after a comma belongs to the name; a bare price there does not ("no eggs" stays a label)
+    assert analyze("the Sunny Fields Corn Flakes Cereal, 12 oz is great", sm).named == ("sm_p004",)
+    u = analyze("alt: sweet meadow pumpkin spice muffin mix - no eggs, 3.09", sm)
+    assert u.named == ("sm_p095",) and u.proposed == ("sm_p095",)
+
+
 def test_a_name_word_said_again_after_and_opens_a_second_name(lex):
     # "and" joins words of one name ("the verdant lane snake plant in the juno pot"), but a word
     # of the first name said again after it starts the next one
