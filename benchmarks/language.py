@@ -31,6 +31,7 @@ from tests.language.corpus import (  # noqa: E402
     load_heldout4,
     load_heldout5,
     load_heldout6,
+    load_heldout7,
     score,
 )
 
@@ -73,7 +74,9 @@ def main(argv: list[str] | None = None) -> None:
         ("fifth corpus (tests/language/heldout4: the five styles; written apart, its totals guided tuning)", load_heldout4),
         ("sixth corpus (tests/language/heldout5: the five styles; written apart, its totals guided tuning, since tuned on)",
          load_heldout5),
-        ("seventh corpus (tests/language/heldout6: the five styles; written apart, never tuned on)", load_heldout6),
+        ("seventh corpus (tests/language/heldout6: the five styles; written apart, its totals guided tuning, since tuned on)",
+         load_heldout6),
+        ("eighth corpus (tests/language/heldout7: the five styles; written apart, never tuned on)", load_heldout7),
     ]
     for title, load in corpora:
         print(f"\n{title}:")

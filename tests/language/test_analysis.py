@@ -720,8 +720,14 @@ HELDOUT5_FLOOR = 0.93
 # tests/language/heldout6 (400 utterances, five styles, a seventh author; written while the
 # layer was tuned on heldout5's misses, never run through it before its first measurement):
 # 92.9% when first run (92.3% with the layer as it was before heldout5's misses were read),
-# 93.3% after changes made on the other corpora. The held-out measure.
-HELDOUT6_FLOOR = 0.91
+# 93.3% after changes made on the other corpora (its misses never read); a development set since
+# heldout7 was written (95.3%).
+HELDOUT6_FLOOR = 0.93
+# tests/language/heldout7 (400 utterances, five styles, an eighth author; written while the
+# layer was tuned on heldout6's misses, never run through it before its first measurement):
+# 94.2% when first run (93.4% with the layer as it was before heldout6's misses were read). The
+# held-out measure.
+HELDOUT7_FLOOR = 0.92
 
 
 @pytest.mark.parametrize("corpus, floor, style_margin", [("heldout", HELDOUT_FLOOR, 0.05),
@@ -729,7 +735,8 @@ HELDOUT6_FLOOR = 0.91
                                                           ("heldout3", HELDOUT3_FLOOR, 0.06),
                                                           ("heldout4", HELDOUT4_FLOOR, 0.06),
                                                           ("heldout5", HELDOUT5_FLOOR, 0.06),
-                                                          ("heldout6", HELDOUT6_FLOOR, 0.06)])
+                                                          ("heldout6", HELDOUT6_FLOOR, 0.06),
+                                                          ("heldout7", HELDOUT7_FLOOR, 0.06)])
 def test_held_out_accuracy_per_style(capsys, corpus, floor, style_margin):
     from . import corpus as C
 
@@ -740,6 +747,7 @@ def test_held_out_accuracy_per_style(capsys, corpus, floor, style_margin):
         "heldout4": (C.load_heldout4(), C.STYLES2),
         "heldout5": (C.load_heldout5(), C.STYLES2),
         "heldout6": (C.load_heldout6(), C.STYLES2),
+        "heldout7": (C.load_heldout7(), C.STYLES2),
     }[corpus]
     result = score(rows)
     with capsys.disabled():
@@ -767,9 +775,10 @@ def _group_readings(corpus: str):
 # Share of paraphrase groups (one meaning in chat, clipped, non-native, mixed and spoken English)
 # whose members all get the same act, proposals, attempts and slots. Measured: heldout 37/45,
 # heldout2 18/30, heldout3 20/25, heldout4 18/25 (9/25 when first run), heldout5 15/25 (10/25
-# when first run; 16/25 now), heldout6 15/25 (when first run); a drop is a regression.
-INVARIANCE_FLOORS = {"heldout": 0.8, "heldout2": 0.55, "heldout3": 0.76, "heldout4": 0.68, "heldout5": 0.56,
-                     "heldout6": 0.56}
+# when first run; 17/25 now), heldout6 20/25 (15/25 when first run), heldout7 13/25 (when first
+# run); a drop is a regression.
+INVARIANCE_FLOORS = {"heldout": 0.8, "heldout2": 0.55, "heldout3": 0.76, "heldout4": 0.68, "heldout5": 0.64,
+                     "heldout6": 0.76, "heldout7": 0.48}
 
 
 @pytest.mark.parametrize("corpus", sorted(INVARIANCE_FLOORS))
