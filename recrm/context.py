@@ -242,7 +242,7 @@ class TurnContext:
         last = self.history_heard[-1] if self.history_heard else None
         return recommendation_attempt(
             self.said, before=before, raised=self.raised, annotated=self.action_type,
-            compare_requested=last is not None and "compare" in last.requests, declined=self.declined,
+            compare_requested=last is not None and last.asks_to_compare, declined=self.declined,
         )
 
     @property

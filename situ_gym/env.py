@@ -613,7 +613,7 @@ class SituRecEnv(gym.Env[dict, str]):
         said = analyze_reply(response, self._lexicon, heard=self._heard, raised=self._raised, visible=visible_before)
         attempt = recommendation_attempt(
             said, before=self._proposed, raised=self._raised, annotated=mine.action_type,
-            compare_requested=self._heard is not None and "compare" in self._heard.requests, declined=self._declined,
+            compare_requested=self._heard is not None and self._heard.asks_to_compare, declined=self._declined,
         )
         self._proposed.update(attempt.put_forward)
         if attempt.annotated and mine.recommended_id:

@@ -135,6 +135,11 @@ class Utterance:
         return tuple(dict.fromkeys(s for q in self.questions for s in q.slots))
 
     @property
+    def asks_to_compare(self) -> bool:
+        """The words ask for a comparison ("how do they compare?"): its sides are answers, not offers."""
+        return "compare" in self.requests
+
+    @property
     def products(self) -> tuple[str, ...]:
         """Every product the text refers to (proposed, compared, mentioned), in order."""
         return tuple(dict.fromkeys(self.proposed + self.compared + self.mentioned))

@@ -196,7 +196,7 @@ def in_reply(
     # a choice asked between products the shopper raised ("oslo or brio dumbbells, want it heavy":
     # two of them set side by side ask for a pick, with or without a "?")
     # ("how do the other options compare?" asks for new ones, not a pick among its own)
-    choice = len(own) >= 2 and ("compare" in heard.requests or bool(_CHOICE.search(low))) and (
+    choice = len(own) >= 2 and (heard.asks_to_compare or bool(_CHOICE.search(low))) and (
         "alternatives" not in heard.requests
     )
     if choice and (asked or re.search(r"\bor\b|\bvs\.?\b|\bversus\b", low)) and named_sides:

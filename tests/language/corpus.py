@@ -93,7 +93,7 @@ def predicted(u: Utterance, ctx: dict, heard: Utterance) -> dict:
     nav = u.navigation
     attempt = recommendation_attempt(
         u, before=[ctx["focus"]] if ctx.get("focus") else [], raised=ctx.get("raised") or (),
-        compare_requested="compare" in heard.requests,
+        compare_requested=heard.asks_to_compare,
     )
     return {
         "put_forward": sorted(set(attempt.new)),

@@ -134,7 +134,7 @@ class RuleBasedUser(UserSimulator):
             if u.explanation.product:
                 state.explained.setdefault(u.explanation.product, set()).update(u.explanation.cites)
         # What the words put forward: the same rule as the env's recommendation limit.
-        proposals = [p for p in put_forward(u, compare_requested="compare" in heard.requests) if p in self.index.products]
+        proposals = [p for p in put_forward(u, compare_requested=heard.asks_to_compare) if p in self.index.products]
         if u.refers_to_focus and state.considering and not proposals:
             proposals = [state.considering]
         new_proposal = [p for p in proposals if p not in state.proposed]
