@@ -341,10 +341,8 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
         # ---- questions and their slots
         if is_question or P.INFO_REQUEST.search(sent):
             start = _QUESTION_START.search(sent) if not _OPENS_QUESTION.match(sent) else None
-            qs = s + start.start("q") if start else s
-            # prices and labels stated before the question are facts, not what it asks about
-            q = _question(sent, text[s:e], toks, s, e, mentions, places, tags, bool(here), purchase,
-                          [a for a in money if a.start >= qs], [t for t in tags if toks[t.start].start >= qs], qs)
+            q = _question(sent, text[s:e], toks, s, e, mentions, places, tags, bool(here), purchase, money,
+                          asked_from=s + start.start("q") if start else s)
             if q is not None:
                 questions.append(q)
             if q is not None or is_question:  # a bare option asked ("cereal? oatmeal? which one") too
@@ -495,10 +493,9 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
                     set_aside.append(pid)
     # a product dropped as a turn-down is acknowledged is no side of a comparison ("we'll skip
     # the umber um the wren is forty less"): it is mentioned, the alternative offered
-    if P.HANDLE_REJECTION.search(low) and any(p in set_aside and p not in proposed for p in compared):
-        kept = [p for p in compared if p not in set_aside or p in proposed]
-        mentioned += [p for p in compared if p not in kept]
-        compared = kept if len(kept) >= 2 else []
+    if P.HANDLE_REJECTION.search(low):
+        compared, left = drop_sides(compared, [p for p in compared if p in set_aside and p not in proposed])
+        mentioned += left
     # a product both favoured and set against another stays in the comparison too
     mentioned = [p for p in _unique(mentioned) if p not in proposed and p not in compared]
     # ---- explanation: reasons given for the product in play
@@ -555,6 +552,14 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
     return replace(utt, act=_act(utt, focus, low))
 
 
+def drop_sides(compared, dropped) -> tuple[list[str], list[str]]:
+    """The comparison once the ``dropped`` sides leave it (none when fewer than two sides are
+    left), and every side that left it."""
+    kept = [p for p in compared if p not in dropped]
+    kept = kept if len(kept) >= 2 else []
+    return kept, [p for p in compared if p not in kept]
+
+
 def reading_questions(questions, kinds: set[str]) -> list[Question]:
     """Questions that ask which of several readings the shopper meant: which kind when the
     readings are of different ``kinds``, else which variant; a slot asked besides stays."""
@@ -602,11 +607,12 @@ _NON_QUESTION = re.compile(r"\b(?:show|tell|see|know|find|is|that'?s|here'?s) (?
 _SHORT_Q = re.compile(r"^(?:shall we|ready|okay|ok|sound good|sounds good|right|deal|alright|all set|good)\??$")
 
 
-def _question(sent, original, toks, s, e, mentions, places, tags, names_product, purchase, money, asked_tags=None,
+def _question(sent, original, toks, s, e, mentions, places, tags, names_product, purchase, money,
               asked_from: int | None = None) -> Question | None:
     """The question asked in sentence ``sent`` (None when it is no question for information);
-    ``asked_from``: where the part that asks starts, after words that ask nothing; ``money``
-    and ``asked_tags``: the prices and labels in that part."""
+    ``asked_from``: where the part that asks starts, after words that ask nothing ("haha fair,
+    no cream, what colour works then"): the prices and labels before it are facts, not what
+    it asks about."""
     asked_from = s if asked_from is None else asked_from
     stripped = sent.strip().rstrip("?!. ")
     if _SHORT_Q.match(stripped) or (len(stripped.split()) <= 1 and not _SLOT_WORD.match(stripped)):
@@ -620,12 +626,13 @@ def _question(sent, original, toks, s, e, mentions, places, tags, names_product,
     spoken = "".join(spoken)
     proposing = names_product and P.PROPOSE.search(sent) and not _slot_words(spoken)
     # a product's facts said with a "?" and no question word offer it: "X is 4 bucks 29 tho?"
-    offering = names_product and not _OPENS_QUESTION.match(spoken, asked_from - s) and not _ASKED_AFTER.search(spoken) and not re.search(r"\bor\b", spoken) and not (
+    offering = names_product and not _OPENS_QUESTION.match(spoken, asked_from - s) and not re.search(r"\bor\b", spoken) and not (
         _slot_words(spoken) or re.search(r"\bbudget\b", spoken)
     )
     if P.PURCHASE.search(sent) or P.RECONSIDER.search(sent) or nav_like or proposing or offering:
         return None  # an offer to buy, to reconsider, to walk, or of a product asks no slot
-    tags = tags if asked_tags is None else asked_tags
+    money = [a for a in money if a.start >= asked_from]
+    tags = [t for t in tags if toks[t.start].start >= asked_from]
     slots = _slots(sent, toks, s, e, mentions, places, tags, money)
     # a question of several parts asks each part's slot: "which colour you want, and which
     # colour you don't like?", "what's your budget roughly and do you want like mesh or leather"
@@ -642,12 +649,6 @@ def _question(sent, original, toks, s, e, mentions, places, tags, names_product,
     return Question(tuple(dict.fromkeys(slots)) or ("other",), original, clarifies)
 
 
-# A question asked after a clause about the product ("which" after a comma relates):
-# "lime's a no, what flavours DO u like?",
-# "that's out um is there a flavour you'd like instead", "so that's out um do you want plug-in then".
-_ASKED_AFTER = re.compile(
-    r"[,;]\s*(?:\w+\s+){0,2}?(?:what|how|where)\b|\b(?:um|uh|so)\s+(?:is there|are there|do (?:you|u)|would (?:you|u)|what)\b"
-)
 # A choice put to the shopper: options with "or", or a "which" of things to pick among.
 _CHOICE_ASKED = re.compile(
     r"\b[a-z-]+\s+or\s+(?:the\s+|a\s+)?[a-z-]+|\bwhich (?:one|ones|look|matters|would|do|sounds|appeals)\b"

@@ -58,6 +58,7 @@ from situ_gym.language.analysis import (
     _clause_spans,
     _explanation,
     analyze,
+    drop_sides,
     motion_verbs,
     reading_questions,
 )
@@ -252,9 +253,7 @@ def in_reply(
     if (heard.rejects or fails) and not really_asked and focus is not None and _pushes_back(said, own, focus, tags):
         reasons = said.explanation
         if product is not None and (reasons is None or reasons.product != focus):
-            low_said = said.text.lower()
-            reasons = _explanation(focus, low_said, said.tokens, list(said.mentions), list(said.tags), amounts(low_said),
-                                   lexicon)
+            reasons = _reasons_for(said, focus, lexicon)
         return replace(said, act="HandleRejection", proposed=(focus,), explanation=reasons,
                        mentioned=tuple(p for p in said.mentioned if p != focus))
     if (heard.rejects and not really_asked and said.act not in _OWN_ACTS) or (
@@ -264,18 +263,15 @@ def in_reply(
         # the product turned down is no side of a comparison ("skip the umber um the wren is
         # forty less"): the alternative is offered, the one dropped only mentioned
         dropped = [p for p in said.compared if p in said.set_aside or (p == focus and p not in said.proposed)]
-        compared = [p for p in said.compared if p not in dropped]
-        compared = compared if len(compared) >= 2 else []
+        compared, left = drop_sides(said.compared, dropped)
         reasons = said.explanation
         if dropped and reasons is not None and lexicon is not None:  # reasons no longer weighed against the one dropped
-            low_said = said.text.lower()
-            reasons = _explanation(reasons.product, low_said, said.tokens, list(said.mentions), list(said.tags),
-                                   amounts(low_said), lexicon)
+            reasons = _reasons_for(said, reasons.product, lexicon)
         return replace(
             said, act="HandleRejection", proposed=tuple(dict.fromkeys([*said.proposed, *offered])),
             compared=tuple(compared), explanation=reasons,
             mentioned=tuple(dict.fromkeys([*(p for p in said.mentioned if p not in offered),
-                                           *(p for p in said.compared if p not in compared and p not in said.proposed)])),
+                                           *(p for p in left if p not in said.proposed)])),
         )
 
     # a need stated, also as a question for a kind ("any chips that are vegan?"): a product named
@@ -300,6 +296,12 @@ def in_reply(
     return said
 
 
+def _reasons_for(said: Utterance, pid: str, lexicon: SceneLexicon):
+    """The reasons ``said`` gives for ``pid``, weighed against no other product."""
+    low = said.text.lower()
+    return _explanation(pid, low, said.tokens, list(said.mentions), list(said.tags), amounts(low), lexicon)
+
+
 # The thing the shopper means, said as if there were one: "the garlic one", "that sparkling
 # thing", "the snake plant", "the Halden?" (the words after the article, up to "one" or the end).
 _THE_ONE = re.compile(r"\b(?:the|that|this)\s+([a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,2}?)\s*(?:\b(?:one|ones|thing|stuff)\b|[?.!,]|$)")
@@ -309,8 +311,8 @@ _ASKS_WHICH = re.compile(r"\W*(?:(?:sorry|oh|um|uh|wait|hmm|ok|okay)\W+)*which\b
 
 def _readings(said: Utterance, heard: Utterance, lexicon: SceneLexicon | None) -> list[str]:
     """The products a reply gives as the options of a question ("A or B?", "which halden: ...")
-    when every one of them has all the words of the one thing the shopper meant (name words or
-    label values): readings of the shopper's words, not offers."""
+    when every one of them has all the words of the one thing the shopper meant (words of its
+    name, kind or labels): readings of the shopper's words, not offers."""
     low = said.text.lower()
     if lexicon is None or said.purchase_prompt or said.navigation is not None:
         return []
@@ -319,12 +321,9 @@ def _readings(said: Utterance, heard: Utterance, lexicon: SceneLexicon | None) -
     options = [p for p in dict.fromkeys(p for _, p in said.references) if p not in said.landmarks]
     if len(options) < 2:
         return []
-    products = lexicon.index.products
-    described = {p: set(lemmas_of(" ".join([products[p].name, *(t.split(":", 1)[-1] for t in products[p].tags)])))
-                 for p in options}
     for m in _THE_ONE.finditer(heard.text.lower()):
         meant = set(lemmas_of(m.group(1)))
-        if meant and all(meant <= described[p] for p in options):
+        if meant and all(meant <= lexicon.all_words[p] for p in options):
             return options
     return []
 

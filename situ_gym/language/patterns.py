@@ -86,8 +86,8 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"stretch", r"how much (?:money )?(?:you|u) (?:want|can|wanna|like)", r"a max", r"max you")),
     ("avoid", _words(
         r"avoid\w*", r"allerg\w*", r"stay away", r"dislike", r"don'?t (?:want|like|eat|need)", r"can'?t (?:have|eat|use|stand)",
-        r"do not want", r"intoleran\w*", r"deal ?-?breakers?", r"rule out", r"rather not", r"off limits",
-        r"sensitive to", r"no-?gos?", r"off-limits", r"bugs? (?:you|u)", r"hate", r"hard no", r"upsets?", r"things? to (?:avoid|skip)", r"anything you (?:won'?t|can'?t|don'?t)", r"steer clear",
+        r"do not want", r"intoleran\w*", r"deal ?-?breakers?", r"rule out", r"rather not", r"off[- ]limits",
+        r"sensitive to", r"no-?gos?", r"bugs? (?:you|u)", r"hate", r"hard no", r"upsets?", r"things? to (?:avoid|skip)", r"anything you (?:won'?t|can'?t|don'?t)", r"steer clear",
         r"restrictions?", r"no [a-z]+ at all", r"definitely don'?t", r"count too", r"you said no",
         r"cannot (?:eat|have|use)", r"(?:don'?t|do not) want in", r"without [a-z]+\??$", r"okay with [a-z]+", r"ok with [a-z]+")),
     ("size", _words(
@@ -251,6 +251,9 @@ BUDGET_BOUND = (
                    r"spend", r"afford", r"go above", r"go over")),
     ("about", _words(r"around", r"about", r"roughly", r"approximately", r"ish", r"somewhere")),
 )
+# How a complaint is said of a product, and how strongly: "seems kind of", "looks a bit".
+_SAID_OF = r"(?:is|'s|are|seems?|feels?|looks?)"
+_DEGREE = r"(?:really|so|kind of|kinda|a bit|a little|pretty|way|quite|rather)"
 REJECT = _words(
     r"no thanks", r"no thank you", r"not for me", r"i'?ll pass", r"pass on", r"don'?t (?:really |quite )?(?:like|want|love|think)",
     r"does(?:n'?t| not) (?:quite |really |exactly )?(?:work|fit|suit|have|appeal|do it)", r"isn'?t (?:what|right|quite|really|for)",
@@ -265,12 +268,12 @@ REJECT = _words(
     r"(?<!\bi )(?<!\bwe )(?<!\byou )do(?:n'?t| not) have",
     # a complaint about the product: "53 bucks for a mat is a lot", "quinoa's expensive", "it's
     # smaller than I imagined"
-    r"(?:is|'s|are|seems?|feels?|looks?) (?:like )?(?:a lot|(?:really |so |kind of |kinda |a bit |pretty |way )?(?:expensive|pricey|pricy|steep|wasteful))\b",
+    # ... and of its size or look, with a degree word ("it looks kind of small"; "it's small" is a fact)
+    rf"{_SAID_OF} (?:like )?(?:a lot|(?:{_DEGREE} )?(?:expensive|pricey|pricy|steep|wasteful))\b",
+    rf"{_SAID_OF} {_DEGREE} (?:small|tiny|big|huge|tall|short|large|heavy|bulky|narrow|wide|dark|bright|plain|thin|flimsy|"
+    r"cheap|cheap-looking|loud)\b(?! to\b)",
     r"(?:smaller|bigger|larger|heavier|darker|lighter|louder) than i (?:imagined|thought|expected|wanted|hoped)",
-    # "it looks kind of small", "the bottle's a bit small", "half gallon is not enough"
-    r"(?:is|'s|are|seems?|feels?|looks?) (?:really|so|kind of|kinda|a bit|a little|pretty|way|quite|rather) (?:small|tiny|big|huge|"
-    r"tall|short|large|heavy|bulky|narrow|wide|dark|bright|plain|thin|flimsy|cheap|cheap-looking|loud)\b(?! to\b)",
-    r"(?:is|are|'s|'re) not (?:big |large )?enough|(?:isn'?t|aren'?t) (?:big |large )?enough",
+    r"(?:(?:is|are|'s|'re) not|isn'?t|aren'?t) (?:big |large )?enough",  # "half gallon is not enough"
     # a price said back in disbelief: "129.99 for a lamp??"
     r"\d[\d.,]*(?: bucks| dollars)? for (?:a|an|one|the|that|this) [a-z ]{1,30}(?:\?\?|\?!|!\?)",
     r"over what (?:i|we) (?:want|wanted|'d like|would like|can|planned) to (?:spend|pay)",
