@@ -505,7 +505,7 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
     if subject is not None and not proposed and (readings or all(low[s:e].rstrip().endswith("?") for s, e in sentences)):
         subject = None  # a question about a product ("do you mean dairy milk?") gives no reasons
     # in a comparison, a label every other product set against it has too is no reason for it
-    # ("both are vanilla, but the coconut one is dairy-free")
+    # ("two no-pulp options: ..."), unless said of them all ("both are vanilla")
     comparing = bool(compared) or (P.COMPARE.search(low) is not None and not P.HANDLE_REJECTION.search(low))
     rivals = [p for p in _unique(named) if p != subject and lex.category_of[p] == lex.category_of[subject]] if (
         comparing and subject is not None) else []
@@ -934,13 +934,21 @@ def _explanation(pid, low, toks, mentions, tags, money, lex, rivals=()) -> Expla
     naming = [m for m in mentions if pid in m.candidates]
     # (the name said again to pick it, "I'd go with the Loyal Paws Senior Turkey", still names it)
     again = [m for m in naming[1:] if m.kind == "product" and m.candidates == (pid,) and m.end - m.start >= 3]
-    spans = [(m.start, m.end) for m in naming[:1] + again if not _PREDICATE.search(low[max(0, m.char_start - 14) : m.char_start])]
+    # and the names of the products it is weighed against ("the chicken and rice adult")
+    # (a label of its own that is also a word of another's name, "has a reading light", is said of it)
+    own_labels = {(t.start, t.end) for t in tags if t.tags & set(product.tags)}
+    others = [m for m in mentions if m.kind == "product" and pid not in m.candidates and (m.start, m.end) not in own_labels]
+    spans = [(m.start, m.end) for m in naming[:1] + again + others if not _PREDICATE.search(low[max(0, m.char_start - 14) : m.char_start])]
     cites: list[str] = []
+    # a label every rival has too is no reason for one ("two no-pulp options"), unless it is
+    # said of them all as a fact ("both dimmable", "same black mesh", "also pet friendly")
     shared = set.intersection(*(set(lex.index.products[r].tags) for r in rivals)) if rivals else set()
     for t in tags:
         if any(a <= t.start < b for a, b in spans):
             continue
-        for tag in sorted((t.tags & set(product.tags)) - shared):
+        at = toks[t.start].start
+        of_all = bool(_SAID_OF_ALL.search(low[max(0, at - 40) : at]) or _SAID_OF_ALL_AFTER.match(low, toks[t.end - 1].end))
+        for tag in sorted((t.tags & set(product.tags)) - (set() if of_all else shared)):
             value = tuple(t.phrase.split())
             if tag.startswith("packaging:") and set(value) <= _CONTAINERS:
                 continue  # "$2.39 a can" says how it is sold, not why it suits
@@ -962,7 +970,8 @@ def _explanation(pid, low, toks, mentions, tags, money, lex, rivals=()) -> Expla
 
     if any(states_price(a.value, a.approx) for a in money) or re.search(
         r"\b(?:priced|price|costs?|cheap\w*|affordable|inexpensive|economical|only \$|just \$)\b"
-        r"|(?:\d|\b(?:cents?|bucks?|dollars?|quid|c))\s*(?:less|more)\b", facts  # "50 bucks less", "70c less"
+        r"|(?:\d|\b(?:cents?|bucks?|dollars?|quid|c|ten|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred))"
+        r"\s*(?:less|more)\b", facts  # "50 bucks less", "70c less", "six hundred forty less"
     ):
         cites.append("price")
     # a bound that is not the product's own price is the shopper's: "under ur $5", "< $30",
@@ -974,6 +983,9 @@ def _explanation(pid, low, toks, mentions, tags, money, lex, rivals=()) -> Expla
     return Explanation(pid, tuple(cites)) if cites else None  # a reason names a fact of the product
 
 
+# Words that say a label of every side (before it in its sentence, or "too" right after).
+_SAID_OF_ALL = re.compile(r"\b(?:both|same|also|each|all three|either)\b(?:(?!\b(?:but|only|while|whereas)\b)[^.!?\n])*$")
+_SAID_OF_ALL_AFTER = re.compile(r"\s*(?:too|as well)\b")
 _SOLD_AS = re.compile(r"\bfor an? [\w.-]+(?: \w+)?")
 # A bound said before a figure: "under", "below", "less than", "within", "<" (+ "your").
 _BOUND = re.compile(r"(?:\b(?:under|below|less than|within|inside|beneath|lower than)|<)\s*(?:(?:your|ur|the|that)\s+)?")

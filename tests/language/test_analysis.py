@@ -205,9 +205,23 @@ def test_short_names_of_products_in_view(lex, store, text, visible, named):
     # a label predicated of the part it names ("the shelves are adjustable")
     ("home_furnishings", "I picked the Ironbark Greta Bookcase because it has glass doors to keep the dust off, and "
      "the shelves are adjustable.", "hf_p058", ["feature:adjustable shelves", "feature:glass doors"]),
-    # what both products set side by side have is no reason to pick one
+    # a label both products set side by side have is asserted of the pick when said of both
+    # ("both are vanilla"), and is no reason when it only names what they are ("two no-pulp options")
     ("supermarket", "Both are vanilla, but since you're avoiding dairy I'd pick the coconut milk yogurt ($5.29) "
-     "over the vanilla Greek ($5.99): it's dairy-free and 70 cents cheaper.", "sm_p210", ["diet:dairy-free", "price"]),
+     "over the vanilla Greek ($5.99): it's dairy-free and 70 cents cheaper.", "sm_p210",
+     ["diet:dairy-free", "flavour:vanilla", "price"]),
+    ("supermarket", "Two no-pulp options here: Sunny Grove No Pulp at $3.99 and Sunny Grove Calcium Added No Pulp at "
+     "$3.89. I'd take the calcium one, it's 10 cents cheaper and has added calcium.", "sm_p221",
+     ["feature:calcium added", "price"]),
+    # ... and "both" about the price is no word about the labels after "but only"
+    ("home_furnishings", "They're the same price ($179.99), but only the Lumen Field Hollis has a reading light and "
+     "is dimmable.", "hf_p073", ["feature:dimmable", "feature:reading light", "price"]),
+    # the words naming the other side are no reason for the pick ("the chicken and rice adult")
+    ("supermarket", "puppy one for sure — the chicken and rice adult is for grown dogs, and the puppy chicken is "
+     "12.29 vs 12.99 anyway", "sm_p141", ["life stage:puppy", "price"]),
+    # a difference in words states the price
+    ("home_furnishings", "the monarch loft fjord three seat sofa is also pet friendly and it's like six hundred forty "
+     "less", "hf_p006", ["feature:pet-friendly fabric", "price"]),
     # a label's paraphrase with a preposition ("packed with", "lots of", "made from")
     ("supermarket", "chickpea rotini from campo verde!! gluten free + lots of protein, 5.19", "sm_p047",
      ["diet:gluten-free", "diet:high protein", "price"]),
