@@ -21,7 +21,7 @@ from functools import lru_cache
 from situ_gym.language import patterns as P
 from situ_gym.language.lexicon import Mention, PlaceMention, SceneLexicon, TagMention, lemmas_of
 from situ_gym.language.money import amounts, figure_value, quantities
-from situ_gym.language.tokens import Token, normalize, sentence_spans, spans_between, tokenize
+from situ_gym.language.tokens import STOPWORDS, Token, normalize, sentence_spans, spans_between, tokenize
 
 __all__ = [
     "ACTS", "SLOTS", "SLOT_KINDS", "RELATIONS", "DIRECTIONS", "DISTANCES",
@@ -468,8 +468,10 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
             proposed.append(sides[0] if pick.group(1) in ("first", "former") else sides[-1])
     # a product set against the one under discussion, unasked and with no side picked, is
     # brought up as the alternative: "the Jasper is dimmable like the Bexley but $50 cheaper"
+    # (not when the turn ends by asking which the shopper needs: "... brass or wood?", "need handles?")
     others = [p for p in _unique(compared) if p != focus and p not in set_aside]
-    if focus is not None and focus in compared and len(others) == 1 and not proposed and not purchase:
+    asks_need = low.rstrip().endswith("?") and any(q.slots != ("other",) for q in questions)
+    if focus is not None and focus in compared and len(others) == 1 and not proposed and not purchase and not asks_need:
         proposed.append(others[0])
     # options of one kind listed, then one picked ("3 opts: chamomile 8.79 / peppermint 9.89 /
     # earl grey decaf 4.39. cheapest = earl grey decaf -> that one"): every option is weighed
@@ -937,7 +939,10 @@ def _explanation(pid, low, toks, mentions, tags, money, lex, rivals=()) -> Expla
     # and the names of the products it is weighed against ("the chicken and rice adult")
     # (a label of its own that is also a word of another's name, "has a reading light", is said of it)
     own_labels = {(t.start, t.end) for t in tags if t.tags & set(product.tags)}
-    others = [m for m in mentions if m.kind == "product" and pid not in m.candidates and (m.start, m.end) not in own_labels]
+    # (words that would name it as well, "...: plain fillets", are about it)
+    own_words = lex.all_words[pid] | lex.brand_words[pid] | STOPWORDS
+    others = [m for m in mentions if m.kind == "product" and pid not in m.candidates and (m.start, m.end) not in own_labels
+              and not set(lemmas_of(m.phrase)) <= own_words]
     spans = [(m.start, m.end) for m in naming[:1] + again + others if not _PREDICATE.search(low[max(0, m.char_start - 14) : m.char_start])]
     cites: list[str] = []
     # a label every rival has too is no reason for one ("two no-pulp options"), unless it is
@@ -947,6 +952,8 @@ def _explanation(pid, low, toks, mentions, tags, money, lex, rivals=()) -> Expla
         if any(a <= t.start < b for a, b in spans):
             continue
         at = toks[t.start].start
+        if _THE_X_ONE.search(low[max(0, at - 10) : at]) and _ONE_AFTER.match(low, toks[t.end - 1].end):
+            continue  # "the salmon one", "this avocado one": words that pick it out
         of_all = bool(_SAID_OF_ALL.search(low[max(0, at - 40) : at]) or _SAID_OF_ALL_AFTER.match(low, toks[t.end - 1].end))
         for tag in sorted((t.tags & set(product.tags)) - (set() if of_all else shared)):
             value = tuple(t.phrase.split())
@@ -985,6 +992,8 @@ def _explanation(pid, low, toks, mentions, tags, money, lex, rivals=()) -> Expla
 
 # Words that say a label of every side (before it in its sentence, or "too" right after).
 _SAID_OF_ALL = re.compile(r"\b(?:both|same|also|each|all three|either)\b(?:(?!\b(?:but|only|while|whereas)\b)[^.!?\n])*$")
+_THE_X_ONE = re.compile(r"(?<!\bis )(?<!\bare )(?<!'s )(?<!'re )\b(?:the|this|that)\s+$")  # not "it's the X one": a reason
+_ONE_AFTER = re.compile(r"\s*(?:one|ones)\b")
 _SAID_OF_ALL_AFTER = re.compile(r"\s*(?:too|as well)\b")
 _SOLD_AS = re.compile(r"\bfor an? [\w.-]+(?: \w+)?")
 # A bound said before a figure: "under", "below", "less than", "within", "<" (+ "your").

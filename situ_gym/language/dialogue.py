@@ -101,7 +101,10 @@ def _favoured(said: Utterance, sides: list[str]) -> str | None:
         return None
     at, first = refs[0]
     clause = re.split(r"[,;:.!?\u2014\u2013\u2192]|\s-\s|->", low[at:], maxsplit=1)[0]
-    if _OPENING.fullmatch(low[:at]) and not _FINITE_VERB.search(clause):
+    # (a reply that ends by asking which the shopper needs opens with a side, not a pick:
+    # "swiss = sliced, 10.89 / cheddar = shredded, 4.29. slices or shreds?")
+    asks_need = low.rstrip().endswith("?") and any(q.slots != ("other",) for q in said.questions)
+    if _OPENING.fullmatch(low[:at]) and not _FINITE_VERB.search(clause) and not asks_need:
         return first  # the pick said first, on its own: "decaf, 100%", "puppy one for sure -"
     for start, end in sentence_spans(said.text):
         inside = {p for a, p in refs if start <= a < end}

@@ -239,6 +239,7 @@ class SceneLexicon:
         df: dict[str, int] = {}
         self._name_pairs: set[tuple[str, str]] = set()  # words next to each other in a product's name
         self.brand_vocab: set[str] = set()
+        self.kind_words: dict[str, frozenset[str]] = {}
         for pid, p in products.items():
             base, sep, size = p.name.rpartition(", ")
             size_words = lemmas_of(size) if sep and any(c.isdigit() for c in size) else ()
@@ -258,6 +259,7 @@ class SceneLexicon:
             self.brand_words[pid] = frozenset(brand)
             self.brand_vocab.update(brand)
             self.tag_words[pid] = frozenset(tag_words)
+            self.kind_words[pid] = frozenset(cat)
             # its labels' short forms are true of it too: "campo verde gf penne"
             short = {s for t in p.tags for s in _SHORT_FORMS.get(lemmas_of(t.partition(":")[2]), ())}
             self.all_words[pid] = (
@@ -463,8 +465,10 @@ class SceneLexicon:
             before = toks[i - 1].low if i else ""
             nxt = toks[i + 1] if i + 1 < len(toks) else None
             frame = possessive or (nxt is not None and nxt.low in ("one", "ones", "'s")) or before in CHOICE_WORDS or (
-                # a bare word that opens the text on its own: "decaf, 100%", "quill, easy"
-                i == 0 and nxt is not None and nxt.text in (",", ":", "\u2014", "-", "!")
+                # a bare word that opens the text or a list item on its own: "decaf, 100%",
+                # "quill, easy", "swiss = sliced, 10.89 / cheddar = shredded, 4.29"
+                (i == 0 or before in ("/", "|", ";", "vs", "versus")) and nxt is not None
+                and nxt.text in (",", ":", "=", "\u2014", "-", "!")
             )
             pid = self._sole_owner(w, in_view) or (self._sole_owner(w, self.all_products) if frame else None)
             if pid is None:
@@ -716,9 +720,13 @@ class SceneLexicon:
         if content <= _WEAK:
             return None
         numbers = {w for w in words if w[0].isdigit()}
+        # (a head noun names what the product is, not one of its labels: "classic milk" is no
+        # lasagna that contains milk)
+        heads = content & self.heads
         cands = [
             pid for pid, ws in self.all_words.items()
             if content <= (ws | self.brand_words[pid]) and numbers <= ws
+            and heads <= (self.name_words[pid] | self.kind_words[pid] | self.brand_words[pid])
         ]
         if partial and len(cands) != 1:
             return None
@@ -732,19 +740,21 @@ class SceneLexicon:
             if j - i > 1:
                 return self._resolve(toks, lem, i + 1, j)
             return None
-        specific = bool(brand_hit) or any(
-            w not in self.category_words and w not in self.tag_words[pid] and w not in _SHORT_WORDS
-            for pid in cands[:1] for w in content
-        ) or (  # "the honeycrisps", "gala apples": an attribute word of the one product's own name
-            len(cands) == 1 and any(w in self.name_words[cands[0]] and w not in self.category_words for w in content)
-        )
-
         def coverage(pid: str) -> float:
             name = self.name_words[pid] | self.brand_words[pid]
             total = sum(self.idf.get(w, 1.0) for w in name) or 1.0
             return sum(self.idf.get(w, 1.0) for w in content & name) / total
 
         cands.sort(key=lambda pid: (-coverage(pid), pid))
+        # (judged on the best-covered candidate, not on whichever the catalog lists first; an
+        # everyday word of a brand not said whole is no name: "dairy milk" is no Meadow Creek Dairy)
+        specific = bool(brand_hit) or any(
+            w not in self.category_words and w not in self.tag_words[pid] and w not in _SHORT_WORDS
+            and not (w in self.brand_words[pid] and getAllLemmas(w) and len(content & self.brand_words[pid]) < 2)
+            for pid in cands[:1] for w in content
+        ) or (  # "the honeycrisps", "gala apples": an attribute word of the one product's own name
+            len(cands) == 1 and any(w in self.name_words[cands[0]] and w not in self.category_words for w in content)
+        )
         bare_brand = bool(brand_hit) and content <= {w for key in brand_hit for w in key}
         if specific and (has_head or brand_hit) and not bare_brand:
             # a bare model name ("the Kira") stays ambiguous: the kind named beside it decides,

@@ -46,7 +46,7 @@ FUNCTION_WORDS = frozenset(
     "ours ourselves out outside over own per perhaps quite rather really same shall she should since so some "
     "somebody someone something sometimes somewhere still such than that the their theirs them themselves then "
     "there therefore these they this those though through throughout thus till to too toward towards under "
-    "underneath unless unlike until up upon us very via was we well were what whatever when whenever where "
+    "underneath unless unlike until up upon us versus very via vs was we well were what whatever when whenever where "
     "whereas wherever whether which while who whoever whom whose why will with within without would yet you your "
     "yours yourself yourselves okay ok yes yeah nope hello hi hey thanks please sorry".split()
 )
