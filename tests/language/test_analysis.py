@@ -288,6 +288,54 @@ def test_the_choice_at_the_end_of_a_comparison(lex, text, proposed):
     assert list(analyze(text, lex["supermarket"], visible=in_view).proposed) == proposed
 
 
+def test_a_comparison_that_ends_asking_the_need_picks_no_side(lex):
+    # set against the product under discussion and closed by a question about the need: the
+    # shopper is asked to choose, nothing is offered as the pick ...
+    u = analyze("this quill basket 26.99 (felt, lid) vs fjell home rowan basket 32.99 (water hyacinth, handles). "
+                "need handles?", lex["home_furnishings"], focus="hf_p123")
+    assert (u.act, u.proposed, [q.slots for q in u.questions]) == ("Compare", (), [("preference",)])
+    # ... and without the question the other side is brought up as the alternative
+    u = analyze("this quill basket 26.99 (felt, lid) vs fjell home rowan basket 32.99 (water hyacinth, handles).",
+                lex["home_furnishings"], focus="hf_p123")
+    assert u.proposed == ("hf_p124",)
+
+
+def test_bare_words_opening_list_items_name_products_in_view(lex):
+    u = analyze("decaf = ground, 9.19 / colombian = whole bean, 11.49", lex["supermarket"],
+                visible=frozenset({"sm_p034", "sm_p033"}))
+    assert sorted(u.named) == ["sm_p033", "sm_p034"]
+    # "vs" joins two names; it is no word of a name the first one modifies
+    u = analyze("jasper vs delph floor lamp, both 139.99. brass or wood?", lex["home_furnishings"],
+                visible=frozenset({"hf_p069", "hf_p075"}))
+    assert sorted(u.named) == ["hf_p069", "hf_p075"]
+
+
+@pytest.mark.parametrize("text, kind, candidates", [
+    # a head noun names what a product is: "milk" in "classic milk" is not the lasagna's allergen
+    ("mint or classic milk choc?", None, None),
+    # an everyday word of a brand not said whole is no name: dairy milk is a kind of milk
+    ("When you say milk, do you mean dairy milk or a plant-based one?", "category", None),
+    # two words of the brand are a name
+    ("so the meadow creek whole milk has lactose", "product", ("sm_p203",)),
+])
+def test_what_a_phrase_names(lex, text, kind, candidates):
+    u = analyze(text, lex["supermarket"])
+    assert "sm_p182" not in u.named  # the Classic Lasagna
+    if kind is not None:
+        m = next(m for m in u.mentions if "milk" in m.phrase.lower() and m.phrase.lower() != "milk")
+        assert m.kind == kind and (candidates is None or m.candidates == candidates)
+
+
+def test_words_that_pick_a_product_out_are_no_reason(lex):
+    said = "The salmon one is for sensitive stomach and cheaper than the lamb with $4.60."
+    u = analyze(said, lex["supermarket"], visible=frozenset({"sm_p140", "sm_p142"}))
+    assert u.explanation is not None and sorted(u.explanation.cites) == ["diet:sensitive stomach", "price"]
+    # ... but "it's the compact one" gives the size as the reason
+    u = analyze("so um the ironbark corsa writing desk it's the compact one and it's got a keyboard tray",
+                lex["home_furnishings"])
+    assert u.explanation is not None and "size:compact" in u.explanation.cites
+
+
 def test_a_comparison_over_sentences(lex):
     # the options listed in one sentence, weighed in the next: a comparison that picks a side
     u = analyze("Penne Rigate is 5.39 and Gluten Free Penne is 4.79. Gluten Free Penne is more cheap and without "
