@@ -782,6 +782,7 @@ def motion_verbs(toks, low: str, s: int = 0, e: int | None = None, base: int = 0
 _PLACE_SIDE = re.compile(
     r"\b(?:on|at|in|by)\s+(?:your|ur|the|my)?\s*(?:left|right|l|r)\b(?:[- ]hand)?(?:\s+side)?"
     r"|\b(?:front|back|far|rear)\s+(?:left|right|l|r)\b|\b(?:left|right)(?:[- ]hand)?\s+(?:side|wall|corner) of\b"
+    r"|\bthe (?:whole |entire )?(?:left|right)(?:[- ]hand)? side\b"
 )
 _TURN_BEFORE = re.compile(rf"\b(?:{'|'.join(sorted(P.MOTION))}|veer|bear|stay)\w*\s*(?:to\s+)?(?:the\s+|your\s+)?$")
 # "turn L", "then R", "hang a left": a clipped side after a motion word.
@@ -803,7 +804,9 @@ def _direction(sent: str) -> str | None:
 
 def _navigation(sent: str, toks, s: int, e: int, places: list[PlaceMention], low: str) -> NavInstruction | None:
     here = [p for p in places if s <= p.char_start < e]
-    relation_here = next((name for name, pat in P.RELATION if pat.search(sent)), None)
+    # the relation said first ("head toward the freezers along the back wall" heads toward them)
+    cues = [(m.start(), k) for k, (name, pat) in enumerate(P.RELATION) if (m := pat.search(sent))]
+    relation_here = P.RELATION[min(cues)[1]][0] if cues else None
     earlier = None
     # "head over there", "walk fwd + go in": the place named in the words before
     if not here and (re.search(r"\b(?:there|over there)\b", sent) or relation_here == "into"):
@@ -868,8 +871,12 @@ def _navigation(sent: str, toks, s: int, e: int, places: list[PlaceMention], low
             distance = name
             break
     # "shelf 1 -> left, ~135 degrees" says which way the place is: turn, do not walk yet
-    pointing = arrow and not verbs and direction in ("left", "right", "around")
-    turning_only = (bool(verbs) and all(t.verb in _TURNS for t in verbs)) or pointing
+    # ("granola bars -> shelf 2, hang a left": an arrow to a place is a walk there)
+    to_place = any(re.search(r"(?:->|\u2192)\s*(?:the\s+)?$", sent[: p.char_start - s]) for p in here)
+    pointing = arrow and not verbs and direction in ("left", "right", "around") and not to_place
+    # (a turn, then into a shop or past a landmark, still walks: "turn L -> into play-cation")
+    turning_only = ((bool(verbs) and all(t.verb in _TURNS for t in verbs)) or pointing) and relation not in (
+        "into", "out_of", "past", "along")
     translational = any(t.verb in _TRANSLATE for t in verbs) or relation in ("along", "past") or (
         target is not None and not turning_only
     )
@@ -877,6 +884,9 @@ def _navigation(sent: str, toks, s: int, e: int, places: list[PlaceMention], low
         distance = "medium"  # a walk of unstated length
     if pointing:
         distance = None
+    # a turn in place names what the shopper will then face: no walk to it
+    if turning_only and relation == "to" and distance is None:
+        relation = None
     if verbs and all(t.verb in _TURNS for t in verbs) and not target:
         if relation != "along":
             distance = distance if re.search(r"\b(?:walk|go|head|move|step)\b", sent) else None

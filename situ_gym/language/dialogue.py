@@ -239,7 +239,11 @@ def in_reply(
 
     # "where's the X?" answered by where it is ("ground cinnamon's on shelf 8, back side"): an
     # answer, not directions, unless the reply tells the shopper to move
-    if asked and "location" in heard.requests and said.act == "Navigate" and not any(
+    # (a route is directions without a verb: "straight ahead, past produce stand 1 -> ...",
+    # "out of light logic, then hang a right")
+    nav = said.navigation
+    route = nav is not None and (nav.direction in ("ahead", "around") or nav.relation in ("past", "out_of"))
+    if asked and "location" in heard.requests and said.act == "Navigate" and not route and not any(
         t.low != "back" for t in motion_verbs(said.tokens, said.text.lower())  # "back side" is where, not a move
     ):
         return replace(said, act="AnswerQuestion", navigation=None, location=said.location or said.navigation)

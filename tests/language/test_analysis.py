@@ -518,6 +518,39 @@ def test_steps_with_degree_words_and_conditions(lex, text, direction):
     assert nav is not None and (nav.direction, nav.distance, nav.target) == (direction, "short", None)
 
 
+@pytest.mark.parametrize("store, text, nav", [
+    # steps counted in figures, singular or plural, are short; "steps back" goes back
+    ("supermarket", "step back 2 steps, ur too close to see the top row", (None, None, "back", "short")),
+    ("home_furnishings", "Please step back two step, you are too near from the lamp.", (None, None, "back", "short")),
+    ("supermarket", "um take a couple steps back so you can see the whole shelf", (None, None, "back", "short")),
+    # "swing around" turns; what is "behind you" then is where the place is, not a relation
+    ("supermarket", "ok swing around, open cooler 2's right there behind u", ("sm_open_cooler_02", None, "around", None)),
+    # the relation said first wins ("toward ... along the back wall")
+    ("supermarket", "Turn left and head toward the upright freezers along the back wall.", (None, "toward", "left", "medium")),
+    # "passing" a landmark is walking past it
+    ("home_furnishings", "You continue walk straight, passing Leather and Ink, it is the next one on right side.",
+     ("hf_store_leather_and_ink", "past", "ahead", "medium")),
+    # "once you're inside" says where a thing is, the walk goes to the section
+    ("home_furnishings", "Go to the Table and Desk Lamps section of Light Logic, it's the back left corner once you're inside.",
+     ("hf_area_light_logic_2", "to", None, "medium")),
+    # an arrow to a place walks there, whatever turn follows; a turn into a shop walks too
+    ("supermarket", "granola bars \u2192 shelf 2, hang a left", ("sm_shelf_02", "to", "left", "medium")),
+    ("home_furnishings", "turn L \u2192 into play-cation, sports stuff just inside", ("hf_store_play_cation", "into", "left", "medium")),
+    # "the whole right side" is where things are
+    ("home_furnishings", "just walk into the plant um the indoor plants take up the whole right side",
+     ("hf_store_the_plant", "into", None, "medium")),
+])
+def test_routes_in_informal_words(lex, store, text, nav):
+    got = analyze(text, lex[store]).navigation
+    assert got is not None and (got.target, got.relation, got.direction, got.distance) == nav, text
+
+
+def test_a_size_in_inches_is_no_motion(lex):
+    u = analyze("Got it, we'll leave the pepperoni. The Stone Hearth Margherita Pizza is vegetarian and the same "
+                "12-inch size, at $6.79.", lex["supermarket"])
+    assert u.navigation is None
+
+
 @pytest.mark.parametrize("text, target, relation, direction", [
     # clipped notes: "fwd", "go in" to the shop named before, "bounce outta", "hang a left"
     ("nordic nest = straight ahead. walk fwd + go in", "hf_store_nordic_nest", "into", "ahead"),
