@@ -32,6 +32,7 @@ from tests.language.corpus import (  # noqa: E402
     load_heldout5,
     load_heldout6,
     load_heldout7,
+    load_heldout8,
     score,
 )
 
@@ -76,7 +77,8 @@ def main(argv: list[str] | None = None) -> None:
          load_heldout5),
         ("seventh corpus (tests/language/heldout6: the five styles; written apart, its totals guided tuning, since tuned on)",
          load_heldout6),
-        ("eighth corpus (tests/language/heldout7: the five styles; written apart, never tuned on)", load_heldout7),
+        ("eighth corpus (tests/language/heldout7: the five styles; written apart, since tuned on)", load_heldout7),
+        ("ninth corpus (tests/language/heldout8: the five styles; written apart, never tuned on)", load_heldout8),
     ]
     for title, load in corpora:
         print(f"\n{title}:")

@@ -25,6 +25,8 @@ HELDOUT5_DIR = Path(__file__).parent / "heldout5"
 HELDOUT6_DIR = Path(__file__).parent / "heldout6"
 # An eighth, written apart again while the layer was tuned on the seventh's misses (heldout7/README.md)
 HELDOUT7_DIR = Path(__file__).parent / "heldout7"
+# A ninth, written apart again while the layer was tuned on the eighth's misses (heldout8/README.md)
+HELDOUT8_DIR = Path(__file__).parent / "heldout8"
 STORES = ("supermarket", "home_furnishings")
 STYLES = ("chat", "clipped", "nonnative", "mixed")
 # heldout2 and heldout3 write straight on as "forward" (their READMEs' schema sections), the
@@ -67,6 +69,10 @@ def load_heldout6() -> list[dict]:
 
 def load_heldout7() -> list[dict]:
     return load_corpus(HELDOUT7_DIR)
+
+
+def load_heldout8() -> list[dict]:
+    return load_corpus(HELDOUT8_DIR)
 
 
 def lexicons():

@@ -820,9 +820,14 @@ HELDOUT5_FLOOR = 0.93
 HELDOUT6_FLOOR = 0.93
 # tests/language/heldout7 (400 utterances, five styles, an eighth author; written while the
 # layer was tuned on heldout6's misses, never run through it before its first measurement):
-# 94.2% when first run (93.4% with the layer as it was before heldout6's misses were read). The
+# 94.2% when first run (93.4% with the layer as it was before heldout6's misses were read); a
+# development set since heldout8 was written (95.4%).
+HELDOUT7_FLOOR = 0.94
+# tests/language/heldout8 (400 utterances, five styles, a ninth author; written while the layer
+# was tuned on heldout7's misses, never run through it before its first measurement): 93.7%
+# when first run (93.2% with the layer as it was before heldout7's misses were read). The
 # held-out measure.
-HELDOUT7_FLOOR = 0.92
+HELDOUT8_FLOOR = 0.92
 
 
 @pytest.mark.parametrize("corpus, floor, style_margin", [("heldout", HELDOUT_FLOOR, 0.05),
@@ -831,7 +836,8 @@ HELDOUT7_FLOOR = 0.92
                                                           ("heldout4", HELDOUT4_FLOOR, 0.06),
                                                           ("heldout5", HELDOUT5_FLOOR, 0.06),
                                                           ("heldout6", HELDOUT6_FLOOR, 0.06),
-                                                          ("heldout7", HELDOUT7_FLOOR, 0.06)])
+                                                          ("heldout7", HELDOUT7_FLOOR, 0.06),
+                                                          ("heldout8", HELDOUT8_FLOOR, 0.06)])
 def test_held_out_accuracy_per_style(capsys, corpus, floor, style_margin):
     from . import corpus as C
 
@@ -843,6 +849,7 @@ def test_held_out_accuracy_per_style(capsys, corpus, floor, style_margin):
         "heldout5": (C.load_heldout5(), C.STYLES2),
         "heldout6": (C.load_heldout6(), C.STYLES2),
         "heldout7": (C.load_heldout7(), C.STYLES2),
+        "heldout8": (C.load_heldout8(), C.STYLES2),
     }[corpus]
     result = score(rows)
     with capsys.disabled():
@@ -870,10 +877,10 @@ def _group_readings(corpus: str):
 # Share of paraphrase groups (one meaning in chat, clipped, non-native, mixed and spoken English)
 # whose members all get the same act, proposals, attempts and slots. Measured: heldout 37/45,
 # heldout2 18/30, heldout3 20/25, heldout4 18/25 (9/25 when first run), heldout5 15/25 (10/25
-# when first run; 17/25 now), heldout6 20/25 (15/25 when first run), heldout7 13/25 (when first
-# run); a drop is a regression.
+# when first run; 17/25 now), heldout6 20/25 (15/25 when first run), heldout7 15/25 (13/25 when
+# first run), heldout8 15/25 (when first run); a drop is a regression.
 INVARIANCE_FLOORS = {"heldout": 0.8, "heldout2": 0.55, "heldout3": 0.76, "heldout4": 0.68, "heldout5": 0.64,
-                     "heldout6": 0.76, "heldout7": 0.48}
+                     "heldout6": 0.76, "heldout7": 0.6, "heldout8": 0.6}
 
 
 @pytest.mark.parametrize("corpus", sorted(INVARIANCE_FLOORS))
