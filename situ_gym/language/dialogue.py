@@ -49,6 +49,7 @@ from situ_gym.language import patterns as P
 from situ_gym.language.analysis import (
     _ACK_OPENING,
     _FINITE_VERB,
+    _NEED,
     _OPENS_QUESTION,
     _PRONOUN,
     ANSWER_OPENING,
@@ -286,7 +287,11 @@ def in_reply(
     # ("yes, one: the X", "only the X is organic", "four bookcases have ..." answer the question)
     said_low = said.text.lower()
     asked_for_kind = asked and not own and not heard.requests and not (ANSWER_OPENING.match(said_low) or _COUNTED.match(said_low))
-    if (not asked or asked_for_kind) and not heard.rejects and (heard.wants or heard.categories or heard.budget) and not said.questions:
+    # (a need in the shopper's words, whether or not its labels or kind are in the catalog's
+    # terms: "I need a plant that's safe around my cats", "Pendant for a small kitchen")
+    states_need = bool(heard.wants or heard.categories or heard.budget or _NEED.search(low)) or any(
+        m.kind == "category" for m in heard.mentions)
+    if (not asked or asked_for_kind) and not heard.rejects and states_need and not said.questions:
         offered = _offered(said, own, focus)
         if offered and said.act in ("AnswerQuestion", "Explain", "Recommend", "HandleRejection"):
             # a reply that sets its own option aside ("skipping the X, over your 20 - the Y ...")

@@ -190,9 +190,9 @@ PURCHASE = _words(
     r"add (?:it|this|that|them|one|the [\w' -]{1,60}?)? ?(?:to|into) (?:your|the) (?:cart|basket|trolley)",
     r"put (?:it|this|that|one|them|the [\w' -]{1,60}?) (?:in|into) (?:your|the) (?:cart|basket|trolley)",
     r"(?:in|into) (?:your|the) (?:cart|basket|trolley)", r"ready to (?:buy|check ?out|take|purchase|grab|get)",
-    r"want to (?:buy|take|get|purchase) (?:it|this|that|one|them)", r"shall (?:we|i) (?:add|ring|put|get)",
+    r"(?:want to|wanna) (?:buy|take|get|grab|purchase) (?:it|this|that|one|them)", r"shall (?:we|i) (?:add|ring|put|get)", r"should (?:we|i) (?:add|ring|put)\b",
     r"go ahead and (?:add|take|grab|buy|get)", r"would you like to (?:buy|take|get|purchase|add) (?:it|this|that|one|them|the)\b",
-    r"take it home", r"ring (?:it|that|this) up", r"(?:buy|purchase) (?:it|this|that|them)\b", r"is it a yes",
+    r"take it home", r"ring (?:it|that|this) up", r"ring up (?:the|it|this|that)\b", r"(?:buy|purchase) (?:it|this|that|them)\b", r"is it a yes",
     r"add (?:it|this|that|them|one|the [\w' &-]{1,60}?)? ?to cart", r"cart (?:it|them|this|time)", r"(?:\u2192|->) ?cart", r"^cart\??$", r"\bcart\?$",
     r"shall we go with", r"want (?:it|this one|that one)\?", r"(?:taking|take) (?:it|this one|that one)\?",
     r"ready to (?:add|go)", r"check ?out", r"\badd (?:it|them|these|this|that|those)\b", r"your purchase", r"go ahead with",
@@ -206,7 +206,8 @@ PURCHASE = re.compile(
     PURCHASE.pattern + r"|\bcart\s*\?|(?:->|\u2192)\s*cart\b|\bready for (?:the |your )?cart\b"
     r"|\bput (?:it |them )?in (?:the |your )?cart\b"
     # any words between the verb and the cart: "put this sunflower seed butter inside the cart"
-    r"|\b(?:put|add|drop|throw|toss|pop)\b[^.?!]{0,50}?\b(?:in|into|inside|to)\s+(?:your |the |ur )?(?:cart|basket|trolley)\b"
+    # ("add the **Quill Office Chair** by Quill and Co ($259.99) to your cart": a price's point is no sentence end)
+    r"|\b(?:put|add|drop|throw|toss|pop)\b(?:[^.?!]|\.(?=\d)){0,80}?\b(?:in|into|inside|to)\s+(?:your |the |ur )?(?:cart|basket|trolley)\b"
 )
 # Navigation.
 MOTION = frozenset(

@@ -416,10 +416,18 @@ def test_phrases_that_end_in_punctuation_match_at_the_end_of_a_text(lex):
     "so... the delph frame, are we doing it?? \U0001f64c",
     "You want put this delph bed frame inside the cart now?",
     "If you are happy with the Delph, you can put it inside the cart now.",
+    "delph bed frame, 599.99, wanna grab it?",
+    "alright so should I ring up the delph bed frame for you",
+    "Great pick! Want me to add the **Delph Bed Frame** by Nordic Nest ($599.99) to your cart now?",
 ])
 def test_informal_and_non_native_purchase_prompts(lex, text):
     u = analyze(text, lex["home_furnishings"], focus="hf_p109")
     assert u.purchase_prompt and u.asks == (), text
+
+
+def test_a_shopper_asking_what_to_get_asks_no_purchase(lex):
+    u = analyze("Which vanilla ice cream should I get? I can't do dairy.", lex["supermarket"])
+    assert not u.purchase_prompt and u.questions
 
 
 @pytest.mark.parametrize("text, asks", [

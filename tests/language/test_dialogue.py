@@ -119,6 +119,16 @@ def test_a_need_stated_offers_no_product_set_aside(lex):
     assert LAMB not in said.proposed
 
 
+@pytest.mark.parametrize("heard", [
+    "I need a plant that's safe around my cats.",  # labels and kinds not in the catalog's words
+    "I do yoga in the park, I need something easy to carry.",
+])
+def test_a_product_presented_after_a_need_in_any_words_is_offered(lex, heard):
+    said = analyze_reply("there's the crunch hollow barbecue chips they're eight ounce and four oh nine", lex,
+                         heard=analyze(heard, lex))
+    assert (said.act, said.proposed) == ("Recommend", ("sm_p077",))
+
+
 @pytest.mark.parametrize("heard, reply, offered, aside", [
     # over the limit in any words: the product before the words is ruled out, the next one offered
     ("I'm on a budget, 5 dollars tops, want some pasta sauce.",
