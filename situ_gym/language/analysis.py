@@ -572,7 +572,7 @@ def reading_questions(questions, kinds: set[str]) -> list[Question]:
 
 _READINGS = re.compile(r"\b(?:(?:which|what)(?: one| ones)?(?: did| do)? (?:you|u) mean|(?:did|do) (?:you|u) (?:mean|say))\b")
 _OTHER_KIND = re.compile(r"\b(?:another|other|different|some other)\s+(?:(?:kind|type|sort)s?\s+of\s+)?$")
-_REFUSED_AFTER = re.compile(r"\W*" + P.REFUSED.pattern)
+_REFUSED_AFTER = re.compile(r"\W*(?:" + P.REFUSED.pattern + "|" + P.COMPLAINT.pattern + ")")
 # "got it", "I hear you on that": "it" of an idiom refers to nothing
 _IDIOM_IT = re.compile(r"\b(?:got|get|gotcha|understand|hear(?: you on)?|see|make)\s+$")
 _NON_REFERRING = re.compile(r"(?:it'?s (?:time|okay|ok|fine|no problem|a good idea|up to you)|that'?s (?:okay|ok|fine|alright|all)|that way|this way|it is time)")

@@ -281,7 +281,20 @@ REJECT = _words(
     r"over what (?:i|we) (?:want|wanted|'d like|would like|can|planned) to (?:spend|pay)",
     r"(?:isn'?t|aren'?t|is not|are not)\b[^.?!]{0,40}\b(?:and|but) (?:i|we) (?:really )?(?:need|want|wanted|must have)",
 )
-REJECT = re.compile(REJECT.pattern + "|" + REFUSED.pattern)
+# A complaint that needs no degree word: a quality no one wants said of the product or its
+# label ("paper feels flimsy", "brass looks old-fashioned", "Leather's hard to keep clean with
+# kids", "Cream will show every stain"), or a dislike ("I hate raisins").
+_SAID_AS = rf"(?:{_SAID_OF}|sounds?|'d be|would be|will be|gonna be)"
+COMPLAINT = _words(
+    rf"{_SAID_AS} (?:like )?(?:{_DEGREE} )?(?:flimsy|boring|weird|odd|strange|old[- ]fashioned|dated|ugly|tacky|dull|"
+    r"bland|gross|fussy|scratchy|itchy|stiff|wobbly|fragile|uncomfortable|impractical|off-putting|a bit much|a pain)\b",
+    # (of keeping or using it: "hard to kill" is praise)
+    rf"{_SAID_AS} (?:{_DEGREE} )?(?:hard|difficult|tricky|a pain) to (?:keep|clean|care|take care|look after|maintain|move|"
+    r"assemble|put together|use|carry|fit|store|water|wash)\b",
+    r"(?:will|would|'ll|'d) show (?:every|all the|each) (?:stain|mark|scratch|hair|crumb)",
+    r"i (?:really )?(?:hate|can'?t stand|dislike|detest)",
+)
+REJECT = re.compile(REJECT.pattern + "|" + REFUSED.pattern + "|" + COMPLAINT.pattern)
 # Negative words that turn nothing down: a limit on what the shopper spends, a wish to avoid a
 # label or to browse alone ("I don't want to spend more than $25", "I'd rather avoid nuts",
 # "I don't want it dairy-free", "I'd rather look around on my own").

@@ -236,9 +236,13 @@ def test_a_reason_asked_about_the_product_under_discussion_is_explained(lex):
                                    "That's way over what I want to spend.", "The chime would drive me crazy.",
                                    # a complaint about its size or look, or a price said back in disbelief
                                    "hmm it looks a bit small", "the jar's kind of tiny", "One pound is not enough.",
-                                   "11.99 for a bag of coffee??"])
+                                   "11.99 for a bag of coffee??",
+                                   # a quality no one wants needs no degree word; a dislike
+                                   "paper feels flimsy", "bamboo toilet paper sounds weird", "I hate raisins",
+                                   "Leather's hard to keep clean with kids.", "Cream will show every stain with my dog."])
 def test_turn_downs_in_any_words_are_read(lex, heard):
     assert analyze(heard, lex).rejects, heard
+    assert not analyze("I want a plant that's really hard to kill.", lex).rejects  # praise
     assert not analyze("not too bad actually", lex).rejects
     assert not analyze("oh, the trail mix is out there on the end cap", lex).rejects  # "out" is no refusal here
     assert not analyze("is it small?", lex).rejects and not analyze("11.99 for a bag of coffee?", lex).rejects
