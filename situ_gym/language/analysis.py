@@ -296,8 +296,11 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
     for si, (s, e) in enumerate(sentences):
         sent = low[s:e]
         here = [r for r in refs if r[0] == si]
+        # (after a question, more options with no "?" of their own ask on: "...?? n big pack or regular")
+        after_question = si > 0 and low[sentences[si - 1][0] : sentences[si - 1][1]].rstrip().endswith("?")
         is_question = sent.rstrip().endswith("?") or (
-            not re.search(r"[.!?]", sent) and (_INTERROGATIVE.search(sent) is not None or _ASKED_INSIDE.search(sent) is not None)
+            not re.search(r"[.!?]", sent) and (_INTERROGATIVE.search(sent) is not None or _ASKED_INSIDE.search(sent) is not None
+                                               or (after_question and _CHOICE_ASKED.search(sent) is not None))
             and not _NON_QUESTION.search(sent)
         )
         clauses = _clause_spans(low, s, e)
@@ -579,10 +582,10 @@ _NON_REFERRING = re.compile(r"(?:it'?s (?:time|okay|ok|fine|no problem|a good id
 _SLOT_WORD = re.compile(r"^(?:budget|pref|price|size|colou?r|flavou?r|allerg\w*|room|brand|scent|material|style|kind|type|preferences?|must[- ]?haves?)$")
 # A question by its syntax, for speech written without "?": a wh-word or an inverted auxiliary
 # opening the clause ("so what are we looking for today", "how much do you wanna spend").
-_FILLERS = r"(?:so|and|um|uh|like|okay|ok|oh|well|also|then|now|wait|right|hmm|yeah)"
+_FILLERS = r"(?:so|and|n|um|uh|like|okay|ok|oh|well|also|then|now|wait|right|hmm|yeah)"  # "n": clipped "and"
 _AUXILIARIES = r"(?:does|do|did|is|are|can|could|will|would|should|shall|has|have|was|were)"
 _ASKING = (
-    r"(?:what(?:'s|'re| is| are| r| do| did| would| kind| sort| type| room)?|which|how (?:much|many|big|about|old|wide|long|tall)|"
+    r"(?:what(?:'s|s|'re| is| are| r| do| did| would| kind| sort| type| room)?|which|how (?:much|many|big|about|old|wide|long|tall)(?:'s)?|"
     r"where(?:'s)?|who|is there|are there|do you|did you|would you|could you|can you|are you|were you|have you|is it|is that|"
     # an inverted auxiliary opening a question about a thing or a person: "does the mac and
     # cheese have wheat", "does he want like a particular colour"
@@ -1161,7 +1164,9 @@ _CHOOSE_DEMONSTRATIVE = re.compile(
 )
 # Where the shopper stands, asked with options: "u at shelf 3 or shelf 4 rn?", "what's in front of u"
 _STANDING = re.compile(
-    r"\b(?:rn|right now|atm|in front of (?:you|u))\b|\bstanding (?:next to|by|at|in|near)\b|\b(?:are|r) (?:you|u) (?:at|near|by|in)\b"
+    r"\b(?:rn|right now|atm|in front of (?:you|u))\b|\bstanding (?:next to|by|at|in|near)\b|\b(?:are|r) (?:you|u) (?:at|near|by|in|next to)\b"
+    # non-native word order: "you are near to which freezer now?", "you are now in which shop?"
+    r"|\b(?:you|u) (?:are|r)(?: now)? (?:at|near|by|in|next)(?: to)? which\b"
 )
 # Where the shopper is now (not where it would like to go): "where r u atm?", "what can you see?"
 _WHERE_NOW = re.compile(

@@ -41,7 +41,7 @@ CLOSING = _words(
     r"enjoy (?:your|the)", r"thanks? (?:you )?for (?:shopping|coming|visiting|stopping)", r"happy shopping",
     r"take care", r"see you",
 )
-INFO_REQUEST = _words(r"tell(?:ing)? me(?:,? please,?)? (?:what|which|how|about|for which|a bit|more about)", r"say me (?:what|which)", r"let me know (?:what|which|how|if)", r"could you share", r"can you share", r"i'd love to know", r"i'm curious", r"just say what")
+INFO_REQUEST = _words(r"tell(?:ing)? me(?:,? please,?)? (?:what|which|how|about|for which|a bit|more about|whatever)", r"say me (?:first )?(?:the|what|which|where)", r"say me (?:what|which)", r"let me know (?:what|which|how|if)", r"could you share", r"can you share", r"i'd love to know", r"i'm curious", r"just say what")
 
 # Slots a question asks about (checked in this order; several may hold).
 SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -58,7 +58,7 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"what we(?:'re| are) (?:looking|after)", r"what (?:do|can) (?:i|we) get you", r"hoping to find", r"track down", r"still want",
         r"do you mean (?:a |an |the |real )?[a-z ]+,? or (?:a |an |the )?[a-z ]+", r"what you(?:'re| are) hoping",
         # informal and non-native forms
-        r"what(?:'s| is) on (?:the|your) (?:shopping )?list", r"what (?:do|did) (?:you|u) need", r"what (?:you|u) (?:want|need|search|look)\w*",
+        r"on (?:the|your|ur) (?:shopping )?list", r"list (?:for )?today", r"what (?:you|u) (?:are|r) (?:needing|wanting|searching|looking)", r"what (?:do|did) (?:you|u) need", r"what (?:you|u) (?:want|need|search|look)\w*",
         r"which (?:product|thing|item)s? (?:you|u)", r"what \+", r"what(?:'re| are) (?:we|you) (?:after|hunting|looking|shopping)",
         r"(?:looking|shopping|searching) for what", r"what(?: is)? the thing you", r"what (?:you|u) (?:have|got) in (?:the )?mind",
         r"(?:which|what) (?:kind|sort|type) (?:of )?(?:food|snack|drink|furniture|lamp|light|chair|desk|sofa|product|thing)s?",
@@ -78,7 +78,8 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"what for", r"what it'?s for", r"for what (?:is|you|it)", r"what (?:is )?the use", r"for which room", r"anything special",
         r"for (?:breakfast|lunch|dinner|snacks?|school|work|the kids|guests) or", r"(?:for )?what use",
         r"(?:living|dining|bed|bath|kids'?|play) ?room", r"how old", r"(?:keep|store|put) in (?:it|them)",
-        r"something special", r"cooking something")),
+        r"something special", r"cooking something", r"(?:cat|dog|pup|puppy|kitten|kid|child|baby)'?s age",
+        r"(?:put|keep|store) inside", r"(?:^|\+\s*)room\W*$")),
     ("budget", _words(
         r"budget", r"spend", r"spending", r"pay", r"price", r"prices", r"priced", r"cost", r"costs", r"afford",
         r"how much (?:do|would|are|can|could|were|did)", r"how much money", r"cheap", r"expensive", r"pricey",
@@ -98,7 +99,8 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"one box", r"how long", r"wide", r"tall", r"metres?", r"seats?", r"seating for", r"how high",
         r"ceiling height", r"(?:high|low|tall|vaulted) ceilings?",
         r"(?:big|small|smaller|bigger|large|larger) (?:tub|cups?|bottle|can|carton|pouch|loaf|tin)s?",
-        r"single piece", r"or a set", r"footprint", r"height", r"compact", r"bulky", r"too big", r"smaller", r"bigger", r"larger")),
+        r"single piece", r"or a set", r"footprint", r"height", r"compact", r"bulky", r"too big", r"smaller", r"bigger", r"larger",
+        r"width", r"depth", r"(?:big|large|regular|small) pack")),
     ("location", _words(r"where", r"which (?:aisle|shelf|section|store|part|area|side|shop)", r"whereabouts", r"part of the store",
                          r"(?:different|another|other) (?:shop|store|section)", r"(?:was|is) it in", r"where you saw")),
     ("preference", _words(

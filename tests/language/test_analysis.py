@@ -480,6 +480,28 @@ def test_slots_asked_by_what_the_options_are(lex, text, asks):
     assert tuple(sorted(analyze(text, lex[store]).asks)) == tuple(sorted(asks)), text
 
 
+@pytest.mark.parametrize("store, text, asks", [
+    # the list asked about in greetings, in any words
+    ("supermarket", "hey! what's first on the list?", ("category",)),
+    ("supermarket", "hi! list for today?", ("category",)),
+    ("supermarket", "Good morning and welcome to our supermarket. What you are needing today?", ("category",)),
+    ("supermarket", "so I'm your shopping helper today uh just tell me whatever's on your list", ("category",)),
+    # a clipped "n" joins the next question, "whats" asks, options after a question ask on
+    ("home_furnishings", "ooh cosy, leather, velvet or boucle? n whats ur budget roughly", ("budget", "preference")),
+    ("home_furnishings", "aww navy, grey or cream? n how big's the room", ("preference", "size")),
+    ("supermarket", "soft, strong or septic-safe?? n big pack or regular", ("preference", "size")),
+    # parts joined by "+": a room asks the use, a width the size, an age the use
+    ("home_furnishings", "welcome! budget + room?", ("budget", "use")),
+    ("home_furnishings", "single shelf or multi-tier? + max width?", ("preference", "size")),
+    ("supermarket", "cat's age? + any budget?", ("budget", "use")),
+    # where the shopper stands, in non-native word order
+    ("supermarket", "Please tell me, you are near to which freezer now?", ("location",)),
+    ("home_furnishings", "Excuse me, you are now in which shop?", ("location",)),
+])
+def test_slots_asked_in_informal_words(lex, store, text, asks):
+    assert tuple(sorted(analyze(text, lex[store]).asks)) == asks, text
+
+
 def test_a_product_dropped_in_any_verb_form_is_set_aside(lex):
     u = analyze("ok skipping the wildtrail lamb & brown rice, it's 37.19 and way over your 20", lex["supermarket"])
     assert u.set_aside == ("sm_p140",)
