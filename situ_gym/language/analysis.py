@@ -507,7 +507,7 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
     subject = next((r[3] for r in refs if r[3] in proposed), None) or (ref_pids[0] if ref_pids else None)
     if subject is not None and subject not in proposed and P.HANDLE_REJECTION.search(low):
         subject = None  # reasons against a product turned down are no explanation for it
-    if subject is not None and not proposed and (readings or all(low[s:e].rstrip().endswith("?") for s, e in sentences)):
+    if subject is not None and not proposed and (readings or _READINGS.search(low) or all(low[s:e].rstrip().endswith("?") for s, e in sentences)):
         subject = None  # a question about a product ("do you mean dairy milk?") gives no reasons
     # in a comparison, a label every other product set against it has too is no reason for it
     # ("two no-pulp options: ..."), unless said of them all ("both are vanilla")
@@ -573,7 +573,11 @@ def reading_questions(questions, kinds: set[str]) -> list[Question]:
             for q in questions]
 
 
-_READINGS = re.compile(r"\b(?:(?:which|what)(?: one| ones)?(?: did| do)? (?:you|u) mean|(?:did|do) (?:you|u) (?:mean|say))\b")
+_READINGS = re.compile(
+    r"\b(?:(?:which|what)(?: one| ones)?(?: did| do)? (?:you|u) mean|(?:did|do) (?:you|u) (?:mean|say))\b"
+    # "You mean the A, or the B?", "..., or u mean the B?": the auxiliary left out
+    r"|(?:^|[.!?:,]\s*|\b(?:or|so|oh|sorry|wait|um|uh)\s+)(?:you|u) mean\b"
+)
 _OTHER_KIND = re.compile(r"\b(?:another|other|different|some other)\s+(?:(?:kind|type|sort)s?\s+of\s+)?$")
 _REFUSED_AFTER = re.compile(r"\W*(?:" + P.REFUSED.pattern + "|" + P.COMPLAINT.pattern + ")")
 # "got it", "I hear you on that": "it" of an idiom refers to nothing

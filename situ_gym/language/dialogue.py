@@ -340,6 +340,20 @@ def _readings(said: Utterance, heard: Utterance, lexicon: SceneLexicon | None) -
     return []
 
 
+def _fitting(heard: Utterance, lexicon: SceneLexicon | None, most: int = 6) -> frozenset[str]:
+    """The products that have every word of the one thing the shopper's words meant ("the
+    emerald chair", "the tomato basil?"), when there are at most ``most`` of them."""
+    if lexicon is None:
+        return frozenset()
+    for m in _THE_ONE.finditer(heard.text.lower()):
+        meant = set(lemmas_of(m.group(1)))
+        if meant:
+            fits = [p for p, ws in lexicon.all_words.items() if meant <= ws]
+            if 0 < len(fits) <= most:
+                return frozenset(fits)
+    return frozenset()
+
+
 # An answer that says how many there are: "only the X is ...", "four bookcases have ...", "yup, two".
 _COUNTED = re.compile(r"\W*(?:yup\W+)?(?:only|just|\d+|one|two|three|four|five|six|several|a few|a couple)\b")
 
@@ -372,5 +386,9 @@ def analyze_reply(
     # the shopper raised (asked about, picked up: "price of the monstera?" -> "it's 48.99")
     raised = tuple(dict.fromkeys(raised))
     about = focus if focus is not None else raised[0] if len(raised) == 1 else None
-    said = analyze(text, lexicon, visible=frozenset(visible) | named | frozenset(raised), focus=about)
+    # the few products that fit what the shopper meant ("the emerald chair") are as good as in
+    # view: "rowan (swivel, big) or vale (compact)?" names two of them
+    asks_which = bool(re.search(r"\bor\b|\bwhich\b", str(text).lower())) and "?" in str(text)
+    fitting = _fitting(heard, lexicon) if heard is not None and not heard.named and asks_which else frozenset()
+    said = analyze(text, lexicon, visible=frozenset(visible) | named | frozenset(raised) | fitting, focus=about)
     return in_reply(said, heard, raised=raised, focus=focus, lexicon=lexicon)

@@ -473,7 +473,9 @@ class SceneLexicon:
             pid = self._sole_owner(w, in_view) or (self._sole_owner(w, self.all_products) if frame else None)
             if pid is None:
                 continue
-            after = self._read(nxt) if nxt is not None and nxt.text[:1].isalpha() and nxt.low not in ("um", "uh", "er", "erm") else ""
+            # (a mark the tokens leave out between them, "vale (compact)", parts the words)
+            joined = nxt is not None and nxt.start - tok.end <= 1
+            after = self._read(nxt) if joined and nxt.text[:1].isalpha() and nxt.low not in ("um", "uh", "er", "erm") else ""
             if after == "of":
                 continue  # "the top of the shelf", "the end of the aisle": a part of something
             if after and not frame and after not in STOPWORDS and after not in FUNCTION_WORDS and (

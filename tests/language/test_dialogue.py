@@ -303,12 +303,25 @@ def test_a_question_said_back_to_the_shopper(lex):
     ("I want the garlic one.", "sorry which one um the roasted garlic pasta sauce from nonna lucia or the garlic pepper "
      "seasoning from spice route", ("sm_p051", "sm_p103"), ("category",)),
     ("do you have that sparkling thing", "clear spring lime or fizzwell grapefruit?", ("sm_p108", "sm_p109"), ("preference",)),
+    # "You mean A, or B?" with the auxiliary left out
+    ("I want the almond one.", "You mean the almond granola cereal, or the almond dark chocolate from Alder?",
+     ("sm_p007", "sm_p089"), ("category",)),
 ])
 def test_options_that_each_fit_the_shoppers_words_are_readings(lex, heard, reply, readings, asks):
     said = analyze_reply(reply, lex, heard=analyze(heard, lex))
     assert (said.act, said.asks) == ("ClarifyNeed", asks)
     assert said.proposed == () and said.compared == () and sorted(said.mentioned) == sorted(readings)
     assert put_forward(said) == () and said.explanation is None
+
+
+def test_bare_model_names_among_the_products_the_shopper_meant_are_readings():
+    # "rowan", "vale" name products of several kinds store-wide; among the emerald chairs the
+    # shopper meant, each names one, and a mark left out of the tokens ("vale (compact)") parts
+    # the name from the word after it
+    hf = lexicon_for(SceneIndex(load_scene("home_furnishings")))
+    said = analyze_reply("rowan (swivel, big) or vale (compact)? both emerald velvet", hf,
+                         heard=analyze("the emerald chair", hf))
+    assert (said.act, sorted(said.mentioned), said.proposed) == ("ClarifyNeed", ["hf_p011", "hf_p015"], ())
 
 
 def test_options_that_do_not_all_fit_the_shoppers_words_are_offered(lex):
