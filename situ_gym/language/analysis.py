@@ -210,6 +210,12 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
             return None  # "another kind of frozen meal" is not the one under discussion
         if focus in c and (m.kind == "category" or len(c) > 1):
             return focus
+        # words that name the product under discussion too ("This Sable chair" of the Sable
+        # accent chair, though the Sable office chair covers them better) are about it
+        if focus is not None and focus not in c and m.kind == "product" and not _OTHER_KIND.search(low, max(0, m.char_start - 24), m.char_start):
+            said = set(lemmas_of(m.phrase)) - STOPWORDS
+            if said and said <= lex.all_words[focus] | lex.brand_words[focus] and said & lex.name_words[focus] - lex.kind_words[focus]:
+                return focus
         again = [pid for pid in earlier if pid in c]
         if again and len(c) > 1:
             return again[-1]

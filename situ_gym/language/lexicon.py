@@ -40,7 +40,7 @@ __all__ = ["SceneLexicon", "Mention", "PlaceMention", "TagMention", "lexicon_for
 
 _UNITS = frozenset("oz lb lbs fl ct pk pack g kg ml l qt gal count in cm pint".split())
 # Words that join the parts of one product name ("Sour Cream and Onion", "Plant in Pike Pot").
-_JOINERS = frozenset({"and", "in", "with", "of", "&"})
+_JOINERS = frozenset({"and", "in", "with", "of", "&", "n"})  # "n": "salt n vinegar"
 _ORDINALS = {
     "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
     "eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12,
@@ -399,9 +399,14 @@ class SceneLexicon:
         return self._surface[hit[0]] if hit else word
 
     def _read(self, t: Token) -> str:
-        """A token's lemma, or the catalog word it misspells."""
+        """A token's lemma, or the catalog word it misspells ("alba's" is the Alba's)."""
         if not t.text[0].isalpha() or t.lemma in self.product_vocab or t.lemma in self.place_vocab:
             return t.lemma
+        base = t.low[:-2]
+        if t.low.endswith(("'s", "\u2019s")) and base in self.name_index and base not in self.category_words and (
+            base not in self.brand_vocab and not getAllLemmas(base)
+        ):
+            return base  # a model name, not a kind ("the dog's teeth") or a brand's own ("BrightHome's")
         fixed = self.correct(t.low)
         return t.lemma if fixed == t.low else fixed
 

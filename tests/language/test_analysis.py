@@ -336,6 +336,20 @@ def test_words_that_pick_a_product_out_are_no_reason(lex):
     assert u.explanation is not None and "size:compact" in u.explanation.cites
 
 
+def test_names_in_clipped_and_possessive_forms_and_of_the_product_under_discussion(lex):
+    # "n" joins a name like "and"; a model name's "'s" is the name's
+    u = analyze("the salt n vinegar chips 7.19 vs crunch hollow classic salted 4.09", lex["supermarket"])
+    assert sorted(u.named) == ["sm_p075", "sm_p078"]
+    u = analyze("the casa linea alba's also grey velvet", lex["home_furnishings"])
+    assert u.named == ("hf_p001",)
+    # ... but a kind's or a brand's is not ("the dog's teeth" names no dog food)
+    assert analyze("These biscuits help clean your dog's teeth.", lex["supermarket"]).named == ()
+    # words that name the product under discussion are about it, though another covers them better
+    u = analyze("This Sable chair is cheaper than the Arco Studio Vale with 40 dollar.", lex["home_furnishings"],
+                focus="hf_p012")
+    assert set(u.compared) == {"hf_p012", "hf_p015"}
+
+
 def test_a_comparison_over_sentences(lex):
     # the options listed in one sentence, weighed in the next: a comparison that picks a side
     u = analyze("Penne Rigate is 5.39 and Gluten Free Penne is 4.79. Gluten Free Penne is more cheap and without "
