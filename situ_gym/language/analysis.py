@@ -977,8 +977,13 @@ def _explanation(pid, low, toks, mentions, tags, money, lex, rivals=()) -> Expla
         at = toks[t.start].start
         if _THE_X_ONE.search(low[max(0, at - 10) : at]) and _ONE_AFTER.match(low, toks[t.end - 1].end):
             continue  # "the salmon one", "this avocado one": words that pick it out
+        if _OWNER.search(low, max(0, at - 8), at):
+            continue  # "ur cat loves tuna": the shopper's cat, no label of the product
+        kind_said = set(lemmas_of(t.phrase)) <= lex.kind_words[pid]  # "organic milk" names the kind, no allergen
         of_all = bool(_SAID_OF_ALL.search(low[max(0, at - 40) : at]) or _SAID_OF_ALL_AFTER.match(low, toks[t.end - 1].end))
         for tag in sorted((t.tags & set(product.tags)) - (set() if of_all else shared)):
+            if kind_said and tag.startswith("allergen:"):
+                continue
             value = tuple(t.phrase.split())
             if tag.startswith("packaging:") and set(value) <= _CONTAINERS:
                 continue  # "$2.39 a can" says how it is sold, not why it suits
@@ -1015,6 +1020,7 @@ def _explanation(pid, low, toks, mentions, tags, money, lex, rivals=()) -> Expla
 
 # Words that say a label of every side (before it in its sentence, or "too" right after).
 _SAID_OF_ALL = re.compile(r"\b(?:both|same|also|each|all three|either)\b(?:(?!\b(?:but|only|while|whereas)\b)[^.!?\n])*$")
+_OWNER = re.compile(r"\b(?:your|ur|my|his|her|their|our)\s+$")
 _THE_X_ONE = re.compile(r"(?<!\bis )(?<!\bare )(?<!'s )(?<!'re )\b(?:the|this|that)\s+$")  # not "it's the X one": a reason
 _ONE_AFTER = re.compile(r"\s*(?:one|ones)\b")
 _SAID_OF_ALL_AFTER = re.compile(r"\s*(?:too|as well)\b")

@@ -186,14 +186,35 @@ _QUANTITY = re.compile(
 )
 
 
+# A count said by what holds it: "12 in the box", "six in the bag", "a bag of 6" ("$3.79 for 12"
+# says how it is sold, as "5.99 for a 4-pack" does);
+# and one unit said with an article: "a whole gallon", "a pound".
+_HOLDERS = r"(?:box|bag|pack|packet|carton|case|jar|tub|bunch|tray|tin|sleeve)"
+_COUNTED_BY_HOLDER = re.compile(
+    rf"(?<![\w$.])(?P<n>\d+|{_NUMBER_WORDS})\s+(?:in (?:the|a|each|one|every)|per) {_HOLDERS}\b"
+    rf"|\b{_HOLDERS} of (?P<m>\d+|{_NUMBER_WORDS})\b(?!\s*(?:oz|lb|ounces?|pounds?)\b)"
+)
+_ONE_UNIT = re.compile(r"\ban? (?:whole |full |single )?(?P<u>gallon|pound|quart|pint)\b")
+
+
 def quantities(text: str, count_nouns: frozenset[str] = frozenset()) -> set[tuple[float, str]]:
     """Every (value, unit family) size said in ``text`` ("thirty two ounces" -> (32.0, "oz");
     "two and a half pounds" -> (2.5, "lb"); "12 x 12 fl oz" -> (12.0, "count") and (12.0,
-    "oz")). Nouns whose lemma is in ``count_nouns`` count too: the kind of the product talked
-    about ("80 plates" of plates)."""
+    "oz"); "12 in the box" -> (12.0, "count"); "a whole gallon" -> (1.0, "gal")). Nouns whose
+    lemma is in ``count_nouns`` count too: the kind of the product talked about ("80 plates" of
+    plates)."""
+    low = text.lower()
     out: set[tuple[float, str]] = set()
-    for m in _QUANTITY.finditer(text.lower()):
+    for m in _COUNTED_BY_HOLDER.finditer(low):
+        said = m.group("n") or m.group("m")
+        value = float(said) if said[:1].isdigit() else figure_value(said.replace(" ", "-"))
+        if value is not None:
+            out.add((value, "count"))
+    out |= {(1.0, _QUANTITY_UNITS[m.group("u")]) for m in _ONE_UNIT.finditer(low)}
+    for m in _QUANTITY.finditer(low):
         word = m.group("u")
+        if word == "in" and re.match(r"\s+(?:the|a|each|one|every)\b", low[m.end() :]):
+            continue  # "12 in the box" is a count (above), not twelve inches
         unit = _QUANTITY_UNITS.get(word) or ("count" if count_nouns and lemma(word) in count_nouns else None)
         if unit is None:
             continue

@@ -326,6 +326,17 @@ def test_what_a_phrase_names(lex, text, kind, candidates):
         assert m.kind == kind and (candidates is None or m.candidates == candidates)
 
 
+def test_the_shoppers_own_things_and_the_products_kind_are_no_labels(lex):
+    u = analyze("those r tuna flavour cuz ur cat loves tuna + big 12 oz pouch, 10 bucks 19", lex["supermarket"],
+                focus="sm_p151")
+    assert u.explanation is not None and "pet:cat" not in u.explanation.cites and "flavour:tuna" in u.explanation.cites
+    from situ_gym.language.dialogue import analyze_reply
+
+    u = analyze_reply("I understand, but organic milk here cost only 3.79, it is the cheapest milk in this cooler.",
+                      lex["supermarket"], heard=analyze("Too expensive.", lex["supermarket"]), focus="sm_p204")
+    assert u.explanation is not None and u.explanation.cites == ("price",)  # no "allergen:milk"
+
+
 def test_words_that_pick_a_product_out_are_no_reason(lex):
     said = "The salmon one is for sensitive stomach and cheaper than the lamb with $4.60."
     u = analyze(said, lex["supermarket"], visible=frozenset({"sm_p140", "sm_p142"}))

@@ -74,3 +74,17 @@ def test_halves_and_the_kind_of_product_as_a_count():
     assert quantities("eight ninety nine for two and a half pounds") == {(2.5, "lb")}
     assert quantities("you get 80 plates in the pack") == set()  # "plates" counts only for plates
     assert quantities("you get 80 plates in the pack", frozenset({"plate"})) == {(80.0, "count")}
+
+
+@pytest.mark.parametrize("text, sizes", [
+    # a count said by what holds it, not inches; one unit with an article
+    ("12 in the box for 7.89", {(12.0, "count")}),
+    ("you also get six in the bag", {(6.0, "count")}),
+    ("a bag of 6", {(6.0, "count")}),
+    ("it's a whole gallon for like three eighty nine", {(1.0, "gal")}),
+    # a price "for 12" says how it is sold; a pizza's inches stay inches
+    ("only $4.19 for 12", set()),
+    ("two 10 in pizzas", {(10.0, "in")}),
+])
+def test_counts_said_by_what_holds_them(text, sizes):
+    assert quantities(text) == sizes
