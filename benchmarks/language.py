@@ -33,6 +33,7 @@ from tests.language.corpus import (  # noqa: E402
     load_heldout6,
     load_heldout7,
     load_heldout8,
+    load_heldout9,
     score,
 )
 
@@ -78,7 +79,8 @@ def main(argv: list[str] | None = None) -> None:
         ("seventh corpus (tests/language/heldout6: the five styles; written apart, its totals guided tuning, since tuned on)",
          load_heldout6),
         ("eighth corpus (tests/language/heldout7: the five styles; written apart, since tuned on)", load_heldout7),
-        ("ninth corpus (tests/language/heldout8: the five styles; written apart, never tuned on)", load_heldout8),
+        ("ninth corpus (tests/language/heldout8: the five styles; written apart, since tuned on)", load_heldout8),
+        ("tenth corpus (tests/language/heldout9: the five styles; written apart, never tuned on)", load_heldout9),
     ]
     for title, load in corpora:
         print(f"\n{title}:")

@@ -27,6 +27,8 @@ HELDOUT6_DIR = Path(__file__).parent / "heldout6"
 HELDOUT7_DIR = Path(__file__).parent / "heldout7"
 # A ninth, written apart again while the layer was tuned on the eighth's misses (heldout8/README.md)
 HELDOUT8_DIR = Path(__file__).parent / "heldout8"
+# A tenth, written apart again while the layer was tuned on the ninth's misses (heldout9/README.md)
+HELDOUT9_DIR = Path(__file__).parent / "heldout9"
 STORES = ("supermarket", "home_furnishings")
 STYLES = ("chat", "clipped", "nonnative", "mixed")
 # heldout2 and heldout3 write straight on as "forward" (their READMEs' schema sections), the
@@ -73,6 +75,10 @@ def load_heldout7() -> list[dict]:
 
 def load_heldout8() -> list[dict]:
     return load_corpus(HELDOUT8_DIR)
+
+
+def load_heldout9() -> list[dict]:
+    return load_corpus(HELDOUT9_DIR)
 
 
 def lexicons():
