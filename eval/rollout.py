@@ -40,6 +40,7 @@ are the fields of ``RolloutConfig``, parsed by ``transformers.HfArgumentParser``
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import logging
@@ -248,22 +249,56 @@ def run(config: RolloutConfig, argv: list[str] | None = None) -> dict[str, Any] 
 
     # In-process workers point the process's meter at the run's usage file (``make_env``,
     # ``worker_state``): it points back where it did once the run ends, even by an error.
-    with METER.logging_to(METER.log_path):
-        out, pending, n_done, n_retry = _plan(config)
-        chunks = [pending[k : k + config.batch_size] for k in range(0, len(pending), config.batch_size)]
+    with contextlib.ExitStack() as held:
+        with METER.logging_to(METER.log_path):
+            out, pending, n_done, n_retry = _plan(config)
+            chunks = [pending[k : k + config.batch_size] for k in range(0, len(pending), config.batch_size)]
+            try:
+                executor = make_executor(executor_of(config, len(chunks)), config.workers, config.ray_address)
+            except ValueError as exc:  # Ray missing or unreachable: nothing was run, nothing written
+                raise ConfigError(str(exc).splitlines()[0]) from exc
+            stopped = True  # until _play returns: a stop or an interrupt ends the workers at once
+            try:
+                held.enter_context(run_lock(out))  # one writer per run directory, through the report
+                _play(config, argv, executor, out, chunks, len(pending), n_done, n_retry)
+                stopped = False
+            finally:
+                executor.close(abort=stopped)
+        if config.no_report:
+            return None
+        return finalize(out, judge=config.judge, judge_kwargs=judge_kwargs(config), prices=config.prices())
+
+
+@contextlib.contextmanager
+def run_lock(out: Path):
+    """Hold the run directory ``out`` for this process (an advisory ``flock`` on
+    ``out/.rollout.lock``, released when the process ends, however it ends). Raises
+    ConfigError, before anything is written, when another process holds it."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        fh = open(out / ".rollout.lock", "a+", encoding="utf-8")  # noqa: SIM115 - held until the run ends
+    except OSError as exc:
+        raise ConfigError(f"--out {str(out)!r}: {exc.strerror or exc}") from exc
+    try:
         try:
-            executor = make_executor(executor_of(config, len(chunks)), config.workers, config.ray_address)
-        except ValueError as exc:  # Ray missing or unreachable: nothing was run, nothing written
-            raise ConfigError(str(exc).splitlines()[0]) from exc
-        stopped = True  # until _play returns: a stop or an interrupt ends the workers at once
-        try:
-            _play(config, argv, executor, out, chunks, len(pending), n_done, n_retry)
-            stopped = False
-        finally:
-            executor.close(abort=stopped)
-    if config.no_report:
-        return None
-    return finalize(out, judge=config.judge, judge_kwargs=judge_kwargs(config), prices=config.prices())
+            import fcntl
+        except ImportError:  # no flock on this platform: run unguarded
+            fcntl = None
+        if fcntl is not None:
+            try:
+                fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                fh.seek(0)
+                holder = fh.read().strip() or "?"
+                raise ConfigError(f"{out} is being written by another eval.rollout (pid {holder}); wait for it "
+                                  "to finish, or stop it, before --resume, or choose another --out") from None
+        fh.seek(0)
+        fh.truncate()
+        fh.write(str(os.getpid()))
+        fh.flush()
+        yield
+    finally:
+        fh.close()
 
 
 def run_status(config: RolloutConfig) -> tuple[int, list[str]]:

@@ -221,6 +221,40 @@ def test_failed_resume_leaves_the_run_directory_untouched(tmp_path, capsys, extr
     assert _snapshot(out) == before
 
 
+def test_a_second_writer_is_refused_while_a_run_holds_its_directory(tmp_path, capsys):
+    # an orphaned or parallel `--resume` once double-wrote a run: the directory is held by the
+    # process writing it (an flock, released when that process ends however it ends)
+    import fcntl
+    import subprocess
+    import sys
+
+    out = tmp_path / "run"
+    assert main(_args(out, "--tasks", "0")) == 0
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import fcntl, sys, time; fh = open(sys.argv[1], 'a+'); "
+         "fcntl.flock(fh, fcntl.LOCK_EX); fh.seek(0); fh.truncate(); fh.write('4242'); fh.flush(); "
+         "print('held', flush=True); time.sleep(60)", str(out / ".rollout.lock")],
+        stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        before = _snapshot(out)
+        with pytest.raises(SystemExit) as exc:
+            main(_args(out, "--resume", "--tasks", "0-1"))
+        assert exc.value.code == 2
+        err = capsys.readouterr().err
+        assert "another eval.rollout (pid 4242)" in err and "Traceback" not in err
+        assert _snapshot(out) == before
+    finally:
+        holder.kill()
+        holder.wait()
+    # once the holder is gone the same command finishes the run
+    assert main(_args(out, "--resume", "--tasks", "0-1")) == 0
+    assert len(read_episodes(out / "trajectories.jsonl")) == 2
+    with open(out / ".rollout.lock") as fh:  # and holds the directory no more
+        fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
 # ------------------------------------------------------------------ 6. metrics.json does not depend on how it ran
 
 
