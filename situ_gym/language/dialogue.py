@@ -198,6 +198,16 @@ def in_reply(
             questions=tuple(reading_questions(questions, kinds)),
         )
 
+    # "which pizza tho?", "wait which thing?" after "grab me the pizza": the shopper spoke of one
+    # thing as if there were one; asking which is asking what it meant
+    if (lexicon is not None and said.questions and not said.proposed and not said.purchase_prompt
+            and said.navigation is None and not heard.named and not heard.asks_to_compare):
+        # (the words of "the pizza", and "one" / "thing" when the shopper said "the sage one")
+        meant = {w for m in _THE_ONE.finditer(low) for w in lemmas_of(m.group(0).split(None, 1)[-1])}
+        which = re.search(r"\bwhich\s+([a-z]+)", said.text.lower())
+        if which and lemmas_of(which.group(1))[:1] and lemmas_of(which.group(1))[0] in meant:
+            return replace(said, act="ClarifyNeed", questions=tuple(replace(q, clarifies=True) for q in said.questions))
+
     # a choice asked between products the shopper raised ("oslo or brio dumbbells, want it heavy":
     # two of them set side by side ask for a pick, with or without a "?")
     # ("how do the other options compare?" asks for new ones, not a pick among its own)

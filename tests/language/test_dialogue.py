@@ -314,6 +314,18 @@ def test_options_that_each_fit_the_shoppers_words_are_readings(lex, heard, reply
     assert put_forward(said) == () and said.explanation is None
 
 
+@pytest.mark.parametrize("heard, reply", [
+    ("grab me the pizza", "lol which pizza tho, pepperoni, margherita, supreme?? or one of the 2-packs"),
+    ("I want the sage one I saw earlier.", "We have a few sage pieces. Which one caught your eye?"),
+])
+def test_asking_which_of_the_thing_the_shopper_spoke_of_as_one_clarifies(lex, heard, reply):
+    assert analyze_reply(reply, lex, heard=analyze(heard, lex)).act == "ClarifyNeed"
+    # ... but "which one" after a question about differences asks for a pick
+    said = analyze_reply("All three are 12 oz bags. Which one suits your dinner?", lex,
+                         heard=analyze("Broccoli, mixed veg or riced cauliflower, what's the difference?", lex))
+    assert said.act != "ClarifyNeed"
+
+
 def test_bare_model_names_among_the_products_the_shopper_meant_are_readings():
     # "rowan", "vale" name products of several kinds store-wide; among the emerald chairs the
     # shopper meant, each names one, and a mark left out of the tokens ("vale (compact)") parts
