@@ -220,7 +220,7 @@ MOTION = frozenset(
 RELATION: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("out_of", _words(r"out of", r"leave", r"leaving", r"exit", r"exiting", r"step out", r"back out", r"get out", r"outside of", r"head out", r"out from", r"outside from", r"go out", r"come out", r"step outside", r"outta", r"out the door")),
     # (not "once you're inside": where a thing is after the walk)
-    ("into", _words(r"into", r"(?<!you're )(?<!you are )(?<!u r )(?<!ur )inside", r"enter", r"entering", r"go in", r"walk in", r"step in", r"head in", r"in through", r"pop in", r"duck in")),
+    ("into", _words(r"into(?! (?:view|sight)\b)", r"(?<!you're )(?<!you are )(?<!u r )(?<!ur )inside", r"enter", r"entering", r"go in", r"walk in", r"step in", r"head in", r"in through", r"pop in", r"duck in")),
     ("past", _words(r"past", r"beyond", r"go by", r"walk by", r"pass(?:ing)?")),
     ("along", _words(r"along", r"down the length", r"further down", r"further along", r"down the aisle", r"down the shelf", r"sideways",
                      r"side-?step", r"shuffle", r"slide", r"scoot", r"(?<![\d-])inch", r"edge (?:over|along|left|right)", r"that stretch")),

@@ -591,6 +591,9 @@ def test_steps_with_degree_words_and_conditions(lex, text, direction):
     # an arrow to a place walks there, whatever turn follows; a turn into a shop walks too
     ("supermarket", "granola bars \u2192 shelf 2, hang a left", ("sm_shelf_02", "to", "left", "medium")),
     ("home_furnishings", "turn L \u2192 into play-cation, sports stuff just inside", ("hf_store_play_cation", "into", "left", "medium")),
+    # "comes into view" enters nothing: a turn in place (the heuristic's and plain's own words)
+    ("supermarket", "Please turn to your left (about 147 degrees) so that Shelf 2 comes into view.",
+     ("sm_shelf_02", None, "left", None)),
     # "the whole right side" is where things are
     ("home_furnishings", "just walk into the plant um the indoor plants take up the whole right side",
      ("hf_store_the_plant", "into", None, "medium")),
