@@ -105,6 +105,7 @@ class Utterance:
     compared: tuple[str, ...] = ()
     explanation: Explanation | None = None
     navigation: NavInstruction | None = None
+    nav_at = 0  # the sentence the instruction is in
     location: NavInstruction | None = None  # where something is, said without telling to go
     purchase_prompt: bool = False
     budget: Budget | None = None
@@ -361,7 +362,7 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
         # The most specific instruction is the one meant: "Let's keep going! Turn left about 90
         # degrees toward Shelf 11" turns left; between equals the first stands.
         if nav is not None and (navigation is None or _specificity(nav) > _specificity(navigation)):
-            navigation = nav
+            navigation, nav_at = nav, si
         # ---- shopper-side stance on attribute labels
         for t in tags:
             start = toks[t.start].start
@@ -384,6 +385,15 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
                 continue
             (avoids if negated else wants).extend(sorted(t.tags))
 
+    # Where the walk ends, said in the next sentence ("go right and walk all the way over to
+    # the far wall. Open Cooler 1 is the first cooler there", "Go forward only some steps more.
+    # Then you are at Open Cooler 2."): the place named there, told of and not walked past
+    if navigation is not None and navigation.target is None and navigation.relation is None and nav_at + 1 < len(sentences):
+        s2, e2 = sentences[nav_at + 1]
+        told = [p for p in places if s2 <= p.char_start < e2]
+        if len(told) == 1 and not motion_verbs(toks, low, s2, e2) and not low[s2:e2].rstrip().endswith("?"):
+            walks = navigation.distance is not None
+            navigation = replace(navigation, target=told[0].entity_id, relation="to" if walks else None)
     # A product presented on its own, with its facts and no cue either way ("rec: oat milk,
     # vegan, 3.89", "the Honeycrisp apples are a sweet one, only $4.49"), is offered: what
     # else would naming one product and selling it be? Only when it is the one new product
@@ -785,8 +795,10 @@ def motion_verbs(toks, low: str, s: int = 0, e: int | None = None, base: int = 0
     leaving out verbs of a "when you walk in" clause; ``low`` is the lower-cased text from
     offset ``base`` on."""
     e = base + len(low) if e is None else e
-    return [t for t in toks if s <= t.start < e and t.verb in P.MOTION
-            and not _WHEN_YOU.search(low, max(0, t.start - base - 24), t.start - base)]
+    return [t for k, t in enumerate(toks) if s <= t.start < e and t.verb in P.MOTION
+            and not _WHEN_YOU.search(low, max(0, t.start - base - 24), t.start - base)
+            # "you look for something for the living room?" searches; it moves nowhere
+            and not (t.verb == "look" and k + 1 < len(toks) and toks[k + 1].low == "for")]
 
 
 # Where a thing is, not which way to move: "it'll be on your left", "(on ur L)", "on right
@@ -874,6 +886,14 @@ def _navigation(sent: str, toks, s: int, e: int, places: list[PlaceMention], low
         # the place named is where the walk ends)
         if relation == "to" and relation_here in ("behind", "along", "into", "toward"):
             relation = relation_here
+        # into a shop and a turn inside, to a section of it named after ("go into leather and
+        # ink and turn right, the office chairs section is just inside"): the section is where
+        # the walk ends ("go inside The Plant; the indoor plants are at the front" enters)
+        if relation == "into" and "_store_" in target and direction in ("left", "right"):
+            inside = [p for p in places if p.entity_id.startswith(target.replace("_store_", "_area_") + "_")
+                      and p.char_start > main[0].char_start]
+            if inside:
+                target, relation = inside[0].entity_id, "to"
     elif earlier is not None and verbs:
         target, relation = earlier.entity_id, relation_here or "to"
     else:

@@ -373,6 +373,10 @@ class SceneLexicon:
                         add((w, kind_l[-1]), eid)
                 add((*kind_l, "number", str(num)), eid)
                 add((kind_l[-1], str(num)), eid)
+                # clipped notes: "oc3", "uf 2", "ps1", "s7" (the kind's initials and the number)
+                initials = "".join(w[0] for w in kind_l)
+                add((f"{initials}{num}",), eid)
+                add((initials, str(num)), eid)
                 spelled = [k for k, v in _NUMBER_WORDS.items() if v == num]
                 for w in spelled:  # said aloud: "open cooler four", "shelf ten"
                     add((*kind_l, w), eid)
@@ -403,6 +407,8 @@ class SceneLexicon:
         if not t.text[0].isalpha() or t.lemma in self.product_vocab or t.lemma in self.place_vocab:
             return t.lemma
         base = t.low[:-2]
+        if t.low.endswith(("'s", "\u2019s")) and base in self.place_vocab:
+            return base  # "oc3's right behind u", "The Plant's door"
         if t.low.endswith(("'s", "\u2019s")) and base in self.name_index and base not in self.category_words and (
             base not in self.brand_vocab and not getAllLemmas(base)
         ):
@@ -538,7 +544,7 @@ class SceneLexicon:
             if longest:
                 # the window may hold stopwords the key leaves out ("Night and Accent Lights")
                 for n in range(min(longest + 3, len(lem) - i), 0, -1):
-                    key = tuple(w for w in lem[i : i + n] if w not in STOPWORDS and w not in SEPARATORS)
+                    key = tuple(w for w in lem[i : i + n] if w not in STOPWORDS and w not in SEPARATORS and w != "n")
                     if key in self.places and lem[i + n - 1] not in STOPWORDS and lem[i + n - 1] not in SEPARATORS:
                         hit = (n, self.places[key])
                         break

@@ -218,14 +218,14 @@ MOTION = frozenset(
     "sidestep edge inch shift bounce cruise".split()
 )
 RELATION: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("out_of", _words(r"out of", r"leave", r"leaving", r"exit", r"exiting", r"step out", r"back out", r"get out", r"outside of", r"head out", r"out from", r"outside from", r"go out", r"come out", r"step outside", r"outta", r"out the door")),
+    ("out_of", _words(r"out of", r"leave", r"leaving", r"exit", r"exiting", r"step out", r"back out", r"get out", r"outside of", r"head out", r"out from", r"outside from", r"go out", r"come out", r"step outside", r"outta", r"out the door", r"(?:go|walk|head|step|get) outside(?! of)")),
     # (not "once you're inside": where a thing is after the walk)
     ("into", _words(r"into(?! (?:view|sight)\b)", r"(?<!you're )(?<!you are )(?<!u r )(?<!ur )inside", r"enter", r"entering", r"go in", r"walk in", r"step in", r"head in", r"in through", r"pop in", r"duck in")),
     ("past", _words(r"past", r"beyond", r"go by", r"walk by", r"pass(?:ing)?")),
     ("along", _words(r"along", r"down the length", r"further down", r"further along", r"down the aisle", r"down the shelf", r"sideways",
-                     r"side-?step", r"shuffle", r"slide", r"scoot", r"(?<![\d-])inch", r"edge (?:over|along|left|right)", r"that stretch")),
+                     r"side-?step", r"shuffle", r"slide", r"scoot", r"inch (?:forward|along|over|closer|ahead|left|right|up|back)", r"edge (?:over|along|left|right)", r"that stretch")),
     ("behind", _words(r"behind(?! (?:you|u|ya)\b)", r"back side", r"other side", r"rear", r"around the back", r"far side of the")),
-    ("toward", _words(r"toward", r"towards", r"in the direction of", r"facing")),
+    ("toward", _words(r"toward", r"towards", r"in the direction of", r"facing(?! (?:you|u)\b)")),
 )
 DIRECTION: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("around", _words(r"(?:turn|swing|spin|whip) (?:all the way )?(?:a)?round", r"about[- ]face", r"behind you", r"spin (?:a)?round", r"turn back", r"180")),
@@ -233,15 +233,16 @@ DIRECTION: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("down", _words(r"look down", r"glance down", r"tilt (?:your (?:head|view) )?down", r"downward", r"bottom shel\w*", r"lower shel\w*", r"down low")),
     ("left", _words(r"left")),
     ("right", _words(r"(?<!get it )(?<!got it )right(?!\s+(?:now|there|here|away|straight|ahead|choice|one|fit|for|after|next|by|beside|behind|in|at|on|up|outside|inside|across|before|where|beyond|aisle|shelf|shop|store|section|place|spot|product|item|size|thing|way to|department|area))(?!,? i)")),
-    ("back", _words(r"back up", r"steps? back", r"backwards?", r"go back", r"reverse", r"walk back", r"move back", r"take a step back",
+    ("back", _words(r"back up", r"steps?(?: or two)? back", r"backwards?", r"go back", r"reverse", r"walk back", r"move back", r"take a step back",
                     r"(?:go|step|move|walk)\w*\s+(?:(?:a|little|bit|tiny|touch|tad|just)\s+){1,4}back")),  # "go little bit back"
     ("ahead", _words(r"straight", r"ahead(?! and\b)", r"forwards?", r"fwd", r"keep going", r"keep walking", r"carry on", r"onward")),
 )
 DISTANCE: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("short", _words(r"an? (?:step|pace|few steps|couple of steps|little|bit)", r"(?:\d|one|two|three) steps?", r"few steps",
+    ("short", _words(r"an? (?:step|pace|few steps|couple of steps|little|bit|sec)", r"(?:\d|one|two|three) steps?", r"few steps",
+                     r"some steps", r"step or two",
                      r"couple (?:of )?steps", r"slightly", r"short", r"just a (?:bit|little|touch)", r"a (?:metre|meter|yard) or two",
                      r"(?:few|couple of|one|two) (?:metres|meters|feet|yards)", r"nudge", r"tiny bit", r"a touch")),
-    ("long", _words(r"all the way", r"far end", r"far side", r"the end of", r"long way", r"far", r"back of the store",
+    ("long", _words(r"al+ the way", r"(?:until|till|til) (?:you|u) (?:reach|hit|get to) the (?:back|far|end)", r"far end", r"far side", r"the end of", r"long way", r"far", r"back of the store",
                     r"across the (?:store|floor|hall)", r"to the end")),
 )
 NEGATION = _words(

@@ -594,6 +594,21 @@ def test_steps_with_degree_words_and_conditions(lex, text, direction):
     # "comes into view" enters nothing: a turn in place (the heuristic's and plain's own words)
     ("supermarket", "Please turn to your left (about 147 degrees) so that Shelf 2 comes into view.",
      ("sm_shelf_02", None, "left", None)),
+    # clipped place names ("oc3", "s7"), a place's "'s"; a turn in place faces the place named
+    ("supermarket", "eggs, swing around, oc3's right behind u", ("sm_open_cooler_03", None, "around", None)),
+    ("supermarket", "\u2192 s7 back side, baking mixes r there", ("sm_shelf_07", "behind", None, "medium")),
+    ("supermarket", "Turn around, Shelf 12 is now facing you.", ("sm_shelf_12", None, "around", None)),
+    # "a step or two back", "some steps", "allll the way"; "go outside" a shop leaves it
+    ("supermarket", "Take a step or two back so you can see the top row better.", (None, None, "back", "short")),
+    ("supermarket", "turn R, allll the way over to open cooler 1", ("sm_open_cooler_01", "to", "right", "long")),
+    ("home_furnishings", "First you go outside Play-cation, then you turn to the right, and I tell you next.",
+     ("hf_store_play_cation", "out_of", "right", "medium")),
+    # where the walk ends, said in the next sentence
+    ("supermarket", "Go forward only some steps more, please. Then you are at Open Cooler 2.",
+     ("sm_open_cooler_02", "to", "ahead", "short")),
+    # into a shop and a turn inside: the section named after is where the walk ends
+    ("home_furnishings", "walk into leather n ink n turn right, the office chairs section is just inside",
+     ("hf_area_leather_and_ink_2", "to", "right", "medium")),
     # "the whole right side" is where things are
     ("home_furnishings", "just walk into the plant um the indoor plants take up the whole right side",
      ("hf_store_the_plant", "into", None, "medium")),
@@ -603,10 +618,14 @@ def test_routes_in_informal_words(lex, store, text, nav):
     assert got is not None and (got.target, got.relation, got.direction, got.distance) == nav, text
 
 
-def test_a_size_in_inches_is_no_motion(lex):
+def test_a_size_in_inches_and_looking_for_something_are_no_motion(lex):
     u = analyze("Got it, we'll leave the pepperoni. The Stone Hearth Margherita Pizza is vegetarian and the same "
                 "12-inch size, at $6.79.", lex["supermarket"])
     assert u.navigation is None
+    assert analyze("so the stone hearth pepperoni pizza is twelve inch and like six sixty nine",
+                   lex["supermarket"]).navigation is None
+    assert analyze("Good afternoon, welcome. You look for something for living room or for bedroom?",
+                   lex["home_furnishings"]).navigation is None
 
 
 @pytest.mark.parametrize("text, target, relation, direction", [
