@@ -710,6 +710,8 @@ def _slots(sent, toks, s, e, mentions, places, tags, money) -> list[str]:
         slots.remove("budget")
     if "category" in slots and "preference" in slots:
         slots.remove("preference" if not re.search(r"\bprefer|flavou?r|colou?r|brand|style|scent|material\b", sent) else "category")
+    if "use" in slots and "category" in slots and re.search(r"\bwho (?:are|r) (?:you|u) (?:shopping|buying|getting)", sent):
+        slots.remove("category")  # "who are you shopping for": for whom, not what
     if "use" in slots and "category" in slots and re.search(r"\b(?:what|which) room\b[^?]*\b(?:shopping|looking) for", sent):
         slots.remove("category")  # "what room r we shopping for?": the room is what is asked
     if "use" in slots and "category" in slots and not re.search(r"\buse\b|occasion|purpose|who|\broom\b|for (?:you|the kids|a party|dinner)", sent):

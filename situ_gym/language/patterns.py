@@ -64,7 +64,9 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"(?:which|what) (?:kind|sort|type) (?:of )?(?:food|snack|drink|furniture|lamp|light|chair|desk|sofa|product|thing)s?",
         r"what do u need", r"what (?:can|shall) (?:i|we) find", r"(?:need|want|after) what",
         r"(?:want|wanna|need) to (?:buy|get|pick up)", r"what(?:'re| are) we grabbing", r"what things? (?:you|u)",
-        r"what(?:'s| is) the (?:mission|plan|goal)", r"what (?:are|r) (?:you|u) after",
+        r"what(?:'s| is) the (?:mission|plan|goal|project)", r"what (?:are|r) (?:you|u) after", r"shopping mission",
+        r"what (?:you|u) (?:like|want|wanna|need) to (?:buy|get|cook|make|find)", r"^\W*list\W*$", r"what piece",
+        r"which (?:furniture|piece|product|thing|item)s? (?:you|u)", r"how can i help",
         # "what furniture you need": a kind of thing, not a slot word, asked for
         r"what (?!(?:size|colou?r|flavou?r|budget|price|style|material|brand|room|do|does|did|would|will|can|could|should|are|is|r)\b)"
         r"[a-z]+ (?:you|u) (?:need|want|search|look)\w*")),
@@ -78,7 +80,9 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"what for", r"what it'?s for", r"for what (?:is|you|it)", r"what (?:is )?the use", r"for which room", r"anything special",
         r"for (?:breakfast|lunch|dinner|snacks?|school|work|the kids|guests) or", r"(?:for )?what use",
         r"(?:living|dining|bed|bath|kids'?|play) ?room", r"how old", r"(?:keep|store|put) in (?:it|them)",
-        r"something special", r"cooking something", r"(?:cat|dog|pup|puppy|kitten|kid|child|baby)'?s age",
+        r"something special", r"cooking something", r"who (?:are|r) (?:you|u) (?:shopping|buying|getting)",
+        r"room (?:you'?re|you are|ur|u r) (?:working on|doing|furnishing|decorating|redoing)",
+        r"for (?:reading|cooking|working|sleeping|gaming|relaxing|dining|baking|snacking) or", r"(?:cat|dog|pup|puppy|kitten|kid|child|baby)'?s age",
         r"(?:put|keep|store) inside", r"(?:^|\+\s*)room\W*$")),
     ("budget", _words(
         r"budget", r"spend", r"spending", r"pay", r"price", r"prices", r"priced", r"cost", r"costs", r"afford",
@@ -89,7 +93,8 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"avoid\w*", r"allerg\w*", r"stay away", r"dislike", r"don'?t (?:want|like|eat|need)", r"can'?t (?:have|eat|use|stand)",
         r"do not want", r"intoleran\w*", r"deal ?-?breakers?", r"rule out", r"rather not", r"off[- ]limits",
         r"sensitive to", r"no-?gos?", r"bugs? (?:you|u)", r"hate", r"hard no", r"upsets?", r"things? to (?:avoid|skip)", r"anything you (?:won'?t|can'?t|don'?t)", r"steer clear",
-        r"restrictions?", r"no [a-z]+ at all", r"definitely don'?t", r"count too", r"you said no",
+        r"restrictions?", r"no [a-z]+ at all", r"(?:is|are) [a-z ]{2,20}? (?:a )?(?:problem|issue)", r"any [a-z]+ (?:issues?|problems?)",
+        r"[a-z]+ (?:is|are) (?:a )?problem", r"definitely don'?t", r"count too", r"you said no",
         r"cannot (?:eat|have|use)", r"(?:don'?t|do not) want in", r"without [a-z]+\??$", r"okay with [a-z]+", r"ok with [a-z]+")),
     ("size", _words(
         r"size", r"sizes", r"how many", r"how big", r"how large", r"how small", r"quantity", r"dimensions?",
@@ -100,8 +105,10 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"ceiling height", r"(?:high|low|tall|vaulted) ceilings?",
         r"(?:big|small|smaller|bigger|large|larger) (?:tub|cups?|bottle|can|carton|pouch|loaf|tin)s?",
         r"single piece", r"or a set", r"footprint", r"height", r"compact", r"bulky", r"too big", r"smaller", r"bigger", r"larger",
-        r"width", r"depth", r"(?:big|large|regular|small) pack")),
-    ("location", _words(r"where", r"which (?:aisle|shelf|section|store|part|area|side|shop)", r"whereabouts", r"part of the store",
+        r"width", r"depth", r"(?:big|large|regular|small) pack", r"(?:one|a|1|half a|the half) (?:gallon|gal|pound|lb)\b",
+        r"or the half")),
+    ("location", _words(r"where", r"which (?:aisle|shelf|section|store|part|area|side|shop)", r"which number",
+                         r"(?:you|u) (?:are|r)(?: now)? (?:in|inside|at|near|by) (?:the|some|a)\b[^?]*\bor\b", r"whereabouts", r"part of the store",
                          r"(?:different|another|other) (?:shop|store|section)", r"(?:was|is) it in", r"where you saw")),
     ("preference", _words(
         r"prefer\w*", r"flavou?rs?", r"colou?rs?", r"materials?", r"styles?", r"scents?", r"brands?",
@@ -110,7 +117,7 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"any (?:wishes|preferences|ideas)", r"leaning", r"mood for", r"nice-to-have", r"a must", r"the regular",
         r"go for\?", r"usually (?:go|get|buy)", r"what put you off", r"you'?d change", r"ideal [a-z]+", r"look like",
         r"assembl\w*", r"do you want (?:it|the [a-z ]+) to", r"or the colou?r",
-        r"non-?negotiables?", r"must have", r"(?:you|u) (?:must|need to) have", r"set on", r"much light", r"little light")),
+        r"non-?negotiables?", r"must have", r"what matters (?:more|most)", r"(?:which|what) variety", r"(?:you|u) (?:must|need to) have", r"set on", r"much light", r"little light")),
 )
 CLARIFY = _words(
     r"right(?=\?)", r"you said", r"would around", r"^(?:is|are|was|were|did|do you (?:need|mean|want (?:the|it|one))|is it|is the|is this)\b[^?]*,? or\b",

@@ -519,6 +519,17 @@ def test_slots_asked_by_what_the_options_are(lex, text, asks):
     ("home_furnishings", "welcome! budget + room?", ("budget", "use")),
     ("home_furnishings", "single shelf or multi-tier? + max width?", ("preference", "size")),
     ("supermarket", "cat's age? + any budget?", ("budget", "use")),
+    # what the shopper is after, for whom, for what use, and what is a problem for them
+    ("supermarket", "heyy welcome, what's the shopping mission today? any allergies i should know about?",
+     ("avoid", "category")),
+    ("supermarket", "hey there um who are you shopping for today just yourself or like the whole family", ("use",)),
+    ("home_furnishings", "Hello! Is there a room you're working on at the moment?", ("use",)),
+    ("home_furnishings", "floor lamp, for reading or more mood lighting?", ("use",)),
+    ("supermarket", "ooh soup + crackers, butter ones, whole grain or rosemary-ish? any gluten issue?",
+     ("avoid", "preference")),
+    ("supermarket", "Yes. You want normal cow milk or from plants, like oat? And how much, one gallon or the half?",
+     ("preference", "size")),
+    ("home_furnishings", "Please tell me, you are now in the corridor or inside some shop?", ("location",)),
     # where the shopper stands, in non-native word order
     ("supermarket", "Please tell me, you are near to which freezer now?", ("location",)),
     ("home_furnishings", "Excuse me, you are now in which shop?", ("location",)),
