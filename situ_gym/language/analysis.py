@@ -492,6 +492,17 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
     asks_need = low.rstrip().endswith("?") and any(q.slots != ("other",) for q in questions)
     if focus is not None and focus in compared and len(others) == 1 and not proposed and not purchase and not asks_need:
         proposed.append(others[0])
+    # ... and so is one of its kind set against it by words that leave it unnamed ("the rotini
+    # is only 10 cents more and it's whole grain", "has the same drawers, 120 bucks less", "is
+    # also 10 oz, vs $4.19 for the mac"): the two are compared
+    if (focus is not None and lex is not None and not compared and focus not in named and not purchase and not rejects
+            and not P.HANDLE_REJECTION.search(low)):
+        beside = [p for p in _unique(named) if p != focus and p not in set_aside and p not in landmarks]
+        if len(beside) == 1 and lex.category_of.get(beside[0]) == lex.category_of.get(focus) and _SET_AGAINST.search(low):
+            compared = [focus, beside[0]]
+            if not asks_need and beside[0] not in proposed:
+                proposed.append(beside[0])
+                mentioned = [p for p in mentioned if p != beside[0]]
     # options of one kind listed, then one picked ("3 opts: chamomile 8.79 / peppermint 9.89 /
     # earl grey decaf 4.39. cheapest = earl grey decaf -> that one"): every option is weighed
     if len(proposed) == 1 and lex is not None:
@@ -1042,6 +1053,8 @@ def _explanation(pid, low, toks, mentions, tags, money, lex, rivals=()) -> Expla
 
 # Words that say a label of every side (before it in its sentence, or "too" right after).
 _SAID_OF_ALL = re.compile(r"\b(?:both|same|also|each|all three|either)\b(?:(?!\b(?:but|only|while|whereas)\b)[^.!?\n])*$")
+# Words that set one product against another: a difference or a likeness.
+_SET_AGAINST = re.compile(r"\b(?:more|less|cheaper|pricier|same|also|too|vs\.?|versus|than|swap|switch|instead|difference)\b")
 _OWNER = re.compile(r"\b(?:your|ur|my|his|her|their|our)\s+$")
 _THE_X_ONE = re.compile(r"(?<!\bis )(?<!\bare )(?<!'s )(?<!'re )\b(?:the|this|that)\s+$")  # not "it's the X one": a reason
 _ONE_AFTER = re.compile(r"\s*(?:one|ones)\b")

@@ -263,7 +263,10 @@ def in_reply(
     # it (a turn-down that asks something is answered by what it asks)
     product = lexicon.index.products.get(focus) if lexicon is not None and focus is not None else None
     tags = set(product.tags) if product is not None else set()
-    fails = product is not None and not asked and said.act != "Compare" and (  # weighing it against another still compares
+    # (weighing it against another by name still compares; "the X is fair trade too", leaving it
+    # unnamed, offers the X instead)
+    weighed = said.act == "Compare" and focus in said.named
+    fails = product is not None and not asked and (said.act != "Compare" or not weighed) and (
         any(t not in tags for t in heard.wants) or any(t in tags for t in heard.avoids)
     )
     # ... by standing up for the product turned down ("fair, but it's 5 lb + high protein"):

@@ -300,6 +300,21 @@ def test_a_comparison_that_ends_asking_the_need_picks_no_side(lex):
     assert u.proposed == ("hf_p124",)
 
 
+@pytest.mark.parametrize("store, focus, text, other", [
+    ("supermarket", "sm_p042", "Just so you know, the **Bella Strada Whole Wheat Rotini** is only 10 cents more "
+     "($1.89 vs $1.79) and it's whole grain. Might be worth the swap?", "sm_p044"),
+    ("home_furnishings", "hf_p041", "heads up, mira writing desk (quill n co) has the same drawers + keyboard tray, "
+     "409.99, 120 bucks less", "hf_p038"),
+])
+def test_a_product_set_against_the_one_under_discussion_without_naming_it_is_compared(lex, store, focus, text, other):
+    u = analyze(text, lex[store], focus=focus)
+    assert (u.act, set(u.compared), u.proposed) == ("Compare", {focus, other}, (other,))
+    # ... but an alternative after a turn-down is offered, not weighed against what was turned down
+    u = analyze("ok, not that one. alt: brighthome free & clear dish soap, fragrance-free, same 3.69", lex["supermarket"],
+                focus="sm_p111")
+    assert u.compared == () and u.proposed == ("sm_p113",)
+
+
 def test_bare_words_opening_list_items_name_products_in_view(lex):
     u = analyze("decaf = ground, 9.19 / colombian = whole bean, 11.49", lex["supermarket"],
                 visible=frozenset({"sm_p034", "sm_p033"}))
