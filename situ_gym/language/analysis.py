@@ -1221,7 +1221,8 @@ _STANDING = re.compile(
 )
 # Where the shopper is now (not where it would like to go): "where r u atm?", "what can you see?"
 _WHERE_NOW = re.compile(
-    _STANDING.pattern + r"|\bwhere (?:are|r|is) (?:you|u)\b|\bwhere you(?: are|'re)\b|\bstanding\b|"
+    _STANDING.pattern + r"|\bwhere (?:are|r|is) (?:you|u)\b|\bwhere you(?: are|'re)\b|\bstanding\b|\bwhich number\b|"
+    r"\bwhat (?:are )?(?:you|u) (?:are )?seeing\b|\b(?:you|u) (?:are|r)(?: now)? (?:in|inside|at|near|by) (?:the|some|a)\b[^?]*\bor\b|"
     r"\bwhat (?:can|do) (?:you|u) see\b|\b(?:are|r) (?:you|u) standing\b"
 )
 # A label predicated of a product: "(the X) isn't", "has", "doesn't have the", "is missing".

@@ -253,7 +253,8 @@ def in_reply(
     # (a route is directions without a verb: "straight ahead, past produce stand 1 -> ...",
     # "out of light logic, then hang a right")
     nav = said.navigation
-    route = nav is not None and (nav.direction in ("ahead", "around") or nav.relation in ("past", "out_of"))
+    route = nav is not None and (nav.direction in ("ahead", "around") or nav.relation in ("past", "out_of")
+                                 or re.match(r"\W*(?:->|\u2192)", said.text) is not None)  # "-> oc3, cheese + eggs"
     if asked and "location" in heard.requests and said.act == "Navigate" and not route and not any(
         t.low != "back" for t in motion_verbs(said.tokens, said.text.lower())  # "back side" is where, not a move
     ):

@@ -208,7 +208,7 @@ PURCHASE = _words(
     r"go on and add", r"(?:^|, |\. )buy (?:the|it|this|that|these)",
     # informal and non-native: "you want add the X in cart now?", "you want buying it?", "we doing it?"
     r"(?:you|u) want (?:to )?(?:add|adding|buy|buying|take|taking|purchase|purchasing)\b[^.?!]{0,60}\?",
-    r"(?:are )?we doing (?:it|this|that)\?", r"(?:->|\u2192) ?buy\??",
+    r"(?:are )?we doing (?:it|this|that)\?", r"(?:->|\u2192) ?(?:buy|add)\b",
 )
 # Clipped notes ask for the purchase without a verb: "cart?", "-> cart", "ready for cart".
 PURCHASE = re.compile(
@@ -356,7 +356,9 @@ REASON = _words(
 COMPARATIVE = re.compile(
     r"\b(?:[a-z]+er than|cheaper|pricier|sweeter|healthier|bigger|smaller|larger|lighter|heavier|softer|firmer|better|worse|"
     r"quieter|sturdier|longer|shorter|taller|wider|narrower|stronger|milder|darker|richer|creamier|crunchier|tarter|"
-    r"more expensive|less expensive|more|less|both|two|per bar|per roll|the same|whereas|while the|of the two|between)\b"
+    # ("two" the options, not a place's number or a count of steps: "chest freezer two", "two steps")
+    r"more expensive|less expensive|more|less|both|(?<!shelf )(?<!freezer )(?<!cooler )(?<!stand )two(?! steps?\b| feet\b)|"
+    r"per bar|per roll|the same|whereas|while the|of the two|between)\b"
 )
 # A turn that takes a rejection on board ("you already turned that down", "let's skip it").
 HANDLE_REJECTION = _words(

@@ -644,6 +644,19 @@ def test_routes_in_informal_words(lex, store, text, nav):
     assert got is not None and (got.target, got.relation, got.direction, got.distance) == nav, text
 
 
+def test_a_place_number_is_no_comparison_and_an_arrow_to_add_buys(lex):
+    from situ_gym.language.dialogue import analyze_reply
+
+    sm = lex["supermarket"]
+    u = analyze_reply("so turn left and walk down to chest freezer two the shrimp and the chicken are in there", sm,
+                      heard=analyze("Where's the frozen shrimp?", sm), raised=["sm_p196"])
+    assert u.act == "Navigate" and u.compared == ()
+    u = analyze_reply("\u2192 oc3, cheese + eggs", sm, heard=analyze("cheese?", sm))
+    assert u.act == "Navigate" and u.navigation.target == "sm_open_cooler_03"
+    u = analyze_reply("gala apples, 4.69 \u2192 add?", sm, heard=analyze("ok the galas", sm), raised=["sm_p222"])
+    assert u.purchase_prompt and u.act == "ConfirmPurchase"
+
+
 def test_a_size_in_inches_and_looking_for_something_are_no_motion(lex):
     u = analyze("Got it, we'll leave the pepperoni. The Stone Hearth Margherita Pizza is vegetarian and the same "
                 "12-inch size, at $6.79.", lex["supermarket"])
