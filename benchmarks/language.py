@@ -34,6 +34,7 @@ from tests.language.corpus import (  # noqa: E402
     load_heldout7,
     load_heldout8,
     load_heldout9,
+    load_heldout10,
     score,
 )
 
@@ -80,7 +81,8 @@ def main(argv: list[str] | None = None) -> None:
          load_heldout6),
         ("eighth corpus (tests/language/heldout7: the five styles; written apart, since tuned on)", load_heldout7),
         ("ninth corpus (tests/language/heldout8: the five styles; written apart, since tuned on)", load_heldout8),
-        ("tenth corpus (tests/language/heldout9: the five styles; written apart, never tuned on)", load_heldout9),
+        ("tenth corpus (tests/language/heldout9: the five styles; written apart, since tuned on)", load_heldout9),
+        ("eleventh corpus (tests/language/heldout10: the five styles; written apart, never tuned on)", load_heldout10),
     ]
     for title, load in corpora:
         print(f"\n{title}:")

@@ -21,7 +21,14 @@ from functools import lru_cache
 from situ_gym.language import patterns as P
 from situ_gym.language.lexicon import Mention, PlaceMention, SceneLexicon, TagMention, lemmas_of
 from situ_gym.language.money import amounts, figure_value, quantities
-from situ_gym.language.tokens import STOPWORDS, Token, normalize, sentence_spans, spans_between, tokenize
+from situ_gym.language.tokens import (
+    STOPWORDS,
+    Token,
+    normalize,
+    sentence_spans,
+    spans_between,
+    tokenize,
+)
 
 __all__ = [
     "ACTS", "SLOTS", "SLOT_KINDS", "RELATIONS", "DIRECTIONS", "DISTANCES",

@@ -29,6 +29,8 @@ HELDOUT7_DIR = Path(__file__).parent / "heldout7"
 HELDOUT8_DIR = Path(__file__).parent / "heldout8"
 # A tenth, written apart again while the layer was tuned on the ninth's misses (heldout9/README.md)
 HELDOUT9_DIR = Path(__file__).parent / "heldout9"
+# An eleventh, written apart again while the layer was tuned on the tenth's misses (heldout10/README.md)
+HELDOUT10_DIR = Path(__file__).parent / "heldout10"
 STORES = ("supermarket", "home_furnishings")
 STYLES = ("chat", "clipped", "nonnative", "mixed")
 # heldout2 and heldout3 write straight on as "forward" (their READMEs' schema sections), the
@@ -79,6 +81,10 @@ def load_heldout8() -> list[dict]:
 
 def load_heldout9() -> list[dict]:
     return load_corpus(HELDOUT9_DIR)
+
+
+def load_heldout10() -> list[dict]:
+    return load_corpus(HELDOUT10_DIR)
 
 
 def lexicons():

@@ -947,8 +947,13 @@ HELDOUT8_FLOOR = 0.94
 # tests/language/heldout9 (400 utterances, five styles, a tenth author; written while the layer
 # was tuned on heldout7's and heldout8's misses, never run through it before its first
 # measurement): 93.2% when first run (92.4% with the layer as the session found it, 92.8% before
-# heldout8's misses were read). The held-out measure.
-HELDOUT9_FLOOR = 0.92
+# heldout8's misses were read); a development set since heldout10 was written (95.2%).
+HELDOUT9_FLOOR = 0.94
+# tests/language/heldout10 (400 utterances, five styles, an eleventh author; written while the
+# layer was tuned on heldout9's misses, never run through it before its first measurement):
+# 93.2% when first run (91.6% with the layer as the session found it, 92.4% before heldout9's
+# misses were read). The held-out measure.
+HELDOUT10_FLOOR = 0.92
 
 
 @pytest.mark.parametrize("corpus, floor, style_margin", [("heldout", HELDOUT_FLOOR, 0.05),
@@ -959,7 +964,8 @@ HELDOUT9_FLOOR = 0.92
                                                           ("heldout6", HELDOUT6_FLOOR, 0.06),
                                                           ("heldout7", HELDOUT7_FLOOR, 0.06),
                                                           ("heldout8", HELDOUT8_FLOOR, 0.06),
-                                                          ("heldout9", HELDOUT9_FLOOR, 0.06)])
+                                                          ("heldout9", HELDOUT9_FLOOR, 0.06),
+                                                          ("heldout10", HELDOUT10_FLOOR, 0.06)])
 def test_held_out_accuracy_per_style(capsys, corpus, floor, style_margin):
     from . import corpus as C
 
@@ -973,6 +979,7 @@ def test_held_out_accuracy_per_style(capsys, corpus, floor, style_margin):
         "heldout7": (C.load_heldout7(), C.STYLES2),
         "heldout8": (C.load_heldout8(), C.STYLES2),
         "heldout9": (C.load_heldout9(), C.STYLES2),
+        "heldout10": (C.load_heldout10(), C.STYLES2),
     }[corpus]
     result = score(rows)
     with capsys.disabled():
@@ -1001,10 +1008,10 @@ def _group_readings(corpus: str):
 # whose members all get the same act, proposals, attempts and slots. Measured: heldout 37/45,
 # heldout2 18/30, heldout3 20/25, heldout4 18/25 (9/25 when first run), heldout5 15/25 (10/25
 # when first run; 17/25 now), heldout6 20/25 (15/25 when first run), heldout7 17/25 (13/25 when
-# first run), heldout8 18/25 (15/25 when first run), heldout9 17/25 (when first run); a drop is a
-# regression.
+# first run), heldout8 18/25 (15/25 when first run), heldout9 18/25 (17/25 when first run),
+# heldout10 17/25 (when first run); a drop is a regression.
 INVARIANCE_FLOORS = {"heldout": 0.8, "heldout2": 0.55, "heldout3": 0.76, "heldout4": 0.68, "heldout5": 0.64,
-                     "heldout6": 0.76, "heldout7": 0.68, "heldout8": 0.72, "heldout9": 0.68}
+                     "heldout6": 0.76, "heldout7": 0.68, "heldout8": 0.72, "heldout9": 0.72, "heldout10": 0.68}
 
 
 @pytest.mark.parametrize("corpus", sorted(INVARIANCE_FLOORS))

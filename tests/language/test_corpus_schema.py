@@ -234,7 +234,7 @@ def test_the_validator_rejects_each_kind_of_mistake(corrupt, needle):
 
 
 @pytest.mark.parametrize("folder", ["heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6",
-                                    "heldout7", "heldout8", "heldout9"])
+                                    "heldout7", "heldout8", "heldout9", "heldout10"])
 def test_held_out_labels_are_in_the_layers_vocabulary(folder):
     """The held-out corpora were written apart, each with its README's schema; every label
     they state must be one the layer can give (after ``corpus.DIRECTION_SYNONYMS``), or the
