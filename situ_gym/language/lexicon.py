@@ -544,8 +544,10 @@ class SceneLexicon:
             if longest:
                 # the window may hold stopwords the key leaves out ("Night and Accent Lights")
                 for n in range(min(longest + 3, len(lem) - i), 0, -1):
+                    # ("leather n ink": a clipped "and" inside a name, never at its end)
                     key = tuple(w for w in lem[i : i + n] if w not in STOPWORDS and w not in SEPARATORS and w != "n")
-                    if key in self.places and lem[i + n - 1] not in STOPWORDS and lem[i + n - 1] not in SEPARATORS:
+                    last = lem[i + n - 1]
+                    if key in self.places and last not in STOPWORDS and last not in SEPARATORS and last != "n":
                         hit = (n, self.places[key])
                         break
             if hit and self._place_conflicts(toks, lem, i, hit[0]):
