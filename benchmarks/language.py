@@ -22,21 +22,7 @@ from situ_gym.language import (
     analysis,  # noqa: E402
     analyze,  # noqa: E402
 )
-from tests.language.corpus import (  # noqa: E402
-    lexicons,
-    load_corpus,
-    load_heldout,
-    load_heldout2,
-    load_heldout3,
-    load_heldout4,
-    load_heldout5,
-    load_heldout6,
-    load_heldout7,
-    load_heldout8,
-    load_heldout9,
-    load_heldout10,
-    score,
-)
+from tests.language.corpus import HELD_OUT, lexicons, load_corpus, load_held_out, score  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -68,25 +54,12 @@ def main(argv: list[str] | None = None) -> None:
     t = time.perf_counter()
     analyze(long_text, lex["supermarket"])
     print(f"1 MB input (capped): {1e3 * (time.perf_counter() - t):.1f} ms")
-    corpora = [
-        ("first corpus (tests/language/corpus)", lambda: rows),
-        ("held-out corpus (tests/language/heldout: chat, clipped, non-native, mixed; written apart, since tuned on)",
-         load_heldout),
-        ("third corpus (tests/language/heldout2: the four styles and spoken; written apart, since tuned on)", load_heldout2),
-        ("fourth corpus (tests/language/heldout3: the five styles; written apart, since tuned on)", load_heldout3),
-        ("fifth corpus (tests/language/heldout4: the five styles; written apart, its totals guided tuning)", load_heldout4),
-        ("sixth corpus (tests/language/heldout5: the five styles; written apart, its totals guided tuning, since tuned on)",
-         load_heldout5),
-        ("seventh corpus (tests/language/heldout6: the five styles; written apart, its totals guided tuning, since tuned on)",
-         load_heldout6),
-        ("eighth corpus (tests/language/heldout7: the five styles; written apart, since tuned on)", load_heldout7),
-        ("ninth corpus (tests/language/heldout8: the five styles; written apart, since tuned on)", load_heldout8),
-        ("tenth corpus (tests/language/heldout9: the five styles; written apart, since tuned on)", load_heldout9),
-        ("eleventh corpus (tests/language/heldout10: the five styles; written apart, never tuned on)", load_heldout10),
-    ]
-    for title, load in corpora:
-        print(f"\n{title}:")
-        print(score(load()).table())
+    print("\nfirst corpus (tests/language/corpus):")
+    print(score(rows).table())
+    for name, how in HELD_OUT.items():
+        print(f"\nheld-out corpus tests/language/{name} ({how}):")
+        print(score(load_held_out(name)).table())
+
 
 if __name__ == "__main__":
     main()

@@ -12,25 +12,20 @@ from situ_gym.scene import SceneIndex
 from situ_gym.scene.loader import load_scene
 
 CORPUS_DIR = Path(__file__).parent / "corpus"
-HELDOUT_DIR = Path(__file__).parent / "heldout"  # written apart from the layer (heldout/README.md)
-# A third corpus, written after the layer was last tuned on the second (heldout2/README.md)
-HELDOUT2_DIR = Path(__file__).parent / "heldout2"
-# A fourth, written apart again after the layer was tuned on the third (heldout3/README.md)
-HELDOUT3_DIR = Path(__file__).parent / "heldout3"
-# A fifth, written apart again while the layer was tuned with the fourth as a guard (heldout4/README.md)
-HELDOUT4_DIR = Path(__file__).parent / "heldout4"
-# A sixth, written apart again once the fourth had been tuned with (heldout5/README.md)
-HELDOUT5_DIR = Path(__file__).parent / "heldout5"
-# A seventh, written apart again once the sixth's totals had guided tuning (heldout6/README.md)
-HELDOUT6_DIR = Path(__file__).parent / "heldout6"
-# An eighth, written apart again while the layer was tuned on the seventh's misses (heldout7/README.md)
-HELDOUT7_DIR = Path(__file__).parent / "heldout7"
-# A ninth, written apart again while the layer was tuned on the eighth's misses (heldout8/README.md)
-HELDOUT8_DIR = Path(__file__).parent / "heldout8"
-# A tenth, written apart again while the layer was tuned on the ninth's misses (heldout9/README.md)
-HELDOUT9_DIR = Path(__file__).parent / "heldout9"
-# An eleventh, written apart again while the layer was tuned on the tenth's misses (heldout10/README.md)
-HELDOUT10_DIR = Path(__file__).parent / "heldout10"
+# The corpora written apart from the layer, in the order they were written, and how each was
+# used (its README says how it was written; "Use since" in the later ones, how it was used).
+HELD_OUT = {
+    "heldout": "written apart from the layer and the first corpus, since tuned on",
+    "heldout2": "written after the layer was last tuned on the second, since tuned on",
+    "heldout3": "written apart again after the layer was tuned on the third, since tuned on",
+    "heldout4": "written apart again while the layer was tuned with the fourth as a guard; its totals guided tuning, since tuned on",
+    "heldout5": "written apart again once the fourth had been tuned with; its totals guided tuning, since tuned on",
+    "heldout6": "written apart again once the sixth's totals had guided tuning; since tuned on",
+    "heldout7": "written apart again while the layer was tuned on the seventh's misses; since tuned on",
+    "heldout8": "written apart again while the layer was tuned on the eighth's misses; since tuned on",
+    "heldout9": "written apart again while the layer was tuned on the ninth's misses; since tuned on",
+    "heldout10": "written apart again while the layer was tuned on the tenth's misses; never tuned on",
+}
 STORES = ("supermarket", "home_furnishings")
 STYLES = ("chat", "clipped", "nonnative", "mixed")
 # heldout2 and heldout3 write straight on as "forward" (their READMEs' schema sections), the
@@ -47,44 +42,16 @@ def load_corpus(folder: Path = CORPUS_DIR) -> list[dict]:
     return rows
 
 
-def load_heldout() -> list[dict]:
-    return load_corpus(HELDOUT_DIR)
+def load_held_out(name: str) -> list[dict]:
+    """The rows of the held-out corpus ``name`` (a key of ``HELD_OUT``)."""
+    if name not in HELD_OUT:
+        raise KeyError(f"no held-out corpus {name!r}; known: {', '.join(HELD_OUT)}")
+    return load_corpus(Path(__file__).parent / name)
 
 
-def load_heldout2() -> list[dict]:
-    return load_corpus(HELDOUT2_DIR)
-
-
-def load_heldout3() -> list[dict]:
-    return load_corpus(HELDOUT3_DIR)
-
-
-def load_heldout4() -> list[dict]:
-    return load_corpus(HELDOUT4_DIR)
-
-
-def load_heldout5() -> list[dict]:
-    return load_corpus(HELDOUT5_DIR)
-
-
-def load_heldout6() -> list[dict]:
-    return load_corpus(HELDOUT6_DIR)
-
-
-def load_heldout7() -> list[dict]:
-    return load_corpus(HELDOUT7_DIR)
-
-
-def load_heldout8() -> list[dict]:
-    return load_corpus(HELDOUT8_DIR)
-
-
-def load_heldout9() -> list[dict]:
-    return load_corpus(HELDOUT9_DIR)
-
-
-def load_heldout10() -> list[dict]:
-    return load_corpus(HELDOUT10_DIR)
+def styles_of(name: str) -> tuple[str, ...]:
+    """The styles a held-out corpus is written in: the first has no transcribed speech."""
+    return STYLES if name == "heldout" else STYLES2
 
 
 def lexicons():

@@ -969,18 +969,7 @@ HELDOUT10_FLOOR = 0.92
 def test_held_out_accuracy_per_style(capsys, corpus, floor, style_margin):
     from . import corpus as C
 
-    rows, styles = {
-        "heldout": (C.load_heldout(), C.STYLES),
-        "heldout2": (C.load_heldout2(), C.STYLES2),
-        "heldout3": (C.load_heldout3(), C.STYLES2),
-        "heldout4": (C.load_heldout4(), C.STYLES2),
-        "heldout5": (C.load_heldout5(), C.STYLES2),
-        "heldout6": (C.load_heldout6(), C.STYLES2),
-        "heldout7": (C.load_heldout7(), C.STYLES2),
-        "heldout8": (C.load_heldout8(), C.STYLES2),
-        "heldout9": (C.load_heldout9(), C.STYLES2),
-        "heldout10": (C.load_heldout10(), C.STYLES2),
-    }[corpus]
+    rows, styles = C.load_held_out(corpus), C.styles_of(corpus)
     result = score(rows)
     with capsys.disabled():
         print(f"\nlanguage layer on tests/language/{corpus}:\n" + result.table())
@@ -997,7 +986,7 @@ def _group_readings(corpus: str):
 
     lex = lexicons()
     groups = defaultdict(list)
-    for row in getattr(C, f"load_{corpus}")():
+    for row in C.load_held_out(corpus):
         if "group" in row:
             got = C.reading(row, lex)
             groups[row["group"]].append((row["style"], {k: got[k] for k in ("act", "proposed", "put_forward", "asks")}))

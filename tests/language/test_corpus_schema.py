@@ -10,6 +10,8 @@ import pytest
 
 from situ_gym.scene.loader import load_scene
 
+from .corpus import HELD_OUT
+
 CORPUS_DIR = Path(__file__).parent / "corpus"
 STORES = {"supermarket": "sm", "home_furnishings": "hf"}
 
@@ -233,8 +235,7 @@ def test_the_validator_rejects_each_kind_of_mistake(corrupt, needle):
     assert any(needle in p for p in found), found
 
 
-@pytest.mark.parametrize("folder", ["heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6",
-                                    "heldout7", "heldout8", "heldout9", "heldout10"])
+@pytest.mark.parametrize("folder", list(HELD_OUT))
 def test_held_out_labels_are_in_the_layers_vocabulary(folder):
     """The held-out corpora were written apart, each with its README's schema; every label
     they state must be one the layer can give (after ``corpus.DIRECTION_SYNONYMS``), or the
