@@ -112,7 +112,6 @@ class Utterance:
     compared: tuple[str, ...] = ()
     explanation: Explanation | None = None
     navigation: NavInstruction | None = None
-    nav_at = 0  # the sentence the instruction is in
     location: NavInstruction | None = None  # where something is, said without telling to go
     purchase_prompt: bool = False
     budget: Budget | None = None
@@ -303,6 +302,7 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
     questions: list[Question] = []
     question_spans: list[tuple[int, int]] = []  # where each question was asked, before the ones of no slot go
     navigation: NavInstruction | None = None
+    nav_at = 0  # the sentence the instruction is in
     refers_focus = False
     wants: list[str] = []
     avoids: list[str] = []
@@ -496,7 +496,7 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
     # brought up as the alternative: "the Jasper is dimmable like the Bexley but $50 cheaper"
     # (not when the turn ends by asking which the shopper needs: "... brass or wood?", "need handles?")
     others = [p for p in _unique(compared) if p != focus and p not in set_aside]
-    asks_need = low.rstrip().endswith("?") and any(q.slots != ("other",) for q in questions)
+    asks_need = ends_asking_need(low, questions)
     if focus is not None and focus in compared and len(others) == 1 and not proposed and not purchase and not asks_need:
         proposed.append(others[0])
     # ... and so is one of its kind set against it by words that leave it unnamed ("the rotini
@@ -589,6 +589,12 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
         references=tuple((r[1], r[3]) for r in refs),
     )
     return replace(utt, act=_act(utt, focus, low))
+
+
+def ends_asking_need(low: str, questions) -> bool:
+    """Whether a turn ends by asking which the shopper needs ("... brass or wood?", "need
+    handles?"): then the products it sets side by side are options, not a pick."""
+    return low.rstrip().endswith("?") and any(q.slots != ("other",) for q in questions)
 
 
 def drop_sides(compared, dropped) -> tuple[list[str], list[str]]:
@@ -1223,13 +1229,15 @@ _CHOOSE_DEMONSTRATIVE = re.compile(
 # Where the shopper stands, asked with options: "u at shelf 3 or shelf 4 rn?", "what's in front of u"
 _STANDING = re.compile(
     r"\b(?:rn|right now|atm|in front of (?:you|u))\b|\bstanding (?:next to|by|at|in|near)\b|\b(?:are|r) (?:you|u) (?:at|near|by|in|next to)\b"
-    # non-native word order: "you are near to which freezer now?", "you are now in which shop?"
+    # non-native word order: "you are near to which freezer now?", "you are now in which shop?",
+    # "you are now in the corridor or inside some shop?"; "which number has the shelf?"
     r"|\b(?:you|u) (?:are|r)(?: now)? (?:at|near|by|in|next)(?: to)? which\b"
+    r"|\b(?:you|u) (?:are|r)(?: now)? (?:in|inside|at|near|by) (?:the|some|a)\b[^?]*\bor\b|\bwhich number\b"
 )
 # Where the shopper is now (not where it would like to go): "where r u atm?", "what can you see?"
 _WHERE_NOW = re.compile(
-    _STANDING.pattern + r"|\bwhere (?:are|r|is) (?:you|u)\b|\bwhere you(?: are|'re)\b|\bstanding\b|\bwhich number\b|"
-    r"\bwhat (?:are )?(?:you|u) (?:are )?seeing\b|\b(?:you|u) (?:are|r)(?: now)? (?:in|inside|at|near|by) (?:the|some|a)\b[^?]*\bor\b|"
+    _STANDING.pattern + r"|\bwhere (?:are|r|is) (?:you|u)\b|\bwhere you(?: are|'re)\b|\bstanding\b|"
+    r"\bwhat (?:are )?(?:you|u) (?:are )?seeing\b|"
     r"\bwhat (?:can|do) (?:you|u) see\b|\b(?:are|r) (?:you|u) standing\b"
 )
 # A label predicated of a product: "(the X) isn't", "has", "doesn't have the", "is missing".

@@ -60,6 +60,7 @@ from situ_gym.language.analysis import (
     _explanation,
     analyze,
     drop_sides,
+    ends_asking_need,
     motion_verbs,
     reading_questions,
 )
@@ -104,8 +105,7 @@ def _favoured(said: Utterance, sides: list[str]) -> str | None:
     clause = re.split(r"[,;:.!?\u2014\u2013\u2192]|\s-\s|->", low[at:], maxsplit=1)[0]
     # (a reply that ends by asking which the shopper needs opens with a side, not a pick:
     # "swiss = sliced, 10.89 / cheddar = shredded, 4.29. slices or shreds?")
-    asks_need = low.rstrip().endswith("?") and any(q.slots != ("other",) for q in said.questions)
-    if _OPENING.fullmatch(low[:at]) and not _FINITE_VERB.search(clause) and not asks_need:
+    if _OPENING.fullmatch(low[:at]) and not _FINITE_VERB.search(clause) and not ends_asking_need(low, said.questions):
         return first  # the pick said first, on its own: "decaf, 100%", "puppy one for sure -"
     for start, end in sentence_spans(said.text):
         inside = {p for a, p in refs if start <= a < end}
@@ -203,9 +203,9 @@ def in_reply(
     if (lexicon is not None and said.questions and not said.proposed and not said.purchase_prompt
             and said.navigation is None and not heard.named and not heard.asks_to_compare):
         # (the words of "the pizza", and "one" / "thing" when the shopper said "the sage one")
-        meant = {w for m in _THE_ONE.finditer(low) for w in lemmas_of(m.group(0).split(None, 1)[-1])}
+        meant = {w for words in _meant(heard, with_noun=True) for w in words}
         which = re.search(r"\bwhich\s+([a-z]+)", said.text.lower())
-        if which and lemmas_of(which.group(1))[:1] and lemmas_of(which.group(1))[0] in meant:
+        if which and set(lemmas_of(which.group(1))[:1]) & meant:
             return replace(said, act="ClarifyNeed", questions=tuple(replace(q, clarifies=True) for q in said.questions))
 
     # a choice asked between products the shopper raised ("oslo or brio dumbbells, want it heavy":
@@ -347,11 +347,17 @@ def _readings(said: Utterance, heard: Utterance, lexicon: SceneLexicon | None) -
     options = [p for p in dict.fromkeys(p for _, p in said.references) if p not in said.landmarks]
     if len(options) < 2:
         return []
-    for m in _THE_ONE.finditer(heard.text.lower()):
-        meant = set(lemmas_of(m.group(1)))
-        if meant and all(meant <= lexicon.all_words[p] for p in options):
+    for meant in _meant(heard):
+        if all(meant <= lexicon.all_words[p] for p in options):
             return options
     return []
+
+
+def _meant(heard: Utterance, with_noun: bool = False) -> list[set[str]]:
+    """The words of each thing the shopper spoke of as if there were one ("the garlic one" ->
+    {garlic}; with ``with_noun``, {garlic, one})."""
+    return [words for m in _THE_ONE.finditer(heard.text.lower())
+            if (words := set(lemmas_of(m.group(0).split(None, 1)[-1] if with_noun else m.group(1))))]
 
 
 def _fitting(heard: Utterance, lexicon: SceneLexicon | None, most: int = 6) -> frozenset[str]:
@@ -359,12 +365,10 @@ def _fitting(heard: Utterance, lexicon: SceneLexicon | None, most: int = 6) -> f
     emerald chair", "the tomato basil?"), when there are at most ``most`` of them."""
     if lexicon is None:
         return frozenset()
-    for m in _THE_ONE.finditer(heard.text.lower()):
-        meant = set(lemmas_of(m.group(1)))
-        if meant:
-            fits = [p for p, ws in lexicon.all_words.items() if meant <= ws]
-            if 0 < len(fits) <= most:
-                return frozenset(fits)
+    for meant in _meant(heard):
+        fits = [p for p, ws in lexicon.all_words.items() if meant <= ws]
+        if 0 < len(fits) <= most:
+            return frozenset(fits)
     return frozenset()
 
 

@@ -107,8 +107,7 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"single piece", r"or a set", r"footprint", r"height", r"compact", r"bulky", r"too big", r"smaller", r"bigger", r"larger",
         r"width", r"depth", r"(?:big|large|regular|small) pack", r"(?:one|a|1|half a|the half) (?:gallon|gal|pound|lb)\b",
         r"or the half")),
-    ("location", _words(r"where", r"which (?:aisle|shelf|section|store|part|area|side|shop)", r"which number",
-                         r"(?:you|u) (?:are|r)(?: now)? (?:in|inside|at|near|by) (?:the|some|a)\b[^?]*\bor\b", r"whereabouts", r"part of the store",
+    ("location", _words(r"where", r"which (?:aisle|shelf|section|store|part|area|side|shop)", r"whereabouts", r"part of the store",
                          r"(?:different|another|other) (?:shop|store|section)", r"(?:was|is) it in", r"where you saw")),
     ("preference", _words(
         r"prefer\w*", r"flavou?rs?", r"colou?rs?", r"materials?", r"styles?", r"scents?", r"brands?",
