@@ -50,6 +50,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+try:
+    import fcntl
+except ImportError:  # no flock on this platform (Windows): run directories go unguarded
+    fcntl = None
+
 from agents.base import agent_info
 from eval.executors import ChunkFailed, WorkerDied, make_executor
 from eval.io import (
@@ -272,18 +277,15 @@ def run(config: RolloutConfig, argv: list[str] | None = None) -> dict[str, Any] 
 @contextlib.contextmanager
 def run_lock(out: Path):
     """Hold the run directory ``out`` for this process (an advisory ``flock`` on
-    ``out/.rollout.lock``, released when the process ends, however it ends). Raises
-    ConfigError, before anything is written, when another process holds it."""
+    ``out/.rollout.lock``, released when the process ends, however it ends; unguarded where
+    the platform has no ``fcntl``). Raises ConfigError, before any episode is written, when
+    another process holds it."""
     try:
         out.mkdir(parents=True, exist_ok=True)
         fh = open(out / ".rollout.lock", "a+", encoding="utf-8")  # noqa: SIM115 - held until the run ends
     except OSError as exc:
         raise ConfigError(f"--out {str(out)!r}: {exc.strerror or exc}") from exc
     try:
-        try:
-            import fcntl
-        except ImportError:  # no flock on this platform: run unguarded
-            fcntl = None
         if fcntl is not None:
             try:
                 fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
