@@ -111,7 +111,7 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
                          r"(?:different|another|other) (?:shop|store|section)", r"(?:was|is) it in", r"where you saw")),
     ("preference", _words(
         r"prefer\w*", r"flavou?rs?", r"colou?rs?", r"materials?", r"styles?", r"scents?", r"brands?",
-        r"features?", r"pref", r"pets?", r"furry", r"do (?:you|u) like (?!to\b)", r"must[- ]haves?", r"(?:has|have|must|need|needs) to have", r"important to you", r"requirements?", r"textures?", r"finish", r"roast",
+        r"features?", r"pref", r"pets?", r"furry", r"(?:do|does) (?:you|u) have (?:a |any )?(?:cats?|dogs?|kids)", r"do (?:you|u) like (?!to\b)", r"must[- ]haves?", r"(?:has|have|must|need|needs) to have", r"important to you", r"requirements?", r"textures?", r"finish", r"roast",
         r"dietary preferences?", r"better fit", r"work better", r"didn'?t you like", r"like about", r"looking for in",
         r"any (?:wishes|preferences|ideas)", r"leaning", r"mood for", r"nice-to-have", r"a must", r"the regular",
         r"go for\?", r"usually (?:go|get|buy)", r"what put you off", r"you'?d change", r"ideal [a-z]+", r"look like",
