@@ -654,6 +654,9 @@ _ASKED_INSIDE = re.compile(
 # "what we have", "let me show you which": a wh-word inside a statement asks nothing
 _NON_QUESTION = re.compile(r"\b(?:show|tell|see|know|find|is|that'?s|here'?s) (?:you )?(?:what|which|where|how)\b")
 _SHORT_Q = re.compile(r"^(?:shall we|ready|okay|ok|sound good|sounds good|right|deal|alright|all set|good)\??$")
+# A short question that offers what the turn put forward: "Still worth a look?", "Might suit
+# you?", "swap?", "worth it?"; it asks for a yes or no, no slot.
+_OFFER_Q = re.compile(r"^(?:(?:so|then|still|maybe|just)\s+)*(?:(?:is it|it's|it is|would it be)\s+)?(?:worth (?:a look|a try|considering|it|a shot)|might (?:suit|work for) (?:you|u)|swap|switch|interested|tempted)\W*$")
 
 
 def _question(sent, original, toks, s, e, mentions, places, tags, names_product, purchase, money,
@@ -664,7 +667,7 @@ def _question(sent, original, toks, s, e, mentions, places, tags, names_product,
     it asks about."""
     asked_from = s if asked_from is None else asked_from
     stripped = sent.strip().rstrip("?!. ")
-    if _SHORT_Q.match(stripped) or (len(stripped.split()) <= 1 and not _SLOT_WORD.match(stripped)):
+    if _SHORT_Q.match(stripped) or _OFFER_Q.match(stripped) or (len(stripped.split()) <= 1 and not _SLOT_WORD.match(stripped)):
         return None  # "Ready?", "Okay?"; but "budget?" asks
     nav_like = bool(motion_verbs(toks, sent, s, e, base=s)) and (any(s <= p.char_start < e for p in places) or _direction(sent)) and not re.search(r"\bwhere\b", sent)
     # the product's own name and price are no slot words: "how about the X, 8 oz?"

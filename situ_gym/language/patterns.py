@@ -87,7 +87,7 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("budget", _words(
         r"budget", r"spend", r"spending", r"pay", r"price", r"prices", r"priced", r"cost", r"costs", r"afford",
         r"how much (?:do|would|are|can|could|were|did)", r"how much money", r"cheap", r"expensive", r"pricey",
-        r"dollars?", r"price range", r"price point", r"upper limit", r"most you'?d", r"ceiling(?! (?:lamp|light|pendant|fan|height|fixture))", r"hard limit", r"wiggle room",
+        r"dollars?", r"price range", r"price point", r"upper limit", r"most you'?d", r"(?<!from )(?<!from the )(?<!on the )ceiling(?! (?:lamp|light|pendant|fan|height|fixture))", r"hard limit", r"wiggle room",
         r"stretch", r"how much (?:money )?(?:you|u) (?:want|can|wanna|like)", r"a max", r"max you")),
     ("avoid", _words(
         r"avoid\w*", r"allerg\w*", r"stay away", r"dislike", r"don'?t (?:want|like|eat|need)", r"can'?t (?:have|eat|use|stand)",
@@ -111,7 +111,7 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
                          r"(?:different|another|other) (?:shop|store|section)", r"(?:was|is) it in", r"where you saw")),
     ("preference", _words(
         r"prefer\w*", r"flavou?rs?", r"colou?rs?", r"materials?", r"styles?", r"scents?", r"brands?",
-        r"features?", r"pref", r"pets?", r"furry", r"(?:do|does) (?:you|u) have (?:a |any )?(?:cats?|dogs?|kids)", r"do (?:you|u) like (?!to\b)", r"must[- ]haves?", r"(?:has|have|must|need|needs) to have", r"important to you", r"requirements?", r"textures?", r"finish", r"roast",
+        r"features?", r"pref", r"vibes?\??$", r"pets?", r"furry", r"(?:do|does) (?:you|u) have (?:a |any )?(?:cats?|dogs?|kids)", r"do (?:you|u) like (?!to\b)", r"must[- ]haves?", r"(?:has|have|must|need|needs) to have", r"important to you", r"requirements?", r"textures?", r"finish", r"roast",
         r"dietary preferences?", r"better fit", r"work better", r"didn'?t you like", r"like about", r"looking for in",
         r"any (?:wishes|preferences|ideas)", r"leaning", r"mood for", r"nice-to-have", r"a must", r"the regular",
         r"go for\?", r"usually (?:go|get|buy)", r"what put you off", r"you'?d change", r"ideal [a-z]+", r"look like",

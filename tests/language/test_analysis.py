@@ -541,6 +541,12 @@ def test_a_shopper_asking_what_to_get_asks_no_purchase(lex):
     # where the shopper stands, in non-native word order
     ("supermarket", "Please tell me, you are near to which freezer now?", ("location",)),
     ("home_furnishings", "Excuse me, you are now in which shop?", ("location",)),
+    # a lamp hanging from the ceiling is no price ceiling; "vibe" asks the look
+    ("home_furnishings", "standing on the floor or hanging from the ceiling?", ("preference",)),
+    ("home_furnishings", "boho or minimal, what's ur vibe?", ("preference",)),
+    # a short question that offers what was put forward asks no slot
+    ("home_furnishings", "The Noor rug is washable and $40 less. Worth a look?", ()),
+    ("supermarket", "It has no added sugar, too. Might suit you?", ()),
 ])
 def test_slots_asked_by_what_the_options_are(lex, store, text, asks):
     assert tuple(sorted(analyze(text, lex[store]).asks)) == tuple(sorted(asks)), text
