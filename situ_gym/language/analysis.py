@@ -257,6 +257,8 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
             if m.kind == "product":
                 named.append(pid)
             refs.append((si, m.char_start, m.char_end, pid))
+    bare = {m.char_start for m in mentions if m.end - m.start == 1 or (m.start, m.end) in label_at}
+    refs = [r for r in refs if not (r[1] in bare and _a_value_asked(low, sentences[r[0]], r[1], r[2], refs))]
     # "it", "this one", "these" stand, in sentences naming none, for the one product the
     # sentence before named ("I suggest the X. Have a look at it."), else for the product under
     # discussion
@@ -754,6 +756,43 @@ def _slots(sent, toks, s, e, mentions, places, tags, money) -> list[str]:
     if not slots and (any(s <= p.char_start < e and "_area_" not in p.entity_id for p in places) or _STANDING.search(sent)):
         slots = ["location"]  # options that are places, or where the shopper stands: "u at shelf 3 or shelf 4 rn?"
     return slots
+
+
+# Where the options a question lists part: "spaghetti, penne, rotini?", "puppy, adult or senior?".
+_OPTION_BREAK = re.compile(r"\s*(?:[,/;:?\u2014\u2013]|\s-\s|\bor\b)\s*")
+_OPTION_WORDS = 4
+
+
+def _a_value_asked(low: str, sentence: tuple[int, int], start: int, end: int, refs) -> bool:
+    """Whether the bare word or label ``low[start:end]`` is one option of several a question
+    lists ("Any shape you like: spaghetti, penne, rotini, fettuccine?", "Cheddar, mozzarella,
+    swiss or parmesan?"): a value of what is asked, no product, when it is the only option that
+    names one ("the oats n honey or the blueberry oat?" names two; "brio (large) or fjord?")."""
+    s, e = sentence
+    if "?" not in low[s:e]:
+        return False
+    asked = re.sub(r"\([^)]*\)", lambda m: " " * len(m.group(0)), low[s:e])  # "brio (large)": one option
+    parts = [(s + a, s + b) for a, b in spans_between(_OPTION_BREAK, asked) if asked[a:b].strip()]
+    at = next((k for k, (a, b) in enumerate(parts) if a <= start < b), None)
+    if at is None or not re.fullmatch(r"[\w' &-]+", low[start:end]) or re.match(r"(?:the|a|an|this|that)\b", low[parts[at][0] :]):
+        return False
+
+    def option(k: int) -> bool:  # a short part with no verb, next to the one named
+        a, b = parts[k]
+        return len(low[a:b].split()) <= _OPTION_WORDS and not _FINITE_VERB.search(low[a:b]) and not re.search(r"\b(?:you|u|i|we)\b", low[a:b])
+
+    if not option(at):
+        return False
+    run = [at]
+    for step in (-1, 1):
+        k = at + step
+        while 0 <= k < len(parts) and option(k):
+            run.append(k)
+            k += step
+    if len(run) < 3 and not re.search(r"\bor\b", low[parts[min(run)][0] : parts[max(run)][1]]):
+        return False
+    named = {k for k in run for r in refs if parts[k][0] <= r[1] < parts[k][1]}
+    return len(run) >= 2 and len(named) == 1
 
 
 def tags_in(tags, toks, s: int, e: int) -> list:

@@ -552,6 +552,23 @@ def test_slots_asked_by_what_the_options_are(lex, store, text, asks):
     assert tuple(sorted(analyze(text, lex[store]).asks)) == tuple(sorted(asks)), text
 
 
+@pytest.mark.parametrize("store, text", [
+    ("supermarket", "Which noodles? Spaghetti, penne, rotini?"),
+    ("supermarket", "mild, sharp or mozzarella? n sliced or block?"),
+    ("supermarket", "kibble for a puppy, adult or senior?"),
+])
+def test_one_option_of_a_listed_question_that_happens_to_name_a_product_names_none(lex, store, text):
+    u = analyze(text, lex[store])
+    assert (u.proposed, u.mentioned, u.act) == ((), (), "AskPreference"), text
+
+
+def test_options_that_each_name_a_product_still_name_them(lex):
+    u = analyze("gluten free, brown basmati or jasmine?", lex["supermarket"])
+    assert u.mentioned == () and u.proposed == ()
+    u = analyze("the trailmark oats n honey bars or the peak pantry blueberry oat bars?", lex["supermarket"])
+    assert len(set(u.mentioned) | set(u.proposed) | set(u.compared)) == 2
+
+
 def test_a_product_dropped_in_any_verb_form_is_set_aside(lex):
     u = analyze("ok skipping the wildtrail lamb & brown rice, it's 37.19 and way over your 20", lex["supermarket"])
     assert u.set_aside == ("sm_p140",)
