@@ -77,8 +77,14 @@ _CHOICE = re.compile(r"\bor\b|\bvs\.?\b|\bversus\b|\bwhich\b|\bbetter\b|/")
 _OPENING = re.compile(r"\W*(?:(?:so|oh|um|uh|ok|okay|well|honestly|definitely|the|for sure|i'?d say)\W+)*(?:the\W+)?")
 # A sentence that prefers, for the one side it names: "is (more) better", "for sure", "hands down".
 _PREFERS = re.compile(
-    r"\b(?:better|best|winner|wins|for sure|hands down|definitely|100%|go (?:with|for)|i'?d (?:go|take|get|pick|say))\b|->|\u2192"
+    r"\b(?:better|best|winner|wins|for sure|hands down|definitely|100%|go (?:with|for)|i'?d (?:go|take|get|pick|say)|imo|easy pick|i think)\b"
+    r"|->|\u2192|\bit is(?=\W*(?:$|[.!?]))"
 )
+# A pick said right before the side it picks, in a sentence weighing both: "... and the jasper's
+# bigger so I'd say the fern", "for your soup I think cannellini".
+# ... or right after it, ending what is said of it: "ember imo", "strawberries it is".
+_PICK_AFTER = re.compile(r"\b(?:it is|imo|easy pick|ftw|hands down)\W*$")
+_PICK_BEFORE = re.compile(r"\b(?:i'?d (?:say|go with|go for|pick|take|choose|get)|i think|imo|my pick(?: is)?)\W+(?:(?:the|um|uh)\W+)*$")
 _ANSWERED_ACTS = frozenset({"Recommend", "Explain", "AnswerQuestion"})
 # Acts a reply keeps whatever it answers: a greeting, directions, a purchase prompt, a turn-down handled.
 _OWN_ACTS = frozenset({"Greet", "ConfirmPurchase", "Navigate", "HandleRejection"})
@@ -101,6 +107,12 @@ def _favoured(said: Utterance, sides: list[str]) -> str | None:
     refs = [(at, p) for at, p in said.references if p in sides]
     if not refs:
         return None
+    # the pick said last: "... I'd say the fern", "... strawberries it is", "salmon's 90c less, easy pick"
+    for k in range(len(refs) - 1, -1, -1):
+        a, p = refs[k]
+        until = refs[k + 1][0] if k + 1 < len(refs) else len(low)
+        if _PICK_BEFORE.search(low, max(0, a - 24), a) or _PICK_AFTER.search(re.split(r"[.!?\n]", low[a:until])[0]):
+            return p
     at, first = refs[0]
     clause = re.split(r"[,;:.!?\u2014\u2013\u2192]|\s-\s|->", low[at:], maxsplit=1)[0]
     # (a reply that ends by asking which the shopper needs opens with a side, not a pick:

@@ -365,3 +365,15 @@ def test_the_product_dropped_for_an_alternative_is_no_side_of_a_comparison():
                   "okay no grey then so not the sable um what about the quill and co wren office chair it's cognac"):
         said = analyze_reply(reply, hf, heard=heard, focus="hf_p052")
         assert said.proposed == ("hf_p056",) and said.mentioned == ("hf_p052",), reply
+
+
+@pytest.mark.parametrize("text", [
+    # the pick said last, after weighing both in one run-on sentence or with "imo" / "it is"
+    "the breakfast blend is bolder and the decaf has no caffeine so for late nights I'd say the decaf",
+    "breakfast blend 9.19 vs decaf 9.19, same bag. copper kettle decaf imo",
+    "breakfast blend is the stronger one, same price - the copper kettle decaf it is",
+])
+def test_a_pick_said_after_the_sides_are_weighed_is_the_favoured_side(lex, text):
+    heard = analyze("breakfast blend or decaf?", lex)
+    said = analyze_reply(text, lex, heard=heard, raised=(BREAKFAST, DECAF))
+    assert said.act == "Compare" and said.proposed == (DECAF,), text
