@@ -334,6 +334,9 @@ def in_reply(
     return said
 
 
+_POINTED = re.compile(r"\b(?:this|these|that|those)\s+$")
+
+
 def _reasons_for(said: Utterance, pid: str, lexicon: SceneLexicon):
     """The reasons ``said`` gives for ``pid``, weighed against no other product."""
     low = said.text.lower()
@@ -420,5 +423,17 @@ def analyze_reply(
     # view: "rowan (swivel, big) or vale (compact)?" names two of them
     asks_which = bool(re.search(r"\bor\b|\bwhich\b", str(text).lower())) and "?" in str(text)
     fitting = _fitting(heard, lexicon) if heard is not None and not heard.named and asks_which else frozenset()
-    said = analyze(text, lexicon, visible=frozenset(visible) | named | frozenset(raised) | fitting, focus=about)
+    in_view = frozenset(visible) | named | frozenset(raised) | fitting
+    said = analyze(text, lexicon, visible=in_view, focus=about)
+    if lexicon is not None and focus is not None and not [p for _, p in said.references if p != focus]:
+        # words naming nothing but the product under discussion may name another of its kind,
+        # as good as in view beside it: "ooh or crunch hollow's baked ones", "delph = same
+        # dimmable reading light", "the fjord's the same navy fabric"
+        # ("these biscuits", "this one" point at the product under discussion itself)
+        kin = frozenset(p for p, kind in lexicon.category_of.items() if kind == lexicon.category_of[focus])
+        wider = analyze(text, lexicon, visible=in_view | kin, focus=about)
+        low = wider.text.lower()
+        others = [at for at, p in wider.references if p != focus]
+        if others and not any(_POINTED.search(low, max(0, at - 8), at) for at in others):
+            said = wider
     return in_reply(said, heard, raised=raised, focus=focus, lexicon=lexicon)

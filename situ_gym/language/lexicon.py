@@ -50,6 +50,7 @@ _NUMBER_WORDS = {
     "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
 }
 # Everyday words that are also catalog words; alone they never make a product mention.
+_SUBJECTS = frozenset({"i", "you", "u", "he", "she", "it", "we", "they"})
 _WEAK = frozenset(
     "white black red green blue gold silver brown grey clear natural light dark medium large "
     "small compact standard original plain fresh whole mixed can box bag jar tub pouch carton "
@@ -474,6 +475,8 @@ class SceneLexicon:
             if w in self.category_words or w in _UNITS or w in _SPATIAL:
                 continue
             before = toks[i - 1].low if i else ""
+            if before in _SUBJECTS:
+                continue  # a verb: "while he chews" names no Dental Chew
             nxt = toks[i + 1] if i + 1 < len(toks) else None
             frame = possessive or (nxt is not None and nxt.low in ("one", "ones", "'s")) or before in CHOICE_WORDS or (
                 # a bare word that opens the text or a list item on its own: "decaf, 100%",

@@ -377,3 +377,23 @@ def test_a_pick_said_after_the_sides_are_weighed_is_the_favoured_side(lex, text)
     heard = analyze("breakfast blend or decaf?", lex)
     said = analyze_reply(text, lex, heard=heard, raised=(BREAKFAST, DECAF))
     assert said.act == "Compare" and said.proposed == (DECAF,), text
+
+
+@pytest.fixture(scope="module")
+def home():
+    return lexicon_for(SceneIndex(load_scene("home_furnishings")))
+
+
+def test_another_of_the_kind_under_discussion_is_named_by_a_word_of_its_name(lex, home):
+    """Beside the product under discussion stand the others of its kind: a word of one of their
+    names names it, as if in view ("the delph ..." while the Hollis floor lamp is discussed)."""
+    said = analyze_reply("the delph is dimmable too and a bit smaller, if that helps", home,
+                         heard=analyze("I'll take the hollis floor lamp", home), focus="hf_p073")
+    assert "hf_p069" in put_forward(said)
+    said = analyze_reply("or the compostable ones, same size, if the planet matters to you", lex,
+                         heard=analyze("I'll get these odor control bags", lex), focus="sm_p136")
+    assert "sm_p138" in put_forward(said)
+    # the product under discussion pointed at, and a verb, name no other of its kind
+    said = analyze_reply("These biscuits help clean your dog's teeth while he chews.", lex,
+                         heard=analyze("why these?", lex), focus="sm_p150")
+    assert [p for _, p in said.references] == ["sm_p150"] and not put_forward(said)
