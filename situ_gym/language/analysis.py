@@ -625,7 +625,7 @@ _REFUSED_AFTER = re.compile(r"\W*(?:" + P.REFUSED.pattern + "|" + P.COMPLAINT.pa
 # "got it", "I hear you on that": "it" of an idiom refers to nothing
 _IDIOM_IT = re.compile(r"\b(?:got|get|gotcha|understand|hear(?: you on)?|see|make)\s+$")
 _NON_REFERRING = re.compile(r"(?:it'?s (?:time|okay|ok|fine|no problem|a good idea|up to you)|that'?s (?:okay|ok|fine|alright|all)|that way|this way|it is time)")
-_SLOT_WORD = re.compile(r"^(?:budget|pref|price|size|colou?r|flavou?r|allerg\w*|room|brand|scent|material|style|kind|type|preferences?|must[- ]?haves?)$")
+_SLOT_WORD = re.compile(r"^(?:budget|pref|price|size|colou?r|flavou?r|allerg\w*|room|brand|scent|material|style|kind|type|preferences?|must[- ]?haves?)(?:[- ]?ish)?$")
 # A question by its syntax, for speech written without "?": a wh-word or an inverted auxiliary
 # opening the clause ("so what are we looking for today", "how much do you wanna spend").
 _FILLERS = r"(?:so|and|n|um|uh|like|okay|ok|oh|well|also|then|now|wait|right|hmm|yeah)"  # "n": clipped "and"
@@ -735,7 +735,7 @@ def _slots(sent, toks, s, e, mentions, places, tags, money) -> list[str]:
     if free_tags and not slots:
         head = sent[: max(0, toks[free_tags[0].start].start - s)]
         slots = ["avoid" if P.NEGATION.search(head) else "preference"]
-    if "budget" in slots and re.search(r"how much (?:of|space|room)", sent):
+    if "budget" in slots and re.search(r"how much (?:of|(?:\w+ )?space|(?:\w+ )?room|wall)", sent):
         slots.remove("budget")
     if "category" in slots and "preference" in slots:
         slots.remove("preference" if not re.search(r"\bprefer|flavou?r|colou?r|brand|style|scent|material\b", sent) else "category")

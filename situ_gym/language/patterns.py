@@ -41,7 +41,7 @@ CLOSING = _words(
     r"enjoy (?:your|the)", r"thanks? (?:you )?for (?:shopping|coming|visiting|stopping)", r"happy shopping",
     r"take care", r"see you",
 )
-INFO_REQUEST = _words(r"tell(?:ing)? me(?:,? please,?)? (?:what|which|how|about|for which|a bit|more about|whatever)", r"say me (?:first )?(?:the|what|which|where)", r"say me (?:what|which)", r"let me know (?:what|which|how|if)", r"could you share", r"can you share", r"i'd love to know", r"i'm curious", r"just say what")
+INFO_REQUEST = _words(r"tell(?:ing)? me(?:,? please,?)? (?:what|which|how|about|for which|a bit|more about|whatever)", r"say me(?:,? please,?)? (?:first )?(?:the|what|which|where|how)", r"let me know (?:what|which|how|if|about)", r"if (?:you have|there'?s|you've got) [^.!?]{1,40}?,? (?:just )?let me know", r"could you share", r"can you share", r"i'd love to know", r"i'm curious", r"just say what")
 
 # Slots a question asks about (checked in this order; several may hold).
 SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -63,7 +63,7 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"(?:looking|shopping|searching) for what", r"what(?: is)? the thing you", r"what (?:you|u) (?:have|got) in (?:the )?mind",
         r"(?:which|what) (?:kind|sort|type) (?:of )?(?:food|snack|drink|furniture|lamp|light|chair|desk|sofa|product|thing)s?",
         r"what do u need", r"what (?:can|shall) (?:i|we) find", r"(?:need|want|after) what",
-        r"(?:want|wanna|need) to (?:buy|get|pick up)", r"what(?:'re| are) we grabbing", r"what things? (?:you|u)",
+        r"(?:want|wanna|need) to (?:buy|get|pick up)", r"what(?:'re| are| r) (?:we|u|you) (?:grabbing|getting|buying|picking up)", r"what things? (?:you|u)",
         r"what(?:'s| is) the (?:mission|plan|goal|project)", r"what (?:are|r) (?:you|u) after", r"shopping mission",
         r"what (?:you|u) (?:like|want|wanna|need) to (?:buy|get|cook|make|find)", r"^\W*list\W*$", r"what piece",
         r"which (?:furniture|piece|product|thing|item)s? (?:you|u)", r"how can i help",
@@ -83,7 +83,12 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"something special", r"cooking something", r"who (?:are|r) (?:you|u) (?:shopping|buying|getting)",
         r"room (?:you'?re|you are|ur|u r) (?:working on|doing|furnishing|decorating|redoing)",
         r"for (?:reading|cooking|working|sleeping|gaming|relaxing|dining|baking|snacking) or", r"(?:cat|dog|pup|puppy|kitten|kid|child|baby)'?s age",
-        r"(?:put|keep|store) inside", r"(?:^|\+\s*)room\W*$")),
+        r"(?:put|keep|store) inside", r"(?:^|\+\s*)room\W*$",
+        # who it feeds, what it is for, how it will be used: "just you or feeding a crowd",
+        # "pantry restock or something for tonight?", "puppy, adult or senior?", "what's going in it"
+        r"(?:just|only) (?:for )?(?:you|u) or\b", r"feeding a (?:crowd|family|party)", r"for (?:tonight|the week|a crowd|many people|decorat\w+|decor)\b",
+        r"restock", r"or (?:just )?refresh\w*", r"(?:cooking|making|baking|serving) (?:with|w/) (?:it|them)",
+        r"what(?:'s| is)? go(?:ing|es) in (?:it|them)", r"in one go", r"every day", r"how often", r"long time")),
     ("budget", _words(
         r"budget", r"spend", r"spending", r"pay", r"price", r"prices", r"priced", r"cost", r"costs", r"afford",
         r"how much (?:do|would|are|can|could|were|did)", r"how much money", r"cheap", r"expensive", r"pricey",
@@ -98,7 +103,7 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"cannot (?:eat|have|use)", r"(?:don'?t|do not) want in", r"without [a-z]+\??$", r"okay with [a-z]+", r"ok with [a-z]+")),
     ("size", _words(
         r"size", r"sizes", r"how many", r"how big", r"how large", r"how small", r"quantity", r"dimensions?",
-        r"how much (?:space|room)", r"room for", r"fit in", r"servings?", r"how many people", r"family[- ]size",
+        r"how much (?:\w+ )?(?:space|room)", r"how much wall", r"room for", r"fit in", r"servings?", r"how many people", r"family[- ]size",
         r"family pack", r"ounces?", r"oz", r"lb", r"pack size", r"single (?:bag|box|pack|one)", r"bulk", r"large or small", r"small or large",
         r"big or small", r"bigger pack", r"(?:big|small|smaller|bigger|large|larger) (?:\d+ )?(?:bag|box|pack|jar|one|size)",
         r"one box", r"how long", r"wide", r"tall", r"metres?", r"seats?", r"seating for", r"how high",

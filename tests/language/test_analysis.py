@@ -544,6 +544,17 @@ def test_a_shopper_asking_what_to_get_asks_no_purchase(lex):
     # a lamp hanging from the ceiling is no price ceiling; "vibe" asks the look
     ("home_furnishings", "standing on the floor or hanging from the ceiling?", ("preference",)),
     ("home_furnishings", "boho or minimal, what's ur vibe?", ("preference",)),
+    # what it is for, in everyday words; a budget said with "-ish"; space for it
+    ("supermarket", "weekly restock or just a snack for tonight?", ("use",)),
+    ("supermarket", "is it just u or are we feeding a crowd?", ("use",)),
+    ("home_furnishings", "what's going in it, books or blankets?", ("use",)),
+    ("home_furnishings", "a fresh start in a new flat or refreshing one room?", ("use",)),
+    ("home_furnishings", "any colour in mind? budget-ish?", ("preference", "budget")),
+    ("home_furnishings", "how much floor space do you have by the window?", ("size",)),
+    ("supermarket", "hey! what r u getting today?", ("category",)),
+    # a request for information said as an instruction
+    ("supermarket", "Hello! Tell me what is on your list. Let me know about any allergies as well.", ("category", "avoid")),
+    ("home_furnishings", "Welcome in! If you have a budget in mind, let me know and I'll keep to it.", ("budget",)),
     # a short question that offers what was put forward asks no slot
     ("home_furnishings", "The Noor rug is washable and $40 less. Worth a look?", ()),
     ("supermarket", "It has no added sugar, too. Might suit you?", ()),
