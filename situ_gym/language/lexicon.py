@@ -171,6 +171,7 @@ _SHOP_NOUNS = frozenset({"collection", "store", "shop", "gallery", "emporium", "
 _PRICE_FIGURE = re.compile(r"\d{1,5}\.\d{2}")  # a figure with cents is a price, never part of a name (sizes: "1.5 qt")
 # Words next to a place name that make a lower-case product word ("plant", "desks") a place.
 _PLACE_VERBS = frozenset({"into", "enter", "leave", "exit", "inside"})
+_WALKED_TO = frozenset({"to", "\u2192", "->", "toward", "towards", "past", "pass", "reach"})
 _PLACE_NOUNS = frozenset({"doorway", "door", "entrance", "via", "through", "storefront", "store", "shop"})
 
 # How notes and chat abbreviate label values.
@@ -601,9 +602,14 @@ class SceneLexicon:
             return False  # "victorian curio": words of names, but in no name together
         if not toks[i].text[0].isupper() and toks[i].low not in ("the",):
             # lower case ("into the plant via doorway") only where a place is meant
-            prev = lem[i - 2] if i >= 2 and lem[i - 1] == "the" else (lem[i - 1] if i > 0 else "")
+            at = i - 2 if i >= 2 and lem[i - 1] == "the" else i - 1
+            prev = lem[at] if at >= 0 else ""
             after = lem[i + n] if i + n < len(lem) else ""
-            return not (prev in _PLACE_VERBS or after in _PLACE_NOUNS)
+            # (a walk's end too: "across the hall to the plant", "-> the plant"; not "next to the
+            # plant", nor plants in the plural)
+            walked = prev in _WALKED_TO and at == i - 2 and toks[i + n - 1].low == lem[i + n - 1] and (
+                at < 1 or lem[at - 1] not in ("next", "close", "near", "add", "added"))
+            return not (prev in _PLACE_VERBS or walked or after in _PLACE_NOUNS)
         before = lem[i - 1] if i > 0 else ""
         after = lem[i + n] if i + n < len(lem) else ""
         return (before in self.product_vocab and before not in STOPWORDS) or (

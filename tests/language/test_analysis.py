@@ -708,10 +708,16 @@ def test_clipped_motion(lex, text, target, relation, direction):
     # a shop named in lower case by words that are also product words, but in no name together
     ("step out of victorian curio first (back thru the door)", "hf_store_victorian_curio", "out_of"),
     ("ok so first, get yourself outside of victorian curio, back out the door", "hf_store_victorian_curio", "out_of"),
+    # a walk's end: "to the plant", "-> the plant"
+    ("from here just hop across the hall to the plant", "hf_store_the_plant", "to"),
+    ("turn around \u2192 the plant, few steps", "hf_store_the_plant", "to"),
 ])
 def test_a_lower_case_shop_name_made_of_product_words(lex, text, target, relation):
     nav = analyze(text, lex["home_furnishings"]).navigation
     assert (nav.target, nav.relation) == (target, relation), text
+    # ... but a plant next to something, or plants reached for, are no shop
+    for words in ("set the Hollis planter next to the plant you have", "a long spout for reaching to the plants up high"):
+        assert not analyze(words, lex["home_furnishings"]).places, words
     # ... while words together in a product's name stay the product
     assert analyze("the verdant lane snake plant in the juno pot", lex["home_furnishings"]).named == ("hf_p170",)
 
