@@ -403,6 +403,17 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
         if len(told) == 1 and not motion_verbs(toks, low, s2, e2) and not low[s2:e2].rstrip().endswith("?"):
             walks = navigation.distance is not None
             navigation = replace(navigation, target=told[0].entity_id, relation="to" if walks else None)
+    # A walk into a shop and on inside it ends at the shop's section the turn names ("textiles =
+    # nordic nest back R. walk in n head R to the back", "in light logic, bear R n walk to the
+    # back -> night & accent lights")
+    index = lex.index if lex is not None else None
+    if index is not None and navigation is not None and navigation.target in index.stores and navigation.relation in ("into", "to") and (
+        navigation.direction is not None or re.search(r"\bto the back\b", low)
+    ):
+        sections = {p.entity_id for p in places
+                    if p.entity_id in index.areas and index.areas[p.entity_id].store_id == navigation.target}
+        if len(sections) == 1:
+            navigation = replace(navigation, target=sections.pop(), relation="to", approach=None)
     # A product presented on its own, with its facts and no cue either way ("rec: oat milk,
     # vegan, 3.89", "the Honeycrisp apples are a sweet one, only $4.49"), is offered: what
     # else would naming one product and selling it be? Only when it is the one new product

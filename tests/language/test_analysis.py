@@ -656,6 +656,11 @@ def test_steps_with_degree_words_and_conditions(lex, text, direction):
     ("supermarket", "turn R, allll the way over to open cooler 1", ("sm_open_cooler_01", "to", "right", "long")),
     ("home_furnishings", "First you go outside Play-cation, then you turn to the right, and I tell you next.",
      ("hf_store_play_cation", "out_of", "right", "medium")),
+    # into a shop and on inside it: the walk ends at the shop's section the turn names
+    ("home_furnishings", "night & accent lights = light logic, back R. go in n bear R to the corner",
+     ("hf_area_light_logic_4", "to", "right", "medium")),
+    ("home_furnishings", "Once in Nordic Nest keep right and walk to the back, the Textiles are there.",
+     ("hf_area_nordic_nest_4", "to", "right", "medium")),
     # where the walk ends, said in the next sentence
     ("supermarket", "Go forward only some steps more, please. Then you are at Open Cooler 2.",
      ("sm_open_cooler_02", "to", "ahead", "short")),
