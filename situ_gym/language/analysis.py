@@ -643,7 +643,7 @@ _FILLERS = r"(?:so|and|n|um|uh|like|okay|ok|oh|well|also|then|now|wait|right|hmm
 _AUXILIARIES = r"(?:does|do|did|is|are|can|could|will|would|should|shall|has|have|was|were)"
 _ASKING = (
     r"(?:what(?:'s|s|'re| is| are| r| do| did| would| kind| sort| type| room)?|which|how (?:much|many|big|about|old|wide|long|tall)(?:'s)?|"
-    r"where(?:'s)?|who|is there|are there|do you|did you|would you|could you|can you|are you|were you|have you|is it|is that|"
+    r"where(?:'s)?|who|is there|are there|anything else|do you|did you|would you|could you|can you|are you|were you|have you|is it|is that|"
     # an inverted auxiliary opening a question about a thing or a person: "does the mac and
     # cheese have wheat", "does he want like a particular colour"
     rf"{_AUXILIARIES}\s+(?:the|this|that|these|those|it|they|he|she|your)\b)"
@@ -698,7 +698,11 @@ def _question(sent, original, toks, s, e, mentions, places, tags, names_product,
         return None  # an offer to buy, to reconsider, to walk, or of a product asks no slot
     money = [a for a in money if a.start >= asked_from]
     tags = [t for t in tags if toks[t.start].start >= asked_from]
-    slots = _slots(sent, toks, s, e, mentions, places, tags, money)
+    # (words before the part that asks ask nothing, unless they hold a question of their own:
+    # "sorry which one are you standing by right now is it a freezer or a shelf")
+    before = sent[: asked_from - s]
+    asking = sent if re.search(rf"\b{_ASKING}\b", before) else " " * len(before) + sent[asked_from - s :]
+    slots = _slots(asking, toks, s, e, mentions, places, tags, money)
     # a question of several parts asks each part's slot: "which colour you want, and which
     # colour you don't like?", "what's your budget roughly and do you want like mesh or leather"
     parts = [(s + a, s + b) for a, b in spans_between(_PART_BREAK, sent)]
@@ -762,6 +766,8 @@ def _slots(sent, toks, s, e, mentions, places, tags, money) -> list[str]:
         slots.remove("preference")
     if "avoid" in slots and "category" in slots and not re.search(r"looking for|shopping for|kind of|sort of|type of", sent):
         slots.remove("category")  # "what you want avoid", "what you don't want": the avoid question
+    if "preference" in slots and re.search(r"\bmatters? (?:more|most)\b|\bmore about\b", sent):
+        slots = ["preference"]  # "which matters more, grease power or price?": what the choice turns on
     if "size" in slots and "preference" in slots and not re.search(r"must[- ]?ha|non-?negotiable|(?:must|need|has|have) to have|must have", sent):
         slots.remove("preference")
     if not slots and (any(s <= p.char_start < e and "_area_" not in p.entity_id for p in places) or _STANDING.search(sent)):

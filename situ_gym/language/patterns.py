@@ -112,7 +112,8 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"single piece", r"or a set", r"footprint", r"height", r"compact", r"bulky", r"too big", r"smaller", r"bigger", r"larger",
         r"width", r"depth", r"(?:big|large|regular|small) pack", r"(?:one|a|1|half a|the half) (?:gallon|gal|pound|lb)\b",
         r"or the half")),
-    ("location", _words(r"where", r"which (?:aisle|shelf|section|store|part|area|side|shop)", r"whereabouts", r"part of the store",
+    ("location", _words(r"where", r"(?:near|by|next to|at) (?:the )?(?:coolers?|shel(?:f|ves)|freezers?|produce|entrance|door|checkout|signs?)\b",
+                         r"nearest (?:sign|shelf|aisle)", r"shelf ?#", r"which (?:aisle|shelf|section|store|part|area|side|shop)", r"whereabouts", r"part of the store",
                          r"(?:different|another|other) (?:shop|store|section)", r"(?:was|is) it in", r"where you saw")),
     ("preference", _words(
         r"prefer\w*", r"flavou?rs?", r"colou?rs?", r"materials?", r"styles?", r"scents?", r"brands?",
@@ -121,7 +122,7 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"any (?:wishes|preferences|ideas)", r"leaning", r"mood for", r"nice-to-have", r"a must", r"the regular",
         r"go for\?", r"usually (?:go|get|buy)", r"what put you off", r"you'?d change", r"ideal [a-z]+", r"look like",
         r"assembl\w*", r"do you want (?:it|the [a-z ]+) to", r"or the colou?r",
-        r"non-?negotiables?", r"must have", r"what matters (?:more|most)", r"(?:which|what) variety", r"(?:you|u) (?:must|need to) have", r"set on", r"much light", r"little light")),
+        r"non-?negotiables?", r"must have", r"(?:what|which) matters? (?:more|most)", r"more about the", r"(?:which|what) variety", r"(?:you|u) (?:must|need to) have", r"set on", r"much light", r"little light")),
 )
 CLARIFY = _words(
     r"right(?=\?)", r"you said", r"would around", r"^(?:is|are|was|were|did|do you (?:need|mean|want (?:the|it|one))|is it|is the|is this)\b[^?]*,? or\b",

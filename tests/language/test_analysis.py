@@ -552,6 +552,14 @@ def test_a_shopper_asking_what_to_get_asks_no_purchase(lex):
     ("home_furnishings", "any colour in mind? budget-ish?", ("preference", "budget")),
     ("home_furnishings", "how much floor space do you have by the window?", ("size",)),
     ("supermarket", "hey! what r u getting today?", ("category",)),
+    # options that are places ask where the shopper is; what a choice turns on is a preference
+    ("supermarket", "where are u now? by the freezers or near the produce?", ("location",)),
+    ("supermarket", "which is closer to you rn, shelf # or sign?", ("location",)),
+    ("home_furnishings", "Which matters most to you, the colour or the price?", ("preference",)),
+    ("home_furnishings", "the alba's linen and cheaper, the dune is bigger, so is it more about the price or the size", ("preference",)),
+    # words before the part that asks ask nothing: "compact" is the product's, not asked
+    ("home_furnishings", "they're both compact and dimmable so um do you like brass or glass", ("preference",)),
+    ("supermarket", "ok, skipping those, anything else on the list?", ("category",)),
     # a request for information said as an instruction
     ("supermarket", "Hello! Tell me what is on your list. Let me know about any allergies as well.", ("category", "avoid")),
     ("home_furnishings", "Welcome in! If you have a budget in mind, let me know and I'll keep to it.", ("budget",)),
