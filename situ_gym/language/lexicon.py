@@ -176,7 +176,9 @@ _PLACE_NOUNS = frozenset({"doorway", "door", "entrance", "via", "through", "stor
 
 # How notes and chat abbreviate label values.
 _SHORT_FORMS = {("vegetarian",): ("veg", "veggie"), ("organic",): ("org",), ("gluten", "free"): ("gf",),
-                ("scandinavian",): ("scandi", "nordic")}
+                ("scandinavian",): ("scandi", "nordic"), ("large",): ("big", "bigger")}
+_SIZE_WORDS = frozenset({"big", "bigger"})
+_SIZE_WORDS_BEFORE = frozenset({"one", "ones", "size", "sized", "enough", "and", "n", "with", "w", "so", "but", "too", "tho", "though"})
 _SHORT_WORDS = frozenset(w for forms in _SHORT_FORMS.values() for w in forms)
 
 
@@ -635,7 +637,12 @@ class SceneLexicon:
                     break
             if hit:
                 key = tuple(words[i : i + hit])
-                out.append(TagMention(idx[i], idx[i + hit - 1] + 1, " ".join(key), frozenset(self.tag_phrases[key])))
+                end = idx[i + hit - 1] + 1
+                nxt = toks[end].low if end < len(toks) else ""
+                # "big" is the large size of the thing it is said of: "it's a big one", "big + saucer";
+                # "big family dinners", "big stuff" are about something else
+                if not (toks[idx[i]].low in _SIZE_WORDS and nxt[:1].isalpha() and nxt not in _SIZE_WORDS_BEFORE):
+                    out.append(TagMention(idx[i], end, " ".join(key), frozenset(self.tag_phrases[key])))
                 i += hit
             else:
                 i += 1

@@ -252,6 +252,10 @@ def test_reasons_cited(lex, store, text, product, cites):
     ("supermarket", "sm_p208", "it's vanilla and high protein, 5.99 for a 4-pack", ["diet:high protein", "flavour:vanilla", "price"]),
     ("home_furnishings", "hf_p089", "bc: dimmable + smart bulb compatible, scandi style",
      ["feature:dimmable", "feature:smart bulb compatible", "style:scandinavian"]),
+    # "big" said of the product is its large size; said of something else it is no reason
+    ("home_furnishings", "hf_p122", "it's a big one with a lid, 39.99", ["feature:lid", "price", "size:large"]),
+    ("home_furnishings", "hf_p122", "lid + handles, big enough for all the toys", ["feature:handles", "feature:lid", "size:large"]),
+    ("home_furnishings", "hf_p113", "it seats 6 and it's extendable, good for big family dinners", ["feature:extendable", "feature:seats 6"]),
 ])
 def test_reasons_about_the_product_under_discussion(lex, store, focus, text, cites):
     e = analyze(text, lex[store], focus=focus).explanation
