@@ -180,8 +180,9 @@ _QUANTITY_UNITS = {
 
 
 # A figure and the word after it; the word is a size when it is a unit (or a count noun given).
+_DIGIT_WORD = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)"
 _QUANTITY = re.compile(
-    rf"(?<![\w$.])(?P<n>\d+(?:\.\d+)?|{_NUMBER_WORDS})(?P<half>\s+and\s+a\s+half)?\s*(?:-\s*)?"
+    rf"(?<![\w$.])(?P<n>\d+(?:\.\d+)?|{_NUMBER_WORDS}(?:\s+point\s+{_DIGIT_WORD})?)(?P<half>\s+and\s+a\s+half)?\s*(?:-\s*)?"
     rf"(?:x\s+(?P<each>\d+(?:\.\d+)?)\s*)?(?:fl\.?\s+|fluid\s+|mega\s+)?(?P<u>[a-z]+)\b"
 )
 
@@ -191,7 +192,7 @@ _QUANTITY = re.compile(
 # and one unit said with an article: "a whole gallon", "a pound".
 _HOLDERS = r"(?:box|bag|pack|packet|carton|case|jar|tub|bunch|tray|tin|sleeve)"
 _COUNTED_BY_HOLDER = re.compile(
-    rf"(?<![\w$.])(?P<n>\d+|{_NUMBER_WORDS})\s+(?:in (?:the|a|each|one|every)|per) {_HOLDERS}\b"
+    rf"(?<![\w$.])(?P<n>\d+|{_NUMBER_WORDS})\s+(?:in (?:the|a|each|one|every)|per|to an?) {_HOLDERS}\b"
     rf"|\b{_HOLDERS} of (?P<m>\d+|{_NUMBER_WORDS})\b(?!\s*(?:oz|lb|ounces?|pounds?)\b)"
 )
 _ONE_UNIT = re.compile(r"\ban? (?:whole |full |single )?(?P<u>gallon|pound|quart|pint)\b")
@@ -215,10 +216,14 @@ def quantities(text: str, count_nouns: frozenset[str] = frozenset()) -> set[tupl
         word = m.group("u")
         if word == "in" and re.match(r"\s+(?:the|a|each|one|every)\b", low[m.end() :]):
             continue  # "12 in the box" is a count (above), not twelve inches
-        unit = _QUANTITY_UNITS.get(word) or ("count" if count_nouns and lemma(word) in count_nouns else None)
+        # (the kind's own items count: "40 bags" of trash bags is their count)
+        unit = "count" if count_nouns and lemma(word) in count_nouns else _QUANTITY_UNITS.get(word)
         if unit is None:
             continue
-        value = figure_value(m.group("n").replace(" ", "-")) if not m.group("n")[:1].isdigit() else float(m.group("n"))
+        said, _, tenth = m.group("n").partition(" point ")  # "eighteen point six ounces"
+        value = float(said) if said[:1].isdigit() else figure_value(said.replace(" ", "-"))
+        if value is not None and tenth:
+            value += (number_value(tenth.strip()) or 0) / 10
         if value is None:
             continue
         value += 0.5 if m.group("half") else 0.0

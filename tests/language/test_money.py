@@ -57,6 +57,9 @@ def test_rough_figures_are_marked_rough(text):
     ("you get ninety six loads out of it", {(96.0, "loads")}),
     ("a big twenty nine ounce can", {(29.0, "oz")}),
     ("12 bars in the box", {(12.0, "count")}),
+    # decimals said in words, and a count said per holder
+    ("a tall nineteen point two ounce bottle", {(19.2, "oz")}),
+    ("they come ten to a pack", {(10.0, "count")}),
     ("3.99 for 1 gallon", {(1.0, "gal")}),
     ("32 fl oz", {(32.0, "oz")}),
     ("12 x 12 fl oz", {(12.0, "count"), (12.0, "oz")}),
@@ -74,6 +77,9 @@ def test_halves_and_the_kind_of_product_as_a_count():
     assert quantities("eight ninety nine for two and a half pounds") == {(2.5, "lb")}
     assert quantities("you get 80 plates in the pack") == set()  # "plates" counts only for plates
     assert quantities("you get 80 plates in the pack", frozenset({"plate"})) == {(80.0, "count")}
+    # the kind's own items are its count, even where they are a unit of their own ("40 bags")
+    assert quantities("you get 40 bags for 8.69", frozenset({"bag"})) == {(40.0, "count")}
+    assert quantities("you get 40 bags for 8.69") == {(40.0, "bags")}
 
 
 @pytest.mark.parametrize("text, sizes", [
