@@ -1084,6 +1084,8 @@ def _explanation(pid, low, toks, mentions, tags, money, lex, rivals=()) -> Expla
             continue  # "the salmon one", "this avocado one": words that pick it out
         if _OWNER.search(low, max(0, at - 8), at):
             continue  # "ur cat loves tuna": the shopper's cat, no label of the product
+        if _NEGATED_LABEL.search(low, max(0, at - 12), at):
+            continue  # "no walnut", "skip white", "with no eggs": a label denied or turned down is no reason
         kind_said = set(lemmas_of(t.phrase)) <= lex.kind_words[pid]  # "organic milk" names the kind, no allergen
         of_all = bool(_SAID_OF_ALL.search(low[max(0, at - 40) : at]) or _SAID_OF_ALL_AFTER.match(low, toks[t.end - 1].end))
         for tag in sorted((t.tags & set(product.tags)) - (set() if of_all else shared)):
@@ -1123,6 +1125,7 @@ def _explanation(pid, low, toks, mentions, tags, money, lex, rivals=()) -> Expla
     return Explanation(pid, tuple(cites)) if cites else None  # a reason names a fact of the product
 
 
+_NEGATED_LABEL = re.compile(r"\b(?:no|not|skip|without|isn'?t|aren'?t|zero)\s+(?:the\s+|any\s+)?$")
 # Words that say a label of every side (before it in its sentence, or "too" right after).
 _SAID_OF_ALL = re.compile(r"\b(?:both|same|also|each|all three|either)\b(?:(?!\b(?:but|only|while|whereas)\b)[^.!?\n])*$")
 # Words that set one product against another: a difference or a likeness.

@@ -163,7 +163,7 @@ CHOICE_WORDS = ("->", "\u2192", "go", "pick", "choose", "get")
 # "still in the running?", "maybe don't rule it out yet", "Maybe you keep it?"
 RECONSIDER = _words(
     r"(?:second|2nd|another|one more) (?:look|chance)", r"still want to (?:pass|skip|drop)", r"(?:you|u) sure\?", r"keep (?:it|them|that|this) in (?:the running|mind)", r"still in the running",
-    r"still worth it", r"think (?:again|twice)", r"reconsider", r"sure (?:you|u) want to (?:skip|pass|drop)",
+    r"still worth it", r"still want (?:it|them|this|that)\?", r"think (?:again|twice)", r"reconsider", r"sure (?:you|u) want to (?:skip|pass|drop)",
     r"(?:still )?think about (?:it|them|that)", r"(?:don'?t|not) rule (?:it|them|that) out", r"(?:you )?keep (?:it|them|that)\?",
     r"give (?:it|them|that) (?:another|a second) (?:chance|go|look)",
 )
@@ -203,17 +203,19 @@ COMPARE = _words(
 PURCHASE = _words(
     r"add (?:it|this|that|them|one|the [\w' -]{1,60}?)? ?(?:to|into) (?:your|the) (?:cart|basket|trolley)",
     r"put (?:it|this|that|one|them|the [\w' -]{1,60}?) (?:in|into) (?:your|the) (?:cart|basket|trolley)",
-    r"(?:in|into) (?:your|the) (?:cart|basket|trolley)", r"ready to (?:buy|check ?out|take|purchase|grab|get)",
+    r"(?:in|into) (?:your|the|ur) (?:cart|basket|trolley)", r"ready to (?:buy|check ?out|take|purchase|grab|get)",
     r"(?:want to|wanna) (?:buy|take|get|grab|purchase) (?:it|this|that|one|them)", r"shall (?:we|i) (?:add|ring|put|get)", r"should (?:we|i) (?:add|ring|put)\b",
     r"go ahead and (?:add|take|grab|buy|get)", r"would you like to (?:buy|take|get|purchase|add) (?:it|this|that|one|them|the)\b",
     r"take it home", r"ring (?:it|that|this) up", r"ring up (?:the|it|this|that)\b", r"(?:buy|purchase) (?:it|this|that|them)\b", r"is it a yes",
     r"add (?:it|this|that|them|one|the [\w' &-]{1,60}?)? ?to cart", r"cart (?:it|them|this|time)", r"(?:\u2192|->) ?cart", r"^cart\??$", r"\bcart\?$",
-    r"shall we go with", r"want (?:it|this one|that one)\?", r"(?:taking|take) (?:it|this one|that one)\?",
+    r"shall we go with", r"(?<!still )want (?:it|this one|that one)\?", r"(?:taking|take) (?:it|this one|that one)\?",
     r"ready to (?:add|go)", r"check ?out", r"\badd (?:it|them|these|this|that|those)\b", r"your purchase", r"go ahead with",
     r"go on and add", r"(?:^|, |\. )buy (?:the|it|this|that|these)",
     # informal and non-native: "you want add the X in cart now?", "you want buying it?", "we doing it?"
     r"(?:you|u) want (?:to )?(?:add|adding|buy|buying|take|taking|purchase|purchasing)\b[^.?!]{0,60}\?",
     r"(?:are )?we doing (?:it|this|that)\?", r"(?:->|\u2192) ?(?:buy|add)\b",
+    # "add green beans (6.89)? y/n": a question that opens with "add"
+    r"^\W*add\b(?:[^.?!]|\.(?=\d)){1,60}\?\s*(?:y/n|yes or no)?\W*$",
 )
 # Clipped notes ask for the purchase without a verb: "cart?", "-> cart", "ready for cart".
 PURCHASE = re.compile(

@@ -463,10 +463,24 @@ def test_phrases_that_end_in_punctuation_match_at_the_end_of_a_text(lex):
     "delph bed frame, 599.99, wanna grab it?",
     "alright so should I ring up the delph bed frame for you",
     "Great pick! Want me to add the **Delph Bed Frame** by Nordic Nest ($599.99) to your cart now?",
+    "add the delph frame (599.99)? y/n",
+    "nice one, delph bed frame goin in ur cart, 600ish ok?",
 ])
 def test_informal_and_non_native_purchase_prompts(lex, text):
     u = analyze(text, lex["home_furnishings"], focus="hf_p109")
     assert u.purchase_prompt and u.asks == (), text
+
+
+def test_a_push_back_asking_if_the_shopper_still_wants_it_is_no_purchase_prompt(lex):
+    u = analyze("fair, but: solid oak, extendable, seats 6. still want it?", lex["home_furnishings"], focus="hf_p113")
+    assert not u.purchase_prompt
+
+
+def test_a_label_denied_or_turned_down_is_no_reason(lex):
+    u = analyze("got it, skip white. which colour then?", lex["home_furnishings"], focus="hf_p113")
+    assert u.explanation is None or "color:white" not in u.explanation.cites
+    u = analyze("ah ok so no oak, what wood tone then, lighter?", lex["home_furnishings"], focus="hf_p112")
+    assert u.explanation is None or "material:oak" not in u.explanation.cites
 
 
 def test_a_shopper_asking_what_to_get_asks_no_purchase(lex):
