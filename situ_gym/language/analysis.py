@@ -1084,6 +1084,8 @@ def _explanation(pid, low, toks, mentions, tags, money, lex, rivals=()) -> Expla
             continue  # "the salmon one", "this avocado one": words that pick it out
         if _OWNER.search(low, max(0, at - 8), at):
             continue  # "ur cat loves tuna": the shopper's cat, no label of the product
+        if rivals and _PICKED_BEFORE.search(low, max(0, at - 20), at) and _PICK_ENDS.match(low, toks[t.end - 1].end):
+            continue  # "-> lentil, it's gf", "I'd pick the lentil.": the label names the side picked
         if _NEGATED_LABEL.search(low, max(0, at - 12), at):
             continue  # "no walnut", "skip white", "with no eggs": a label denied or turned down is no reason
         kind_said = set(lemmas_of(t.phrase)) <= lex.kind_words[pid]  # "organic milk" names the kind, no allergen
@@ -1106,6 +1108,8 @@ def _explanation(pid, low, toks, mentions, tags, money, lex, rivals=()) -> Expla
     cites += [tag for tag in product.tags if tag.startswith("size:") and tag not in shared and quantities(tag[5:]) & sizes]
     # Sales talk ("half price today", "a best seller") states no fact of the product's price.
     facts = P.CLAIMS.sub(lambda m: " " * len(m.group(0)), low)
+    # a price conceded is no reason: "true, it's not the cheapest, but ..."
+    facts = _NOT_CHEAP.sub(lambda m: " " * len(m.group(0)), facts)
     # its own price, exactly or as a rough figure ("about nine bucks", "~260": within 10%)
     def states_price(value: float, approx: bool = False) -> bool:
         return abs(value - product.price) <= max(0.011, (0.1 if approx else 0.005) * product.price)
@@ -1130,6 +1134,9 @@ _NEGATED_LABEL = re.compile(r"\b(?:no|not|skip|without|isn'?t|aren'?t|zero)\s+(?
 _SAID_OF_ALL = re.compile(r"\b(?:both|same|also|each|all three|either)\b(?:(?!\b(?:but|only|while|whereas)\b)[^.!?\n])*$")
 # Words that set one product against another: a difference or a likeness.
 _SET_AGAINST = re.compile(r"\b(?:more|less|cheaper|pricier|same|also|too|vs\.?|versus|than|swap|switch|instead|difference)\b")
+_NOT_CHEAP = re.compile(r"\b(?:not|isn'?t|aren'?t|never)\s+(?:the\s+|that\s+|so\s+|exactly\s+|very\s+)?(?:cheap\w*|affordable|inexpensive)")
+_PICKED_BEFORE = re.compile(r"(?:\b(?:pick|choose|go with|go for|take|get|say)|->|\u2192)\s+(?:the\s+)?$")
+_PICK_ENDS = re.compile(r"\s*(?:$|[,.;:!?\u2014-]|one\b|ones\b)")
 _OWNER = re.compile(r"\b(?:your|ur|my|his|her|their|our)\s+$")
 _THE_X_ONE = re.compile(r"(?<!\bis )(?<!\bare )(?<!'s )(?<!'re )\b(?:the|this|that)\s+$")  # not "it's the X one": a reason
 _ONE_AFTER = re.compile(r"\s*(?:one|ones)\b")

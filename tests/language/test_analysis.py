@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from situ_gym.language import MAX_CHARS, analyze, recommendation_attempt
+from situ_gym.language import MAX_CHARS, analyze, analyze_reply, recommendation_attempt
 from situ_gym.language.tokens import normalize
 from situ_gym.user.rule.navigation import call_for_direction
 
@@ -364,6 +364,18 @@ def test_words_that_pick_a_product_out_are_no_reason(lex):
     u = analyze("so um the ironbark corsa writing desk it's the compact one and it's got a keyboard tray",
                 lex["home_furnishings"])
     assert u.explanation is not None and "size:compact" in u.explanation.cites
+    # the label that names the side picked ("-> salmon") is no reason either
+    u = analyze_reply("chicken noodle is cheaper but has wheat. The Hearthside Lentil Vegetable Soup is gluten free, so I'd go with the lentil.",
+                      lex["supermarket"], heard=analyze("chicken noodle or lentil soup?", lex["supermarket"]),
+                      raised=("sm_p059", "sm_p061"))
+    assert u.explanation is not None and u.explanation.product == "sm_p061"
+    assert "diet:gluten-free" in u.explanation.cites and "flavour:lentil" not in u.explanation.cites
+
+
+def test_a_price_conceded_is_no_reason(lex):
+    u = analyze("true, it's not the cheapest, but you get 10 oz, organic and pre-washed. still worth a look?",
+                lex["supermarket"], focus="sm_p231")
+    assert u.explanation is not None and "price" not in u.explanation.cites and "diet:organic" in u.explanation.cites
 
 
 def test_names_in_clipped_and_possessive_forms_and_of_the_product_under_discussion(lex):
