@@ -84,7 +84,10 @@ _PREFERS = re.compile(
 # bigger so I'd say the fern", "for your soup I think cannellini".
 # ... or right after it, ending what is said of it: "ember imo", "strawberries it is".
 _PICK_AFTER = re.compile(r"\b(?:it is|imo|easy pick|ftw|hands down)\W*$")
-_PICK_BEFORE = re.compile(r"\b(?:i'?d (?:say|go with|go for|pick|take|choose|get)|i think|imo|my pick(?: is)?)\W+(?:(?:the|um|uh)\W+)*$")
+_PICK_BEFORE = re.compile(
+    r"(?:\b(?:i'?d (?:say|go(?: with| for| w/)?|pick|take|choose|get|lean toward)|i think|imo|my pick(?: is)?|stick (?:with|w/)|(?:you )?keep)"
+    r"|->|\u2192)\W+(?:(?:the|um|uh|honestly|def|prob|probably)\W+)*$"
+)
 _ANSWERED_ACTS = frozenset({"Recommend", "Explain", "AnswerQuestion"})
 # Acts a reply keeps whatever it answers: a greeting, directions, a purchase prompt, a turn-down handled.
 _OWN_ACTS = frozenset({"Greet", "ConfirmPurchase", "Navigate", "HandleRejection"})
@@ -100,19 +103,20 @@ def _favoured(said: Utterance, sides: list[str]) -> str | None:
     with ("decaf, 100%", "elio, hands down"); else the only side in a sentence that prefers
     ("for evening is better the decaf one"). None when the reply weighs without picking
     ("the salmon is cheaper, 9.49, and the cod is 10.29")."""
-    picked = [p for p in said.proposed if p in sides]
-    if picked:
-        return picked[0]
     low = said.text.lower()
     refs = [(at, p) for at, p in said.references if p in sides]
-    if not refs:
-        return None
-    # the pick said last: "... I'd say the fern", "... strawberries it is", "salmon's 90c less, easy pick"
+    # the pick said last, whatever was said of the sides before: "... so I'd go elio, it's twelve
+    # less", "... -> honestly clusters", "... strawberries it is", "salmon's 90c less, easy pick"
     for k in range(len(refs) - 1, -1, -1):
         a, p = refs[k]
         until = refs[k + 1][0] if k + 1 < len(refs) else len(low)
         if _PICK_BEFORE.search(low, max(0, a - 24), a) or _PICK_AFTER.search(re.split(r"[.!?\n]", low[a:until])[0]):
             return p
+    picked = [p for p in said.proposed if p in sides]
+    if picked:
+        return picked[0]
+    if not refs:
+        return None
     at, first = refs[0]
     clause = re.split(r"[,;:.!?\u2014\u2013\u2192]|\s-\s|->", low[at:], maxsplit=1)[0]
     # (a reply that ends by asking which the shopper needs opens with a side, not a pick:

@@ -372,6 +372,8 @@ def test_the_product_dropped_for_an_alternative_is_no_side_of_a_comparison():
     "the breakfast blend is bolder and the decaf has no caffeine so for late nights I'd say the decaf",
     "breakfast blend 9.19 vs decaf 9.19, same bag. copper kettle decaf imo",
     "breakfast blend is the stronger one, same price - the copper kettle decaf it is",
+    # a side opening the reply is no pick when a pick is said after it
+    "copper kettle breakfast blend is bold and 9.19, copper kettle decaf is 9.19 too so I'd go copper kettle decaf",
 ])
 def test_a_pick_said_after_the_sides_are_weighed_is_the_favoured_side(lex, text):
     heard = analyze("breakfast blend or decaf?", lex)
