@@ -643,7 +643,7 @@ _FILLERS = r"(?:so|and|n|um|uh|like|okay|ok|oh|well|also|then|now|wait|right|hmm
 _AUXILIARIES = r"(?:does|do|did|is|are|can|could|will|would|should|shall|has|have|was|were)"
 _ASKING = (
     r"(?:what(?:'s|s|'re| is| are| r| do| did| would| kind| sort| type| room)?|which|how (?:much|many|big|about|old|wide|long|tall)(?:'s)?|"
-    r"where(?:'s)?|who|is there|are there|anything else|do you|did you|would you|could you|can you|are you|were you|have you|is it|is that|"
+    r"where(?:'s)?|who|is there|are there|anything else|how (?:can|may) i|do you|did you|would you|could you|can you|are you|were you|have you|is it|is that|"
     # an inverted auxiliary opening a question about a thing or a person: "does the mac and
     # cheese have wheat", "does he want like a particular colour"
     rf"{_AUXILIARIES}\s+(?:the|this|that|these|those|it|they|he|she|your)\b)"
@@ -669,7 +669,10 @@ _NON_QUESTION = re.compile(r"\b(?:show|tell|see|know|find|is|that'?s|here'?s) (?
 _SHORT_Q = re.compile(r"^(?:shall we|ready|okay|ok|sound good|sounds good|right|deal|alright|all set|good)\??$")
 # A short question that offers what the turn put forward: "Still worth a look?", "Might suit
 # you?", "swap?", "worth it?"; it asks for a yes or no, no slot.
-_OFFER_Q = re.compile(r"^(?:(?:so|then|still|maybe|just)\s+)*(?:(?:is it|it's|it is|would it be)\s+)?(?:worth (?:a look|a try|considering|it|a shot)|might (?:suit|work for) (?:you|u)|swap|switch|interested|tempted)\W*$")
+_OFFER_Q = re.compile(
+    r"^(?:(?:so|then|still|maybe|just|might be|could be)\s+)*(?:(?:is it|it's|it is|would it be)\s+)?"
+    r"(?:worth (?:a look|a try|considering|it|a shot|the swap|a swap|keeping(?: [a-z ]{1,20})?)|might (?:suit|work for) (?:you|u)|swap|switch|interested|tempted|better)\W*$"
+)
 
 
 def _question(sent, original, toks, s, e, mentions, places, tags, names_product, purchase, money,

@@ -41,13 +41,14 @@ CLOSING = _words(
     r"enjoy (?:your|the)", r"thanks? (?:you )?for (?:shopping|coming|visiting|stopping)", r"happy shopping",
     r"take care", r"see you",
 )
-INFO_REQUEST = _words(r"tell(?:ing)? me(?:,? please,?)? (?:what|which|how|about|for which|a bit|more about|whatever)", r"say me(?:,? please,?)? (?:first )?(?:the|what|which|where|how)", r"let me know (?:what|which|how|if|about)", r"if (?:you have|there'?s|you've got) [^.!?]{1,40}?,? (?:just )?let me know", r"could you share", r"can you share", r"i'd love to know", r"i'm curious", r"just say what")
+INFO_REQUEST = _words(r"tell(?:ing)? me(?:,? please,?)? (?:what|which|how|about|for which|a bit|more about|whatever|the|your|ur)\b", r"say me(?:,? please,?)? (?:first )?(?:the|what|which|where|how)", r"let me know (?:what|which|how|if|about)", r"if (?:you have|there'?s|you've got) [^.!?]{1,40}?,? (?:just )?let me know", r"could you share", r"can you share", r"i'd love to know", r"i'm curious", r"just say what")
 
 # Slots a question asks about (checked in this order; several may hold).
 SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("category", _words(
         r"looking for", r"shopping for", r"searching for", r"hunting for", r"here for", r"in the market for",
-        r"help you find", r"can i help", r"how can i help", r"what brings you", r"need today", r"want today",
+        r"help you find", r"can i help", r"how can i help", r"what (?:brings|is bringing) (?:you|u)",
+        r"(?:you|u) need something for the (?:house|home|kitchen|garden)", r"need today", r"want today",
         r"what (?:do|would) you (?:need|want|like) to (?:buy|get|pick up|find)",
         r"what (?:do|would) you (?:need|want)(?: to get)?(?: today)?\??$", r"what (?:you|u)(?:'re| are| r)? (?:need|after|looking)",
         r"what you need", r"what can i (?:help|get|find)", r"what kind of (?:product|item|thing)s?", r"what type of (?:product|item)s?",
@@ -63,7 +64,7 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"(?:looking|shopping|searching) for what", r"what(?: is)? the thing you", r"what (?:you|u) (?:have|got) in (?:the )?mind",
         r"(?:which|what) (?:kind|sort|type) (?:of )?(?:food|snack|drink|furniture|lamp|light|chair|desk|sofa|product|thing)s?",
         r"what do u need", r"what (?:can|shall) (?:i|we) find", r"(?:need|want|after) what",
-        r"(?:want|wanna|need) to (?:buy|get|pick up)", r"what(?:'re| are| r) (?:we|u|you) (?:grabbing|getting|buying|picking up)", r"what things? (?:you|u)",
+        r"(?:want|wanna|need) to (?:buy|get|pick up)", r"what(?:'re| are| r) (?:we|u|you) (?:grabbing|getting|buying|picking up)", r"\blist\W*$", r"(?:your|ur|the) items?\b", r"what things? (?:you|u)",
         r"what(?:'s| is) the (?:mission|plan|goal|project)", r"what (?:are|r) (?:you|u) after", r"shopping mission",
         r"what (?:you|u) (?:like|want|wanna|need) to (?:buy|get|cook|make|find)", r"^\W*list\W*$", r"what piece",
         r"which (?:furniture|piece|product|thing|item)s? (?:you|u)", r"how can i help",
@@ -93,7 +94,7 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"budget", r"spend", r"spending", r"pay", r"price", r"prices", r"priced", r"cost", r"costs", r"afford",
         r"how much (?:do|would|are|can|could|were|did)", r"how much money", r"cheap", r"expensive", r"pricey",
         r"dollars?", r"price range", r"price point", r"upper limit", r"most you'?d", r"(?<!from )(?<!from the )(?<!on the )ceiling(?! (?:lamp|light|pendant|fan|height|fixture))", r"hard limit", r"wiggle room",
-        r"stretch", r"how much (?:money )?(?:you|u) (?:want|can|wanna|like)", r"a max", r"max you")),
+        r"stretch", r"how much (?:money )?(?:you|u) (?:want|can|wanna|like)", r"a max", r"max you", r"(?:ur|your|the) max\b")),
     ("avoid", _words(
         r"avoid\w*", r"allerg\w*", r"stay away", r"dislike", r"don'?t (?:want|like|eat|need)", r"can'?t (?:have|eat|use|stand)",
         r"do not want", r"intoleran\w*", r"deal ?-?breakers?", r"rule out", r"rather not", r"off[- ]limits",
@@ -113,7 +114,8 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"width", r"depth", r"(?:big|large|regular|small) pack", r"(?:one|a|1|half a|the half) (?:gallon|gal|pound|lb)\b",
         r"or the half")),
     ("location", _words(r"where", r"(?:near|by|next to|at) (?:the )?(?:coolers?|shel(?:f|ves)|freezers?|produce|entrance|door|checkout|signs?)\b",
-                         r"nearest (?:sign|shelf|aisle)", r"shelf ?#", r"which (?:aisle|shelf|section|store|part|area|side|shop)", r"whereabouts", r"part of the store",
+                         r"nearest (?:sign|shelf|aisle)", r"shelf ?#", r"(?:number|name) of (?:the )?(?:shelf|freezer|cooler|aisle|shop|store|stand)",
+                         r"near (?:you|u)\W*$", r"which (?:aisle|shelf|section|store|part|area|side|shop)", r"whereabouts", r"part of the store",
                          r"(?:different|another|other) (?:shop|store|section)", r"(?:was|is) it in", r"where you saw")),
     ("preference", _words(
         r"prefer\w*", r"flavou?rs?", r"colou?rs?", r"materials?", r"styles?", r"scents?", r"brands?",

@@ -590,12 +590,22 @@ def test_a_shopper_asking_what_to_get_asks_no_purchase(lex):
     # words before the part that asks ask nothing: "compact" is the product's, not asked
     ("home_furnishings", "they're both compact and dimmable so um do you like brass or glass", ("preference",)),
     ("supermarket", "ok, skipping those, anything else on the list?", ("category",)),
+    # greetings in clipped and non-native words; the most they would spend; a bare "list?"
+    ("home_furnishings", "hiya, what brings u here?", ("category",)),
+    ("home_furnishings", "Welcome! What is bringing you to the mall?", ("category",)),
+    ("home_furnishings", "ok, the wren's out. what's ur max for a lamp?", ("budget",)),
+    ("supermarket", "morning 🙂 list?", ("category",)),
+    ("supermarket", "hello and welcome um so how can I help", ("category",)),
+    ("supermarket", "Where are you? Tell me the number of the shelf near you.", ("location",)),
+    ("supermarket", "hi, tell me ur items n I'll guide u", ("category",)),
     # a request for information said as an instruction
     ("supermarket", "Hello! Tell me what is on your list. Let me know about any allergies as well.", ("category", "avoid")),
     ("home_furnishings", "Welcome in! If you have a budget in mind, let me know and I'll keep to it.", ("budget",)),
     # a short question that offers what was put forward asks no slot
     ("home_furnishings", "The Noor rug is washable and $40 less. Worth a look?", ()),
     ("supermarket", "It has no added sugar, too. Might suit you?", ()),
+    ("supermarket", "The rotini is whole grain and only 10 cents more. Might be worth the swap?", ()),
+    ("home_furnishings", "It does have washable covers though. Worth keeping on the list?", ()),
 ])
 def test_slots_asked_by_what_the_options_are(lex, store, text, asks):
     assert tuple(sorted(analyze(text, lex[store]).asks)) == tuple(sorted(asks)), text
