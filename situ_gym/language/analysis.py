@@ -490,12 +490,21 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
         # offered; readings of different kinds ask which kind, of one kind which variant
         readings = [p for p in _unique([*proposed, *compared, *mentioned]) if p in named]
         mentioned, set_aside = [*readings, *mentioned], [*set_aside, *readings]
-        kinds = kinds_offered | ({lex.category_of[p] for p in mentioned} if lex is not None else set())
+        # (the kinds listed anywhere in the turn: "three sage pieces - the Fjord Table Lamp, the
+        # Hollis Throw Blanket and the Lune Throw Pillow. Which one caught your eye?")
+        listed = categories_offered(toks, tags, sentences, lex) if lex is not None else set()
+        kinds = kinds_offered | listed | ({lex.category_of[p] for p in mentioned} if lex is not None else set())
         proposed, compared = [], []
         if not questions:  # said without a "?": "sorry um did you say the A or the B"
             s, e = next(span for span in sentences if span[0] <= asked.start() < span[1])
             questions = [Question(("other",), text[s:e])]
         questions = reading_questions(questions, kinds)
+    elif asked and not purchase and questions and lex is not None:
+        # "Zephyr is four products: ottoman, pendant light, nightstand and gaming desk. Which one
+        # you mean?": the kinds listed before the question are its readings
+        kinds = categories_offered(toks, tags, sentences, lex)
+        if len(kinds) >= 2:
+            questions = reading_questions(questions, kinds)
     proposed = _unique(proposed)
     # "the first" / "the former" after two products set side by side is the first said,
     # "the second" / "the latter" the other: "Put A next to B: the first gives you ..."

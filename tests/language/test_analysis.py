@@ -1105,3 +1105,13 @@ def test_the_lexicons_word_helpers_are_memoised():
 
     for helper in (lexicon._finite_verb, lexicon._adjective, lexicon._verb_of):
         assert hasattr(helper, "cache_info"), helper.__name__
+
+
+def test_kinds_listed_before_asking_which_was_meant_ask_the_category(lex):
+    u = analyze("There are four Zephyr things: an ottoman, a pendant light, a nightstand and a gaming desk. "
+                "Which one did you mean?", lex["home_furnishings"])
+    assert u.act == "ClarifyNeed" and u.asks == ("category",)
+    u = analyze_reply("Three things are sage: the Fjord Table Lamp, the Lintu Hollis Throw Blanket and the "
+                      "Fjell Home Lune Throw Pillow. Which one did you mean?", lex["home_furnishings"],
+                      heard=analyze("I want the sage one", lex["home_furnishings"]))
+    assert u.act == "ClarifyNeed" and u.asks == ("category",)
