@@ -177,6 +177,25 @@ _PLACE_NOUNS = frozenset({"doorway", "door", "entrance", "via", "through", "stor
 # How notes and chat abbreviate label values.
 _SHORT_FORMS = {("vegetarian",): ("veg", "veggie"), ("organic",): ("org",), ("gluten", "free"): ("gf",),
                 ("scandinavian",): ("scandi", "nordic"), ("large",): ("big", "bigger")}
+_REWORDED_SPAN = 5  # at most this many tokens between the first and the last word of a reworded label
+_STEM_ENDINGS = ("ability", "ible", "able", "ing", "es", "ed", "s", "er", "e")
+
+
+def _stem(word: str) -> str:
+    """A rough stem for matching a label's words in another form ("removable" / "remove" ->
+    "remov", "purifying" / "purifies" -> "purifi", "cutting" / "cuts" -> "cut")."""
+    w = word.lower()
+    for end in _STEM_ENDINGS:
+        if w.endswith(end) and len(w) - len(end) >= 3:
+            w = w[: -len(end)]
+            break
+    if w.endswith("y"):
+        w = w[:-1] + "i"
+    if len(w) >= 4 and w[-1] == w[-2] and w[-1] not in "aeiou":
+        w = w[:-1]
+    return w
+
+
 _SIZE_WORDS = frozenset({"big", "bigger"})
 _SIZE_WORDS_BEFORE = frozenset({"one", "ones", "size", "sized", "enough", "and", "n", "with", "w", "so", "but", "too", "tho", "though"})
 _SHORT_WORDS = frozenset(w for forms in _SHORT_FORMS.values() for w in forms)
@@ -314,6 +333,13 @@ class SceneLexicon:
                     key = tuple(w for w in alias if w not in STOPWORDS or w in _KEPT)
                     if key:
                         self.tag_phrases.setdefault(key, set()).add(tag)
+        # Labels of two or more words by their stems, in any order and word form: "shelves you
+        # can adjust" is "adjustable shelves", "purifies the air" "air purifying".
+        self.tag_stems: dict[frozenset[str], set[str]] = {}
+        for key, found in self.tag_phrases.items():
+            stems = frozenset(_stem(w) for w in key)
+            if len(key) >= 2 and len(stems) == len(key):
+                self.tag_stems.setdefault(stems, set()).update(found)
         self.tag_first: dict[str, int] = {}
         for key in self.tag_phrases:
             self.tag_first[key[0]] = max(self.tag_first.get(key[0], 0), len(key))
@@ -646,6 +672,21 @@ class SceneLexicon:
                 i += hit
             else:
                 i += 1
+        return out + self._reworded_tags(toks, idx, out, taken)
+
+    def _reworded_tags(self, toks, idx, found: list[TagMention], taken) -> list[TagMention]:
+        """Labels of several words said in other word forms and order, within a few words:
+        "the shelves you can adjust", "cuts through grease", "a cover you can remove"."""
+        said = {k for t in found for k in range(t.start, t.end)} | set(taken)
+        stems = [(k, _stem(toks[k].lemma)) for k in idx if k not in said and toks[k].text[:1].isalpha()]
+        out = []
+        for need, labels in self.tag_stems.items():
+            at = [k for k, st in stems if st in need]
+            if len({st for k, st in stems if k in at}) < len(need):
+                continue
+            first, last = min(at), max(at)
+            if last - first <= _REWORDED_SPAN and {st for k, st in stems if first <= k <= last} >= need:
+                out.append(TagMention(first, last + 1, " ".join(toks[k].low for k in at), frozenset(labels)))
         return out
 
     def _is_product_word(self, w: str, tok: Token) -> bool:

@@ -252,6 +252,10 @@ def test_reasons_cited(lex, store, text, product, cites):
     ("supermarket", "sm_p208", "it's vanilla and high protein, 5.99 for a 4-pack", ["diet:high protein", "flavour:vanilla", "price"]),
     ("home_furnishings", "hf_p089", "bc: dimmable + smart bulb compatible, scandi style",
      ["feature:dimmable", "feature:smart bulb compatible", "style:scandinavian"]),
+    # a label of several words said in other word forms and order
+    ("home_furnishings", "hf_p126", "it has doors, and you can adjust the shelves to fit", ["feature:adjustable shelves", "feature:doors"]),
+    ("home_furnishings", "hf_p137", "it has a cover you can remove", ["feature:removable cover"]),
+    ("home_furnishings", "hf_p171", "it purifies the air in the room", ["care:air purifying"]),
     # "big" said of the product is its large size; said of something else it is no reason
     ("home_furnishings", "hf_p122", "it's a big one with a lid, 39.99", ["feature:lid", "price", "size:large"]),
     ("home_furnishings", "hf_p122", "lid + handles, big enough for all the toys", ["feature:handles", "feature:lid", "size:large"]),
