@@ -1005,8 +1005,9 @@ def _navigation(sent: str, toks, s: int, e: int, places: list[PlaceMention], low
     to_place = any(re.search(r"(?:->|\u2192)\s*(?:the\s+)?$", sent[: p.char_start - s]) for p in here)
     pointing = arrow and not verbs and direction in ("left", "right", "around") and not to_place
     # (a turn, then into a shop or past a landmark, still walks: "turn L -> into play-cation")
+    # ("turn L -> shelf 10": an arrow to the place after the turn walks there)
     turning_only = ((bool(verbs) and all(t.verb in _TURNS for t in verbs)) or pointing) and relation not in (
-        "into", "out_of", "past", "along")
+        "into", "out_of", "past", "along") and not to_place
     translational = any(t.verb in _TRANSLATE for t in verbs) or relation in ("along", "past") or (
         target is not None and not turning_only
     )

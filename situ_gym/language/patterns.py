@@ -253,13 +253,18 @@ DIRECTION: tuple[tuple[str, re.Pattern[str]], ...] = (
                     r"(?:go|step|move|walk)\w*\s+(?:(?:a|little|bit|tiny|touch|tad|just)\s+){1,4}back")),  # "go little bit back"
     ("ahead", _words(r"straight", r"ahead(?! and\b)", r"forwards?", r"fwd", r"keep going", r"keep walking", r"carry on", r"onward")),
 )
-DISTANCE: tuple[tuple[str, re.Pattern[str]], ...] = (
+DISTANCE: tuple[tuple[str, re.Pattern[str]], ...] = (  # the first that matches holds
+    # a bit beyond what is in sight: "it's a bit further on", "it is more far"
+    ("medium", _words(r"(?:a )?(?:bit|little|lil) further", r"more far", r"further (?:on|down|along)")),
     ("short", _words(r"an? (?:step|pace|few steps|couple of steps|little|bit|sec)", r"(?:\d|one|two|three) steps?", r"few steps",
                      r"some steps", r"step or two",
                      r"couple (?:of )?steps", r"slightly", r"short", r"just a (?:bit|little|touch)", r"a (?:metre|meter|yard) or two",
-                     r"(?:few|couple of|one|two) (?:metres|meters|feet|yards)", r"nudge", r"tiny bit", r"a touch")),
-    ("long", _words(r"al+ the way", r"(?:until|till|til) (?:you|u) (?:reach|hit|get to) the (?:back|far|end)", r"far end", r"far side", r"the end of", r"long way", r"far", r"back of the store",
-                    r"across the (?:store|floor|hall)", r"to the end")),
+                     r"(?:few|couple of|one|two) (?:metres|meters|feet|yards)", r"nudge", r"tiny bit", r"a touch",
+                     # "step back little bit", "step back a lil"; just over the way
+                     r"(?:step|move|go|come) back (?:a )?(?:little|lil|bit)", r"little bit", r"a lil\b", r"super close", r"very close")),
+    ("long", _words(r"al+ the way", r"(?:until|till|til) (?:you|u) (?:reach|hit|get to) the (?:back|far|end)", r"far end", r"long way",
+                    r"far(?! side)", r"back of the store", r"across the (?:store|floor)", r"to the end", r"(?:until|till|til) the end",
+                    r"long walk", r"bit of a walk", r"farthest", r"furthest", r"way (?:down|over|back) there")),
 )
 NEGATION = _words(
     r"no", r"not", r"without", r"avoid\w*", r"don'?t", r"doesn'?t", r"never", r"nothing", r"hate", r"allergic",

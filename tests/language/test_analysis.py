@@ -713,6 +713,12 @@ def test_steps_with_degree_words_and_conditions(lex, text, direction):
      ("hf_area_light_logic_4", "to", "right", "medium")),
     ("home_furnishings", "Once in Nordic Nest keep right and walk to the back, the Textiles are there.",
      ("hf_area_nordic_nest_4", "to", "right", "medium")),
+    # how far, in everyday words; an arrow to a place after a turn walks there
+    ("supermarket", "Please step back little bit, you stand too close.", (None, None, "back", "short")),
+    ("supermarket", "keep straight past chest freezer 2, ur spot's a bit further on", ("sm_chest_freezer_02", "past", "ahead", "medium")),
+    ("supermarket", "Turn left, then it's a long walk to Open Cooler 2.", ("sm_open_cooler_02", "to", "left", "long")),
+    ("home_furnishings", "walk toward play-cation, it's the farthest shop", ("hf_store_play_cation", "toward", None, "long")),
+    ("supermarket", "turn R \u2192 shelf 4", ("sm_shelf_04", "to", "right", "medium")),
     # where the walk ends, said in the next sentence
     ("supermarket", "Go forward only some steps more, please. Then you are at Open Cooler 2.",
      ("sm_open_cooler_02", "to", "ahead", "short")),
