@@ -862,7 +862,27 @@ def categories_offered(toks, tags, spans: list[tuple[int, int]], lex: SceneLexic
     rooms = {i for i in inside if i + 1 < len(toks) and toks[i + 1].low == "room"}
     lemmas = {w for i in inside if i not in labelled | rooms for w in (toks[i].lemma, toks[i].low)}
     found = {key: cat for key, cat in lex.categories.items() if all(w in lemmas for w in key)}
-    return {cat for key, cat in found.items() if not any(set(key) < set(other) for other in found)}
+    kinds = {cat for key, cat in found.items() if not any(set(key) < set(other) for other in found)}
+    # an option naming a kind by its head noun alone, a noun that is no label ("food or treats?",
+    # "lamp, plant or chair?"; "chicken or fish?" offers flavours)
+    # (only when every option names a kind: "meat, veggie or plain cheese?" offers toppings)
+    in_found = {w for key in found for w in key}
+    options: list[list[str]] = [[]]
+    for i in inside:
+        if toks[i].text in (":", "\u2014", "\u2013", "=") or (toks[i].text == "?" and i + 1 < len(toks) and i + 1 in inside):
+            options = [[]]  # the options follow what they are for: "for that corner: a lamp, ..."
+        elif toks[i].low in ("or", "/", ",", "?", "vs", "+"):
+            options.append([])
+        elif i not in labelled | rooms and toks[i].text[:1].isalpha() and toks[i].low not in _OPTION_FILLERS:
+            options[-1].append(toks[i].lemma)
+    options = [o for o in options if o]
+    heads = [[w for w in o if w in lex.category_heads and w not in lex.label_words] for o in options]
+    if len(options) >= 2 and all(len(o) <= 3 and (h or set(o) & in_found) for o, h in zip(options, heads, strict=True)):
+        kinds |= {f"~{h[-1]}" for h in heads if h and h[-1] not in in_found}
+    return kinds
+
+
+_OPTION_FILLERS = frozenset({"a", "an", "the", "some", "like", "um", "uh", "just", "more", "maybe", "new", "too", "lol"})
 
 
 def _clause_span(low: str, s: int, e: int, start: int, end: int | None = None) -> tuple[int, int]:

@@ -340,6 +340,7 @@ class SceneLexicon:
             stems = frozenset(_stem(w) for w in key)
             if len(key) >= 2 and len(stems) == len(key):
                 self.tag_stems.setdefault(stems, set()).update(found)
+        self.label_words = {w for key in self.tag_phrases for w in key}
         self.tag_first: dict[str, int] = {}
         for key in self.tag_phrases:
             self.tag_first[key[0]] = max(self.tag_first.get(key[0], 0), len(key))

@@ -1125,3 +1125,16 @@ def test_kinds_listed_before_asking_which_was_meant_ask_the_category(lex):
                       "Fjell Home Lune Throw Pillow. Which one did you mean?", lex["home_furnishings"],
                       heard=analyze("I want the sage one", lex["home_furnishings"]))
     assert u.act == "ClarifyNeed" and u.asks == ("category",)
+
+
+@pytest.mark.parametrize("store, text, asks", [
+    # options that each name a kind by its head noun ask which kind was meant ...
+    ("home_furnishings", "for that corner: a lamp, a rug or a chair?", ("category",)),
+    ("supermarket", "for the cat: food or treats?", ("category",)),
+    # ... but not when one option is a topping or a flavour
+    ("supermarket", "meat, veggie or plain cheese?", ("preference",)),
+    ("supermarket", "chicken or fish for her?", ("preference",)),
+])
+def test_kinds_offered_by_their_head_nouns(lex, store, text, asks):
+    u = analyze(text, lex[store])
+    assert u.asks == asks, text
