@@ -1365,5 +1365,5 @@ _WEAK_ACK = re.compile(
 )
 _ACK_OPENING = re.compile(
     r"^\W*(?:no problem|no worries|understood|fair enough|i understand|that'?s (?:fine|okay|ok|alright)|sorry|i'?m sorry|noted|"
-    r"totally|makes sense|okay|ok|alright|got it|gotcha|fine|fair|i see|i get it|i get that|ah|oh|fair point|you'?re right|good to know|i hear you|thanks for telling)"
+    r"totally|makes sense|okay|ok|alright|got it|gotcha|fine|fair|i see|i get it|i get that|ah|oh|oof|fair point|you'?re right|good to know|i hear you|thanks for telling)"
 )

@@ -327,7 +327,10 @@ def in_reply(
             # a reply that sets its own option aside ("skipping the X, over your 20 - the Y ...")
             # recommends; one that opens by taking words on board ("no problem, skip the X")
             # handles a turn-down the shopper's words carried
-            handles = said.act == "HandleRejection" and _ACK_OPENING.match(said.text.lower()) is not None
+            # (also one that acknowledges the shopper's words about the product under discussion
+            # and offers another: "oh yeah fair um then maybe the lintu greta throw ...")
+            handles = (said.act == "HandleRejection" or (focus is not None and focus not in offered)) and (
+                _ACK_OPENING.match(said.text.lower()) is not None)
             return replace(
                 said, act="HandleRejection" if handles else "Recommend",
                 proposed=tuple(dict.fromkeys([*said.proposed, *offered])),
@@ -335,9 +338,16 @@ def in_reply(
             )
         if said.proposed and said.act in ("AnswerQuestion", "Explain"):
             return replace(said, act="Recommend")
+    if (said.act == "Recommend" and focus is not None and focus not in said.proposed and not asked
+            and _ACK_OPENING.match(said_low) and not _ADD_ON.match(said_low)):
+        # the shopper's words about the product under discussion took on board ("oh yeah fair,
+        # then maybe the lintu fern throw"): whatever turn-down they carried is handled
+        return replace(said, act="HandleRejection")
     return said
 
 
+# "Oh, and one more idea ...": an offer besides, not an answer to an objection
+_ADD_ON = re.compile(r"\W*(?:oh|ah|ok|okay)\W+(?:and|also|one more|btw|by the way|plus)\b")
 _POINTED = re.compile(r"\b(?:this|these|that|those)\s+$")
 
 

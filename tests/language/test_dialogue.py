@@ -399,3 +399,16 @@ def test_another_of_the_kind_under_discussion_is_named_by_a_word_of_its_name(lex
     said = analyze_reply("These biscuits help clean your dog's teeth while he chews.", lex,
                          heard=analyze("why these?", lex), focus="sm_p150")
     assert [p for _, p in said.references] == ["sm_p150"] and not put_forward(said)
+
+
+def test_an_acknowledged_objection_and_another_product_handle_a_turn_down(home):
+    """The shopper's words about the product under discussion may carry a turn-down the layer
+    does not read as one; a reply that takes them on board and offers another handles it."""
+    heard = analyze("I want something less fancy than this throw", home)
+    said = analyze_reply("oh yeah fair, then maybe the lintu fern throw, weighted and machine washable", home,
+                         heard=heard, focus="hf_p132")
+    assert said.act == "HandleRejection" and "hf_p130" in said.proposed
+    # an offer besides ("oh, and one more idea") answers no objection
+    said = analyze_reply("Oh, and one more idea: the lintu fern throw, weighted and machine washable", home,
+                         heard=analyze("nice, I'll take this throw", home), focus="hf_p132")
+    assert said.act != "HandleRejection"
