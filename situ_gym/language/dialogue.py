@@ -436,7 +436,10 @@ def analyze_reply(
     # the few products that fit what the shopper meant ("the emerald chair") are as good as in
     # view: "rowan (swivel, big) or vale (compact)?" names two of them
     asks_which = bool(re.search(r"\bor\b|\bwhich\b", str(text).lower())) and "?" in str(text)
-    fitting = _fitting(heard, lexicon) if heard is not None and not heard.named and asks_which else frozenset()
+    # (also when the shopper's words named one of them by a name several carry: "where's the Zephyr?")
+    fitting = _fitting(heard, lexicon) if heard is not None and asks_which else frozenset()
+    if heard is not None and heard.named and not set(heard.named) <= fitting:
+        fitting = frozenset()
     in_view = frozenset(visible) | named | frozenset(raised) | fitting
     said = analyze(text, lexicon, visible=in_view, focus=about)
     if lexicon is not None and focus is not None and not [p for _, p in said.references if p != focus]:

@@ -412,3 +412,11 @@ def test_an_acknowledged_objection_and_another_product_handle_a_turn_down(home):
     said = analyze_reply("Oh, and one more idea: the lintu fern throw, weighted and machine washable", home,
                          heard=analyze("nice, I'll take this throw", home), focus="hf_p132")
     assert said.act != "HandleRejection"
+
+
+def test_kinds_asked_after_a_name_several_products_carry_are_its_readings(home):
+    """"Where's the Zephyr?" names four products; the kinds the reply lists are theirs."""
+    heard = analyze("where is the Zephyr?", home)
+    said = analyze_reply("hmm which one, the ottoman, the nightstand or the gaming desk?", home, heard=heard)
+    assert said.act == "ClarifyNeed" and said.asks == ("category",)
+    assert {"hf_p018", "hf_p105", "hf_p145"} <= set(said.mentioned) and not said.proposed
