@@ -340,6 +340,9 @@ class SceneLexicon:
             stems = frozenset(_stem(w) for w in key)
             if len(key) >= 2 and len(stems) == len(key):
                 self.tag_stems.setdefault(stems, set()).update(found)
+        self._stem_first = {min(stems): [] for stems in self.tag_stems}  # each label by one of its stems
+        for stems in self.tag_stems:
+            self._stem_first[min(stems)].append(stems)
         self.label_words = {w for key in self.tag_phrases for w in key}
         self.tag_first: dict[str, int] = {}
         for key in self.tag_phrases:
@@ -680,11 +683,11 @@ class SceneLexicon:
         "the shelves you can adjust", "cuts through grease", "a cover you can remove"."""
         said = {k for t in found for k in range(t.start, t.end)} | set(taken)
         stems = [(k, _stem(toks[k].lemma)) for k in idx if k not in said and toks[k].text[:1].isalpha()]
+        present = {st for _, st in stems}
         out = []
-        for need, labels in self.tag_stems.items():
+        for need in (n for st in present for n in self._stem_first.get(st, ()) if n <= present):
+            labels = self.tag_stems[need]
             at = [k for k, st in stems if st in need]
-            if len({st for k, st in stems if k in at}) < len(need):
-                continue
             first, last = min(at), max(at)
             if last - first <= _REWORDED_SPAN and {st for k, st in stems if first <= k <= last} >= need:
                 out.append(TagMention(first, last + 1, " ".join(toks[k].low for k in at), frozenset(labels)))

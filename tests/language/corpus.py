@@ -24,7 +24,8 @@ HELD_OUT = {
     "heldout7": "written apart again while the layer was tuned on the seventh's misses; since tuned on",
     "heldout8": "written apart again while the layer was tuned on the eighth's misses; since tuned on",
     "heldout9": "written apart again while the layer was tuned on the ninth's misses; since tuned on",
-    "heldout10": "written apart again while the layer was tuned on the tenth's misses; never tuned on",
+    "heldout10": "written apart again while the layer was tuned on the tenth's misses; since tuned on",
+    "heldout11": "written apart again while the layer was tuned on the eleventh's misses; never tuned on",
 }
 STORES = ("supermarket", "home_furnishings")
 STYLES = ("chat", "clipped", "nonnative", "mixed")

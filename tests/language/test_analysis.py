@@ -1048,8 +1048,13 @@ HELDOUT9_FLOOR = 0.94
 # tests/language/heldout10 (400 utterances, five styles, an eleventh author; written while the
 # layer was tuned on heldout9's misses, never run through it before its first measurement):
 # 93.2% when first run (91.6% with the layer as the session found it, 92.4% before heldout9's
-# misses were read). The held-out measure.
-HELDOUT10_FLOOR = 0.92
+# misses were read); a development set since heldout11 was written (95.8%).
+HELDOUT10_FLOOR = 0.95
+# tests/language/heldout11 (400 utterances, five styles, a twelfth author; written while the
+# layer was tuned on heldout10's misses, never run through it before its first measurement):
+# 93.9% when first run (93.6% with the layer as the session found it), 94.0% after later changes
+# made on the other corpora (its misses never read). The held-out measure.
+HELDOUT11_FLOOR = 0.93
 
 
 @pytest.mark.parametrize("corpus, floor, style_margin", [("heldout", HELDOUT_FLOOR, 0.05),
@@ -1061,7 +1066,8 @@ HELDOUT10_FLOOR = 0.92
                                                           ("heldout7", HELDOUT7_FLOOR, 0.06),
                                                           ("heldout8", HELDOUT8_FLOOR, 0.06),
                                                           ("heldout9", HELDOUT9_FLOOR, 0.06),
-                                                          ("heldout10", HELDOUT10_FLOOR, 0.06)])
+                                                          ("heldout10", HELDOUT10_FLOOR, 0.06),
+                                                          ("heldout11", HELDOUT11_FLOOR, 0.06)])
 def test_held_out_accuracy_per_style(capsys, corpus, floor, style_margin):
     from . import corpus as C
 
@@ -1094,9 +1100,9 @@ def _group_readings(corpus: str):
 # heldout2 18/30, heldout3 20/25, heldout4 18/25 (9/25 when first run), heldout5 15/25 (10/25
 # when first run; 17/25 now), heldout6 20/25 (15/25 when first run), heldout7 17/25 (13/25 when
 # first run), heldout8 18/25 (15/25 when first run), heldout9 18/25 (17/25 when first run),
-# heldout10 17/25 (when first run); a drop is a regression.
+# heldout10 17/25 (when first run), heldout11 18/25 (when first run); a drop is a regression.
 INVARIANCE_FLOORS = {"heldout": 0.8, "heldout2": 0.55, "heldout3": 0.76, "heldout4": 0.68, "heldout5": 0.64,
-                     "heldout6": 0.76, "heldout7": 0.68, "heldout8": 0.72, "heldout9": 0.72, "heldout10": 0.68}
+                     "heldout6": 0.76, "heldout7": 0.68, "heldout8": 0.72, "heldout9": 0.72, "heldout10": 0.68, "heldout11": 0.72}
 
 
 @pytest.mark.parametrize("corpus", sorted(INVARIANCE_FLOORS))
