@@ -196,6 +196,7 @@ def _stem(word: str) -> str:
     return w
 
 
+_SET_AGAINST_NEAR = re.compile(r"\b(?:vs|versus)\b|/|\bor\b")
 _SIZE_WORDS = frozenset({"big", "bigger"})
 _SIZE_WORDS_BEFORE = frozenset({"one", "ones", "size", "sized", "enough", "and", "n", "with", "w", "so", "but", "too", "tho", "though"})
 _SHORT_WORDS = frozenset(w for forms in _SHORT_FORMS.values() for w in forms)
@@ -513,9 +514,11 @@ class SceneLexicon:
             nxt = toks[i + 1] if i + 1 < len(toks) else None
             frame = possessive or (nxt is not None and nxt.low in ("one", "ones", "'s")) or before in CHOICE_WORDS or (
                 # a bare word that opens the text or a list item on its own: "decaf, 100%",
-                # "quill, easy", "swiss = sliced, 10.89 / cheddar = shredded, 4.29"
+                # "quill, easy", "swiss = sliced, 10.89 / cheddar = shredded, 4.29", or with its
+                # price, set against another: "gala 4.69 vs honeycrisp 4.49"
                 (i == 0 or before in ("/", "|", ";", "vs", "versus")) and nxt is not None
-                and nxt.text in (",", ":", "=", "\u2014", "-", "!")
+                and (nxt.text in (",", ":", "=", "\u2014", "-", "!") or (
+                    _PRICE_FIGURE.fullmatch(nxt.text.lstrip("$")) is not None and _SET_AGAINST_NEAR.search(" ".join(t.low for t in toks[i : i + 5]))))
             )
             pid = self._sole_owner(w, in_view) or (self._sole_owner(w, self.all_products) if frame else None)
             if pid is None:

@@ -1144,3 +1144,8 @@ def test_kinds_listed_before_asking_which_was_meant_ask_the_category(lex):
 def test_kinds_offered_by_their_head_nouns(lex, store, text, asks):
     u = analyze(text, lex[store])
     assert u.asks == asks, text
+
+
+def test_a_bare_name_said_with_its_price_against_another_is_a_side(lex):
+    u = analyze("basmati 4.19 vs arborio 3.69 \u2192 arborio, the risotto one", lex["supermarket"])
+    assert u.act == "Compare" and len(set(u.compared)) == 2 and u.proposed == ("sm_p058",)
