@@ -298,6 +298,7 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
     proposed: list[str] = []
     mentioned: list[str] = []
     set_aside: list[str] = []
+    named_aside: set[str] = set()  # set aside by name, not by "it" ("it's not the cheapest" concedes)
     landmarks: list[str] = []
     # "nice pick, ..." praises their choice; "try turning left" proposes a motion, not a product
     cue_text = _TRY_MOTION.sub(lambda m: " " * len(m.group(0)), _ACK_CHOICE.sub(lambda m: " " * len(m.group(0)), low))
@@ -337,6 +338,8 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
             neg = P.NOT_PROPOSED.search(clause) or P.OVER_LIMIT.search(low, ce, max(b, min(e, ce + 24)))
             if neg:
                 set_aside.append(pid)
+                if any(m.char_start == cs for m in mentions):
+                    named_aside.add(pid)
             if _LANDMARK.search(low, max(a, cs - 24), cs):
                 landmarks.append(pid)  # "right next to the corn flakes": where, not what
             pro = (
@@ -351,7 +354,10 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
             )
             if not pro and not neg and floating and not P.COMPARE.search(clause):
                 pro = True
-            if (pro or purchase) and not neg:
+            # ("let's set the Dune aside. ... should it have pet-friendly fabric?": "it" after
+            # the product is set aside offers it no more)
+            dropped = pid in named_aside and not any(m.char_start == cs for m in mentions)
+            if (pro or purchase) and not neg and not dropped:
                 proposed.append(pid)
                 if pid == focus and not any(m.char_start == cs for m in mentions):
                     refers_focus = True

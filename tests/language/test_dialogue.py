@@ -420,3 +420,10 @@ def test_kinds_asked_after_a_name_several_products_carry_are_its_readings(home):
     said = analyze_reply("hmm which one, the ottoman, the nightstand or the gaming desk?", home, heard=heard)
     assert said.act == "ClarifyNeed" and said.asks == ("category",)
     assert {"hf_p018", "hf_p105", "hf_p145"} <= set(said.mentioned) and not said.proposed
+
+
+def test_it_after_the_product_is_set_aside_by_name_offers_it_no_more(home):
+    heard = analyze("Cream is a bad idea with my dog.", home)
+    said = analyze_reply("Fair point, let's set the Dune aside. Which colour would work better, and should it be "
+                         "pet-friendly?", home, heard=heard, focus="hf_p004")
+    assert "hf_p004" not in said.proposed and said.act in ("HandleRejection", "AskPreference", "ClarifyNeed")
