@@ -192,7 +192,7 @@ def in_reply(
         return said
     said = _without_echoes(said, heard, focus)
     pointed = [focus] if focus is not None and not heard.named and _PRONOUN.search(heard.text.lower()) else []
-    own = list(dict.fromkeys([*raised, *heard.named, *pointed]))
+    own = list(dict.fromkeys([*raised, *_named_besides(heard, raised, lexicon), *pointed]))
     named_sides = [p for _, p in said.references if p in own]
     asked = _asks(heard)
     low = heard.text.lower()
@@ -351,6 +351,18 @@ _ADD_ON = re.compile(r"\W*(?:oh|ah|ok|okay)\W+(?:and|also|one more|btw|by the wa
 _POINTED = re.compile(r"\b(?:this|these|that|those)\s+$")
 
 
+def _named_besides(heard: Utterance, raised, lexicon: SceneLexicon | None) -> list[str]:
+    """The products the shopper's words name, less those a raised product's model name accounts
+    for: "quill or umber chair?" with the Umber accent chair raised is no Umber office chair."""
+    if lexicon is None or not raised:
+        return list(heard.named)
+
+    def model(p: str) -> set[str]:
+        return set(lexicon.name_words[p] - lexicon.kind_words[p] - lexicon.brand_words[p])
+
+    return [p for p in heard.named if p in raised or not any(model(p) & model(r) for r in raised)]
+
+
 def _reasons_for(said: Utterance, pid: str, lexicon: SceneLexicon):
     """The reasons ``said`` gives for ``pid``, weighed against no other product."""
     low = said.text.lower()
@@ -428,7 +440,7 @@ def analyze_reply(
     the products the shopper just named resolve references as the ones in view do ("the
     decaf" after "the breakfast blend or the decaf?"), then ``in_reply`` reads what the turn
     does. The one reading the env, the shopper and RecRM share."""
-    named = frozenset(heard.named) if heard is not None else frozenset()
+    named = frozenset(_named_besides(heard, tuple(raised), lexicon)) if heard is not None else frozenset()
     # "it", "they" in the reply stand for the product under discussion, else for the one product
     # the shopper raised (asked about, picked up: "price of the monstera?" -> "it's 48.99")
     raised = tuple(dict.fromkeys(raised))

@@ -427,3 +427,11 @@ def test_it_after_the_product_is_set_aside_by_name_offers_it_no_more(home):
     said = analyze_reply("Fair point, let's set the Dune aside. Which colour would work better, and should it be "
                          "pet-friendly?", home, heard=heard, focus="hf_p004")
     assert "hf_p004" not in said.proposed and said.act in ("HandleRejection", "AskPreference", "ClarifyNeed")
+
+
+def test_a_name_the_raised_products_account_for_names_no_other(home):
+    """"umber chair" with the Umber accent chair raised is that chair, not the Umber office chair."""
+    heard = analyze("umber chair or the quill? I hate assembling stuff", home)
+    said = analyze_reply("the quill: no assembly needed, and it's 140 less than the umber", home, heard=heard,
+                         raised=("hf_p014", "hf_p010"))
+    assert said.act == "Compare" and said.proposed == ("hf_p010",) and set(said.compared) == {"hf_p010", "hf_p014"}
