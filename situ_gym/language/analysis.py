@@ -60,7 +60,7 @@ _CLAUSE_BREAK = re.compile(r",(?!\s*[\d$])\s*|;|:\s|\s-\s|\bbut\b|\binstead\b|\s
 _TURNS = frozenset("turn look glance tilt face pivot rotate spin swing".split())
 _TRANSLATE = frozenset(
     "go head walk move step come enter leave exit continue proceed cross pass stroll wander return get make keep pop duck hop "
-    "slide shuffle scoot sidestep edge inch shift".split()
+    "slide shuffle scoot sidestep edge inch shift bounce cruise zip dash nip mosey amble saunter trot stride".split()
 )
 
 

@@ -231,7 +231,7 @@ PURCHASE = re.compile(
 MOTION = frozenset(
     "go head walk move step turn come enter leave exit continue proceed follow cross pass look glance tilt "
     "face stroll wander swing pivot rotate return back get make keep spin hop pop duck swing slide shuffle scoot "
-    "sidestep edge inch shift bounce cruise".split()
+    "sidestep edge inch shift bounce cruise zip dash nip mosey wander amble saunter trot stride".split()
 )
 RELATION: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("out_of", _words(r"out of", r"leave", r"leaving", r"exit", r"exiting", r"step out", r"back out", r"get out", r"outside of", r"head out", r"out from", r"outside from", r"go out", r"come out", r"step outside", r"outta", r"out the door", r"(?:go|walk|head|step|get) outside(?! of)")),

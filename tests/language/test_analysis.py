@@ -719,6 +719,9 @@ def test_steps_with_degree_words_and_conditions(lex, text, direction):
     ("supermarket", "Turn left, then it's a long walk to Open Cooler 2.", ("sm_open_cooler_02", "to", "left", "long")),
     ("home_furnishings", "walk toward play-cation, it's the farthest shop", ("hf_store_play_cation", "toward", None, "long")),
     ("supermarket", "turn R \u2192 shelf 4", ("sm_shelf_04", "to", "right", "medium")),
+    # informal verbs of walking
+    ("supermarket", "just zip over to shelf 3, it's right there", ("sm_shelf_03", "to", None, "medium")),
+    ("home_furnishings", "mosey on over to light logic", ("hf_store_light_logic", "to", None, "medium")),
     # where the walk ends, said in the next sentence
     ("supermarket", "Go forward only some steps more, please. Then you are at Open Cooler 2.",
      ("sm_open_cooler_02", "to", "ahead", "short")),
