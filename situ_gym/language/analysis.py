@@ -281,7 +281,7 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
     if len(ref_pids) >= 2:
         for si, (s, e) in enumerate(sentences):
             sent = low[s:e]
-            if P.COMPARE.search(sent) or P.COMPARATIVE.search(sent) or ";" in sent:
+            if P.COMPARE.search(sent) or P.COMPARATIVE.search(sent) or ";" in sent or " / " in sent:  # "A = ..., 11.09 / B = ..., 4.19"
                 compared += [r[3] for r in refs if r[0] == si]
         compared = _unique(compared) if len(set(compared)) >= 2 else []
         if not compared and (P.COMPARE.search(low) or P.COMPARATIVE.search(low)) and lex is not None and not (

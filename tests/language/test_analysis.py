@@ -1152,3 +1152,9 @@ def test_kinds_offered_by_their_head_nouns(lex, store, text, asks):
 def test_a_bare_name_said_with_its_price_against_another_is_a_side(lex):
     u = analyze("basmati 4.19 vs arborio 3.69 \u2192 arborio, the risotto one", lex["supermarket"])
     assert u.act == "Compare" and len(set(u.compared)) == 2 and u.proposed == ("sm_p058",)
+
+
+def test_sides_set_apart_by_a_slash_are_compared(lex):
+    u = analyze("long grain = 2 lb, 4.29 / arborio = 2 lb, 3.69. risotto or a side?", lex["supermarket"],
+                visible=frozenset({"sm_p054", "sm_p058"}))
+    assert set(u.compared) == {"sm_p054", "sm_p058"}
