@@ -957,7 +957,7 @@ def _navigation(sent: str, toks, s: int, e: int, places: list[PlaceMention], low
     relation_here = P.RELATION[min(cues)[1]][0] if cues else None
     earlier = None
     # "head over there", "walk fwd + go in": the place named in the words before
-    if not here and (re.search(r"\b(?:there|over there)\b", sent) or relation_here == "into"):
+    if not here and (re.search(r"\b(?:there|over there|to it|to them)\b", sent) or relation_here == "into"):
         earlier = next((p for p in reversed(places) if p.char_start < s), None)
     verbs = motion_verbs(toks, low, s, e)
     direction = _direction(sent)
@@ -1017,6 +1017,10 @@ def _navigation(sent: str, toks, s: int, e: int, places: list[PlaceMention], low
                       and p.char_start > main[0].char_start]
             if inside:
                 target, relation = inside[0].entity_id, "to"
+        # only a shop is entered or left: "chicken is inside of it" (a freezer) says where, and
+        # "leave textiles -> bedroom area" walks to the next section
+        if relation in ("into", "out_of") and "_store_" not in target:
+            relation = "to"
     elif earlier is not None and verbs:
         target, relation = earlier.entity_id, relation_here or "to"
     else:

@@ -236,12 +236,12 @@ MOTION = frozenset(
 RELATION: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("out_of", _words(r"out of", r"leave", r"leaving", r"exit", r"exiting", r"step out", r"back out", r"get out", r"outside of", r"head out", r"out from", r"outside from", r"go out", r"come out", r"step outside", r"outta", r"out the door", r"(?:go|walk|head|step|get) outside(?! of)")),
     # (not "once you're inside": where a thing is after the walk)
-    ("into", _words(r"into(?! (?:view|sight)\b)", r"(?<!you're )(?<!you are )(?<!u r )(?<!ur )inside", r"enter", r"entering", r"go in", r"walk in", r"step in", r"head in", r"in through", r"pop in", r"duck in")),
+    ("into", _words(r"into(?! (?:view|sight)\b)(?! the (?:corridor|hall|hallway|aisle|walkway)\b)", r"(?<!you're )(?<!you are )(?<!u r )(?<!ur )inside", r"enter", r"entering", r"go in", r"walk in", r"step in", r"head in", r"in through", r"pop in", r"duck in")),
     ("past", _words(r"past", r"beyond", r"go by", r"walk by", r"pass(?:ing)?")),
-    ("along", _words(r"along", r"down the length", r"further down", r"further along", r"down the aisle", r"down the shelf", r"sideways",
+    ("along", _words(r"(?<!freezers )(?<!coolers )(?<!shelves )(?<!freezer )(?<!cooler )along(?! the (?:back|front|left|right|far|side) wall)", r"down the length", r"further down", r"further along", r"down the aisle", r"down the shelf", r"sideways",
                      r"side-?step", r"shuffle", r"slide", r"scoot", r"inch (?:forward|along|over|closer|ahead|left|right|up|back)", r"edge (?:over|along|left|right)", r"that stretch")),
-    ("behind", _words(r"behind(?! (?:you|u|ya)\b)", r"back side", r"other side", r"rear", r"around the back", r"far side of the")),
-    ("toward", _words(r"toward", r"towards", r"in the direction of", r"facing(?! (?:you|u)\b)")),
+    ("behind", _words(r"behind(?! (?:of )?(?:you|u|ya)\b)", r"(?<!your )(?<!ur )back side", r"other side", r"rear", r"around the back", r"far side of the")),
+    ("toward", _words(r"toward", r"towards", r"in the direction of", r"(?<!be )(?<!you're )(?<!you are )facing(?! (?:you|u)\b)")),
 )
 DIRECTION: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("around", _words(r"(?:turn|swing|spin|whip) (?:all the way )?(?:a)?round", r"about[- ]face", r"behind you", r"spin (?:a)?round", r"turn back", r"180")),

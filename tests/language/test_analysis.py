@@ -719,6 +719,12 @@ def test_steps_with_degree_words_and_conditions(lex, text, direction):
     ("supermarket", "Turn left, then it's a long walk to Open Cooler 2.", ("sm_open_cooler_02", "to", "left", "long")),
     ("home_furnishings", "walk toward play-cation, it's the farthest shop", ("hf_store_play_cation", "toward", None, "long")),
     ("supermarket", "turn R \u2192 shelf 4", ("sm_shelf_04", "to", "right", "medium")),
+    # "walk over to it": the place named before; only shops are entered; a corridor is no shop;
+    # what the shopper will face after a turn in place
+    ("supermarket", "Coffee is on Shelf 3. Turn right and walk over to it.", ("sm_shelf_03", "to", "right", "medium")),
+    ("supermarket", "turn left and walk to Chest Freezer 2, the chicken is inside of it", ("sm_chest_freezer_02", "to", "left", "medium")),
+    ("home_furnishings", "Turn left into the corridor and walk to Light Logic.", ("hf_store_light_logic", "to", "left", "medium")),
+    ("home_furnishings", "Turn around and you'll be facing the door of Nordic Nest.", ("hf_store_nordic_nest", None, "around", None)),
     # informal verbs of walking
     ("supermarket", "just zip over to shelf 3, it's right there", ("sm_shelf_03", "to", None, "medium")),
     ("home_furnishings", "mosey on over to light logic", ("hf_store_light_logic", "to", None, "medium")),
