@@ -1266,7 +1266,8 @@ def _act(u: Utterance, focus: str | None, low: str) -> str:
         return "Recommend"
     if u.questions:
         # asking where the shopper stands clarifies the situation, it asks no preference
-        where = all("location" in q.slots for q in u.questions) and _WHERE_NOW.search(low) is not None
+        where = all("location" in q.slots for q in u.questions) and (
+            _WHERE_NOW.search(low) is not None or _SHOPPER_AT.search(low) is not None)
         clarifies = any(q.clarifies for q in u.questions) or P.CLARIFY.search(low) is not None or where
         return "ClarifyNeed" if clarifies else "AskPreference"
     answers = ANSWER_OPENING.match(low)
@@ -1279,6 +1280,11 @@ def _act(u: Utterance, focus: str | None, low: str) -> str:
     return "AnswerQuestion"
 
 
+# Words asking where the shopper is: "which cooler u at?", "in light logic yet?", "standing next to".
+_SHOPPER_AT = re.compile(
+    r"\b(?:u|you) at\b|\bstanding (?:next to|by|at|near)\b|\bin \w+(?: \w+)? yet\b|\bstill in the\b|\balready in\b"
+    r"|\b(?:are|r) (?:u|you) (?:at|in|near|by)\b|\bnear (?:you|u)\W*$|\bnearest\b|\bshelf ?#|number of the"
+)
 # The pick among options listed: a superlative ("cheapest", "most cheap") or a choice said.
 _PICKED_AMONG = re.compile(
     r"\b(?:most|least|best|cheapest|priciest|biggest|largest|smallest|lightest|softest|strongest|thickest|"

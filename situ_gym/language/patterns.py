@@ -113,7 +113,9 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"single piece", r"or a set", r"footprint", r"height", r"compact", r"bulky", r"too big", r"smaller", r"bigger", r"larger",
         r"width", r"depth", r"(?:big|large|regular|small) pack", r"(?:one|a|1|half a|the half) (?:gallon|gal|pound|lb)\b",
         r"or the half")),
-    ("location", _words(r"where", r"(?:near|by|next to|at) (?:the )?(?:coolers?|shel(?:f|ves)|freezers?|produce|entrance|door|checkout|signs?)\b",
+    ("location", _words(r"where", r"(?:^|\b(?:which \w+|r|are|you|u)\s+)(?:u|you) at\b", r"\b(?:r|are) (?:u|you) at\b",
+                         r"standing (?:next to|by|at|near)", r"\bin \w+(?: \w+)? yet\b", r"still in the", r"already in (?:a|the) (?:shop|store)",
+                         r"(?:near|by|next to|at) (?:the )?(?:coolers?|shel(?:f|ves)|freezers?|produce|entrance|door|checkout|signs?)\b",
                          r"nearest (?:sign|shelf|aisle)", r"shelf ?#", r"(?:number|name) of (?:the )?(?:shelf|freezer|cooler|aisle|shop|store|stand)",
                          r"near (?:you|u)\W*$", r"which (?:aisle|shelf|section|store|part|area|side|shop)", r"whereabouts", r"part of the store",
                          r"(?:different|another|other) (?:shop|store|section)", r"(?:was|is) it in", r"where you saw")),
@@ -136,6 +138,9 @@ CLARIFY = _words(
     r"(?:you|u) mean", r"as in", r"you said", r"you mentioned", r"so you(?:'re| are| want| need)", r"correct(?=\?)", r"right(?=\?)",
     r"is that right", r"is that correct", r"or would you", r"or do you", r"or (?:rather|instead)", r"rather have",
     r"clarify", r"when you say", r"am i right", r"does that mean", r"should i (?:assume|take it)",
+    # "wait, is it for you or a gift?", "hold up, ...", "'modern' can mean a lot", a word of the
+    # shopper's quoted back ("wait, 'milk' - like dairy or plant?")
+    r"^\W*(?:wait|hold up|hang on)\b", r"clarification", r"can mean", r"(?:^|\s)['\u2018\u201c\"][a-z][a-z -]{1,24}['\u2019\u201d\"](?=\W)",
 )
 
 PROPOSE = _words(

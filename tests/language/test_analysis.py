@@ -1164,3 +1164,19 @@ def test_sides_set_apart_by_a_slash_are_compared(lex):
     u = analyze("long grain = 2 lb, 4.29 / arborio = 2 lb, 3.69. risotto or a side?", lex["supermarket"],
                 visible=frozenset({"sm_p054", "sm_p058"}))
     assert set(u.compared) == {"sm_p054", "sm_p058"}
+
+
+@pytest.mark.parametrize("store, text, act, asks", [
+    # asking where the shopper is clarifies the situation
+    ("supermarket", "which freezer r u at, 2 or 3?", "ClarifyNeed", ("location",)),
+    ("home_furnishings", "are you in nordic nest yet or still in the corridor?", "ClarifyNeed", ("location",)),
+    ("supermarket", "Which shelf are you standing next to? Tell me the number.", "ClarifyNeed", ("location",)),
+    # a clarification said as one: "hold up", the shopper's word quoted back
+    ("home_furnishings", "hold up, is this for indoors or the balcony?", "ClarifyNeed", ("use",)),
+    ("supermarket", "hmm, 'snacks' like chips, or something sweet?", "ClarifyNeed", ("preference",)),
+    # where the shopper wants to go first is a preference
+    ("home_furnishings", "Which shop would you like to visit first?", "AskPreference", ("location",)),
+])
+def test_clarifying_the_situation_or_the_shoppers_words(lex, store, text, act, asks):
+    u = analyze(text, lex[store])
+    assert (u.act, u.asks) == (act, asks), text
