@@ -1237,6 +1237,11 @@ def _act(u: Utterance, focus: str | None, low: str) -> str:
         any(q.slots != ("other",) for q in u.questions) or u.navigation is not None
     )
     handles = bool(cues) and not ack_only and not u.purchase_prompt and not u.greeting
+    # "the X is over your $15, so skip that - the Y is $9.19": with nothing under discussion, an
+    # option the assistant sets aside itself on the way to another is part of a recommendation
+    # (a turn-down the shopper's words carried is read by ``in_reply``)
+    if handles and focus is None and new_proposal and u.set_aside and not opens_with_ack:
+        handles = False
     # "sorry, did you say the A or the B?": which product the shopper meant is asked
     readings = bool(u.questions) and _READINGS.search(low) is not None and not u.proposed
     if readings and u.mentioned:

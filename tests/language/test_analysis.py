@@ -1180,3 +1180,9 @@ def test_sides_set_apart_by_a_slash_are_compared(lex):
 def test_clarifying_the_situation_or_the_shoppers_words(lex, store, text, act, asks):
     u = analyze(text, lex[store])
     assert (u.act, u.asks) == (act, asks), text
+
+
+def test_an_option_set_aside_on_the_way_to_another_is_part_of_a_recommendation(lex):
+    u = analyze("The Lumen Field Fern floor lamp is $239.99, over your limit, so let's skip it. The Lumen Field "
+                "Delph Floor Lamp is a proper reading light at $139.99.", lex["home_furnishings"])
+    assert u.act == "Recommend" and u.proposed == ("hf_p069",)
