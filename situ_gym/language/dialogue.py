@@ -80,10 +80,11 @@ _PREFERS = re.compile(
     r"\b(?:better|best|winner|wins|for sure|hands down|definitely|100%|go (?:with|for)|i'?d (?:go|take|get|pick|say)|imo|easy pick|i think)\b"
     r"|->|\u2192|\bit is(?=\W*(?:$|[.!?]))"
 )
-# A pick said right before the side it picks, in a sentence weighing both: "... and the jasper's
-# bigger so I'd say the fern", "for your soup I think cannellini".
-# ... or right after it, ending what is said of it: "ember imo", "strawberries it is".
+# A pick said right after the side it picks, ending what is said of it: "ember imo",
+# "strawberries it is".
 _PICK_AFTER = re.compile(r"\b(?:it is|imo|easy pick|ftw|hands down)\W*$")
+# ... or right before it, in a sentence weighing both: "... and the jasper's bigger so I'd say
+# the fern", "for your soup I think cannellini", "-> honestly clusters".
 _PICK_BEFORE = re.compile(
     r"(?:\b(?:i'?d (?:say|go(?: with| for| w/)?|pick|take|choose|get|lean toward)|i think|imo|my pick(?: is)?|stick (?:with|w/)|(?:you )?keep)"
     r"|->|\u2192)\W+(?:(?:the|um|uh|honestly|def|prob|probably)\W+)*$"
@@ -191,6 +192,7 @@ def in_reply(
     if heard is None or heard.empty or said.empty:
         return said
     said = _without_echoes(said, heard, focus)
+    raised = tuple(raised)
     pointed = [focus] if focus is not None and not heard.named and _PRONOUN.search(heard.text.lower()) else []
     own = list(dict.fromkeys([*raised, *_named_besides(heard, raised, lexicon), *pointed]))
     named_sides = [p for _, p in said.references if p in own]
@@ -440,10 +442,10 @@ def analyze_reply(
     the products the shopper just named resolve references as the ones in view do ("the
     decaf" after "the breakfast blend or the decaf?"), then ``in_reply`` reads what the turn
     does. The one reading the env, the shopper and RecRM share."""
-    named = frozenset(_named_besides(heard, tuple(raised), lexicon)) if heard is not None else frozenset()
+    raised = tuple(dict.fromkeys(raised))
+    named = frozenset(_named_besides(heard, raised, lexicon)) if heard is not None else frozenset()
     # "it", "they" in the reply stand for the product under discussion, else for the one product
     # the shopper raised (asked about, picked up: "price of the monstera?" -> "it's 48.99")
-    raised = tuple(dict.fromkeys(raised))
     about = focus if focus is not None else raised[0] if len(raised) == 1 else None
     # the few products that fit what the shopper meant ("the emerald chair") are as good as in
     # view: "rowan (swivel, big) or vale (compact)?" names two of them
@@ -454,7 +456,7 @@ def analyze_reply(
         fitting = frozenset()
     in_view = frozenset(visible) | named | frozenset(raised) | fitting
     said = analyze(text, lexicon, visible=in_view, focus=about)
-    if lexicon is not None and focus is not None and not [p for _, p in said.references if p != focus]:
+    if lexicon is not None and focus in lexicon.category_of and not [p for _, p in said.references if p != focus]:
         # words naming nothing but the product under discussion may name another of its kind,
         # as good as in view beside it: "ooh or crunch hollow's baked ones", "delph = same
         # dimmable reading light", "the fjord's the same navy fabric"
