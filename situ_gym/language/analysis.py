@@ -859,7 +859,8 @@ def categories_offered(toks, tags, spans: list[tuple[int, int]], lex: SceneLexic
     every kind whose words all occur, also apart ("dining / coffee / side ... table"), and none
     whose words are part of a longer kind found ("desk lamp" is no "desk") or inside a label of
     several words ("milk chocolate"); none without an option mark (or, a slash, a comma, a
-    question of its own: "cereal? oatmeal?")."""
+    question of its own: "cereal? oatmeal?"). An option naming a kind by its head noun alone
+    ("food or treats?") counts as "~" + the noun, when every option names a kind."""
     inside = [i for i, t in enumerate(toks) if any(s <= t.start < e for s, e in spans)]
     if not any(toks[i].low in ("or", "/", ",", "vs") for i in inside) and len(spans) < 2:
         return set()
@@ -870,7 +871,7 @@ def categories_offered(toks, tags, spans: list[tuple[int, int]], lex: SceneLexic
     found = {key: cat for key, cat in lex.categories.items() if all(w in lemmas for w in key)}
     kinds = {cat for key, cat in found.items() if not any(set(key) < set(other) for other in found)}
     # an option naming a kind by its head noun alone, a noun that is no label ("food or treats?",
-    # "lamp, plant or chair?"; "chicken or fish?" offers flavours)
+    # "a lamp, a rug or a chair?"; "chicken or fish?" offers flavours)
     # (only when every option names a kind: "meat, veggie or plain cheese?" offers toppings)
     in_found = {w for key in found for w in key}
     options: list[list[str]] = [[]]
