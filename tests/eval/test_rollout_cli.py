@@ -15,9 +15,10 @@ import pytest
 from eval.io import read_episodes
 
 ROOT = Path(__file__).resolve().parents[2]
-# Small and quick: 64x48 frames, no report; "all" tasks so that the run is still going when
-# the interrupt comes.
-ARGS = ["--env", "SituRec-Supermarket-v0", "--agent", "heuristic", "--tasks", "all", "--max-turns", "6",
+# Small and quick: 64x48 frames, no report; "all" tasks, five times over, so that the run is
+# still going when the interrupt comes (100 episodes took 12 s in a loaded CI run, and one
+# run finished before the interrupt landed; the interrupt ends it long before the 500th).
+ARGS = ["--env", "SituRec-Supermarket-v0", "--agent", "heuristic", "--tasks", "all", "--repeats", "5", "--max-turns", "6",
         "--env-kwargs", '{"image_size": [64, 48]}', "--no-report"]
 BAR = "heuristic on SituRec-Supermarket-v0: "  # the progress bar's lines
 
