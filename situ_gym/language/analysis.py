@@ -58,10 +58,7 @@ _PRONOUN = re.compile(r"\b(?:it|its|it's|this one|that one|this|that|the one|the
 # Clause breaks: commas (not before a size or price: "Cereal, 12 oz"), semicolons, dashes, "but".
 _CLAUSE_BREAK = re.compile(r",(?!\s*[\d$])\s*|;|:\s|\s-\s|\bbut\b|\binstead\b|\s(?:um+|uh+|erm)\s")  # a filler: a new start in speech
 _TURNS = frozenset("turn look glance tilt face pivot rotate spin swing".split())
-_TRANSLATE = frozenset(
-    "go head walk move step come enter leave exit continue proceed cross pass stroll wander return get make keep pop duck hop "
-    "slide shuffle scoot sidestep edge inch shift bounce cruise zip dash nip mosey amble saunter trot stride".split()
-)
+_TRANSLATE = P.MOTION - _TURNS - {"follow", "back"}  # verbs that move the shopper somewhere
 
 
 @dataclass(frozen=True)
@@ -1272,8 +1269,7 @@ def _act(u: Utterance, focus: str | None, low: str) -> str:
         return "Recommend"
     if u.questions:
         # asking where the shopper stands clarifies the situation, it asks no preference
-        where = all("location" in q.slots for q in u.questions) and (
-            _WHERE_NOW.search(low) is not None or _SHOPPER_AT.search(low) is not None)
+        where = all("location" in q.slots for q in u.questions) and _WHERE_NOW.search(low) is not None
         clarifies = any(q.clarifies for q in u.questions) or P.CLARIFY.search(low) is not None or where
         return "ClarifyNeed" if clarifies else "AskPreference"
     answers = ANSWER_OPENING.match(low)
@@ -1286,11 +1282,6 @@ def _act(u: Utterance, focus: str | None, low: str) -> str:
     return "AnswerQuestion"
 
 
-# Words asking where the shopper is: "which cooler u at?", "in light logic yet?", "standing next to".
-_SHOPPER_AT = re.compile(
-    r"\b(?:u|you) at\b|\bstanding (?:next to|by|at|near)\b|\bin \w+(?: \w+)? yet\b|\bstill in the\b|\balready in\b"
-    r"|\b(?:are|r) (?:u|you) (?:at|in|near|by)\b|\bnear (?:you|u)\W*$|\bnearest\b|\bshelf ?#|number of the"
-)
 # The pick among options listed: a superlative ("cheapest", "most cheap") or a choice said.
 _PICKED_AMONG = re.compile(
     r"\b(?:most|least|best|cheapest|priciest|biggest|largest|smallest|lightest|softest|strongest|thickest|"
@@ -1357,6 +1348,10 @@ _STANDING = re.compile(
     # "you are now in the corridor or inside some shop?"; "which number has the shelf?"
     r"|\b(?:you|u) (?:are|r)(?: now)? (?:at|near|by|in|next)(?: to)? which\b"
     r"|\b(?:you|u) (?:are|r)(?: now)? (?:in|inside|at|near|by) (?:the|some|a)\b[^?]*\bor\b|\bwhich number\b"
+    # clipped and everyday: "which cooler u at?", "in light logic yet or still in the corridor?",
+    # "already in a shop?", "the nearest sign or shelf #", "the number of the shelf near you"
+    r"|\b(?:u|you) at\b|\bin \w+(?: \w+)? yet\b|\bstill in the\b|\balready in\b|\bnear (?:you|u)\W*$|\bnearest\b"
+    r"|\bshelf ?#|\b(?:number|name) of (?:the )?(?:shelf|freezer|cooler|aisle|shop|store|stand)\b"
 )
 # Where the shopper is now (not where it would like to go): "where r u atm?", "what can you see?"
 _WHERE_NOW = re.compile(

@@ -113,11 +113,10 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"single piece", r"or a set", r"footprint", r"height", r"compact", r"bulky", r"too big", r"smaller", r"bigger", r"larger",
         r"width", r"depth", r"(?:big|large|regular|small) pack", r"(?:one|a|1|half a|the half) (?:gallon|gal|pound|lb)\b",
         r"or the half")),
-    ("location", _words(r"where", r"(?:^|\b(?:which \w+|r|are|you|u)\s+)(?:u|you) at\b", r"\b(?:r|are) (?:u|you) at\b",
-                         r"standing (?:next to|by|at|near)", r"\bin \w+(?: \w+)? yet\b", r"still in the", r"already in (?:a|the) (?:shop|store)",
+    ("location", _words(r"where", r"standing (?:next to|by|at|near)",
+                         # options that are places: "by the freezers or near the produce?"
                          r"(?:near|by|next to|at) (?:the )?(?:coolers?|shel(?:f|ves)|freezers?|produce|entrance|door|checkout|signs?)\b",
-                         r"nearest (?:sign|shelf|aisle)", r"shelf ?#", r"(?:number|name) of (?:the )?(?:shelf|freezer|cooler|aisle|shop|store|stand)",
-                         r"near (?:you|u)\W*$", r"which (?:aisle|shelf|section|store|part|area|side|shop)", r"whereabouts", r"part of the store",
+                         r"which (?:aisle|shelf|section|store|part|area|side|shop)", r"whereabouts", r"part of the store",
                          r"(?:different|another|other) (?:shop|store|section)", r"(?:was|is) it in", r"where you saw")),
     ("preference", _words(
         r"prefer\w*", r"flavou?rs?", r"colou?rs?", r"materials?", r"styles?", r"scents?", r"brands?",
@@ -236,7 +235,7 @@ PURCHASE = re.compile(
 MOTION = frozenset(
     "go head walk move step turn come enter leave exit continue proceed follow cross pass look glance tilt "
     "face stroll wander swing pivot rotate return back get make keep spin hop pop duck swing slide shuffle scoot "
-    "sidestep edge inch shift bounce cruise zip dash nip mosey wander amble saunter trot stride".split()
+    "sidestep edge inch shift bounce cruise zip dash nip mosey amble saunter trot stride".split()
 )
 RELATION: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("out_of", _words(r"out of", r"leave", r"leaving", r"exit", r"exiting", r"step out", r"back out", r"get out", r"outside of", r"head out", r"out from", r"outside from", r"go out", r"come out", r"step outside", r"outta", r"out the door", r"(?:go|walk|head|step|get) outside(?! of)")),
