@@ -406,9 +406,10 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
         if len(told) == 1 and not motion_verbs(toks, low, s2, e2) and not low[s2:e2].rstrip().endswith("?"):
             walks = navigation.distance is not None
             navigation = replace(navigation, target=told[0].entity_id, relation="to" if walks else None)
-    # A walk into a shop and on inside it ends at the shop's section the turn names ("textiles =
-    # nordic nest back R. walk in n head R to the back", "in light logic, bear R n walk to the
-    # back -> night & accent lights")
+    # A walk into a shop and on inside it ends at the shop's section the turn names ("go into
+    # leather and ink and turn right, the office chairs section is just inside", "textiles =
+    # nordic nest back R. walk in n head R to the back"; "go inside The Plant; the indoor plants
+    # are at the front" only enters)
     index = lex.index if lex is not None else None
     if index is not None and navigation is not None and navigation.target in index.stores and navigation.relation in ("into", "to") and (
         navigation.direction is not None or re.search(r"\bto the back\b", low)
@@ -487,27 +488,24 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
                      for q in questions]
     readings: list[str] = []
     asked = _READINGS.search(low)
+    # the kinds listed anywhere in the turn: "three sage pieces - the Fjord Table Lamp, the Hollis
+    # Throw Blanket and the Lune Throw Pillow. Which one caught your eye?", "Zephyr is four
+    # products: ottoman, pendant light, nightstand and gaming desk. Which one you mean?"
+    listed = categories_offered(toks, tags, sentences, lex) if asked and not purchase and lex is not None else set()
     if asked and not purchase and (proposed or compared or mentioned):
         # "which one did you mean?", "did you say the mint ice cream or the mint truffles": the
         # products named are readings of the shopper's words, asked about, none weighed or
         # offered; readings of different kinds ask which kind, of one kind which variant
         readings = [p for p in _unique([*proposed, *compared, *mentioned]) if p in named]
         mentioned, set_aside = [*readings, *mentioned], [*set_aside, *readings]
-        # (the kinds listed anywhere in the turn: "three sage pieces - the Fjord Table Lamp, the
-        # Hollis Throw Blanket and the Lune Throw Pillow. Which one caught your eye?")
-        listed = categories_offered(toks, tags, sentences, lex) if lex is not None else set()
         kinds = kinds_offered | listed | ({lex.category_of[p] for p in mentioned} if lex is not None else set())
         proposed, compared = [], []
         if not questions:  # said without a "?": "sorry um did you say the A or the B"
             s, e = next(span for span in sentences if span[0] <= asked.start() < span[1])
             questions = [Question(("other",), text[s:e])]
         questions = reading_questions(questions, kinds)
-    elif asked and not purchase and questions and lex is not None:
-        # "Zephyr is four products: ottoman, pendant light, nightstand and gaming desk. Which one
-        # you mean?": the kinds listed before the question are its readings
-        kinds = categories_offered(toks, tags, sentences, lex)
-        if len(kinds) >= 2:
-            questions = reading_questions(questions, kinds)
+    elif questions and len(listed) >= 2:  # kinds alone, no product named: the readings are kinds
+        questions = reading_questions(questions, listed)
     proposed = _unique(proposed)
     # "the first" / "the former" after two products set side by side is the first said,
     # "the second" / "the latter" the other: "Put A next to B: the first gives you ..."
@@ -1007,14 +1005,6 @@ def _navigation(sent: str, toks, s: int, e: int, places: list[PlaceMention], low
         # the place named is where the walk ends)
         if relation == "to" and relation_here in ("behind", "along", "into", "toward"):
             relation = relation_here
-        # into a shop and a turn inside, to a section of it named after ("go into leather and
-        # ink and turn right, the office chairs section is just inside"): the section is where
-        # the walk ends ("go inside The Plant; the indoor plants are at the front" enters)
-        if relation == "into" and "_store_" in target and direction in ("left", "right"):
-            inside = [p for p in places if p.entity_id.startswith(target.replace("_store_", "_area_") + "_")
-                      and p.char_start > main[0].char_start]
-            if inside:
-                target, relation = inside[0].entity_id, "to"
         # only a shop is entered or left: "chicken is inside of it" (a freezer) says where, and
         # "leave textiles -> bedroom area" walks to the next section
         if relation in ("into", "out_of") and "_store_" not in target:
