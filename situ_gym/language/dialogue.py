@@ -329,10 +329,8 @@ def in_reply(
             # a reply that sets its own option aside ("skipping the X, over your 20 - the Y ...")
             # recommends; one that opens by taking words on board ("no problem, skip the X")
             # handles a turn-down the shopper's words carried
-            # (also one that acknowledges the shopper's words about the product under discussion
-            # and offers another: "oh yeah fair um then maybe the lintu greta throw ...")
-            handles = (said.act == "HandleRejection" or (focus is not None and focus not in offered)) and (
-                _ACK_OPENING.match(said.text.lower()) is not None)
+            handles = (said.act == "HandleRejection" and _ACK_OPENING.match(said_low) is not None) or (
+                _takes_objection_on_board(said_low, focus, offered))
             return replace(
                 said, act="HandleRejection" if handles else "Recommend",
                 proposed=tuple(dict.fromkeys([*said.proposed, *offered])),
@@ -340,16 +338,21 @@ def in_reply(
             )
         if said.proposed and said.act in ("AnswerQuestion", "Explain"):
             return replace(said, act="Recommend")
-    if (said.act == "Recommend" and focus is not None and focus not in said.proposed and not asked
-            and _ACK_OPENING.match(said_low) and not _ADD_ON.match(said_low)):
-        # the shopper's words about the product under discussion took on board ("oh yeah fair,
-        # then maybe the lintu fern throw"): whatever turn-down they carried is handled
+    if said.act == "Recommend" and not asked and _takes_objection_on_board(said_low, focus, said.proposed):
         return replace(said, act="HandleRejection")
     return said
 
 
 # "Oh, and one more idea ...": an offer besides, not an answer to an objection
 _ADD_ON = re.compile(r"\W*(?:oh|ah|ok|okay)\W+(?:and|also|one more|btw|by the way|plus)\b")
+
+
+def _takes_objection_on_board(low: str, focus: str | None, offered) -> bool:
+    """Whether a reply opens by taking the shopper's words about the product under discussion
+    on board and offers another ("oh yeah fair, then maybe the lintu fern throw", "oof yeah,
+    the corsa tho"): whatever turn-down those words carried, read or not, is handled."""
+    return (focus is not None and bool(offered) and focus not in offered
+            and _ACK_OPENING.match(low) is not None and not _ADD_ON.match(low))
 _POINTED = re.compile(r"\b(?:this|these|that|those)\s+$")
 
 
@@ -461,10 +464,14 @@ def analyze_reply(
         # as good as in view beside it: "ooh or crunch hollow's baked ones", "delph = same
         # dimmable reading light", "the fjord's the same navy fabric"
         # ("these biscuits", "this one" point at the product under discussion itself)
-        kin = frozenset(p for p, kind in lexicon.category_of.items() if kind == lexicon.category_of[focus])
-        wider = analyze(text, lexicon, visible=in_view | kin, focus=about)
-        low = wider.text.lower()
-        others = [at for at, p in wider.references if p != focus]
-        if others and not any(_POINTED.search(low, max(0, at - 8), at) for at in others):
-            said = wider
+        # (read again only when a word of another such name is said: most replies about the
+        # product under discussion name nothing else)
+        kin = [p for p in lexicon.by_category[lexicon.category_of[focus]] if p != focus]
+        spoken = {w for t in said.tokens for w in (t.lemma, t.low.removesuffix("'s"))}
+        if any(spoken & (lexicon.name_words[p] | lexicon.brand_words[p]) for p in kin):
+            wider = analyze(text, lexicon, visible=in_view | frozenset(kin), focus=about)
+            low = wider.text.lower()
+            others = [at for at, p in wider.references if p != focus]
+            if others and not any(_POINTED.search(low, max(0, at - 8), at) for at in others):
+                said = wider
     return in_reply(said, heard, raised=raised, focus=focus, lexicon=lexicon)
