@@ -22,6 +22,8 @@ from situ_gym.language import (
     analysis,  # noqa: E402
     analyze,  # noqa: E402
 )
+from situ_gym.language.acts import read_act  # noqa: E402
+from situ_gym.language.dialogue import read_reply  # noqa: E402
 from tests.language.corpus import HELD_OUT, lexicons, load_corpus, load_held_out, score  # noqa: E402
 
 
@@ -54,6 +56,18 @@ def main(argv: list[str] | None = None) -> None:
     t = time.perf_counter()
     analyze(long_text, lex["supermarket"])
     print(f"1 MB input (capped): {1e3 * (time.perf_counter() - t):.1f} ms")
+    # the act of a reply is read by a model fitted on the development sets (situ_gym.language.acts):
+    # its cost per reply, on the rules' reading
+    replies = []
+    for row in rows:
+        heard = analyze((row.get("context") or {}).get("last_user") or "How much is it?", lex[row["store"]])
+        replies.append((read_reply(row["text"], lex[row["store"]], heard=heard), heard))
+    t = time.perf_counter()
+    for said, heard in replies:
+        read_act(said, heard)
+    print(f"act reader, per reply: {1e6 * (time.perf_counter() - t) / len(replies):.1f} us")
+    print("(the development sets' act figures below are in-sample for it; with each corpus left out:"
+          " python -m tests.language.fit_acts --loco)")
     print("\nfirst corpus (tests/language/corpus):")
     print(score(rows).table())
     for name, how in HELD_OUT.items():

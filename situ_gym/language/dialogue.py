@@ -46,6 +46,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from situ_gym.language import patterns as P
+from situ_gym.language.acts import read_act
 from situ_gym.language.analysis import (
     _ACK_OPENING,
     _FINITE_VERB,
@@ -442,9 +443,28 @@ def analyze_reply(
     focus: str | None = None,
 ) -> Utterance:
     """An assistant turn's ``text`` analysed as the reply to the shopper's words ``heard``:
-    the products the shopper just named resolve references as the ones in view do ("the
-    decaf" after "the breakfast blend or the decaf?"), then ``in_reply`` reads what the turn
-    does. The one reading the env, the shopper and RecRM share."""
+    the rules' reading (``read_reply``), with the act chosen by the model fitted on the
+    labelled corpora over that reading and the words (``acts``). The one reading the env,
+    the shopper and RecRM share."""
+    raised = tuple(raised)
+    said = read_reply(text, lexicon, heard=heard, raised=raised, visible=visible, focus=focus)
+    if said.empty:
+        return said
+    return replace(said, act=read_act(said, heard, raised))
+
+
+def read_reply(
+    text: object,
+    lexicon: SceneLexicon | None,
+    *,
+    heard: Utterance | None = None,
+    raised: Iterable[str] = (),
+    visible: frozenset[str] | set[str] | tuple[str, ...] = frozenset(),
+    focus: str | None = None,
+) -> Utterance:
+    """The rules' reading of a reply: the products the shopper just named resolve references
+    as the ones in view do ("the decaf" after "the breakfast blend or the decaf?"), then
+    ``in_reply`` reads what the turn does."""
     raised = tuple(dict.fromkeys(raised))
     named = frozenset(_named_besides(heard, raised, lexicon)) if heard is not None else frozenset()
     # "it", "they" in the reply stand for the product under discussion, else for the one product

@@ -27,6 +27,10 @@ HELD_OUT = {
     "heldout10": "written apart again while the layer was tuned on the tenth's misses; since tuned on",
     "heldout11": "written apart again while the layer was tuned on the eleventh's misses; never tuned on",
 }
+# The development sets: the first corpus ("corpus") and every held-out corpus since tuned on.
+# The learnt act reader (situ_gym.language.acts) is fitted on these and no other; the held-out
+# measure (the latest corpus, "never tuned on") is never among them.
+DEVELOPMENT = ("corpus", *(name for name, use in HELD_OUT.items() if "never tuned on" not in use))
 STORES = ("supermarket", "home_furnishings")
 STYLES = ("chat", "clipped", "nonnative", "mixed")
 # heldout2 and heldout3 write straight on as "forward" (their READMEs' schema sections), the
@@ -48,6 +52,11 @@ def load_held_out(name: str) -> list[dict]:
     if name not in HELD_OUT:
         raise KeyError(f"no held-out corpus {name!r}; known: {', '.join(HELD_OUT)}")
     return load_corpus(Path(__file__).parent / name)
+
+
+def load_named(name: str) -> list[dict]:
+    """The rows of the first corpus (``"corpus"``) or of the held-out corpus ``name``."""
+    return load_corpus() if name == "corpus" else load_held_out(name)
 
 
 def styles_of(name: str) -> tuple[str, ...]:
