@@ -25,7 +25,8 @@ HELD_OUT = {
     "heldout8": "written apart again while the layer was tuned on the eighth's misses; since tuned on",
     "heldout9": "written apart again while the layer was tuned on the ninth's misses; since tuned on",
     "heldout10": "written apart again while the layer was tuned on the tenth's misses; since tuned on",
-    "heldout11": "written apart again while the layer was tuned on the eleventh's misses; never tuned on",
+    "heldout11": "written apart again while the layer was tuned on the eleventh's misses; since fitted on (the act reader), its misses never read",
+    "heldout12": "written apart again while the act reader was built; never tuned on",
 }
 # The development sets: the first corpus ("corpus") and every held-out corpus since tuned on.
 # The learnt act reader (situ_gym.language.acts) is fitted on these and no other; the held-out

@@ -1063,8 +1063,14 @@ HELDOUT10_FLOOR = 0.95
 # tests/language/heldout11 (400 utterances, five styles, a twelfth author; written while the
 # layer was tuned on heldout10's misses, never run through it before its first measurement):
 # 93.9% when first run (93.6% with the layer as the session found it), 94.1% after later changes
-# made on the other corpora (its misses never read). The held-out measure.
+# made on the other corpora (its misses never read), 94.5% with the act reader fitted without it;
+# a development set since heldout12 was written (the act reader is fitted on it).
 HELDOUT11_FLOOR = 0.93
+# tests/language/heldout12 (400 utterances, five styles, a thirteenth author; written while the
+# act reader was built, never run through the layer before its first measurement): 92.0% when
+# first run (91.7% with the layer as the session found it: rules only), 92.1% with the act reader
+# refitted on heldout11 too. The held-out measure.
+HELDOUT12_FLOOR = 0.91
 
 
 @pytest.mark.parametrize("corpus, floor, style_margin", [("heldout", HELDOUT_FLOOR, 0.05),
@@ -1077,7 +1083,8 @@ HELDOUT11_FLOOR = 0.93
                                                           ("heldout8", HELDOUT8_FLOOR, 0.06),
                                                           ("heldout9", HELDOUT9_FLOOR, 0.06),
                                                           ("heldout10", HELDOUT10_FLOOR, 0.06),
-                                                          ("heldout11", HELDOUT11_FLOOR, 0.06)])
+                                                          ("heldout11", HELDOUT11_FLOOR, 0.06),
+                                                          ("heldout12", HELDOUT12_FLOOR, 0.06)])
 def test_held_out_accuracy_per_style(capsys, corpus, floor, style_margin):
     from . import corpus as C
 
@@ -1110,9 +1117,11 @@ def _group_readings(corpus: str):
 # heldout2 18/30, heldout3 20/25, heldout4 18/25 (9/25 when first run), heldout5 15/25 (10/25
 # when first run; 17/25 now), heldout6 20/25 (15/25 when first run), heldout7 17/25 (13/25 when
 # first run), heldout8 18/25 (15/25 when first run), heldout9 18/25 (17/25 when first run),
-# heldout10 17/25 (when first run), heldout11 18/25 (when first run); a drop is a regression.
+# heldout10 17/25 (when first run), heldout11 18/25 (when first run), heldout12 15/25 (when first
+# run); a drop is a regression.
 INVARIANCE_FLOORS = {"heldout": 0.8, "heldout2": 0.55, "heldout3": 0.76, "heldout4": 0.68, "heldout5": 0.64,
-                     "heldout6": 0.76, "heldout7": 0.68, "heldout8": 0.72, "heldout9": 0.72, "heldout10": 0.68, "heldout11": 0.72}
+                     "heldout6": 0.76, "heldout7": 0.68, "heldout8": 0.72, "heldout9": 0.72, "heldout10": 0.68, "heldout11": 0.72,
+                     "heldout12": 0.6}
 
 
 @pytest.mark.parametrize("corpus", sorted(INVARIANCE_FLOORS))
