@@ -406,6 +406,15 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
         if len(told) == 1 and not motion_verbs(toks, low, s2, e2) and not low[s2:e2].rstrip().endswith("?"):
             walks = navigation.distance is not None
             navigation = replace(navigation, target=told[0].entity_id, relation="to" if walks else None)
+    # ... or said in the sentence before, where the thing asked for is ("Most of the yogurt is in
+    # Open Cooler 2. Turn right and go two coolers down", "Waffles start in the Upright Freezer 7,
+    # it is the next freezer on your right. Please step to right.")
+    if navigation is not None and navigation.target is None and navigation.relation is None and nav_at > 0:
+        s0, e0 = sentences[nav_at - 1]
+        told = [p for p in places if s0 <= p.char_start < e0]
+        if len({p.entity_id for p in told}) == 1 and not motion_verbs(toks, low, s0, e0) and not low[s0:e0].rstrip().endswith("?"):
+            walks = navigation.distance is not None
+            navigation = replace(navigation, target=told[0].entity_id, relation="to" if walks else None)
     # A walk into a shop and on inside it ends at the shop's section the turn names ("go into
     # leather and ink and turn right, the office chairs section is just inside", "textiles =
     # nordic nest back R. walk in n head R to the back"; "go inside The Plant; the indoor plants
@@ -927,10 +936,12 @@ _PLACE_SIDE = re.compile(
     r"\b(?:on|at|in|by)\s+(?:your|ur|the|my)?\s*(?:left|right|l|r)\b(?:[- ]hand)?(?:\s+side)?"
     r"|\b(?:front|back|far|rear)\s+(?:left|right|l|r)\b|\b(?:left|right)(?:[- ]hand)?\s+(?:side|wall|corner) of\b"
     r"|\bthe (?:whole |entire )?(?:left|right)(?:[- ]hand)? side\b"
+    r"|\b(?:counting|numbered|second|third|fourth|fifth) from the (?:left|right)\b"  # "the fourth freezer counting from the left"
 )
-_TURN_BEFORE = re.compile(rf"\b(?:{'|'.join(sorted(P.MOTION))}|veer|bear|stay)\w*\s*(?:to\s+)?(?:the\s+|your\s+)?$")
+# ("at the back on the left" says where: "back" after "the" is a place, not a motion)
+_TURN_BEFORE = re.compile(rf"\b(?<!the )(?:{'|'.join(sorted(P.MOTION))}|veer|bear|stay)\w*\s*(?:to\s+)?(?:the\s+|your\s+)?$")
 # "turn L", "then R", "hang a left": a clipped side after a motion word.
-_SIDE_SHORT = re.compile(r"\b(?:turn|then|hang an?|go|head|take an?|hard|bear)\s+(?:a\s+)?(l|r)\b(?!\s*\w*')")
+_SIDE_SHORT = re.compile(r"\b(?:turn|then|hang(?: an?)?|go(?:ing)?|head(?:ing)?|take an?|hard|bear|veer)\s+(?:a\s+)?(l|r)\b(?!\s*\w*')")
 
 
 def _direction(sent: str) -> str | None:
@@ -939,11 +950,13 @@ def _direction(sent: str) -> str | None:
         lambda m: m.group(0) if _TURN_BEFORE.search(sent, max(0, m.start() - 24), m.start()) else " " * len(m.group(0)),
         sent,
     )
+    short = _SIDE_SHORT.search(moving)
+    side = {"l": "left", "r": "right"}[short.group(1)] if short else None
     for name, pat in P.DIRECTION:
         if pat.search(moving):
-            return name
-    short = _SIDE_SHORT.search(moving)
-    return {"l": "left", "r": "right"}[short.group(1)] if short else None
+            # a side outranks going on, in full words or clipped: "keep going R till the far wall"
+            return side if side is not None and name in ("back", "ahead") else name
+    return side
 
 
 def _navigation(sent: str, toks, s: int, e: int, places: list[PlaceMention], low: str) -> NavInstruction | None:
@@ -1031,6 +1044,8 @@ def _navigation(sent: str, toks, s: int, e: int, places: list[PlaceMention], low
     )
     if distance is None and translational:
         distance = "medium"  # a walk of unstated length
+    elif distance == "short" and relation == "past" and re.search(r"\bnext (?:shelf|aisle|freezer|cooler|stand|door)\b", sent):
+        distance = "medium"  # past the landmark and on to the next one: "keep going past shelf 10, next shelf over"
     if pointing:
         distance = None
     # a turn in place names what the shopper will then face: no walk to it

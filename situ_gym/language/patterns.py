@@ -244,7 +244,9 @@ RELATION: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("past", _words(r"past", r"beyond", r"go by", r"walk by", r"pass(?:ing)?")),
     ("along", _words(r"(?<!freezers )(?<!coolers )(?<!shelves )(?<!freezer )(?<!cooler )along(?! the (?:back|front|left|right|far|side) wall)", r"down the length", r"further down", r"further along", r"down the aisle", r"down the shelf", r"sideways",
                      r"side-?step", r"shuffle", r"slide", r"scoot", r"inch (?:forward|along|over|closer|ahead|left|right|up|back)", r"edge (?:over|along|left|right)", r"that stretch")),
-    ("behind", _words(r"behind(?! (?:of )?(?:you|u|ya)\b)", r"(?<!your )(?<!ur )back side", r"other side", r"rear", r"around the back", r"far side of the")),
+    ("behind", _words(r"behind(?! (?:of )?(?:you|u|ya)\b)", r"(?<!your )(?<!ur )back side", r"other side", r"rear(?! of the (?:shop|store)\b)", r"around the back", r"far side of the",
+                      # the back of a fixture, not of the store: "look on its back", "to the back of it"
+                      r"(?:to|on|at|round|around) its back", r"(?:the )?back of (?:it|them)", r"flip side")),
     ("toward", _words(r"toward", r"towards", r"in the direction of", r"(?<!be )(?<!you're )(?<!you are )facing(?! (?:you|u)\b)")),
 )
 DIRECTION: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -265,10 +267,16 @@ DISTANCE: tuple[tuple[str, re.Pattern[str]], ...] = (  # the first that matches 
                      r"couple (?:of )?steps", r"slightly", r"short", r"just a (?:bit|little|touch)", r"a (?:metre|meter|yard) or two",
                      r"(?:few|couple of|one|two) (?:metres|meters|feet|yards)", r"nudge", r"tiny bit", r"a touch",
                      # "step back little bit", "step back a lil"; just over the way
-                     r"(?:step|move|go|come) back (?:a )?(?:little|lil|bit)", r"little bit", r"a lil\b", r"super close", r"very close")),
+                     r"(?:step|move|go|come) back (?:a )?(?:little|lil|bit)", r"little bit", r"a lil\b", r"super close", r"very close",
+                     # the place faces the shopper or is the next one over: "right across the hall",
+                     # "just over the corridor", "right across from u", "the next shelf over", "right
+                     # beside this one" (not across from another place: "across the corridor from X")
+                     r"(?:right|just|straight) (?:across|over) the (?:corridor|hall|hallway|way)(?! from (?!here\b|you\b|u\b))",
+                     r"(?:right|just) across from (?:you|u|here)", r"right next door", r"next (?:shelf|aisle|freezer|cooler|stand|door) (?:over|along)",
+                     r"right beside (?:this|you|u)\b")),
     ("long", _words(r"al+ the way", r"(?:until|till|til) (?:you|u) (?:reach|hit|get to) the (?:back|far|end)", r"far end", r"long way",
                     r"far(?! side)", r"back of the store", r"across the (?:store|floor)", r"to the end", r"(?:until|till|til) the end",
-                    r"long walk", r"bit of a walk", r"farthest", r"furthest", r"way (?:down|over|back) there")),
+                    r"lo+ng walk", r"bit of a walk", r"farthest", r"furthest", r"way (?:down|over|back) there", r"(?:to|till|until|at) the very end")),
 )
 NEGATION = _words(
     r"no", r"not", r"without", r"avoid\w*", r"don'?t", r"doesn'?t", r"never", r"nothing", r"hate", r"allergic",

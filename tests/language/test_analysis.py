@@ -738,6 +738,28 @@ def test_steps_with_degree_words_and_conditions(lex, text, direction):
     # "the whole right side" is where things are
     ("home_furnishings", "just walk into the plant um the indoor plants take up the whole right side",
      ("hf_store_the_plant", "into", None, "medium")),
+    # a place facing the shopper or the next one over is a short walk; across from another
+    # place is any walk; past a landmark to the next one is too
+    ("home_furnishings", "The Plant is right across the hall, just walk straight across to it.", ("hf_store_the_plant", "to", "ahead", "short")),
+    ("home_furnishings", "Walk straight across into The Plant, its door is across the corridor from Leather and Ink.",
+     ("hf_store_the_plant", "into", "ahead", "medium")),
+    ("supermarket", "walk to shelf 9, the next aisle over", ("sm_shelf_09", "to", None, "short")),
+    ("supermarket", "keep going past shelf 4, next shelf over", ("sm_shelf_04", "past", "ahead", "medium")),
+    ("home_furnishings", "leave light logic, then it's a looong walk to play-cation", ("hf_store_play_cation", "to", None, "long")),
+    # the back of a fixture is behind it; the back or rear of the shop is a place in it
+    ("supermarket", "You need go around the Shelf 4 and look on its back.", ("sm_shelf_04", "behind", None, "medium")),
+    ("supermarket", "walk round the end of shelf 6 to the back of it", ("sm_shelf_06", "behind", None, "medium")),
+    ("home_furnishings", "Please walk to the rear of the shop, to Kids' Play.", ("hf_area_play_cation_3", "to", None, "medium")),
+    # a clipped side after "hang", "keep going"
+    ("home_furnishings", "leave atelier prime, hang L, long walk", ("hf_store_atelier_prime", "out_of", "left", "long")),
+    ("supermarket", "long walk → keep going R till the far wall, open cooler 3", ("sm_open_cooler_03", "to", "right", "long")),
+    # where the thing is, said before the route: the walk ends there
+    ("supermarket", "The yogurt is in Open Cooler 2. Turn right and go two coolers down.", ("sm_open_cooler_02", "to", "right", "medium")),
+    # where something is once there is no way to go: "the lamps are at the back on the left"
+    ("home_furnishings", "walk straight across into light logic and the lamps are at the back on the left",
+     ("hf_store_light_logic", "into", "ahead", "medium")),
+    ("supermarket", "Walk straight up to Upright Freezer 4, the fourth freezer counting from the left.",
+     ("sm_upright_freezer_04", "to", "ahead", "medium")),
 ])
 def test_routes_in_informal_words(lex, store, text, nav):
     got = analyze(text, lex[store]).navigation
