@@ -646,7 +646,8 @@ def reading_questions(questions, kinds: set[str]) -> list[Question]:
 
 
 _READINGS = re.compile(
-    r"\b(?:(?:which|what)(?: one| ones)?(?: did| do)? (?:you|u) mean|(?:did|do) (?:you|u) (?:mean|say))\b"
+    r"\b(?:(?:which|what)(?: one| ones| [a-z]+)?(?: did| do)? (?:you|u) mean|(?:did|do) (?:you|u) (?:mean|say))\b"
+    r"|\bwhich (?:one|ones) (?:were|are|r) (?:you|u) after\b"  # "which one were you after": which was meant
     # "You mean the A, or the B?", "..., or u mean the B?": the auxiliary left out
     r"|(?:^|[.!?:,]\s*|\b(?:or|so|oh|sorry|wait|um|uh)\s+)(?:you|u) mean\b"
 )
@@ -702,8 +703,8 @@ def _question(sent, original, toks, s, e, mentions, places, tags, names_product,
     it asks about."""
     asked_from = s if asked_from is None else asked_from
     stripped = sent.strip().rstrip("?!. ")
-    if _SHORT_Q.match(stripped) or _OFFER_Q.match(stripped) or (len(stripped.split()) <= 1 and not _SLOT_WORD.match(stripped)):
-        return None  # "Ready?", "Okay?"; but "budget?" asks
+    if _SHORT_Q.match(stripped) or _OFFER_Q.match(stripped) or (len(stripped.split()) <= 1 and not _SLOT_WORD.match(stripped) and stripped != "which"):
+        return None  # "Ready?", "Okay?"; but "budget?" and "which?" ask
     nav_like = bool(motion_verbs(toks, sent, s, e, base=s)) and (any(s <= p.char_start < e for p in places) or _direction(sent)) and not re.search(r"\bwhere\b", sent)
     # the product's own name and price are no slot words: "how about the X, 8 oz?"
     spoken = list(sent)
@@ -788,7 +789,7 @@ def _slots(sent, toks, s, e, mentions, places, tags, money) -> list[str]:
         slots.remove("preference")
     if "avoid" in slots and "category" in slots and not re.search(r"looking for|shopping for|kind of|sort of|type of", sent):
         slots.remove("category")  # "what you want avoid", "what you don't want": the avoid question
-    if "preference" in slots and re.search(r"\bmatters? (?:more|most)\b|\bmore about\b", sent):
+    if "preference" in slots and re.search(r"\bmatters? (?:more|most)\b|\bmore about\b|\bmore important\b", sent):
         slots = ["preference"]  # "which matters more, grease power or price?": what the choice turns on
     if "size" in slots and "preference" in slots and not re.search(r"must[- ]?ha|non-?negotiable|(?:must|need|has|have) to have|must have", sent):
         slots.remove("preference")

@@ -89,7 +89,12 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         # "pantry restock or something for tonight?", "puppy, adult or senior?", "what's going in it"
         r"(?:just|only) (?:for )?(?:you|u) or\b", r"feeding a (?:crowd|family|party)", r"for (?:tonight|the week|a crowd|many people|decorat\w+|decor)\b",
         r"restock", r"or (?:just )?refresh\w*", r"(?:cooking|making|baking|serving) (?:with|w/) (?:it|them)",
-        r"what(?:'s| is)? go(?:ing|es) in (?:it|them)", r"in one go", r"every day", r"how often", r"long time")),
+        r"what(?:'s| is)? go(?:ing|es) in (?:it|them)", r"in one go", r"every day", r"how often", r"long time",
+        # the occasion, the recipient, the spot: "party or regular groceries?", "for you or a present
+        # for somebody?", "indoor or outdoor?", "bright spot or kinda shady?", "which rooms ..."
+        r"part(?:y|ies) (?:or|shopping|food|supplies)\b", r"(?:regular|normal|usual|weekly) (?:groceries|shop|shopping|stuff)",
+        r"(?:a )?present for", r"or (?:a |it is a )?present\b", r"indoors?(?: or)", r"or outdoors?", r"(?:bright|sunny|shady|dark) (?:spot|corner)",
+        r"kinda shady", r"which rooms", r"(?:you|u) or (?:it is |is it )?(?:a present|for somebody|for someone)")),
     ("budget", _words(
         r"budget", r"spend", r"spending", r"pay", r"price", r"prices", r"priced", r"cost", r"costs", r"afford",
         r"how much (?:do|would|are|can|could|were|did)", r"how much money", r"cheap", r"expensive", r"pricey",
@@ -125,7 +130,7 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"any (?:wishes|preferences|ideas)", r"leaning", r"mood for", r"nice-to-have", r"a must", r"the regular",
         r"go for\?", r"usually (?:go|get|buy)", r"what put you off", r"you'?d change", r"ideal [a-z]+", r"look like",
         r"assembl\w*", r"do you want (?:it|the [a-z ]+) to", r"or the colou?r",
-        r"non-?negotiables?", r"must have", r"(?:what|which) matters? (?:more|most)", r"more about the", r"(?:which|what) variety", r"(?:you|u) (?:must|need to) have", r"set on", r"much light", r"little light")),
+        r"non-?negotiables?", r"must have", r"(?:what|which) matters? (?:more|most)", r"more important", r"\bwhich\?", r"more about the", r"(?:which|what) variety", r"(?:you|u) (?:must|need to) have", r"set on", r"much light", r"little light")),
 )
 CLARIFY = _words(
     r"right(?=\?)", r"you said", r"would around", r"^(?:is|are|was|were|did|do you (?:need|mean|want (?:the|it|one))|is it|is the|is this)\b[^?]*,? or\b",

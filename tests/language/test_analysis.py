@@ -131,6 +131,11 @@ def test_an_emoji_between_words_ends_what_came_before(lex):
      "the Tove gaming chair and more. Which one did you mean?", ("hf_p013", "hf_p086", "hf_p140"), ("category",)),
     ("supermarket", "sorry I didn't catch that um did you say the mint chocolate chip ice cream or the mint truffles",
      ("sm_p162", "sm_p172"), ("category",)),
+    # "which vanilla you mean", "which one were you after": which of them was meant
+    ("supermarket", "Which mint you mean? We have the mint chocolate chip ice cream and the mint truffles.",
+     ("sm_p162", "sm_p172"), ("category",)),
+    ("supermarket", "ok so there's the mint chocolate chip ice cream and the mint truffles which one were you after",
+     ("sm_p162", "sm_p172"), ("category",)),
 ])
 def test_products_named_as_readings_of_the_shoppers_words_are_asked_about(lex, store, text, named, asks):
     u = analyze(text, lex[store])
@@ -610,6 +615,15 @@ def test_a_shopper_asking_what_to_get_asks_no_purchase(lex):
     ("supermarket", "It has no added sugar, too. Might suit you?", ()),
     ("supermarket", "The rotini is whole grain and only 10 cents more. Might be worth the swap?", ()),
     ("home_furnishings", "It does have washable covers though. Worth keeping on the list?", ()),
+    # the occasion, the recipient or the spot as options ask what it is for
+    ("supermarket", "hi! birthday party or regular groceries today? + how many ppl?", ("use", "size")),
+    ("supermarket", "Hello! Is it for a party or only normal groceries?", ("use",)),
+    ("home_furnishings", "Welcome! It is for you or a present for somebody?", ("use",)),
+    ("home_furnishings", "string lights, nice. indoors or outdoors?", ("use",)),
+    ("home_furnishings", "a fern? sure. bright spot or kinda shady?", ("use",)),
+    # "what's more important, X or saving $50?" asks what the choice turns on; a bare "which?"
+    ("home_furnishings", "Both are compact. What's more important — glass doors or saving $50?", ("preference",)),
+    ("supermarket", "cola 5.79 / zero sugar 3.89 → zero sugar if ur cutting sugar. which?", ("preference",)),
 ])
 def test_slots_asked_by_what_the_options_are(lex, store, text, asks):
     assert tuple(sorted(analyze(text, lex[store]).asks)) == tuple(sorted(asks)), text
