@@ -332,7 +332,10 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
         for _, cs, ce, pid in here:
             a, b = _clause_span(low, s, e, cs, ce)
             clause = low[a:b]
-            neg = P.NOT_PROPOSED.search(clause) or P.OVER_LIMIT.search(low, ce, max(b, min(e, ce + 24)))
+            neg = P.NOT_PROPOSED.search(clause) or P.OVER_LIMIT.search(low, ce, max(b, min(e, ce + 24))) or (
+                # "$5 less than the Pure Meadow ones": what it is weighed against, unless the turn
+                # weighs both sides ("both are compact", "X vs Y")
+                FOIL.search(low, max(a, cs - 16), cs) and not _BOTH_SIDES.search(low))
             if neg:
                 set_aside.append(pid)
                 if any(m.char_start == cs for m in mentions):
@@ -1326,6 +1329,9 @@ _ANSWERING = re.compile(r"^\W*(?:yes|yeah|yep|no|nope|sure|correct|right|exactly
 # An answer about what there is: "yes", "sorry", "we only have ...", "there are ...".
 ANSWER_OPENING = re.compile(r"^\W*(?:yes|yeah|yep|no|nope|sorry|unfortunately|we (?:only )?(?:have|carry|stock|do)|there (?:is|are)|you asked)\b")
 # A product after a spatial preposition marks a place: "right next to the corn flakes".
+# What a product is weighed against: "cheaper than the battered fillets"
+FOIL = re.compile(r"\bthan\s+(?:the\s+|a\s+|an\s+|that\s+|those\s+|your\s+|ur\s+)?$")
+_BOTH_SIDES = re.compile(r"\b(?:both|either|vs\.?|versus|whereas|compared (?:to|with))\b")
 _LANDMARK = re.compile(
     r"\b(?:next to|beside|besides|behind|near|nearby|by|past|left of|right of|above|below|beneath|under|"
     r"on top of|across from|opposite|between)\s+(?:the\s+|those\s+|these\s+)?$"

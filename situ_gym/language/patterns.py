@@ -184,6 +184,8 @@ PROPOSE = re.compile(PROPOSE.pattern + "|" + RECONSIDER.pattern)
 REFUSED = _words(
     r"(?:is|are|'s|'re)(?:n'?t| not) (?:really |quite )?(?:my|our|for me|for us)\b",
     r"(?:would|will|'d|'ll) drive me (?:crazy|nuts|mad)", r"(?:is|are|'s|'re) (?:a no|a dealbreaker|out)\b(?! of| there| here)",
+    # "glass doors, I think is not necessary": not wanted
+    r"(?:i think |i guess )?(?:it )?(?:is|are|'s|'re)(?:n'?t| not) (?:really )?(?:necessary|needed)",
 )
 # Contexts in which a named product is NOT proposed (a past rejection, a contrast, a warning).
 NOT_PROPOSED = _words(
@@ -317,6 +319,7 @@ REJECT = _words(
     r"cheap|cheap-looking|loud)\b(?! to\b)",
     r"(?:smaller|bigger|larger|heavier|darker|lighter|louder) than i (?:imagined|thought|expected|wanted|hoped)",
     r"(?:(?:is|are|'s|'re) not|isn'?t|aren'?t) (?:big |large )?enough",  # "half gallon is not enough"
+    r"(?:won'?t|will not|wouldn'?t) be (?:big |large )?enough",
     # a price said back in disbelief: "129.99 for a lamp??"
     r"\d[\d.,]*(?: bucks| dollars)? for (?:a|an|one|the|that|this) [a-z ]{1,30}(?:\?\?|\?!|!\?)",
     r"over what (?:i|we) (?:want|wanted|'d like|would like|can|planned) to (?:spend|pay)",

@@ -154,6 +154,9 @@ def test_products_ruled_out_in_passing_are_not_offered(lex, heard, reply, offere
     # ... or by giving it up: no push-back
     ("quinoa's expensive", "fair, let's skip it then. what's your budget?", False),
     ("quinoa's expensive", "fair, but the golden acre brown rice is whole grain too and only 2.89", False),
+    # a product it is only weighed against is no offer: the push-back stands
+    ("quinoa's expensive", "I understand, but it's 5 lb and organic, and per pound it's cheaper than the oakridge jasmine rice.",
+     True),
 ])
 def test_standing_up_for_a_product_turned_down_proposes_it_again(lex, heard, reply, pushed):
     focus = "sm_p057" if "quinoa" in heard else "sm_p201"
@@ -162,6 +165,7 @@ def test_standing_up_for_a_product_turned_down_proposes_it_again(lex, heard, rep
     if pushed:
         assert said.act == "HandleRejection" and said.proposed == (focus,)
         assert said.explanation is not None and said.explanation.product == focus  # its facts are the reasons
+        assert not set(said.compared) and set(said.mentioned) <= {"sm_p055"}  # the foil is only mentioned
     else:
         assert focus not in said.proposed
 
@@ -240,7 +244,9 @@ def test_a_reason_asked_about_the_product_under_discussion_is_explained(lex):
                                    "11.99 for a bag of coffee??",
                                    # a quality no one wants needs no degree word; a dislike
                                    "paper feels flimsy", "bamboo toilet paper sounds weird", "I hate raisins",
-                                   "Leather's hard to keep clean with kids.", "Cream will show every stain with my dog."])
+                                   "Leather's hard to keep clean with kids.", "Cream will show every stain with my dog.",
+                                   # too little
+                                   "16 oz of pasta won't be enough"])
 def test_turn_downs_in_any_words_are_read(lex, heard):
     assert analyze(heard, lex).rejects, heard
     assert not analyze("I want a plant that's really hard to kill.", lex).rejects  # praise
@@ -252,6 +258,16 @@ def test_turn_downs_in_any_words_are_read(lex, heard):
 def test_a_label_refused_after_it_is_avoided(lex):
     u = analyze("Decaf isn't my thing, honestly.", lex)
     assert "caffeine:decaf" in u.avoids and "caffeine:decaf" not in u.wants
+    u = analyze("Decaf, I think is not necessary.", lex)  # not needed: not wanted
+    assert "caffeine:decaf" in u.avoids and "caffeine:decaf" not in u.wants
+
+
+def test_a_product_named_only_as_what_another_is_weighed_against_is_not_offered(lex):
+    # "$5 less than the X": X is mentioned, not put forward; weighing both sides compares them
+    u = analyze("Fair! The Golden Paddy Brown Basmati Rice is $4.19, $7 less than the Oakridge Quinoa.", lex)
+    assert "sm_p057" in u.set_aside and "sm_p057" not in u.proposed and "sm_p057" in u.mentioned
+    u = analyze("The Golden Paddy Brown Basmati Rice is cheaper than the Oakridge Quinoa, and both are whole grain.", lex)
+    assert "sm_p057" not in u.set_aside
 
 
 def test_a_price_said_back_as_a_question_does_not_hide_the_turn_down(lex):
