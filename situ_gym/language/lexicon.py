@@ -536,6 +536,9 @@ class SceneLexicon:
                 frame or (before in ("the", "that", "this") and after not in self.product_vocab)
             ):
                 continue  # a label word names the product only in a nominal frame
+            if (w in self.tag_words[pid] and i == 0 and i + 2 < len(toks) and toks[i + 1].text == ","
+                    and self._read(toks[i + 2]) in self.tag_words[pid]):
+                continue  # the first of a list of its labels: "velvet, pet-friendly fabric, removable covers"
             out.append(Mention(i, i + 1, tok.start, tok.end, tok.text, (pid,), "product", self.category_of[pid]))
         return out
 

@@ -117,9 +117,16 @@ def test_an_emoji_between_words_ends_what_came_before(lex):
     u = analyze("oakridge peppermint is 9.89 so nope, over budget \U0001F645 misty valley english breakfast black tea tho "
                 "\u2192 4.59 \u2714", sm)
     assert u.proposed == ("sm_p037",) and u.explanation.product == "sm_p037"
-    # before a capital it ends a sentence; ticks between labels are list marks and only go
+    # before a capital it ends a sentence; ticks between labels part them as commas do, so a
+    # label after a name is no part of it ("bexley gaming desk \u2714 rgb lighting")
     assert normalize("Happy to help with a planter \U0001FAB4 What size?") == "Happy to help with a planter . What size?"
-    assert normalize("velvet \u2714 pet-friendly \u2714 1,559.99") == "velvet pet-friendly 1,559.99"
+    assert normalize("velvet \u2714 pet-friendly \u2714 1,559.99") == "velvet , pet-friendly , 1,559.99"
+    hf = lex["home_furnishings"]
+    u = analyze("pixel forge bexley gaming desk \u2714 rgb lighting, headphone hook, 179.99", hf)
+    assert u.explanation.product == "hf_p147" and "feature:rgb lighting" in u.explanation.cites
+    # a label opening a list of the product's labels is no name of it: all are reasons
+    u = analyze("velvet \u2714 pet-friendly fabric \u2714 removable covers \u2714 1,559.99", hf, focus="hf_p005")
+    assert {"material:velvet", "feature:pet-friendly fabric", "feature:removable covers"} <= set(u.explanation.cites)
 
 
 @pytest.mark.parametrize("store, text, named, asks", [
