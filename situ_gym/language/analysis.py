@@ -222,7 +222,11 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
                 return focus
         again = [pid for pid in earlier if pid in c]
         if again and len(c) > 1:
-            return again[-1]
+            # the one whose name has all the words ("wheat crackers" after the Whole Grain Wheat
+            # Crackers and the Butter Crackers, both with wheat), else the last one spoken of
+            said = set(lemmas_of(m.phrase)) - STOPWORDS
+            by_name = [pid for pid in dict.fromkeys(again) if said <= lex.name_words[pid]]
+            return by_name[0] if len(by_name) == 1 else again[-1]
         if len(c) > 1 and m.kind == "product":
             c = [pid for pid in c if lex.category_of[pid] in context_categories] or c
             # the one the utterance's labels describe: "Orla ... lumbar support and a headrest"

@@ -91,6 +91,7 @@ _PICK_BEFORE = re.compile(
     r"(?:\b(?:i'?d (?:say|go(?: with| for| w/)?|pick|take|choose|get|lean toward)|i think|imo|my pick(?: is)?|stick (?:with|w/)|(?:you )?keep)"
     r"|->|\u2192)\W+(?:(?:the|um|uh|honestly|def|prob|probably)\W+)*$"
 )
+_SO_BEFORE = re.compile(r"\bso\W+(?:(?:the|um|uh)\W+)*$")
 _ANSWERED_ACTS = frozenset({"Recommend", "Explain", "AnswerQuestion"})
 # Acts a reply keeps whatever it answers: a greeting, directions, a purchase prompt, a turn-down handled.
 _OWN_ACTS = frozenset({"Greet", "ConfirmPurchase", "Navigate", "HandleRejection"})
@@ -114,6 +115,10 @@ def _favoured(said: Utterance, sides: list[str]) -> str | None:
         a, p = refs[k]
         until = refs[k + 1][0] if k + 1 < len(refs) else len(low)
         if _PICK_BEFORE.search(low, max(0, a - 24), a) or _PICK_AFTER.search(re.split(r"[.!?\n]", low[a:until])[0]):
+            return p
+        # "..., so bexley unless u need white": a side said after "so" with no verb of its own
+        if k == len(refs) - 1 and _SO_BEFORE.search(low, max(0, a - 12), a) and not _FINITE_VERB.search(
+                re.split(r"[,;.!?\n]", low[a:until])[0]):
             return p
     picked = [p for p in said.proposed if p in sides]
     if picked:

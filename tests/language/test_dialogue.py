@@ -402,6 +402,26 @@ def test_a_pick_said_after_the_sides_are_weighed_is_the_favoured_side(lex, text)
     assert said.act == "Compare" and said.proposed == (DECAF,), text
 
 
+def test_so_and_a_side_with_no_verb_of_its_own_is_the_pick():
+    hf = lexicon_for(SceneIndex(load_scene("home_furnishings")))
+    heard = analyze("the yara or bexley nightstand?", hf)
+    said = analyze_reply("both large oak w/ a drawer. yara's white, bexley's grey + 20 bucks less so bexley unless u need white",
+                         hf, heard=heard, raised=("hf_p104", "hf_p107"))
+    assert said.act == "Compare" and said.proposed == ("hf_p107",)
+    # ... but "so the bexley is cheaper" weighs without picking
+    said = analyze_reply("yara's white and 20 bucks more, so the bexley is cheaper", hf, heard=heard, raised=("hf_p104", "hf_p107"))
+    assert said.proposed == ()
+
+
+def test_a_kind_said_again_names_the_one_whose_name_has_its_words(lex):
+    # after the Whole Grain Wheat Crackers and the Butter Crackers (both with wheat), "wheat
+    # crackers" is the first, not the last one spoken of
+    heard = analyze("Which one is better for kids lunch, the butter crackers or the wheat crackers?", lex)
+    said = analyze_reply("The whole grain wheat crackers are vegan and 13 oz. Butter crackers are cheaper, 3.69, but only "
+                         "8 oz. I think wheat crackers are better for kids.", lex, heard=heard, raised=("sm_p070", "sm_p071"))
+    assert said.act == "Compare" and said.proposed == ("sm_p071",)
+
+
 @pytest.fixture(scope="module")
 def home():
     return lexicon_for(SceneIndex(load_scene("home_furnishings")))
