@@ -1107,12 +1107,14 @@ HELDOUT10_FLOOR = 0.95
 # layer was tuned on heldout10's misses, never run through it before its first measurement):
 # 93.9% when first run (93.6% with the layer as the session found it), 94.1% after later changes
 # made on the other corpora (its misses never read), 94.5% with the act reader fitted without it;
-# a development set since heldout12 was written (the act reader is fitted on it).
-HELDOUT11_FLOOR = 0.93
+# a development set since heldout12 was written (the act reader is fitted on it; its misses were
+# read and tuned on: 96.3%).
+HELDOUT11_FLOOR = 0.95
 # tests/language/heldout12 (400 utterances, five styles, a thirteenth author; written while the
 # act reader was built, never run through the layer before its first measurement): 92.0% when
 # first run (91.7% with the layer as the session found it: rules only), 92.1% with the act reader
-# refitted on heldout11 too. The held-out measure.
+# refitted on heldout11 too, 92.3% after changes made on heldout11's misses (its own never read).
+# The held-out measure.
 HELDOUT12_FLOOR = 0.91
 
 
