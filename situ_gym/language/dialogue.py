@@ -71,7 +71,7 @@ from situ_gym.language.lexicon import SceneLexicon, lemmas_of
 from situ_gym.language.money import amounts
 from situ_gym.language.tokens import sentence_spans
 
-__all__ = ["analyze_reply", "echoed_questions", "in_reply"]
+__all__ = ["analyze_reply", "echoed_questions", "in_reply", "read_reply"]
 
 # A choice between options the shopper names: "A or B?", "A vs B", "which one ...".
 _CHOICE = re.compile(r"\bor\b|\bvs\.?\b|\bversus\b|\bwhich\b|\bbetter\b|/")
