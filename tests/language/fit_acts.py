@@ -80,8 +80,10 @@ def leave_one_corpus_out(data) -> list[tuple[str, int, int, int]]:
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--loco", action="store_true", help="print leave-one-corpus-out accuracy against the rules'")
-    ap.add_argument("--out", type=Path, default=MODEL_PATH)
+    ap.add_argument("--out", type=Path, default=MODEL_PATH, help=f"file to write, or a folder to write {MODEL_FILE} in")
     args = ap.parse_args(argv)
+    if args.out.is_dir():
+        args.out = args.out / MODEL_FILE
     data = examples()
     model = fit(data)
     about = {"about": "situ_gym.language.acts: the act of a reply; refit: python -m tests.language.fit_acts",
