@@ -144,6 +144,6 @@ def act_model() -> ActModel:
     return ActModel.from_json(data, source=str(ref))
 
 
-def read_act(said: Utterance, heard: Utterance | None, raised: Iterable[str] = (), model: ActModel | None = None) -> str:
-    """The act of the reply ``said`` (the rules' reading) to ``heard``, by the fitted model."""
-    return (model or act_model()).predict(act_features(said, heard, raised))
+def read_act(said: Utterance, heard: Utterance | None, raised: Iterable[str] = ()) -> str:
+    """The act of the reply ``said`` (the rules' reading) to ``heard``, by the shipped model."""
+    return act_model().predict(act_features(said, heard, raised))

@@ -406,22 +406,16 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
 
     # Where the walk ends, said in the next sentence ("go right and walk all the way over to
     # the far wall. Open Cooler 1 is the first cooler there", "Go forward only some steps more.
-    # Then you are at Open Cooler 2."): the place named there, told of and not walked past
-    if navigation is not None and navigation.target is None and navigation.relation is None and nav_at + 1 < len(sentences):
-        s2, e2 = sentences[nav_at + 1]
-        told = [p for p in places if s2 <= p.char_start < e2]
+    # Then you are at Open Cooler 2.") or in the one before, where the thing asked for is ("Most
+    # of the yogurt is in Open Cooler 2. Turn right and go two coolers down"): the one place
+    # named there, told of and not walked past
+    for k in (nav_at + 1, nav_at - 1):
+        if navigation is None or navigation.target is not None or navigation.relation is not None or not 0 <= k < len(sentences):
+            continue
+        s2, e2 = sentences[k]
+        told = {p.entity_id for p in places if s2 <= p.char_start < e2}
         if len(told) == 1 and not motion_verbs(toks, low, s2, e2) and not low[s2:e2].rstrip().endswith("?"):
-            walks = navigation.distance is not None
-            navigation = replace(navigation, target=told[0].entity_id, relation="to" if walks else None)
-    # ... or said in the sentence before, where the thing asked for is ("Most of the yogurt is in
-    # Open Cooler 2. Turn right and go two coolers down", "Waffles start in the Upright Freezer 7,
-    # it is the next freezer on your right. Please step to right.")
-    if navigation is not None and navigation.target is None and navigation.relation is None and nav_at > 0:
-        s0, e0 = sentences[nav_at - 1]
-        told = [p for p in places if s0 <= p.char_start < e0]
-        if len({p.entity_id for p in told}) == 1 and not motion_verbs(toks, low, s0, e0) and not low[s0:e0].rstrip().endswith("?"):
-            walks = navigation.distance is not None
-            navigation = replace(navigation, target=told[0].entity_id, relation="to" if walks else None)
+            navigation = replace(navigation, target=told.pop(), relation="to" if navigation.distance is not None else None)
     # A walk into a shop and on inside it ends at the shop's section the turn names ("go into
     # leather and ink and turn right, the office chairs section is just inside", "textiles =
     # nordic nest back R. walk in n head R to the back"; "go inside The Plant; the indoor plants

@@ -54,7 +54,6 @@ from situ_gym.language.analysis import (
     _OPENS_QUESTION,
     _PRONOUN,
     ANSWER_OPENING,
-    FOIL,
     Question,
     Utterance,
     _act,
@@ -172,28 +171,17 @@ def _offered(said: Utterance, own: list[str], focus: str | None) -> list[str]:
 _YET = re.compile(r"\b(?:but|though|tho|still|keep in mind|just so you know|worth (?:noting|knowing)|bear in mind)\b")
 
 
-def _foils(said: Utterance) -> set[str]:
-    """The products named only as what another is weighed against ("it's cheaper than the
-    battered fillets", "pay less than the 32 oz rotini")."""
-    low = said.text.lower()
-    at: dict[str, list[int]] = {}
-    for offset, p in said.references:
-        at.setdefault(p, []).append(offset)
-    return {p for p, offsets in at.items() if all(FOIL.search(low, max(0, o - 16), o) for o in offsets)}
-
-
 def _pushes_back(said: Utterance, own: list[str], focus: str, focus_tags: set[str]) -> bool:
     """Whether the reply stands up for ``focus`` against the shopper's objection: it states
     labels of it ("it's 5 lb + high protein") after a "but", offers nothing else (a product
-    it is only weighed against is no offer) and sets nothing aside."""
+    only weighed against it, "cheaper than the X", is set aside by ``analyze``) and sets
+    nothing aside."""
     low = said.text.lower()
     reasons = (said.explanation is not None and said.explanation.product == focus) or any(
         t.tags & focus_tags for t in said.tags
     )
-    foils = _foils(said)
     return (
-        reasons and not [p for p in said.proposed if p != focus and p not in foils]
-        and not set(_offered(said, own, focus)) - foils
+        reasons and not [p for p in said.proposed if p != focus] and not _offered(said, own, focus)
         and _YET.search(low) is not None and not P.NOT_PROPOSED.search(low) and focus not in said.set_aside
     )
 
@@ -313,9 +301,8 @@ def in_reply(
         reasons = said.explanation
         if product is not None and (reasons is None or reasons.product != focus):
             reasons = _reasons_for(said, focus, lexicon)
-        foils = [p for p in (*said.proposed, *said.compared) if p != focus]  # (only foils, by _pushes_back)
-        return replace(said, act="HandleRejection", proposed=(focus,), explanation=reasons, compared=(),
-                       mentioned=tuple(dict.fromkeys([*(p for p in said.mentioned if p != focus), *foils])))
+        return replace(said, act="HandleRejection", proposed=(focus,), explanation=reasons,
+                       mentioned=tuple(p for p in said.mentioned if p != focus))
     if (heard.rejects and not really_asked and said.act not in _OWN_ACTS) or (
         fails and said.act not in _OWN_ACTS - {"HandleRejection"}
     ):
