@@ -67,20 +67,19 @@ _EMPHASIS = re.compile(r"\*\*|__|~~|`|(?<!\w)\*(?=\S)|(?<=\S)\*(?!\w)")
 _LINE_MARK = re.compile(r"(?m)^[ \t]*(?:#{1,6}|[-*\u2022+>]|\d{1,2}[.)])[ \t]+")
 
 
-_EMOJI_BETWEEN = re.compile(r"(?<=[\w)%])\s*[\U0001F000-\U0001FAFF][\U0001F000-\U0001FAFF\u200d\ufe0f\s]*(?=[\w$(])")
-# A tick or cross between words parts them as a comma would: "gaming desk \u2714 rgb lighting"
-_TICK_BETWEEN = re.compile(r"(?<=[\w)%])\s*[\u2705\u2713\u2714\u2716\u2717\u2718\u274c][\ufe0f\s]*(?=[\w$(])")
+# (ticks and crosses count as emoji: "gaming desk \u2714 rgb lighting")
+_EMOJI = "\U0001F000-\U0001FAFF\u2705\u2713\u2714\u2716\u2717\u2718\u274c"
+_EMOJI_BETWEEN = re.compile(rf"(?<=[\w)%])\s*[{_EMOJI}][{_EMOJI}\u200d\ufe0f\s]*(?=[\w$(])")
 
 
 def _markup_free(text: str) -> str:
     text = _LINE_MARK.sub("", _EMPHASIS.sub("", text))
     text = re.sub(r"(?<=\s)@(?=\s)", "at", text)  # "pet treats @ front of shelf 12"
-    # An emoji between words ends what came before, as a mark would: "... so skip \U0001F645 the
-    # vale tho" (a comma), "a planter \U0001FAB4 What size?" (a full stop before a capital). Ticks
-    # between words are commas too ("velvet \u2714 pet-friendly \u2714 1,559.99": the labels are
-    # no part of a name said before them); other dingbats are list marks and only go.
+    # An emoji or a tick between words ends what came before, as a mark would: "... so skip
+    # \U0001F645 the vale tho" (a comma), "a planter \U0001FAB4 What size?" (a full stop before a
+    # capital), "velvet \u2714 pet-friendly \u2714 1,559.99" (labels, no part of a name said before
+    # them); other dingbats are list marks and only go.
     text = _EMOJI_BETWEEN.sub(lambda m: " . " if text[m.end()].isupper() else " , ", text)
-    text = _TICK_BETWEEN.sub(" , ", text)
     return "".join(
         " " if (unicodedata.category(c) in ("So", "Cs", "Co") and c != "\u00b0") or c in "\u200d\ufe0f" else c
         for c in text
