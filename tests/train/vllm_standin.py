@@ -255,6 +255,7 @@ def main(out: str) -> None:
               "engine_batches": ENGINE.batches, "changed": changed,
               "log": [h for h in trainer.state.log_history if "loss" in h]}
     (out_dir / f"rank{state.process_index}.json").write_text(json.dumps(result, default=str))
+    state.wait_for_everyone()  # no rank leaves while the other is still in a collective
 
 
 if __name__ == "__main__":
@@ -263,3 +264,9 @@ if __name__ == "__main__":
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     faulthandler.dump_traceback_later(float(sys.argv[2]) if len(sys.argv) > 2 else 180, exit=True)  # a hang: stacks
     main(sys.argv[1])
+    # Both ranks wrote their results and met: end without tearing down the trainer, DDP and the
+    # gloo group. Under load that teardown now and then aborted a rank ("terminate called without
+    # an active exception") or hung it (destroy_process_group), failing a run that had passed.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
