@@ -54,6 +54,7 @@ from situ_gym.language.analysis import (
     _OPENS_QUESTION,
     _PRONOUN,
     ANSWER_OPENING,
+    Explanation,
     Question,
     Utterance,
     _act,
@@ -500,4 +501,42 @@ def read_reply(
             others = [at for at, p in wider.references if p != focus]
             if others and not any(_POINTED.search(low, max(0, at - 8), at) for at in others):
                 said = wider
-    return in_reply(said, heard, raised=raised, focus=focus, lexicon=lexicon)
+    return _colours_as_reasons(in_reply(said, heard, raised=raised, focus=focus, lexicon=lexicon), heard, lexicon)
+
+
+
+# A colour is a reason only when it answers the shopper (a colour or a look turned down or
+# asked for: "i don't like white", "mustard's too loud", "isn't my style"), is said to match
+# ("same navy", "also walnut", "still white", "like u said", "to match your sofa") or is given
+# as the cause ("because it's navy"). Otherwise it describes the product like the words of its
+# name ("walnut w/ hidden storage", "cream leather, compact"), also after a material is turned
+# down ("no rattan -> black metal": the metal answers, not the black).
+# (the catalog's colour words, and the basic colour terms it may lack)
+_LOOKS = re.compile(r"\bcolou?r\w*|\bshades?\b|\bstyle\b|\bvibe\b|\btoo (?:dark|bright|loud|plain|boring|dull|cold|pale|busy)\b"
+                    r"|\b(?:beige|tan|red|orange|yellow|purple|pink|brown|gr[ae]y|black|white|blue|green)\b")
+_COLOUR_TIED = re.compile(
+    r"\b(?:same|both|also|still|too|like (?:u|you) (?:said|wanted|asked)|match\w*|because|since|cause)\b[^.!?\n]{0,30}$"
+)
+_COLOUR_TIED_AFTER = re.compile(r"[^.!?\n]{0,30}?\b(?:too|as well|like (?:u|you)r?|like (?:u|you) (?:said|wanted|asked)|match\w*)\b")
+
+
+def _colours_as_reasons(said: Utterance, heard: Utterance | None, lexicon: SceneLexicon | None) -> Utterance:
+    reasons = said.explanation
+    if reasons is None or lexicon is None or not any(c.startswith("color:") for c in reasons.cites):
+        return said
+    if heard is not None:
+        colours = lexicon.label_words_by_key.get("color", frozenset())
+        spoken = {w for t in heard.tokens for w in (t.lemma, t.low.removesuffix("'s").removesuffix("\u2019s"))}
+        if spoken & colours or _LOOKS.search(heard.text.lower()):
+            return said
+    low = said.text.lower()
+    keep = []
+    for cite in reasons.cites:
+        if cite.startswith("color:") and not any(
+            _COLOUR_TIED.search(low[max(0, said.tokens[m.start].start - 40) : said.tokens[m.start].start])
+            or _COLOUR_TIED_AFTER.match(low, said.tokens[m.end - 1].end)
+            for m in said.tags if cite in m.tags
+        ):
+            continue
+        keep.append(cite)
+    return replace(said, explanation=Explanation(reasons.product, tuple(keep)) if keep else None)

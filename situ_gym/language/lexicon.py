@@ -80,7 +80,7 @@ def _able_verb(word: str) -> str | None:
 
 _INTENSIFIERS = frozenset({"extra", "super", "ultra", "very"})
 # Label heads a speaker leaves out: "lumbar" (support), "pet-friendly" (fabric), "calcium" (added)
-_GENERIC_HEADS = frozenset({"support", "fabric", "add", "include", "design", "feature", "function", "finish", "lighting"})
+_GENERIC_HEADS = frozenset({"support", "fabric", "add", "include", "design", "feature", "function", "finish", "lighting", "port"})
 # Words of a label phrase that the matcher reads (``SceneLexicon._tags`` skips other stopwords).
 _KEPT = frozenset({"no", "not", "without"})
 
@@ -129,7 +129,23 @@ def _label_aliases(value: str, key_name: str = "") -> list[tuple[str, ...]]:
             out.append(said[::-1])
     if key[0] == "high" and len(key) == 2:
         out += [("rich", key[1]), ("pack", key[1]), ("full", key[1]), ("lot", key[1]), ("much", key[1]),
-                ("plenty", key[1]), (key[1], "rich")]
+                ("plenty", key[1]), (key[1], "rich"), ("more", key[1])]
+    if key[-1] == "compatible" and len(key) >= 2:  # "smart bulb compatible" as "works with smart bulbs", "smart bulb ready"
+        head = key[:-1]
+        out += [("work", *head), *((*head, w) for w in ("ready", "ok", "friendly", "support", "setup"))]
+    if key[0] == "removable" and len(key) == 2:  # "removable covers" as "the covers come off"
+        out.append((key[1], "come", "off"))
+    if key[0] == "reversible" and len(key) == 2:  # "reversible cushions" as "flip-able cushions", "cushions flip"
+        out += [("flip", key[1]), ("flip", "able", key[1]), (key[1], "flip")]
+    if key[0] == "no" and key[-1] == "need" and len(key) >= 3:  # "no box spring needed" as "you don't need a box spring"
+        thing = key[1:-1]
+        out += [(neg, "need", *thing) for neg in ("don't", "doesn't", "not", "dont")] + [("need", "no", *thing)]
+    if key[0] == "pre" and len(key) == 2:  # "pre-washed" as "already washed"
+        out.append(("already", key[1]))
+    if key_name == "size":  # "Family Size 32 oz" as "family size": the words before the figure name it
+        figure = next((k for k, w in enumerate(key) if w[0].isdigit()), 0)
+        if figure >= 2:
+            out.append(key[:figure])
     if key[-1] == "base" and len(key) == 2:  # "plant-based" as "made from plants"
         out.append(("make", key[0]))
     if len(key) == 2:
@@ -154,7 +170,8 @@ def _label_aliases(value: str, key_name: str = "") -> list[tuple[str, ...]]:
         stem = key[:-1]
         out += [("no", *stem), ("without", *stem), ("zero", *stem)]
     if key[0] == "non" and len(key) >= 2:
-        out += [("doesn't", *key[1:]), ("not", *key[1:]), ("doesn't", lemma(key[1].removesuffix("ding").removesuffix("ing")))]
+        out += [("doesn't", *key[1:]), ("not", *key[1:]), ("won't", *key[1:]),
+                ("doesn't", lemma(key[1].removesuffix("ding").removesuffix("ing")))]
     if any(w in _DIGIT_WORDS for w in key):
         out.append(tuple(_DIGIT_WORDS.get(w, w) for w in key))
     if key[0] == "zero" and len(key) >= 2:  # "zero sugar" as "0 sugar", "no sugar", "sugar-free"
@@ -176,9 +193,22 @@ _PLACE_NOUNS = frozenset({"doorway", "door", "entrance", "via", "through", "stor
 
 # How notes and chat abbreviate label values.
 _SHORT_FORMS = {("vegetarian",): ("veg", "veggie"), ("organic",): ("org",), ("gluten", "free"): ("gf",),
-                ("scandinavian",): ("scandi", "nordic"), ("large",): ("big", "bigger")}
+                ("scandinavian",): ("scandi", "nordic"), ("large",): ("big", "bigger"),
+                ("compact",): ("small", "smaller")}
 _REWORDED_SPAN = 5  # at most this many tokens between the first and the last word of a reworded label
 _STEM_ENDINGS = ("ability", "ible", "able", "ing", "es", "ed", "s", "er", "e")
+
+
+# Everyday words for a label's words, read as them when a label is said in other words
+# ("cleans the air" is air purifying, "needs little care" low maintenance, "cable mgmt",
+# "no scent" fragrance-free, "pet-proof fabric" pet-friendly)
+_LABEL_SYNONYMS = {"clean": "purify", "care": "maintenance", "little": "low", "scent": "fragrance",
+                   "mgmt": "management", "incl": "include", "proof": "friendly", "flip": "reverse"}
+
+
+def _label_stem(word: str) -> str:
+    """The stem a label word is matched by, its everyday synonym read as the label's word."""
+    return _stem(_LABEL_SYNONYMS.get(word.lower(), word))
 
 
 def _stem(word: str) -> str:
@@ -197,7 +227,7 @@ def _stem(word: str) -> str:
 
 
 _SET_AGAINST_NEAR = re.compile(r"\b(?:vs|versus)\b|/|\bor\b")
-_SIZE_WORDS = frozenset({"big", "bigger"})
+_SIZE_WORDS = frozenset({"big", "bigger", "small", "smaller"})
 _SIZE_WORDS_BEFORE = frozenset({"one", "ones", "size", "sized", "enough", "and", "n", "with", "w", "so", "but", "too", "tho", "though"})
 _SHORT_WORDS = frozenset(w for forms in _SHORT_FORMS.values() for w in forms)
 
@@ -338,13 +368,18 @@ class SceneLexicon:
         # can adjust" is "adjustable shelves", "purifies the air" "air purifying".
         self.tag_stems: dict[frozenset[str], set[str]] = {}
         for key, found in self.tag_phrases.items():
-            stems = frozenset(_stem(w) for w in key)
+            stems = frozenset(_label_stem(w) for w in key)
             if len(key) >= 2 and len(stems) == len(key):
                 self.tag_stems.setdefault(stems, set()).update(found)
         self._stem_first = {min(stems): [] for stems in self.tag_stems}  # each label by one of its stems
         for stems in self.tag_stems:
             self._stem_first[min(stems)].append(stems)
         self.label_words = {w for key in self.tag_phrases for w in key}
+        # the words of each label key: "color" -> mustard, oak, white, ...
+        self.label_words_by_key: dict[str, frozenset[str]] = {}
+        for key, found in self.tag_phrases.items():
+            for name in {tag.partition(":")[0] for tag in found}:
+                self.label_words_by_key[name] = self.label_words_by_key.get(name, frozenset()) | set(key)
         self.tag_first: dict[str, int] = {}
         for key in self.tag_phrases:
             self.tag_first[key[0]] = max(self.tag_first.get(key[0], 0), len(key))
@@ -688,7 +723,7 @@ class SceneLexicon:
         """Labels of several words said in other word forms and order, within a few words:
         "the shelves you can adjust", "cuts through grease", "a cover you can remove"."""
         said = {k for t in found for k in range(t.start, t.end)} | set(taken)
-        stems = [(k, _stem(toks[k].lemma)) for k in idx if k not in said and toks[k].text[:1].isalpha()]
+        stems = [(k, _label_stem(toks[k].lemma)) for k in idx if k not in said and toks[k].text[:1].isalpha()]
         present = {st for _, st in stems}
         out = []
         for need in (n for st in present for n in self._stem_first.get(st, ()) if n <= present):

@@ -272,6 +272,15 @@ def test_reasons_cited(lex, store, text, product, cites):
     ("home_furnishings", "hf_p122", "it's a big one with a lid, 39.99", ["feature:lid", "price", "size:large"]),
     ("home_furnishings", "hf_p122", "lid + handles, big enough for all the toys", ["feature:handles", "feature:lid", "size:large"]),
     ("home_furnishings", "hf_p113", "it seats 6 and it's extendable, good for big family dinners", ["feature:extendable", "feature:seats 6"]),
+    # labels in everyday words: the synonyms of a label's words and the usual ways to say a kind of label
+    ("home_furnishings", "hf_p089", "it works with smart bulbs and it dims", ["feature:dimmable", "feature:smart bulb compatible"]),
+    ("home_furnishings", "hf_p089", "dims + smart-bulb ready", ["feature:dimmable", "feature:smart bulb compatible"]),
+    ("home_furnishings", "hf_p171", "it cleans the air and needs very little care", ["care:air purifying", "care:low maintenance"]),
+    ("home_furnishings", "hf_p171", "it's small, fits any sill", ["size:compact"]),
+    ("home_furnishings", "hf_p109", "you don't need a box spring for it", ["feature:no box spring needed"]),
+    ("home_furnishings", "hf_p006", "the cushions flip and the fabric is pet-proof", ["feature:pet-friendly fabric", "feature:reversible cushions"]),
+    ("home_furnishings", "hf_p077", "usb on the base, it dims and it is big", ["feature:dimmable", "feature:usb port", "size:large"]),
+    ("supermarket", "sm_p076", "it's the family size bag, so plenty for the party", ["size:Family Size 13 oz"]),
 ])
 def test_reasons_about_the_product_under_discussion(lex, store, focus, text, cites):
     e = analyze(text, lex[store], focus=focus).explanation
@@ -1241,3 +1250,22 @@ def test_an_option_set_aside_on_the_way_to_another_is_part_of_a_recommendation(l
     u = analyze("The Lumen Field Fern floor lamp is $239.99, over your limit, so let's skip it. The Lumen Field "
                 "Delph Floor Lamp is a proper reading light at $139.99.", lex["home_furnishings"])
     assert u.act == "Recommend" and u.proposed == ("hf_p069",)
+
+
+@pytest.mark.parametrize("heard, text, focus, cited", [
+    # a colour that only describes the product is no reason ...
+    ("a sofa for a small flat, we have a dog", "the monarch loft fjord sofa: navy, pet-friendly fabric, 1189.99", None, False),
+    # ... nor after a material is turned down (the fabric answers, not the navy)
+    ("no leather please", "the monarch loft fjord sofa then: navy, pet-friendly fabric, 1189.99", None, False),
+    # it is one after a colour or a look is turned down or asked about ...
+    ("beige shows every stain", "then the monarch loft fjord sofa: navy, pet-friendly fabric, 1189.99", None, True),
+    ("cream's too pale for me", "then the monarch loft fjord sofa: navy, pet-friendly fabric, 1189.99", None, True),
+    ("what colour is it?", "the monarch loft fjord sofa is navy, with pet-friendly fabric", None, True),
+    # ... or when said to match
+    ("i like the brio sofa", "the monarch loft fjord sofa is the same navy and pet-friendly, 640 less", "hf_p007", True),
+])
+def test_a_colour_is_a_reason_only_when_it_answers_the_shopper(lex, heard, text, focus, cited):
+    store = lex["home_furnishings"]
+    e = analyze_reply(text, store, heard=analyze(heard, store), focus=focus).explanation
+    assert e is not None and e.product == "hf_p006" and "feature:pet-friendly fabric" in e.cites
+    assert ("color:navy" in e.cites) is cited
