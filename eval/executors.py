@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import multiprocessing as mp
+import os
 import signal
 import traceback
 from collections.abc import Callable, Iterator, Sequence
@@ -116,6 +117,10 @@ class RayExecutor:
         if self._owned:
             # Ray's own INFO lines ("Started a local Ray instance") only when the CLI is verbose
             quiet = {"log_to_driver": False, "logging_level": logging.getLogger().getEffectiveLevel()}
+            # every result waited on is fetched (and its error raised) in map_unordered; the only
+            # errors never fetched are of tasks a Ctrl-C killed with their workers, which Ray would
+            # log as "Unhandled error ... worker died" beside the CLI's one message
+            os.environ.setdefault("RAY_IGNORE_UNHANDLED_ERRORS", "1")
             try:
                 if address:
                     ray.init(address=address, **quiet)
