@@ -1141,6 +1141,8 @@ def _explanation(pid, low, toks, mentions, tags, money, lex, rivals=()) -> Expla
         for tag in sorted((t.tags & set(product.tags)) - (set() if of_all else shared)):
             if kind_said and tag.startswith("allergen:"):
                 continue
+            if tag.partition(":")[0] in _WHAT_IT_IS:
+                continue  # what the product is ("gala", "for cats") picks it out
             value = tuple(t.phrase.split())
             if tag.startswith("packaging:") and set(value) <= _CONTAINERS:
                 continue  # "$2.39 a can" says how it is sold, not why it suits
@@ -1177,6 +1179,9 @@ def _explanation(pid, low, toks, mentions, tags, money, lex, rivals=()) -> Expla
     return Explanation(pid, tuple(cites)) if cites else None  # a reason names a fact of the product
 
 
+# Labels that say what a product is, not why it suits: the variety, the animal it is for, the
+# cut, the plant, the fish, the shape, the eggs (in the corpora these are never given as reasons)
+_WHAT_IT_IS = frozenset({"variety", "pet", "cut", "plant", "fish", "shape", "egg"})
 _NEGATED_LABEL = re.compile(r"\b(?:no|not|skip|without|isn'?t|aren'?t|zero)\s+(?:the\s+|any\s+)?$")
 # Words that say a label of every side (before it in its sentence, or "too" right after).
 _SAID_OF_ALL = re.compile(r"\b(?:both|same|also|each|all three|either)\b(?:(?!\b(?:but|only|while|whereas)\b)[^.!?\n])*$")

@@ -501,7 +501,7 @@ def read_reply(
             others = [at for at, p in wider.references if p != focus]
             if others and not any(_POINTED.search(low, max(0, at - 8), at) for at in others):
                 said = wider
-    return _colours_as_reasons(in_reply(said, heard, raised=raised, focus=focus, lexicon=lexicon), heard, lexicon)
+    return _naming_labels_as_reasons(in_reply(said, heard, raised=raised, focus=focus, lexicon=lexicon), heard, lexicon, focus)
 
 
 
@@ -510,33 +510,85 @@ def read_reply(
 # ("same navy", "also walnut", "still white", "like u said", "to match your sofa") or is given
 # as the cause ("because it's navy"). Otherwise it describes the product like the words of its
 # name ("walnut w/ hidden storage", "cream leather, compact"), also after a material is turned
-# down ("no rattan -> black metal": the metal answers, not the black).
+# down ("no rattan -> black metal": the metal answers, not the black). In the same way the
+# flavour of a side of a comparison is its name ("lime 3.99 vs grapefruit 5.79 -> lime"),
+# unless the shopper spoke of flavours ("he hates the mint").
 # (the catalog's colour words, and the basic colour terms it may lack)
 _LOOKS = re.compile(r"\bcolou?r\w*|\bshades?\b|\bstyle\b|\bvibe\b|\btoo (?:dark|bright|loud|plain|boring|dull|cold|pale|busy)\b"
                     r"|\b(?:beige|tan|red|orange|yellow|purple|pink|brown|gr[ae]y|black|white|blue|green)\b")
+_TASTES = re.compile(r"\bflavou?r\w*|\btaste\w*|\bsweet|\bspicy\b|\bplain\b")
 _COLOUR_TIED = re.compile(
     r"\b(?:same|both|also|still|too|like (?:u|you) (?:said|wanted|asked)|match\w*|because|since|cause)\b[^.!?\n]{0,30}$"
 )
 _COLOUR_TIED_AFTER = re.compile(r"[^.!?\n]{0,30}?\b(?:too|as well|like (?:u|you)r?|like (?:u|you) (?:said|wanted|asked)|match\w*)\b")
 
 
-def _colours_as_reasons(said: Utterance, heard: Utterance | None, lexicon: SceneLexicon | None) -> Utterance:
+def _spoken_of(heard: Utterance | None, key: str, words: re.Pattern, lexicon: SceneLexicon | None = None) -> bool:
+    """Whether the shopper's words speak of labels of ``key``: ``words`` said, such a label
+    turned down, or (given the ``lexicon``) any of its values said ("i don't like white")."""
+    if heard is None:
+        return False
+    if words.search(heard.text.lower()) or any(t.startswith(key + ":") for t in heard.avoids):
+        return True
+    if lexicon is None:  # (the products' flavours name them: "salmon or lamb?" asks no flavour)
+        return False
+    values = lexicon.label_words_by_key.get(key, frozenset())
+    return any(w in values for t in heard.tokens for w in (t.lemma, t.low.removesuffix("'s").removesuffix("\u2019s")))
+
+
+def _naming_labels_as_reasons(
+    said: Utterance, heard: Utterance | None, lexicon: SceneLexicon | None, focus: str | None = None
+) -> Utterance:
     reasons = said.explanation
-    if reasons is None or lexicon is None or not any(c.startswith("color:") for c in reasons.cites):
+    if reasons is None or lexicon is None:
         return said
-    if heard is not None:
-        colours = lexicon.label_words_by_key.get("color", frozenset())
-        spoken = {w for t in heard.tokens for w in (t.lemma, t.low.removesuffix("'s").removesuffix("\u2019s"))}
-        if spoken & colours or _LOOKS.search(heard.text.lower()):
-            return said
-    low = said.text.lower()
-    keep = []
-    for cite in reasons.cites:
-        if cite.startswith("color:") and not any(
+    drop = set()
+    if any(c.startswith("color:") for c in reasons.cites) and not _spoken_of(heard, "color", _LOOKS, lexicon):
+        low = said.text.lower()
+        drop |= {cite for cite in reasons.cites if cite.startswith("color:") and not any(
             _COLOUR_TIED.search(low[max(0, said.tokens[m.start].start - 40) : said.tokens[m.start].start])
             or _COLOUR_TIED_AFTER.match(low, said.tokens[m.end - 1].end)
             for m in said.tags if cite in m.tags
-        ):
-            continue
-        keep.append(cite)
-    return replace(said, explanation=Explanation(reasons.product, tuple(keep)) if keep else None)
+        )}
+    if any(c.startswith("flavour:") for c in reasons.cites) and _weighed(said, reasons.product, lexicon) and not _spoken_of(heard, "flavour", _TASTES):
+        drop |= {cite for cite in reasons.cites if cite.startswith("flavour:")}
+    if heard is not None and heard.rejects and reasons.product is not None and reasons.product == focus:
+        drop |= _conceded(said, reasons.cites)
+    if not drop:
+        return said
+    keep = tuple(c for c in reasons.cites if c not in drop)
+    return replace(said, explanation=Explanation(reasons.product, keep) if keep else None)
+
+
+def _weighed(said: Utterance, pid: str | None, lexicon: SceneLexicon) -> bool:
+    """Whether the turn sets ``pid`` against another product of its kind."""
+    low = said.text.lower()
+    comparing = len(set(said.compared)) >= 2 or (P.COMPARE.search(low) is not None and not P.HANDLE_REJECTION.search(low))
+    kind = lexicon.category_of.get(pid)
+    others = {p for _, p in said.references} | set(said.compared)
+    return comparing and any(p != pid and lexicon.category_of.get(p) == kind for p in others)
+
+
+# A push-back grants the complaint before it answers it: "true, it's large. tho: drawers + cable
+# mgmt", "yes it is compact, but for bathroom is good": what it grants is no reason for the product.
+# ("it's a 5 lb bag though": a "though" that ends its clause turns the clause itself against the complaint)
+_CONTRAST = re.compile(r"\b(?:but|however|that said|still)\b|\b(?:tho|though)\b(?!\s*(?:[,.!?;\u2014-]|$))")
+
+
+def _conceded(said: Utterance, cites: tuple[str, ...]) -> set[str]:
+    """The labels of ``cites`` said only before the turn's first "but" (or "tho", "however")."""
+    low = said.text.lower()
+    turn = _CONTRAST.search(low)
+    if turn is None or turn.start() == 0:
+        return set()
+    out = set()
+    for cite in cites:
+        if cite in ("price", "budget"):
+            continue  # (a price conceded is read where prices are)
+        at = [said.tokens[m.start].start for m in said.tags if cite in m.tags]
+        if not at and cite.startswith("size:"):  # a size said as a figure: "(22 oz)"
+            figure = re.search(r"\d+(?:\.\d+)?", cite)
+            at = [m.start() for m in re.finditer(rf"(?<![\d.]){re.escape(figure.group(0))}(?![\d.])", low)] if figure else []
+        if at and max(at) < turn.start():
+            out.add(cite)
+    return out

@@ -1269,3 +1269,37 @@ def test_a_colour_is_a_reason_only_when_it_answers_the_shopper(lex, heard, text,
     e = analyze_reply(text, store, heard=analyze(heard, store), focus=focus).explanation
     assert e is not None and e.product == "hf_p006" and "feature:pet-friendly fabric" in e.cites
     assert ("color:navy" in e.cites) is cited
+
+
+@pytest.mark.parametrize("heard, text, flavour_cited", [
+    # the flavour of a side of a comparison is its name, no reason to pick it ...
+    ("the clear spring zero sugar cola or the fizzwell lemon lime soda?", "cola 3.89 vs lemon lime 6.29 → cola, zero sugar and 2.40 less", False),
+    # ... unless the shopper spoke of flavours
+    ("i'm not a fan of the lemon lime flavour", "cola 3.89 vs lemon lime 6.29 → cola, zero sugar and 2.40 less", True),
+])
+def test_a_flavour_that_names_a_side_of_a_comparison_is_no_reason(lex, heard, text, flavour_cited):
+    store = lex["supermarket"]
+    e = analyze_reply(text, store, heard=analyze(heard, store), visible=frozenset({"sm_p106", "sm_p107"})).explanation
+    assert e is not None and e.product == "sm_p106" and {"diet:zero sugar", "price"} <= set(e.cites)
+    assert ("flavour:cola" in e.cites) is flavour_cited
+
+
+def test_labels_that_say_what_the_product_is_are_no_reasons(lex):
+    # the variety of an apple, the animal a food is for: what it is, not why it suits
+    e = analyze("hillside orchard honeycrisp apples: honeycrisp, sweet, 3 lb bag for 4.49", lex["supermarket"]).explanation
+    assert e is not None and e.product == "sm_p224" and sorted(e.cites) == ["price", "size:3 lb bag", "taste:sweet"]
+    e = analyze("the whisker farm indoor chicken, made for cats, adult formula, 13.49", lex["supermarket"]).explanation
+    assert e is not None and "pet:cat" not in e.cites and "life stage:adult" in e.cites
+
+
+@pytest.mark.parametrize("store, focus, heard, text, conceded, reason", [
+    # what a push-back grants before its "but" is no reason ...
+    ("home_furnishings", "hf_p039", "that desk is way too big", "yeah ok it's large. but the drawers and cable management keep it tidy",
+     "size:large", "feature:drawers"),
+    # ... while a clause that "though" ends is turned against the complaint: its labels are the reasons
+    ("supermarket", "sm_p057", "quinoa's pricey", "I get it! It's a 5 lb bag though, and organic, so it lasts for weeks", None, "size:5 lb"),
+])
+def test_what_a_push_back_grants_is_no_reason(lex, store, focus, heard, text, conceded, reason):
+    e = analyze_reply(text, lex[store], heard=analyze(heard, lex[store]), focus=focus).explanation
+    assert e is not None and e.product == focus and reason in e.cites
+    assert conceded is None or conceded not in e.cites
