@@ -1173,7 +1173,7 @@ def _explanation(pid, low, toks, mentions, tags, money, lex, rivals=()) -> Expla
     # a bound that is not the product's own price is the shopper's: "under ur $5", "< $30",
     # "less than your 30 dollars", and bare: "under your 6", "so under your thirty"
     bound = any(value is not None and not states_price(value) for value in _bounds(low, money))
-    if bound or re.search(r"\b(?:budget|your limit|afford|under (?:the|your) \$|(?:the|that) \$[\d.,]+ you)\b", low):
+    if bound or _OVER_LIMIT.search(low) or re.search(r"\b(?:budget|your limit|afford|under (?:the|your) \$|(?:the|that) \$[\d.,]+ you)\b", low):
         cites.append("budget")
     cites = _unique(cites)
     return Explanation(pid, tuple(cites)) if cites else None  # a reason names a fact of the product
@@ -1182,6 +1182,15 @@ def _explanation(pid, low, toks, mentions, tags, money, lex, rivals=()) -> Expla
 # Labels that say what a product is, not why it suits: the variety, the animal it is for, the
 # cut, the plant, the fish, the shape, the eggs (in the corpora these are never given as reasons)
 _WHAT_IT_IS = frozenset({"variety", "pet", "cut", "plant", "fish", "shape", "egg"})
+# The shopper's limit said without a bound word: another product "way over" or "over ur 15"
+# (so nope, a cross), or this one "fits ur 6", "just under ur 120" (a cent under is still under
+# the shopper's figure), "within what you said you'd spend" (a size is no limit: "over 5 lb")
+_OVER_LIMIT = re.compile(
+    r"\b(?:way|a bit|a little|just|slightly|well) over\b"
+    r"|\bover (?:ur |your |the |my )?\$?\s?\d[\d.,]*(?![\d.,])(?!\s*(?:oz|lb|lbs|kg|g|ml|fl|ct|count|rolls?|packs?|pieces?|loads?"
+    r"|inch|in|cm|%|percent|years?|people|gal|quarts?|qt)\b)"
+    r"|\d\s*(?:so )?(?:nope|nah)\b|\u2717|\b(?:fits|under) (?:ur|your) \$?\s?\d|\b(?:you|u) said (?:you'?d|u'?d) spend\b"
+)
 _NEGATED_LABEL = re.compile(r"\b(?:no|not|skip|without|isn'?t|aren'?t|zero)\s+(?:the\s+|any\s+)?$")
 # Words that say a label of every side (before it in its sentence, or "too" right after).
 _SAID_OF_ALL = re.compile(r"\b(?:both|same|also|each|all three|either)\b(?:(?!\b(?:but|only|while|whereas)\b)[^.!?\n])*$")

@@ -84,14 +84,15 @@ _PREFERS = re.compile(
 )
 # A pick said right after the side it picks, ending what is said of it: "ember imo",
 # "strawberries it is".
-_PICK_AFTER = re.compile(r"\b(?:it is|imo|easy pick|ftw|hands down)\W*$")
+_PICK_AFTER = re.compile(r"\b(?:it is|imo|tbh|easy pick|ftw|hands down|all day|for sure|for me|all the way|every time|wins)\W*$")
 # ... or right before it, in a sentence weighing both: "... and the jasper's bigger so I'd say
 # the fern", "for your soup I think cannellini", "-> honestly clusters".
 _PICK_BEFORE = re.compile(
-    r"(?:\b(?:i'?d (?:say|go(?: with| for| w/)?|pick|take|choose|get|lean toward)|i think|imo|my pick(?: is)?|stick (?:with|w/)|(?:you )?keep)"
-    r"|->|\u2192)\W+(?:(?:the|um|uh|honestly|def|prob|probably)\W+)*$"
+    r"(?:\b(?:i'?d (?:say|go(?: with| for| w/)?|pick|take|choose|get|grab|do|lean (?:to|toward|towards))|i (?:choose|prefer|pick|take)"
+    r"|i think|imo|my pick(?: is)?|stick (?:with|w/)|(?:you )?keep|go (?:with|for|w/))"
+    r"|->|\u2192)\W+(?:(?:the|um|uh|honestly|def|prob|probably|yeah|just|like|tbh|totally)\W+)*$"
 )
-_SO_BEFORE = re.compile(r"\bso\W+(?:(?:the|um|uh)\W+)*$")
+_SO_BEFORE = re.compile(r"\bso\W+(?:(?:the|um|uh|yeah|yep|like|honestly|just)\W+)*$")
 _ANSWERED_ACTS = frozenset({"Recommend", "Explain", "AnswerQuestion"})
 # Acts a reply keeps whatever it answers: a greeting, directions, a purchase prompt, a turn-down handled.
 _OWN_ACTS = frozenset({"Greet", "ConfirmPurchase", "Navigate", "HandleRejection"})

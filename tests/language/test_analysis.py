@@ -1303,3 +1303,16 @@ def test_what_a_push_back_grants_is_no_reason(lex, store, focus, heard, text, co
     e = analyze_reply(text, lex[store], heard=analyze(heard, lex[store]), focus=focus).explanation
     assert e is not None and e.product == focus and reason in e.cites
     assert conceded is None or conceded not in e.cites
+
+
+@pytest.mark.parametrize("text, budget", [
+    # the shopper's limit said without a bound word: another product over it, this one within it
+    ("the oatmeal raisin cookies are 4.49 so nope, sweet meadow lemon wafers tho, 3.89", True),
+    ("the pure meadow pods are just over ur 22 ✗ → pure meadow lavender pods 21.69 ✔ 96 loads", True),
+    ("lemon wafers from sweet meadow, 3.89, just under ur 4", True),
+    # a size is no limit
+    ("the pure meadow lavender pods: over 90 loads, 21.69", False),
+])
+def test_the_shoppers_limit_said_without_a_bound_word(lex, text, budget):
+    e = analyze(text, lex["supermarket"]).explanation
+    assert e is not None and ("budget" in e.cites) is budget, e

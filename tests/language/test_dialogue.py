@@ -395,6 +395,10 @@ def test_the_product_dropped_for_an_alternative_is_no_side_of_a_comparison():
     "breakfast blend is the stronger one, same price - the copper kettle decaf it is",
     # a side opening the reply is no pick when a pick is said after it
     "copper kettle breakfast blend is bold and 9.19, copper kettle decaf is 9.19 too so I'd go copper kettle decaf",
+    # picks in more everyday words, with fillers between the cue and the side
+    "breakfast blend 9.19, decaf 9.19, same size. so yeah the decaf",
+    "same price n size tbh, for evenings I'd just get the decaf",
+    "breakfast blend has caffeine, same 9.19 - copper kettle decaf for sure",
 ])
 def test_a_pick_said_after_the_sides_are_weighed_is_the_favoured_side(lex, text):
     heard = analyze("breakfast blend or decaf?", lex)
