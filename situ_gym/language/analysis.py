@@ -1155,7 +1155,10 @@ def _explanation(pid, low, toks, mentions, tags, money, lex, rivals=()) -> Expla
         if m.kind != "category":
             said = said[: m.char_start] + " " * (m.char_end - m.char_start) + said[m.char_end :]
     sizes = quantities(said, frozenset(lemmas_of(product.category)[-1:]))  # its kind counts items too: "80 plates"
-    cites += [tag for tag in product.tags if tag.startswith("size:") and tag not in shared and quantities(tag[5:]) & sizes]
+    # (said of both, a shared size is a reason like a shared label: "they're both thirteen ounces")
+    sizes_of_all = bool(re.search(r"\b(?:both|same)\b", said))
+    cites += [tag for tag in product.tags if tag.startswith("size:") and (tag not in shared or sizes_of_all)
+              and quantities(tag[5:]) & sizes]
     # Sales talk ("half price today", "a best seller") states no fact of the product's price.
     facts = P.CLAIMS.sub(lambda m: " " * len(m.group(0)), low)
     # a price conceded is no reason: "true, it's not the cheapest, but ..."
@@ -1394,7 +1397,10 @@ _NEED = re.compile(
     r"\b(?:(?:i|we) (?:really )?(?:need|want|wanted|must have|have to have|was hoping for|were hoping for)|"
     r"(?:i'?m|i am|we'?re|we are) (?:after|looking for))\b"
 )
-_PREDICATE = re.compile(r"\b(?:it'?s|it is|they'?re|they are|this is|that'?s)(?: an?| the| really| very| all)?\s*$")
+_PREDICATE = re.compile(
+    r"\b(?:it'?s|it is|they'?re|they are|this is|that'?s)(?:\s+(?:also|still|just|actually|honestly|quite|pretty))*"
+    r"(?: an?| the| really| very| all)?\s*$"
+)
 _EXPLICIT_RECOMMEND = re.compile(r"\b(?:i'?d |i would |i )?(?:recommend|suggest)\w*|\bmy (?:pick|top pick|choice)\b")
 _TURNED_DOWN = re.compile(
     r"\b(?:not|no|isn'?t|aren'?t|don'?t|doesn'?t|didn'?t|won'?t|never|too|instead|different|else|other|another|"

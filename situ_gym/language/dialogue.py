@@ -515,11 +515,12 @@ def read_reply(
 # flavour of a side of a comparison is its name ("lime 3.99 vs grapefruit 5.79 -> lime"),
 # unless the shopper spoke of flavours ("he hates the mint").
 # (the catalog's colour words, and the basic colour terms it may lack)
-_LOOKS = re.compile(r"\bcolou?r\w*|\bshades?\b|\bstyle\b|\bvibe\b|\btoo (?:dark|bright|loud|plain|boring|dull|cold|pale|busy)\b"
+_LOOKS = re.compile(r"\bcolou?r\w*|\bshades?\b|\bstyle\b|\bvibe\b|\blooks?\b"
+                    r"|\btoo (?:dark|bright|loud|plain|boring|dull|cold|pale|busy|old[- ]fashioned|formal|fussy|flashy|girly|ugly)\b"
                     r"|\b(?:beige|tan|red|orange|yellow|purple|pink|brown|gr[ae]y|black|white|blue|green)\b")
 _TASTES = re.compile(r"\bflavou?r\w*|\btaste\w*|\bsweet|\bspicy\b|\bplain\b")
 _COLOUR_TIED = re.compile(
-    r"\b(?:same|both|also|still|too|like (?:u|you) (?:said|wanted|asked)|match\w*|because|since|cause)\b[^.!?\n]{0,30}$"
+    r"\b(?:same|both|also|still|too|like (?:u|you) (?:said|wanted|asked)|match\w*|because|since|cause|prefer(?:s|red)?|wants?|wanted|loves?|loved)\b[^.!?\n]{0,30}$"
 )
 _COLOUR_TIED_AFTER = re.compile(r"[^.!?\n]{0,30}?\b(?:too|as well|like (?:u|you)r?|like (?:u|you) (?:said|wanted|asked)|match\w*)\b")
 

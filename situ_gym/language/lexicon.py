@@ -140,6 +140,9 @@ def _label_aliases(value: str, key_name: str = "") -> list[tuple[str, ...]]:
     if key[0] == "no" and key[-1] == "need" and len(key) >= 3:  # "no box spring needed" as "you don't need a box spring"
         thing = key[1:-1]
         out += [(neg, "need", *thing) for neg in ("don't", "doesn't", "not", "dont")] + [("need", "no", *thing)]
+    if key[0] == "age" and len(key) == 2 and key[1].isdigit():  # "ages 6+" as "six plus", "6 years and up"
+        said_as = (key[1], _DIGIT_WORDS.get(key[1], key[1]))
+        out += [(n, after) for n in said_as for after in ("plus", "year", "yr")]
     if key[0] == "pre" and len(key) == 2:  # "pre-washed" as "already washed"
         out.append(("already", key[1]))
     if key_name == "size":  # "Family Size 32 oz" as "family size": the words before the figure name it
@@ -712,7 +715,9 @@ class SceneLexicon:
                 nxt = toks[end].low if end < len(toks) else ""
                 # "big" is the large size of the thing it is said of: "it's a big one", "big + saucer";
                 # "big family dinners", "big stuff" are about something else
-                if not (toks[idx[i]].low in _SIZE_WORDS and nxt[:1].isalpha() and nxt not in _SIZE_WORDS_BEFORE):
+                # (said before a kind of product it is its size: "a big chair", "the big set")
+                if not (toks[idx[i]].low in _SIZE_WORDS and nxt[:1].isalpha() and nxt not in _SIZE_WORDS_BEFORE
+                        and lemma(nxt) not in self.heads):
                     out.append(TagMention(idx[i], end, " ".join(key), frozenset(self.tag_phrases[key])))
                 i += hit
             else:

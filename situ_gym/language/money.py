@@ -42,9 +42,11 @@ _TENS_WORD = "|".join(_TENS)
 _TWO_DIGITS = rf"(?:(?:{_TENS_WORD})(?:[-\s](?:{_DIGIT_WORD}))?|{_TEENS})"
 _CENTS_SAID = rf"(?:oh[-\s](?:{_DIGIT_WORD})|{_TWO_DIGITS})"
 # Said aloud, a price is dollars then cents with no unit: "three eighty-nine", "eleven oh nine",
-# "two nineteen ninety-nine" (219.99); not a time, a size or a count ("eleven thirty pm").
+# "two nineteen ninety-nine" (219.99), "eleven eighty nine ninety nine" (1189.99); not a time, a
+# size or a count ("eleven thirty pm").
 _SAID = re.compile(
-    rf"\b(?:(?P<o>{_DIGIT_WORD})\s+oh[-\s](?P<od>{_DIGIT_WORD})\s+(?P<oc>{_TWO_DIGITS})"  # "two oh nine ninety-nine"
+    rf"\b(?:(?P<t>{_TWO_DIGITS})\s+(?P<td>{_TWO_DIGITS}|oh[-\s](?:{_DIGIT_WORD}))\s+(?P<tc>{_CENTS_SAID})"  # "fifteen fifty nine ninety nine"
+    rf"|(?P<o>{_DIGIT_WORD})\s+oh[-\s](?P<od>{_DIGIT_WORD})\s+(?P<oc>{_TWO_DIGITS})"  # "two oh nine ninety-nine"
     rf"|(?P<h>{_DIGIT_WORD})\s+(?P<hd>{_TWO_DIGITS})\s+(?P<hc>{_CENTS_SAID})"
     rf"|(?P<sd>{_DIGIT_WORD}|{_TWO_DIGITS})\s+(?P<sc>{_CENTS_SAID}))\b"
     r"(?!\s*(?:am|pm|a\.m|p\.m|o'?clock|minutes?|hours?|percent|%|oz|ounces?|lbs?|pounds?|inch|inches|cm|feet|ft|"
@@ -148,9 +150,10 @@ def amounts(text: str) -> list[Amount]:
     for m in _SAID.finditer(text):
         if any(a.start < m.end() and m.start() < a.end for a in out):
             continue
-        three = next((k for k in ("o", "h") if m.group(k)), None)  # "two oh nine ninety-nine", "two nineteen ..."
+        # "two oh nine ninety-nine", "two nineteen ...", "thirteen oh nine ninety nine" (1309.99)
+        three = next((k for k in ("t", "o", "h") if m.group(k)), None)
         if three:
-            dollars = number_value(m.group(three)) * 100 + number_value(m.group(three + "d"))
+            dollars = number_value(m.group(three)) * 100 + number_value(m.group(three + "d").lower().replace("oh", "").strip())
             said_cents = m.group(three + "c")
         else:
             dollars, said_cents = number_value(m.group("sd")), m.group("sc")

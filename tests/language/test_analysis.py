@@ -281,6 +281,9 @@ def test_reasons_cited(lex, store, text, product, cites):
     ("home_furnishings", "hf_p006", "the cushions flip and the fabric is pet-proof", ["feature:pet-friendly fabric", "feature:reversible cushions"]),
     ("home_furnishings", "hf_p077", "usb on the base, it dims and it is big", ["feature:dimmable", "feature:usb port", "size:large"]),
     ("supermarket", "sm_p076", "it's the family size bag, so plenty for the party", ["size:Family Size 13 oz"]),
+    # an age said as "six plus"; "big" before the product's kind, and "it's also a ..." predicated, is its size
+    ("home_furnishings", "hf_p164", "it's for six plus, and it's a big set", ["feature:ages 6+", "size:large"]),
+    ("home_furnishings", "hf_p164", "it's also a large set, good for two kids", ["size:large"]),
 ])
 def test_reasons_about_the_product_under_discussion(lex, store, focus, text, cites):
     e = analyze(text, lex[store], focus=focus).explanation
@@ -1316,3 +1319,21 @@ def test_what_a_push_back_grants_is_no_reason(lex, store, focus, heard, text, co
 def test_the_shoppers_limit_said_without_a_bound_word(lex, text, budget):
     e = analyze(text, lex["supermarket"]).explanation
     assert e is not None and ("budget" in e.cites) is budget, e
+
+
+def test_a_size_said_of_both_sides_is_a_reason(lex):
+    # like a label said of both ("both dimmable"), a shared size said of both is given as a reason
+    crackers = "the whole grain wheat crackers and the cheddar ones are both 13 oz, but the wheat ones are vegan and 30 cents cheaper"
+    e = analyze(crackers, lex["supermarket"]).explanation
+    assert e is not None and e.product == "sm_p071" and sorted(e.cites) == ["diet:vegan", "price", "size:13 oz"]
+
+
+@pytest.mark.parametrize("heard, text", [
+    # a colour the reply sets as the condition of its offer, or one after a look is turned down
+    ("i like this table", "if you'd prefer white, the lintu brio dining table is also extendable and seats 4"),
+    ("that one's too old-fashioned for me", "then the lintu brio dining table: white, extendable and seats 4"),
+])
+def test_a_colour_wished_for_is_a_reason(lex, heard, text):
+    store = lex["home_furnishings"]
+    e = analyze_reply(text, store, heard=analyze(heard, store), focus="hf_p112").explanation
+    assert e is not None and e.product == "hf_p115" and "color:white" in e.cites

@@ -28,6 +28,9 @@ from situ_gym.language.money import amounts, quantities
     ("pike ~40, quill ~27", [40.0, 27.0]),
     # hundreds said as "two oh nine", a thousands separator on a bare figure, "-ish"
     ("okay so the calla gaming desk it's two oh nine ninety-nine", [209.99]),
+    # thousands said as two pairs before the cents, with "oh" for a zero
+    ("and it's eleven eighty nine ninety nine so under your thirteen hundred", [1189.99]),
+    ("the dune's thirteen oh nine ninety nine", [1309.99]),
     ("pet-friendly fabric and 1,559.99 sneaks under your 1,600", [1559.99]),
     ("the nova is wool + washable and 240ish", [240.0]),
 ])
