@@ -25,7 +25,7 @@ from situ_gym.language.acts import MODEL_FILE, ActModel, act_features
 from situ_gym.language.dialogue import read_reply
 from tests.language.corpus import DEVELOPMENT, lexicons, load_named
 
-C = 0.5  # with each corpus left out, 0.5 carried as well as 1 and 3 with fewer surprises
+C = 0.25  # with each corpus left out: 0.25 carried best (5053 of 5292 lines, 0.5: 5052) and lost least on any one corpus
 MIN_LINES = 3
 MODEL_PATH = Path(__file__).resolve().parents[2] / "situ_gym" / "language" / MODEL_FILE
 

