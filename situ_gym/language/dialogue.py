@@ -69,7 +69,7 @@ from situ_gym.language.analysis import (
 from situ_gym.language.claims import words
 from situ_gym.language.lexicon import SceneLexicon, lemmas_of
 from situ_gym.language.money import amounts
-from situ_gym.language.tokens import sentence_spans
+from situ_gym.language.tokens import STOPWORDS, sentence_spans
 
 __all__ = ["analyze_reply", "echoed_questions", "in_reply", "read_reply"]
 
@@ -400,12 +400,46 @@ def _readings(said: Utterance, heard: Utterance, lexicon: SceneLexicon | None) -
     if not (said.questions or _ASKS_WHICH.match(low)) or not re.search(r"\bor\b|\bwhich\b", low):
         return []
     options = [p for p in dict.fromkeys(p for _, p in said.references) if p not in said.landmarks]
-    if len(options) < 2:
-        return []
-    for meant in _meant(heard):
+    listed = _listed_readings(said, heard, lexicon)
+    for meant in _meant(heard) if len(options) >= 2 else ():
         if all(meant <= lexicon.all_words[p] for p in options):
-            return options
-    return []
+            return list(dict.fromkeys([*options, *listed]))
+    return listed
+
+
+# The items of a list said in a line: "pendant, nightstand, gaming desk or planter", "a dish soap
+# and laundry pods and uh a spray cleaner", "black, kidney, cannellini, chickpeas or refried".
+_ITEM_BREAK = re.compile(r"\s*(?:,|;|/|\n|\bor\b|\band\b|\bn\b|\u2014|-\s)\s*")
+
+
+def _listed_readings(said: Utterance, heard: Utterance, lexicon: SceneLexicon) -> list[str]:
+    """"Where's the Arden?" -> "arden = pendant, nightstand, gaming desk or planter?": the shopper
+    named one thing that several products are (one of its mentions has several candidates), and
+    the reply lists them by the words that tell them apart, the shared words said once or not at
+    all. Each item that picks out exactly one of them names it."""
+    # (a name several products carry, not a kind: "cereal pls" -> "honey or chocolate?" asks a preference)
+    named = [m for m in heard.mentions if m.kind == "product"]
+    if len(named) != 1 or re.search(r"\bor\b|\bvs\.?\b|\bversus\b", heard.text.lower()):
+        return []  # (the shopper's own choice of two, "Brio or Alba dumbbells?", is asked to compare)
+    sides: list[str] = []
+    for m in named:
+        meant = {w for w in lemmas_of(m.phrase) if w not in STOPWORDS}
+        carriers = [p for p, ws in lexicon.all_words.items() if meant <= ws]
+        if 2 <= len(carriers) <= 8:
+            sides += [p for p in carriers if p not in sides]
+    if len(sides) < 2:
+        return []
+    shared = set.intersection(*(set(lexicon.all_words[p]) for p in sides))
+    own = {p: (lexicon.all_words[p] | lexicon.kind_words[p]) - shared for p in sides}
+    found = []
+    for item in _ITEM_BREAK.split(said.text.lower()):
+        spoken = set(lemmas_of(item))
+        fits = [p for p in sides if spoken & own[p]]
+        best = max((len(spoken & own[p]) for p in fits), default=0)
+        top = [p for p in fits if len(spoken & own[p]) == best]
+        if len(top) == 1 and top[0] not in found:
+            found.append(top[0])
+    return found if len(found) >= 2 else []
 
 
 def _meant(heard: Utterance, with_noun: bool = False) -> list[set[str]]:

@@ -331,6 +331,23 @@ def test_options_that_each_fit_the_shoppers_words_are_readings(lex, heard, reply
     assert put_forward(said) == () and said.explanation is None
 
 
+@pytest.mark.parametrize("reply", [
+    "zephyr = ottoman, pendant, nightstand or gaming desk?",
+    "we have a few zephyrs: the ottoman, the pendant light, a nightstand and a gaming desk. which one?",
+])
+def test_the_products_a_name_covers_listed_by_kind_are_readings(reply):
+    # "the Zephyr" is four products; a reply that lists them by their kinds asks which one is meant
+    hf = lexicon_for(SceneIndex(load_scene("home_furnishings")))
+    said = analyze_reply(reply, hf, heard=analyze("Where can I find the Zephyr?", hf))
+    assert said.act == "ClarifyNeed" and said.proposed == () and put_forward(said) == ()
+    assert sorted(said.mentioned) == ["hf_p018", "hf_p091", "hf_p105", "hf_p145"]
+    # ... but the shopper's own choice of two, answered side by side, is a comparison
+    said = analyze_reply("Side by side: the Brio has adjustable weight, $129.99; the Alba a storage tray, $169.99. "
+                         "Which matters more to you?", hf, heard=analyze("Brio or Alba dumbbells?", hf),
+                         raised=("hf_p155", "hf_p154"))
+    assert said.act == "Compare" and set(said.compared) == {"hf_p154", "hf_p155"}
+
+
 @pytest.mark.parametrize("heard, reply", [
     ("grab me the pizza", "lol which pizza tho, pepperoni, margherita, supreme?? or one of the 2-packs"),
     ("I want the sage one I saw earlier.", "We have a few sage pieces. Which one caught your eye?"),
