@@ -667,7 +667,9 @@ _ASKING = (
     r"where(?:'s)?|who|is there|are there|anything else|how (?:can|may) i|do you|did you|would you|could you|can you|are you|were you|have you|is it|is that|"
     # an inverted auxiliary opening a question about a thing or a person: "does the mac and
     # cheese have wheat", "does he want like a particular colour"
-    rf"{_AUXILIARIES}\s+(?:the|this|that|these|those|it|they|he|she|your)\b)"
+    rf"{_AUXILIARIES}\s+(?:the|this|that|these|those|it|they|he|she|your|any(?:one|body)|some(?:one|body))\b"
+    # "anyone in the house with allergies i should know about": a question about people, spoken
+    r"|any(?:one|body)\b)"
 )
 _RELATIVE_WHICH = r"(?!which (?:is|are|was|were|has|have|makes?|means?)\b)"  # "um which is really nice"
 _INTERROGATIVE = re.compile(rf"(?:(?:^|\b(?:{_FILLERS}|depends)\s+){_RELATIVE_WHICH}{_ASKING}|\b(?:is|are) there any(?:thing|one)?)\s+\w")
@@ -927,8 +929,15 @@ def motion_verbs(toks, low: str, s: int = 0, e: int | None = None, base: int = 0
     e = base + len(low) if e is None else e
     return [t for k, t in enumerate(toks) if s <= t.start < e and t.verb in P.MOTION
             and not _WHEN_YOU.search(low, max(0, t.start - base - 24), t.start - base)
+            # a thing that moves is no instruction: "it goes straight into the bowl", "the covers
+            # come off"; nor is "pass on" (turning down): "let's pass on the 18-pack"
+            and not _THING_MOVES.search(low, max(0, t.start - base - 12), t.start - base)
+            and not (t.verb == "pass" and k + 1 < len(toks) and toks[k + 1].low == "on")
             # "you look for something for the living room?" searches; it moves nowhere
             and not (t.verb == "look" and k + 1 < len(toks) and toks[k + 1].low == "for")]
+
+
+_THING_MOVES = re.compile(r"\b(?:it|they|that|this|which|covers?|cushions?|doors?|chairs?|drawers?)\s+$")
 
 
 # Where a thing is, not which way to move: "it'll be on your left", "(on ur L)", "on right
@@ -939,6 +948,12 @@ _PLACE_SIDE = re.compile(
     r"|\b(?:front|back|far|rear)\s+(?:left|right|l|r)\b|\b(?:left|right)(?:[- ]hand)?\s+(?:side|wall|corner) of\b"
     r"|\bthe (?:whole |entire )?(?:left|right)(?:[- ]hand)? side\b"
     r"|\b(?:counting|numbered|second|third|fourth|fifth) from the (?:left|right)\b"  # "the fourth freezer counting from the left"
+    r"|\bfrom (?:the\s+)?(?:left|right|l|r)\b(?:[- ]hand)?(?:\s+(?:end|side))?"  # "6th from the left-hand end", "6th from L"
+)
+# "right" as a word of talk, not a side: "ah right um", "right so", "..., right?"
+_TALK_RIGHT = re.compile(
+    r"(?:^|[.!?,;]\s*|\b(?:ah|oh|yeah|yep|ok|okay|alright|all)\s+)right\b(?=\s*(?:$|[?,.!]|(?:um|uh|so|then|yeah|ok|okay)\b))"
+    r"|,?\s*\bright\s*\?"
 )
 # ("at the back on the left" says where: "back" after "the" is a place, not a motion)
 _TURN_BEFORE = re.compile(rf"\b(?<!the )(?:{'|'.join(sorted(P.MOTION))}|veer|bear|stay)\w*\s*(?:to\s+)?(?:the\s+|your\s+)?$")
@@ -950,7 +965,7 @@ def _direction(sent: str) -> str | None:
     """Which way the shopper's motion words send it (never where a thing is: ``_PLACE_SIDE``)."""
     moving = _PLACE_SIDE.sub(
         lambda m: m.group(0) if _TURN_BEFORE.search(sent, max(0, m.start() - 24), m.start()) else " " * len(m.group(0)),
-        sent,
+        _TALK_RIGHT.sub(lambda m: " " * len(m.group(0)), sent),
     )
     short = _SIDE_SHORT.search(moving)
     side = {"l": "left", "r": "right"}[short.group(1)] if short else None

@@ -251,9 +251,12 @@ RELATION: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("past", _words(r"past", r"beyond", r"go by", r"walk by", r"pass(?:ing)?")),
     ("along", _words(r"(?<!freezers )(?<!coolers )(?<!shelves )(?<!freezer )(?<!cooler )along(?! the (?:back|front|left|right|far|side) wall)", r"down the length", r"further down", r"further along", r"down the aisle", r"down the shelf", r"sideways",
                      r"side-?step", r"shuffle", r"slide", r"scoot", r"inch (?:forward|along|over|closer|ahead|left|right|up|back)", r"edge (?:over|along|left|right)", r"that stretch")),
-    ("behind", _words(r"behind(?! (?:of )?(?:you|u|ya)\b)", r"(?<!your )(?<!ur )back side", r"other side", r"rear(?! of the (?:shop|store)\b)", r"around the back", r"far side of the",
-                      # the back of a fixture, not of the store: "look on its back", "to the back of it"
-                      r"(?:to|on|at|round|around) its back", r"(?:the )?back of (?:it|them)", r"flip side")),
+    ("behind", _words(r"behind(?! (?:of )?(?:you|u|ya)\b)", r"(?<!your )(?<!ur )back side", r"other side", r"rear(?! of the (?:shop|store)\b)(?! wall\b)", r"around the back", r"far side of the",
+                      # the back of a fixture, not of the store: "look on its back", "to the back of it",
+                      # "round to the back of s12", "round to s6's back", "round its end"
+                      r"(?:to|on|at|round|around) its back", r"(?:the )?back of (?:it|them)", r"flip side",
+                      r"(?:a)?round to the back of (?!the (?:shop|store)\b)", r"(?:a)?round to [a-z0-9 ]{1,16}'s back",
+                      r"(?:a)?round (?:its|the) end\b")),
     ("toward", _words(r"toward", r"towards", r"in the direction of", r"(?<!be )(?<!you're )(?<!you are )facing(?! (?:you|u)\b)")),
 )
 DIRECTION: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -269,7 +272,7 @@ DIRECTION: tuple[tuple[str, re.Pattern[str]], ...] = (
 DISTANCE: tuple[tuple[str, re.Pattern[str]], ...] = (  # the first that matches holds
     # a bit beyond what is in sight: "it's a bit further on", "it is more far"
     ("medium", _words(r"(?:a )?(?:bit|little|lil) further", r"more far", r"further (?:on|down|along)")),
-    ("short", _words(r"an? (?:step|pace|few steps|couple of steps|little|bit|sec)", r"(?:\d|one|two|three) steps?", r"few steps",
+    ("short", _words(r"an? (?:step|pace|few steps|couple of steps|little|bit|sec)", r"(?:\d|one|two|three|four|five) (?:small |little |big )?steps?", r"few steps",
                      r"some steps", r"step or two",
                      r"couple (?:of )?steps", r"slightly", r"short", r"just a (?:bit|little|touch)", r"a (?:metre|meter|yard) or two",
                      r"(?:few|couple of|one|two) (?:metres|meters|feet|yards)", r"nudge", r"tiny bit", r"a touch",

@@ -1337,3 +1337,21 @@ def test_a_colour_wished_for_is_a_reason(lex, heard, text):
     store = lex["home_furnishings"]
     e = analyze_reply(text, store, heard=analyze(heard, store), focus="hf_p112").explanation
     assert e is not None and e.product == "hf_p115" and "color:white" in e.cites
+
+
+@pytest.mark.parametrize("store, text, nav", [
+    # the rear wall of the store is where the walk ends, "from the left" says where the freezer is
+    ("supermarket", "frozen pizza is in upright freezer 4, a long walk to the rear wall, 4th from the left",
+     ("sm_upright_freezer_04", "to", None, "long")),
+    # round a fixture's end or to its back is its back side; "four steps" is short
+    ("supermarket", "the crackers are on shelf 7 too, just walk round its end, like four steps", ("sm_shelf_07", "behind", None, "short")),
+    ("supermarket", "go round to the back of shelf 9 for the tea", ("sm_shelf_09", "behind", None, "medium")),
+    # a thing that moves, "pass on" and "right" as a word of talk send the shopper nowhere
+    ("supermarket", "the spring mix is pre-washed, so it goes straight into the bowl, 3.69", None),
+    ("supermarket", "sure, let's pass on the big pack then", None),
+    ("home_furnishings", "ah right um so maybe the dune sofa, the covers come off for washing", None),
+    ("home_furnishings", "so the alba dumbbells go in your cart, right?", None),
+])
+def test_routes_and_words_that_only_look_like_routes(lex, store, text, nav):
+    u = analyze(text, lex[store]).navigation
+    assert (None if u is None else (u.target, u.relation, u.direction, u.distance)) == nav
