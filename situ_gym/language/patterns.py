@@ -216,8 +216,9 @@ COMPARE = _words(
 PURCHASE = _words(
     r"add (?:it|this|that|them|one|the [\w' -]{1,60}?)? ?(?:to|into) (?:your|the) (?:cart|basket|trolley)",
     r"put (?:it|this|that|one|them|the [\w' -]{1,60}?) (?:in|into) (?:your|the) (?:cart|basket|trolley)",
-    r"(?:in|into) (?:your|the|ur) (?:cart|basket|trolley)", r"ready to (?:buy|check ?out|take|purchase|grab|get)",
-    r"(?:want to|wanna) (?:buy|take|get|grab|purchase) (?:it|this|that|one|them)", r"shall (?:we|i) (?:add|ring|put|get)", r"should (?:we|i) (?:add|ring|put)\b",
+    r"(?:in|into|to) (?:your|the|ur) (?:cart|basket|trolley)", r"ready to (?:buy|check ?out|take|purchase|grab|get)",
+    r"(?:want to|wanna) (?:buy|take|get|grab|purchase) (?:it|this|that|one|them)", r"shall (?:we|i) (?:add|ring|put|get|grab|take)",
+    r"should (?:we|i) (?:add|ring|put)\b", r"^\W*adding (?:the|this|that|these|those|it|them)\b",
     r"go ahead and (?:add|take|grab|buy|get)", r"would you like to (?:buy|take|get|purchase|add) (?:it|this|that|one|them|the)\b",
     r"take it home", r"ring (?:it|that|this) up", r"ring up (?:the|it|this|that)\b", r"(?:buy|purchase) (?:it|this|that|them)\b", r"is it a yes",
     r"add (?:it|this|that|them|one|the [\w' &-]{1,60}?)? ?to cart", r"cart (?:it|them|this|time)", r"(?:\u2192|->) ?cart", r"^cart\??$", r"\bcart\?$",

@@ -505,6 +505,9 @@ def test_phrases_that_end_in_punctuation_match_at_the_end_of_a_text(lex):
     "Great pick! Want me to add the **Delph Bed Frame** by Nordic Nest ($599.99) to your cart now?",
     "add the delph frame (599.99)? y/n",
     "nice one, delph bed frame goin in ur cart, 600ish ok?",
+    "Good, so the Delph bed frame goes to your cart, right?",
+    "adding the delph bed frame, 599.99 ✔ cool?",
+    "alright um shall we grab the delph bed frame then",
 ])
 def test_informal_and_non_native_purchase_prompts(lex, text):
     u = analyze(text, lex["home_furnishings"], focus="hf_p109")
