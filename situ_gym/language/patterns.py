@@ -301,7 +301,7 @@ BUDGET_BOUND = (
     ("about", _words(r"around", r"about", r"roughly", r"approximately", r"ish", r"somewhere")),
 )
 # How a complaint is said of a product, and how strongly: "seems kind of", "looks a bit".
-_SAID_OF = r"(?:is|'s|are|seems?|feels?|looks?)"
+_SAID_OF = r"(?:is|'s|are|'re|r|seems?|feels?|looks?)"  # ("r": clipped "are", "zz plants r boring")
 _DEGREE = r"(?:really|so|kind of|kinda|a bit|a little|pretty|way|quite|rather)"
 REJECT = _words(
     r"no thanks", r"no thank you", r"not for me", r"i'?ll pass", r"pass on", r"don'?t (?:really |quite )?(?:like|want|love|think)",
@@ -325,7 +325,7 @@ REJECT = _words(
     r"(?:(?:is|are|'s|'re) not|isn'?t|aren'?t) (?:big |large )?enough",  # "half gallon is not enough"
     r"(?:won'?t|will not|wouldn'?t) be (?:big |large )?enough",
     # a price said back in disbelief: "129.99 for a lamp??"
-    r"\d[\d.,]*(?: bucks| dollars)? for (?:a|an|one|the|that|this) [a-z ]{1,30}(?:\?\?|\?!|!\?)",
+    r"\d[\d.,]*(?: bucks| dollars)? for (?:(?:a|an|one|the|that|this) )?[a-z ]{1,30}(?:\?\?|\?!|!\?)",
     r"over what (?:i|we) (?:want|wanted|'d like|would like|can|planned) to (?:spend|pay)",
     r"(?:isn'?t|aren'?t|is not|are not)\b[^.?!]{0,40}\b(?:and|but) (?:i|we) (?:really )?(?:need|want|wanted|must have)",
 )

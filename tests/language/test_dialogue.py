@@ -241,9 +241,9 @@ def test_a_reason_asked_about_the_product_under_discussion_is_explained(lex):
                                    "That's way over what I want to spend.", "The chime would drive me crazy.",
                                    # a complaint about its size or look, or a price said back in disbelief
                                    "hmm it looks a bit small", "the jar's kind of tiny", "One pound is not enough.",
-                                   "11.99 for a bag of coffee??",
+                                   "11.99 for a bag of coffee??", "23 bucks for shrimp??",
                                    # a quality no one wants needs no degree word; a dislike
-                                   "paper feels flimsy", "bamboo toilet paper sounds weird", "I hate raisins",
+                                   "paper feels flimsy", "bamboo toilet paper sounds weird", "I hate raisins", "zz plants r boring",
                                    "Leather's hard to keep clean with kids.", "Cream will show every stain with my dog.",
                                    # too little
                                    "16 oz of pasta won't be enough"])
