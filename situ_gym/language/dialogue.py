@@ -316,8 +316,13 @@ def in_reply(
         reasons = said.explanation
         if dropped and reasons is not None and lexicon is not None:  # reasons no longer weighed against the one dropped
             reasons = _reasons_for(said, reasons.product, lexicon)
+        proposed = tuple(dict.fromkeys([*said.proposed, *offered]))
+        # the alternative's facts are the reasons for it ("the mira doesn't lock, the noor does:
+        # lockable, compact, 179.99"), not the turn-down's (no reasons are given against a product)
+        if reasons is None and proposed and lexicon is not None:
+            reasons = _reasons_for(said, proposed[0], lexicon)
         return replace(
-            said, act="HandleRejection", proposed=tuple(dict.fromkeys([*said.proposed, *offered])),
+            said, act="HandleRejection", proposed=proposed,
             compared=tuple(compared), explanation=reasons,
             mentioned=tuple(dict.fromkeys([*(p for p in said.mentioned if p not in offered),
                                            *(p for p in left if p not in said.proposed)])),

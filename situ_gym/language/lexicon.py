@@ -206,7 +206,7 @@ _STEM_ENDINGS = ("ability", "ible", "able", "ing", "es", "ed", "s", "er", "e")
 # ("cleans the air" is air purifying, "needs little care" low maintenance, "cable mgmt",
 # "no scent" fragrance-free, "pet-proof fabric" pet-friendly)
 _LABEL_SYNONYMS = {"clean": "purify", "care": "maintenance", "little": "low", "scent": "fragrance",
-                   "mgmt": "management", "incl": "include", "proof": "friendly", "flip": "reverse"}
+                   "mgmt": "management", "incl": "include", "proof": "friendly", "flip": "reverse", "adj": "adjustable"}
 
 
 def _label_stem(word: str) -> str:

@@ -499,3 +499,13 @@ def test_a_name_the_raised_products_account_for_names_no_other(home):
     said = analyze_reply("the quill: no assembly needed, and it's 140 less than the umber", home, heard=heard,
                          raised=("hf_p014", "hf_p010"))
     assert said.act == "Compare" and said.proposed == ("hf_p010",) and set(said.compared) == {"hf_p010", "hf_p014"}
+
+
+def test_the_alternative_to_a_product_turned_down_is_explained_by_its_facts():
+    # no reasons are given against the product turned down; the alternative's facts are its reasons
+    hf = lexicon_for(SceneIndex(load_scene("home_furnishings")))
+    said = analyze_reply("ahh the mira doesn't lock 🔓 the noor filing cabinet does 🔒 compact, 179 bucks 99", hf,
+                         heard=analyze("I need one that locks.", hf), focus="hf_p064")
+    assert said.act == "HandleRejection" and said.proposed == ("hf_p065",)
+    assert said.explanation is not None and said.explanation.product == "hf_p065"
+    assert {"size:compact", "price"} <= set(said.explanation.cites)
