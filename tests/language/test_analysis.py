@@ -1128,9 +1128,15 @@ HELDOUT11_FLOOR = 0.95
 # tests/language/heldout12 (400 utterances, five styles, a thirteenth author; written while the
 # act reader was built, never run through the layer before its first measurement): 92.0% when
 # first run (91.7% with the layer as the session found it: rules only), 92.1% with the act reader
-# refitted on heldout11 too, 92.3% after changes made on heldout11's misses (its own never read).
+# refitted on heldout11 too, 92.3% after changes made on heldout11's misses, 92.45% after changes
+# made on the older development sets (its own misses never read); a development set since
+# heldout13 was written (the act reader is fitted on it; its misses were read and tuned on: 94.6%).
+HELDOUT12_FLOOR = 0.94
+# tests/language/heldout13 (400 utterances, five styles, a fourteenth author; written while the
+# layer was tuned on the older corpora, never run through the layer before its first
+# measurement): 92.7% when first run (at commit 802a306, after heldout12's misses had been read).
 # The held-out measure.
-HELDOUT12_FLOOR = 0.91
+HELDOUT13_FLOOR = 0.92
 
 
 @pytest.mark.parametrize("corpus, floor, style_margin", [("heldout", HELDOUT_FLOOR, 0.05),
@@ -1144,7 +1150,8 @@ HELDOUT12_FLOOR = 0.91
                                                           ("heldout9", HELDOUT9_FLOOR, 0.06),
                                                           ("heldout10", HELDOUT10_FLOOR, 0.06),
                                                           ("heldout11", HELDOUT11_FLOOR, 0.06),
-                                                          ("heldout12", HELDOUT12_FLOOR, 0.06)])
+                                                          ("heldout12", HELDOUT12_FLOOR, 0.06),
+                                                          ("heldout13", HELDOUT13_FLOOR, 0.06)])
 def test_held_out_accuracy_per_style(capsys, corpus, floor, style_margin):
     from . import corpus as C
 
@@ -1177,11 +1184,11 @@ def _group_readings(corpus: str):
 # heldout2 18/30, heldout3 20/25, heldout4 18/25 (9/25 when first run), heldout5 15/25 (10/25
 # when first run; 17/25 now), heldout6 20/25 (15/25 when first run), heldout7 17/25 (13/25 when
 # first run), heldout8 18/25 (15/25 when first run), heldout9 18/25 (17/25 when first run),
-# heldout10 17/25 (when first run), heldout11 18/25 (when first run), heldout12 15/25 (when first
-# run); a drop is a regression.
+# heldout10 17/25 (when first run), heldout11 18/25 (when first run; 21/25 now), heldout12 15/25
+# (when first run; 17/25 now), heldout13 13/25 (when first run); a drop is a regression.
 INVARIANCE_FLOORS = {"heldout": 0.8, "heldout2": 0.55, "heldout3": 0.76, "heldout4": 0.68, "heldout5": 0.64,
-                     "heldout6": 0.76, "heldout7": 0.68, "heldout8": 0.72, "heldout9": 0.72, "heldout10": 0.68, "heldout11": 0.72,
-                     "heldout12": 0.6}
+                     "heldout6": 0.76, "heldout7": 0.68, "heldout8": 0.72, "heldout9": 0.72, "heldout10": 0.68, "heldout11": 0.8,
+                     "heldout12": 0.68, "heldout13": 0.52}
 
 
 @pytest.mark.parametrize("corpus", sorted(INVARIANCE_FLOORS))
