@@ -160,9 +160,11 @@ def test_two_ranks_whose_episodes_end_at_different_turns_generate_together(tmp_p
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
     cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2",
            str(ROOT / "tests" / "train" / "vllm_standin.py"), str(tmp_path), "150"]  # 150 s: ranks dump stacks, exit
-    # Up to three launches: about one in ten under pytest on 2 cores dies before the first turn
-    # (a rank reads the tiny model's tokenizer_config.json empty) with nothing of the rollout run;
-    # what is asserted below is each rank's result, from a launch that completed.
+    # The tiny policy is written here, before the ranks start: they only read it. (When rank 0 wrote
+    # it behind a barrier, about one launch in ten under pytest on 2 cores died before the first
+    # turn with a rank reading its tokenizer_config.json empty.) Up to three launches remain as a
+    # guard; what is asserted below is each rank's result, from a launch that completed.
+    tiny_policy(tmp_path / "model")
     failures = []
     for _ in range(3):
         try:

@@ -223,9 +223,10 @@ def main(out: str) -> None:
     state = PartialState()
     out_dir = Path(out)
     model_dir = out_dir / "model"
-    if state.is_main_process:
-        tiny_policy(model_dir)
-    state.wait_for_everyone()
+    if not (model_dir / "tokenizer_config.json").exists():  # the test builds it before launching: ranks only read
+        if state.is_main_process:
+            tiny_policy(model_dir)
+        state.wait_for_everyone()
     from agents.hf_policy import load_tokenizer
 
     tokenizer = load_tokenizer(str(model_dir))
