@@ -541,7 +541,7 @@ def read_reply(
             others = [at for at, p in wider.references if p != focus]
             if others and not any(_POINTED.search(low, max(0, at - 8), at) for at in others):
                 said = wider
-    return _naming_labels_as_reasons(in_reply(said, heard, raised=raised, focus=focus, lexicon=lexicon), heard, lexicon, focus)
+    return _reasons_as_heard(in_reply(said, heard, raised=raised, focus=focus, lexicon=lexicon), heard, lexicon, focus)
 
 
 
@@ -577,9 +577,12 @@ def _spoken_of(heard: Utterance | None, key: str, words: re.Pattern, lexicon: Sc
     return any(w in values for t in heard.tokens for w in (t.lemma, t.low.removesuffix("'s").removesuffix("\u2019s")))
 
 
-def _naming_labels_as_reasons(
+def _reasons_as_heard(
     said: Utterance, heard: Utterance | None, lexicon: SceneLexicon | None, focus: str | None = None
 ) -> Utterance:
+    """``said`` with the reasons it gives weighed against what the shopper said: a colour that
+    only describes, the flavour that names a side of a comparison and what a push-back grants
+    the shopper's complaint (``_conceded``) are no reasons."""
     reasons = said.explanation
     if reasons is None or lexicon is None:
         return said
