@@ -1200,14 +1200,15 @@ def _explanation(pid, low, toks, mentions, tags, money, lex, rivals=()) -> Expla
 # Labels that say what a product is, not why it suits: the variety, the animal it is for, the
 # cut, the plant, the fish, the shape, the eggs (in the corpora these are never given as reasons)
 _WHAT_IT_IS = frozenset({"variety", "pet", "cut", "plant", "fish", "shape", "egg"})
-# The shopper's limit said without a bound word: another product "way over" or "over ur 15"
-# (so nope, a cross), or this one "fits ur 6", "just under ur 120" (a cent under is still under
-# the shopper's figure), "within what you said you'd spend" (a size is no limit: "over 5 lb")
+# The shopper's limit said without a bound word: another product "way over", "over ur 15" or
+# "14.49 so nope" (a tick or a cross reaches here as a comma: tokens.normalize), or this one
+# "fits ur 6", "just under ur 120" (a cent under is still under the shopper's figure), "within
+# what you said you'd spend" (a size is no limit: "over 5 lb")
 _OVER_LIMIT = re.compile(
     r"\b(?:way|a bit|a little|just|slightly|well) over\b"
     r"|\bover (?:ur |your |the |my )?\$?\s?\d[\d.,]*(?![\d.,])(?!\s*(?:oz|lb|lbs|kg|g|ml|fl|ct|count|rolls?|packs?|pieces?|loads?"
     r"|inch|in|cm|%|percent|years?|people|gal|quarts?|qt)\b)"
-    r"|\d\s*(?:so )?(?:nope|nah)\b|\u2717|\b(?:fits|under) (?:ur|your) \$?\s?\d|\b(?:you|u) said (?:you'?d|u'?d) spend\b"
+    r"|\d\s*(?:so )?(?:nope|nah)\b|\b(?:fits|under) (?:ur|your) \$?\s?\d|\b(?:you|u) said (?:you'?d|u'?d) spend\b"
 )
 _NEGATED_LABEL = re.compile(r"\b(?:no|not|skip|without|isn'?t|aren'?t|zero)\s+(?:the\s+|any\s+)?$")
 # Words that say a label of every side (before it in its sentence, or "too" right after).

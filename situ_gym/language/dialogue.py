@@ -419,20 +419,16 @@ _ITEM_BREAK = re.compile(r"\s*(?:,|;|/|\n|\bor\b|\band\b|\bn\b|\u2014|-\s)\s*")
 
 def _listed_readings(said: Utterance, heard: Utterance, lexicon: SceneLexicon) -> list[str]:
     """"Where's the Arden?" -> "arden = pendant, nightstand, gaming desk or planter?": the shopper
-    named one thing that several products are (one of its mentions has several candidates), and
-    the reply lists them by the words that tell them apart, the shared words said once or not at
-    all. Each item that picks out exactly one of them names it."""
-    # (a name several products carry, not a kind: "cereal pls" -> "honey or chocolate?" asks a preference)
+    named one thing by words that two to eight products' names all carry, and the reply lists
+    them by the words that tell them apart. Each item that picks out exactly one of them names it."""
+    # (a name, not a kind: "cereal pls" -> "honey or chocolate?" asks a preference; and not the
+    # shopper's own choice of two, "Brio or Alba dumbbells?", which asks to compare)
     named = [m for m in heard.mentions if m.kind == "product"]
     if len(named) != 1 or re.search(r"\bor\b|\bvs\.?\b|\bversus\b", heard.text.lower()):
-        return []  # (the shopper's own choice of two, "Brio or Alba dumbbells?", is asked to compare)
-    sides: list[str] = []
-    for m in named:
-        meant = {w for w in lemmas_of(m.phrase) if w not in STOPWORDS}
-        carriers = [p for p, ws in lexicon.all_words.items() if meant <= ws]
-        if 2 <= len(carriers) <= 8:
-            sides += [p for p in carriers if p not in sides]
-    if len(sides) < 2:
+        return []
+    meant = {w for w in lemmas_of(named[0].phrase) if w not in STOPWORDS}
+    sides = [p for p, ws in lexicon.all_words.items() if meant <= ws]
+    if not 2 <= len(sides) <= 8:
         return []
     shared = set.intersection(*(set(lexicon.all_words[p]) for p in sides))
     own = {p: (lexicon.all_words[p] | lexicon.kind_words[p]) - shared for p in sides}
@@ -564,16 +560,14 @@ _COLOUR_TIED = re.compile(
 _COLOUR_TIED_AFTER = re.compile(r"[^.!?\n]{0,30}?\b(?:too|as well|like (?:u|you)r?|like (?:u|you) (?:said|wanted|asked)|match\w*)\b")
 
 
-def _spoken_of(heard: Utterance | None, key: str, words: re.Pattern, lexicon: SceneLexicon | None = None) -> bool:
+def _spoken_of(heard: Utterance | None, key: str, words: re.Pattern, values: frozenset[str] = frozenset()) -> bool:
     """Whether the shopper's words speak of labels of ``key``: ``words`` said, such a label
-    turned down, or (given the ``lexicon``) any of its values said ("i don't like white")."""
+    turned down, or one of ``values`` said ("i don't like white"; flavours pass none: they name
+    the products, "salmon or lamb?" asks no flavour)."""
     if heard is None:
         return False
     if words.search(heard.text.lower()) or any(t.startswith(key + ":") for t in heard.avoids):
         return True
-    if lexicon is None:  # (the products' flavours name them: "salmon or lamb?" asks no flavour)
-        return False
-    values = lexicon.label_words_by_key.get(key, frozenset())
     return any(w in values for t in heard.tokens for w in (t.lemma, t.low.removesuffix("'s").removesuffix("\u2019s")))
 
 
@@ -587,7 +581,8 @@ def _reasons_as_heard(
     if reasons is None or lexicon is None:
         return said
     drop = set()
-    if any(c.startswith("color:") for c in reasons.cites) and not _spoken_of(heard, "color", _LOOKS, lexicon):
+    colours = lexicon.label_words_by_key.get("color", frozenset())
+    if any(c.startswith("color:") for c in reasons.cites) and not _spoken_of(heard, "color", _LOOKS, colours):
         low = said.text.lower()
         drop |= {cite for cite in reasons.cites if cite.startswith("color:") and not any(
             _COLOUR_TIED.search(low[max(0, said.tokens[m.start].start - 40) : said.tokens[m.start].start])

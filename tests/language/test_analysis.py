@@ -284,6 +284,8 @@ def test_reasons_cited(lex, store, text, product, cites):
     # an age said as "six plus"; "big" before the product's kind, and "it's also a ..." predicated, is its size
     ("home_furnishings", "hf_p164", "it's for six plus, and it's a big set", ["feature:ages 6+", "size:large"]),
     ("home_furnishings", "hf_p164", "it's also a large set, good for two kids", ["size:large"]),
+    # a clipped word of a label ("adj" for adjustable)
+    ("home_furnishings", "hf_p143", "why: reclines, adj armrests", ["feature:adjustable armrests", "feature:recline"]),
 ])
 def test_reasons_about_the_product_under_discussion(lex, store, focus, text, cites):
     e = analyze(text, lex[store], focus=focus).explanation
@@ -1333,7 +1335,9 @@ def test_the_shoppers_limit_said_without_a_bound_word(lex, text, budget):
 
 def test_a_size_said_of_both_sides_is_a_reason(lex):
     # like a label said of both ("both dimmable"), a shared size said of both is given as a reason
-    crackers = "the whole grain wheat crackers and the cheddar ones are both 13 oz, but the wheat ones are vegan and 30 cents cheaper"
+    # (both sides named: the size, said in words, is the one both share)
+    crackers = ("the stone hearth cheddar cheese crackers and the stone hearth whole grain wheat crackers are both thirteen ounces, "
+                "but the whole grain wheat crackers are vegan and 30 cents cheaper, so I'd go with those")
     e = analyze(crackers, lex["supermarket"]).explanation
     assert e is not None and e.product == "sm_p071" and sorted(e.cites) == ["diet:vegan", "price", "size:13 oz"]
 
