@@ -1168,7 +1168,11 @@ def _explanation(pid, low, toks, mentions, tags, money, lex, rivals=()) -> Expla
     said = _SOLD_AS.sub(lambda m: " " * len(m.group(0)), low)
     for m in naming:  # (a kind named as the unit counted, "24 pops", still counts)
         if m.kind != "category":
-            said = said[: m.char_start] + " " * (m.char_end - m.char_start) + said[m.char_end :]
+            # (a name's size said in lower case is said as a fact: "berry patch strawberries, 16
+            # oz"; written with the catalog's capitals, "Shredded Sharp Cheddar, 8 oz", it names)
+            lower = "," in m.phrase and m.phrase == m.phrase.lower()
+            end = m.char_start + m.phrase.find(",") if lower else m.char_end
+            said = said[: m.char_start] + " " * (end - m.char_start) + said[end:]
     sizes = quantities(said, frozenset(lemmas_of(product.category)[-1:]))  # its kind counts items too: "80 plates"
     # (said of both, a shared size is a reason like a shared label: "they're both thirteen ounces")
     sizes_of_all = bool(re.search(r"\b(?:both|same)\b", said))

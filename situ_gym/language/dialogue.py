@@ -553,6 +553,7 @@ def read_reply(
 _LOOKS = re.compile(r"\bcolou?r\w*|\bshades?\b|\bstyle\b|\bvibe\b|\blooks?\b"
                     r"|\btoo (?:dark|bright|loud|plain|boring|dull|cold|pale|busy|old[- ]fashioned|formal|fussy|flashy|girly|ugly)\b"
                     r"|\b(?:beige|tan|red|orange|yellow|purple|pink|brown|gr[ae]y|black|white|blue|green)\b")
+_MATERIALS = re.compile(r"\bmaterials?\b|\bmade (?:of|from)\b|\bfabric\b|\bfeels?\b")
 _TASTES = re.compile(r"\bflavou?r\w*|\btaste\w*|\bsweet|\bspicy\b|\bplain\b")
 _COLOUR_TIED = re.compile(
     r"\b(?:same|both|also|still|too|like (?:u|you) (?:said|wanted|asked)|match\w*|because|since|cause|prefer(?:s|red)?|wants?|wanted|loves?|loved)\b[^.!?\n]{0,30}$"
@@ -589,6 +590,12 @@ def _reasons_as_heard(
             or _COLOUR_TIED_AFTER.match(low, said.tokens[m.end - 1].end)
             for m in said.tags if cite in m.tags
         )}
+    if drop and any(c.startswith("material:") for c in reasons.cites) and not _spoken_of(
+        heard, "material", _MATERIALS, lexicon.label_words_by_key.get("material", frozenset())
+    ):
+        # the material of a describing colour describes with it ("black metal", "white wood")
+        dropped_ends = {m.end for m in said.tags if m.tags & drop}
+        drop |= {c for m in said.tags if m.start in dropped_ends for c in m.tags if c.startswith("material:") and c in reasons.cites}
     if any(c.startswith("flavour:") for c in reasons.cites) and _weighed(said, reasons.product, lexicon) and not _spoken_of(heard, "flavour", _TASTES):
         drop |= {cite for cite in reasons.cites if cite.startswith("flavour:")}
     if heard is not None and heard.rejects and reasons.product is not None and reasons.product == focus:

@@ -1369,3 +1369,32 @@ def test_a_colour_wished_for_is_a_reason(lex, heard, text):
 def test_routes_and_words_that_only_look_like_routes(lex, store, text, nav):
     u = analyze(text, lex[store]).navigation
     assert (None if u is None else (u.target, u.relation, u.direction, u.distance)) == nav
+
+
+@pytest.mark.parametrize("heard, text, cited", [
+    # a material said with a colour that only describes describes with it ...
+    ("a sofa for a small flat, we have a dog", "the monarch loft fjord sofa: navy performance fabric, pet-friendly, 1189.99", set()),
+    # ... said on its own it is a reason ...
+    ("a sofa for a small flat, we have a dog", "the monarch loft fjord sofa: it's performance fabric, pet-friendly, 1189.99",
+     {"material:performance fabric"}),
+    # ... and with the colour when the colour answers the shopper or is said to match
+    ("beige shows every stain", "then the monarch loft fjord sofa: navy performance fabric, pet-friendly, 1189.99",
+     {"color:navy", "material:performance fabric"}),
+    ("i like the brio sofa but it's pricey", "the monarch loft fjord sofa: same navy performance fabric, pet-friendly, 640 less",
+     {"color:navy", "material:performance fabric"}),
+])
+def test_a_material_said_with_a_describing_colour_describes_with_it(lex, heard, text, cited):
+    store = lex["home_furnishings"]
+    e = analyze_reply(text, store, heard=analyze(heard, store)).explanation
+    assert e is not None and e.product == "hf_p006" and "feature:pet-friendly fabric" in e.cites
+    assert {c for c in e.cites if c.split(":")[0] in ("color", "material")} == cited
+
+
+@pytest.mark.parametrize("text, cited", [
+    ("berry patch strawberries, 16 oz for 4.19, grab em", True),  # a name's size in lower case: said as a fact
+    ("Grab the **Berry Patch Strawberries, 16 oz** for $4.19.", False),  # with the catalog's capitals: the name
+])
+def test_the_size_that_ends_a_name_is_cited_when_said_in_lower_case(lex, text, cited):
+    e = analyze(text, lex["supermarket"]).explanation
+    assert e is not None and e.product == "sm_p227" and "price" in e.cites
+    assert ("size:16 oz" in e.cites) is cited
