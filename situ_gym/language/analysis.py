@@ -664,7 +664,7 @@ _FILLERS = r"(?:so|and|n|um|uh|like|okay|ok|oh|well|also|then|now|wait|right|hmm
 _AUXILIARIES = r"(?:does|do|did|is|are|can|could|will|would|should|shall|has|have|was|were)"
 _ASKING = (
     r"(?:what(?:'s|s|'re| is| are| r| do| did| would| kind| sort| type| room)?|which|how (?:much|many|big|about|old|wide|long|tall)(?:'s)?|"
-    r"where(?:'s)?|who|is there|are there|anything else|how (?:can|may) i|do you|did you|would you|could you|can you|are you|were you|have you|is it|is that|"
+    r"where(?:'s)?|who|is there|are there|anything else|anything in particular|how (?:can|may) i|do you|did you|would you|could you|can you|are you|are we|were you|have you|is it|is that|should i|shall i|"
     # an inverted auxiliary opening a question about a thing or a person: "does the mac and
     # cheese have wheat", "does he want like a particular colour"
     rf"{_AUXILIARIES}\s+(?:the|this|that|these|those|it|they|he|she|your|any(?:one|body)|some(?:one|body))\b"
@@ -796,11 +796,23 @@ def _slots(sent, toks, s, e, mentions, places, tags, money) -> list[str]:
         slots = ["preference"]  # "which matters more, grease power or price?": what the choice turns on
     if "size" in slots and "preference" in slots and not re.search(r"must[- ]?ha|non-?negotiable|(?:must|need|has|have) to have|must have", sent):
         slots.remove("preference")
+    if "size" not in slots and _USE_OPTIONS.search(sent) and not re.search(r"\bprefer|flavou?r|colou?r|brand|style|scent|material\b", sent):
+        # the options are who or what it is for: "kid's room or grown-up space?", "reading or
+        # mood light?", "puppy, grown up, or a senior?", "decorating a new place, or replacing ...?"
+        slots = ["use"] + [x for x in slots if x not in ("preference", "use") and (x != "category" or re.search(r"\b(?:what|which)\b", sent))]
     if not slots and (any(s <= p.char_start < e and "_area_" not in p.entity_id for p in places) or _STANDING.search(sent)):
         slots = ["location"]  # options that are places, or where the shopper stands: "u at shelf 3 or shelf 4 rn?"
     return slots
 
 
+# Words that say who or what a thing is for, as options of a question ("for a kid or for you").
+_USE_WORD = (r"(?:kids?|kiddos?|child(?:ren)?|bab(?:y|ies)|toddlers?|grown[- ]?ups?|adults?|yourself|(?:ur|your) own|guests?|crowd|household"
+             r"|lunch\w*|breakfast|dinner|supper|snacks?|part(?:y|ies)|trip|gift|present|tonight|weekend|evenings?|mornings?|bedtime"
+             r"|reading|working|office|bedroom|living room|outdoors?|indoors?|mood|background|decorat\w+|puppy|kitten|senior|school|camping)")
+_USE_OPTIONS = re.compile(
+    rf"\b{_USE_WORD}(?:'s)?(?: [a-z-]+)?,?\s+or\s+(?:(?:an?|just|the|more) )?(?:{_USE_WORD}\b|for (?:you|u|yourself)\b)"
+    r"|^\W*(?:lunch\w*|part(?:y|ies)|trip|gift|present|school|camping)(?:\W+[a-z]+)?\W*$"  # "lunchbox run?"
+)
 # Where the options a question lists part: "spaghetti, penne, rotini?", "puppy, adult or senior?".
 _OPTION_BREAK = re.compile(r"\s*(?:[,/;:?\u2014\u2013]|\s-\s|\bor\b)\s*")
 _OPTION_WORDS = 4

@@ -503,18 +503,20 @@ class SceneLexicon:
         for i in range(1, len(toks) + 1):
             if i < len(toks) and "\n" not in text[toks[i - 1].end : toks[i].start]:
                 continue
-            m, p, t = self._link(toks[start:i])
+            m, p, t = self._link(toks[start:i], text)
             mentions += [replace(x, start=x.start + start, end=x.end + start) for x in m]
             places += [replace(x, start=x.start + start, end=x.end + start) for x in p]
             tags += [replace(x, start=x.start + start, end=x.end + start) for x in t]
             start = i
         return mentions, places, tags
 
-    def _link(self, toks: tuple[Token, ...]) -> tuple[list[Mention], list[PlaceMention], list[TagMention]]:
+    def _link(self, toks: tuple[Token, ...], text: str | None = None) -> tuple[list[Mention], list[PlaceMention], list[TagMention]]:
         lem = [self._read(t) for t in toks]
         places = self._places(toks, lem)
         taken = {i for p in places for i in range(p.start, p.end)}
         mentions = self._products(toks, lem, taken)
+        if text is not None:
+            mentions = self._shared_kind(toks, lem, mentions, taken, text)
         mentions = self._narrow_by_neighbours(mentions)
         found_tags = self._tags(toks, lem, taken)
         mentions = [m for m in mentions if not self._label_not_name(m, toks, found_tags)]
@@ -525,6 +527,36 @@ class SceneLexicon:
             for t in found_tags
         ]
         return mentions, places, tags
+
+    def _shared_kind(self, toks, lem, mentions: list[Mention], taken: set[int], text: str) -> list[Mention]:
+        """Model names listed before the kind they share name one product each: "calla + ember
+        clocks", "the kira, mira + oslo pillows", "ivo, greta, calla + ember floor lamps"."""
+        covered = taken | {i for m in mentions for i in range(m.start, m.end)}
+        found: list[Mention] = []
+        for m in mentions:
+            if m.kind != "product" or len(m.candidates) != 1:
+                continue
+            kind_at = next((k for k in range(m.start + 1, m.end) if lem[k] in self.kind_words[m.candidates[0]]), None)
+            if kind_at is None:
+                continue
+            k = m.start
+            while k >= 1:
+                if toks[k - 1].text == "," or lem[k - 1] in ("and", "or", "n", "&"):
+                    w = k - 2
+                elif re.search(r"[+&/]", text[toks[k - 1].end : toks[k].start]):
+                    w = k - 1
+                else:
+                    break
+                if w < 0 or w in covered or lem[w] not in self.name_index or lem[w] in self.category_words or lem[w] in FUNCTION_WORDS:
+                    break
+                listed = (toks[w], *toks[kind_at : m.end])
+                r = self._resolve(listed, [lem[w], *lem[kind_at : m.end]], 0, len(listed))
+                if r is None or len(r.candidates) != 1:
+                    break
+                found.append(Mention(w, w + 1, toks[w].start, toks[w].end, toks[w].text, r.candidates, "product"))
+                covered.add(w)
+                k = w
+        return sorted([*mentions, *found], key=lambda m: m.start) if found else mentions
 
     def names_in_view(self, toks: tuple[Token, ...], taken: set[int], in_view: frozenset[str]) -> list[Mention]:
         """"greek $5.99 vs coconut $5.29" in front of two yogurts: a word of exactly one
@@ -770,10 +802,15 @@ class SceneLexicon:
                 else:
                     break
             m = self._resolve(toks, lem, i, j)
+            whole = (m, j)
             for cut in reversed(joins):  # "lemon wafer cookies from sweet meadow light n crunchy"
-                if m is not None:
+                if m is not None and m.candidates:
                     break
                 m, j = self._resolve(toks, lem, i, cut), cut
+            if m is None or not m.candidates:
+                # no known product in a shorter run either: the run reads like one unknown name
+                # ("the Calla clock and the Ember clock" is two known ones, cut at the "and")
+                m, j = whole if whole[0] is not None else (m, j)
             # "Sunny Fields ... , 12 oz": a size after a comma belongs to the name
             if m is not None:
                 m, j = self._with_size(toks, lem, m, j)

@@ -56,7 +56,7 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"what (?:would you like|are you hoping) to (?:buy|get|find)", r"what did you come in for", r"picking up",
         r"what (?:sort|kind|type) of (?:thing|things|items?|products?)", r"anything in particular", r"something specific",
         r"particular (?:product|item|thing)", r"just browsing", r"item on your mind", r"what you(?:'re| are) after",
-        r"what we(?:'re| are) (?:looking|after)", r"what (?:do|can) (?:i|we) get you", r"hoping to find", r"track down", r"still want",
+        r"what we(?:'re| are) (?:looking|after)", r"what (?:do|can) (?:i|we) get you", r"hoping to find", r"track(?:ing)? down", r"still want",
         r"do you mean (?:a |an |the |real )?[a-z ]+,? or (?:a |an |the )?[a-z ]+", r"what you(?:'re| are) hoping",
         # informal and non-native forms
         r"on (?:the|your|ur) (?:shopping )?list", r"list (?:for )?today", r"what (?:you|u) (?:are|r) (?:needing|wanting|searching|looking)", r"what (?:do|did) (?:you|u) need", r"what (?:you|u) (?:want|need|search|look)\w*",
@@ -94,7 +94,8 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         # for somebody?", "indoor or outdoor?", "bright spot or kinda shady?", "which rooms ..."
         r"part(?:y|ies) (?:or|shopping|food|supplies)\b", r"(?:regular|normal|usual|weekly) (?:groceries|shop|shopping|stuff)",
         r"(?:a )?present for", r"or (?:a |it is a )?present\b", r"indoors?(?: or)", r"or outdoors?", r"(?:bright|sunny|shady|dark) (?:spot|corner)",
-        r"kinda shady", r"which rooms", r"(?:you|u) or (?:it is |is it )?(?:a present|for somebody|for someone)")),
+        r"kinda shady", r"which rooms", r"packed[- ]lunch\w*", r"lunch ?box run", r"lunch run", r"packing lunch\w*", r"on the menu",
+        r"(?:drink|eat|use|have) (?:it|them) (?:in the|at|for) (?:evenings?|nights?|mornings?|bedtime)", r"(?:you|u) or (?:it is |is it )?(?:a present|for somebody|for someone)")),
     ("budget", _words(
         r"budget", r"spend", r"spending", r"pay", r"price", r"prices", r"priced", r"cost", r"costs", r"afford",
         r"how much (?:do|would|are|can|could|were|did)", r"how much money", r"cheap", r"expensive", r"pricey",
@@ -233,7 +234,8 @@ PURCHASE = _words(
 )
 # Clipped notes ask for the purchase without a verb: "cart?", "-> cart", "ready for cart".
 PURCHASE = re.compile(
-    PURCHASE.pattern + r"|\bcart\s*\?|(?:->|\u2192)\s*cart\b|\bready for (?:the |your )?cart\b"
+    PURCHASE.pattern + r"|\bcart\s*\?|(?:->|\u2192)\s*(?:(?:ur|your|the)\s+)?cart\b|\bready for (?:the |your )?cart\b"
+    r"|\bfor (?:your|ur|the) (?:cart|basket|trolley)\b"  # "so that's the ivo candelabra for your cart yeah"
     r"|\bput (?:it |them )?in (?:the |your )?cart\b"
     # any words between the verb and the cart: "put this sunflower seed butter inside the cart"
     # ("add the **Quill Office Chair** by Quill and Co ($259.99) to your cart": a price's point is no sentence end)

@@ -645,6 +645,16 @@ def test_a_shopper_asking_what_to_get_asks_no_purchase(lex):
     ("home_furnishings", "Welcome! It is for you or a present for somebody?", ("use",)),
     ("home_furnishings", "string lights, nice. indoors or outdoors?", ("use",)),
     ("home_furnishings", "a fern? sure. bright spot or kinda shady?", ("use",)),
+    # ... and so do who it is for and what it will do, given as options
+    ("home_furnishings", "hi! kid's room or grown-up space?", ("use",)),
+    ("home_furnishings", "ooh floor lamp. for reading or mood lighting?", ("use",)),
+    ("supermarket", "Sure! Is your cat a kitten or an adult?", ("use",)),
+    ("supermarket", "hey, welcome! lunchbox run?", ("use",)),
+    # (options that are the product's own kinds or labels still ask a preference)
+    ("supermarket", "ok no spicy. what do the kids like, cheesy or plain tomato?", ("preference",)),
+    ("supermarket", "Should it be puppy food, or food for an older dog?", ("preference",)),
+    # a spoken question with no "?" opened by "are we"
+    ("home_furnishings", "oh hello welcome in so are we looking for something for a kid or for you", ("use",)),
     # "what's more important, X or saving $50?" asks what the choice turns on; a bare "which?"
     ("home_furnishings", "Both are compact. What's more important — glass doors or saving $50?", ("preference",)),
     ("supermarket", "cola 5.79 / zero sugar 3.89 → zero sugar if ur cutting sugar. which?", ("preference",)),
@@ -1398,3 +1408,24 @@ def test_the_size_that_ends_a_name_is_cited_when_said_in_lower_case(lex, text, c
     e = analyze(text, lex["supermarket"]).explanation
     assert e is not None and e.product == "sm_p227" and "price" in e.cites
     assert ("size:16 oz" in e.cites) is cited
+
+
+@pytest.mark.parametrize("text, mentioned", [
+    # model names listed before the kind they share name a product each
+    ("nope, the delph clock is quartz, no chime. calla + ember clocks chime", {"hf_p214", "hf_p215", "hf_p216"}),
+    ("hmm no removable cover on the noor pillow. the kira, mira + oslo pillows have one", {"hf_p135", "hf_p137", "hf_p138", "hf_p139"}),
+    # two names joined by "and" are two products, not one unknown name
+    ("No, the Delph clock is quartz. The Calla clock and the Ember clock are the ones that chime.", {"hf_p214", "hf_p215", "hf_p216"}),
+])
+def test_names_listed_before_a_shared_kind_each_name_a_product(lex, text, mentioned):
+    store = lex["home_furnishings"]
+    u = analyze_reply(text, store, heard=analyze("Is the Delph mantel clock a chiming one?", store), raised=("hf_p215",))
+    assert set(u.mentioned) | set(u.proposed) == mentioned
+
+
+@pytest.mark.parametrize("text", [
+    "dune lamp \u2192 ur cart \U0001f6d2 k? usb port ftw",
+    "great so that's the ivo candelabra for your cart yeah fifty six ninety nine",
+])
+def test_the_cart_named_as_where_a_product_goes_is_a_purchase_prompt(lex, text):
+    assert analyze(text, lex["home_furnishings"]).purchase_prompt
