@@ -336,7 +336,10 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
         for _, cs, ce, pid in here:
             a, b = _clause_span(low, s, e, cs, ce)
             clause = low[a:b]
-            neg = P.NOT_PROPOSED.search(clause) or P.OVER_LIMIT.search(low, ce, max(b, min(e, ce + 24))) or (
+            # (what follows it up to the next product rules it out: "Brio Sofa is 1829.99, too
+            # expensive for you", "the Pike is $429.99, well past your $300")
+            upto = min([r[1] for r in here if r[1] > ce] + [e])
+            neg = P.NOT_PROPOSED.search(clause) or P.OVER_LIMIT.search(low, ce, max(b, min(e, ce + 24))) or _PRICED_OUT.search(low, ce, upto) or (
                 # "$5 less than the Pure Meadow ones": what it is weighed against, unless the turn
                 # weighs both sides ("both are compact", "X vs Y")
                 FOIL.search(low, max(a, cs - 16), cs) and not _BOTH_SIDES.search(low))
@@ -805,6 +808,8 @@ def _slots(sent, toks, s, e, mentions, places, tags, money) -> list[str]:
     return slots
 
 
+# A product's price said to rule it out: "too expensive for you", "well past your $300", "too much".
+_PRICED_OUT = re.compile(r"\btoo (?:expensive|pricey|costly)\b|\btoo much\b(?!\s+[a-z])|\b(?:well|way|far) (?:over|past|above)\b|\bpast (?:your|ur)\b")
 # Words that say who or what a thing is for, as options of a question ("for a kid or for you").
 _USE_WORD = (r"(?:kids?|kiddos?|child(?:ren)?|bab(?:y|ies)|toddlers?|grown[- ]?ups?|adults?|yourself|(?:ur|your) own|guests?|crowd|household"
              r"|lunch\w*|breakfast|dinner|supper|snacks?|part(?:y|ies)|trip|gift|present|tonight|weekend|evenings?|mornings?|bedtime"
@@ -1269,7 +1274,16 @@ def _budget(low: str, money) -> Budget | None:
                 if re.search(r"\b(?:it'?s|is|costs?|priced|for)\s*$", head) and not re.search(r"budget|spend|afford|limit", head):
                     continue
                 return Budget(amount, bound)
-    return None
+    # a bare figure after a bound word: "a sofa, maximum 1100", "ground coffee pls, under 12"
+    bare = _BARE_LIMIT.search(low)
+    return Budget(float(bare.group(1).replace(",", "")), "max") if bare else None
+
+
+_BARE_LIMIT = re.compile(
+    r"\b(?:under|below|max(?:imum)?|up to|no more than|not more than|less than|at most|(?:my )?budget(?: is| of)?)\s+"
+    r"(\d[\d,]*(?:\.\d+)?)\b(?!\s*(?:%|oz|ounces?|lbs?|pounds?|kg|g|ml|l|litres?|liters?|gal\w*|inch\w*|in|cm|ft|feet|"
+    r"minutes?|mins?|hours?|days?|weeks?|months?|years?|yrs?|people|ppl|guests|kids|servings?|calories|cal|loads|count|ct|pack|pieces?|items?|watts?|w)\b)"
+)
 
 
 def _rejects(low: str) -> bool:

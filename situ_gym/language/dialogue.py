@@ -52,6 +52,7 @@ from situ_gym.language.analysis import (
     _FINITE_VERB,
     _NEED,
     _OPENS_QUESTION,
+    _PRICED_OUT,
     _PRONOUN,
     ANSWER_OPENING,
     Explanation,
@@ -600,6 +601,13 @@ def _reasons_as_heard(
         drop |= {cite for cite in reasons.cites if cite.startswith("flavour:")}
     if heard is not None and heard.rejects and reasons.product is not None and reasons.product == focus:
         drop |= _conceded(said, reasons.cites)
+    # another product priced out of the limit the shopper gave ("I need a sofa, maximum 1100" ->
+    # "the Brio is 1829.99, too expensive for you. I advise the Corsa, 1049.99"): the one offered
+    # instead answers the limit
+    if (heard is not None and heard.budget is not None and "price" in reasons.cites and "budget" not in reasons.cites
+            and set(said.set_aside) - {reasons.product} and (_PRICED_OUT.search(said.text.lower()) or P.OVER_LIMIT.search(said.text.lower()))):
+        said = replace(said, explanation=Explanation(reasons.product, (*reasons.cites, "budget")))
+        reasons = said.explanation
     if not drop:
         return said
     keep = tuple(c for c in reasons.cites if c not in drop)

@@ -80,7 +80,7 @@ def _able_verb(word: str) -> str | None:
 
 _INTENSIFIERS = frozenset({"extra", "super", "ultra", "very"})
 # Label heads a speaker leaves out: "lumbar" (support), "pet-friendly" (fabric), "calcium" (added)
-_GENERIC_HEADS = frozenset({"support", "fabric", "add", "include", "design", "feature", "function", "finish", "lighting", "port"})
+_GENERIC_HEADS = frozenset({"support", "fabric", "add", "include", "design", "feature", "function", "finish", "lighting", "port", "paper", "compatible"})
 # Words of a label phrase that the matcher reads (``SceneLexicon._tags`` skips other stopwords).
 _KEPT = frozenset({"no", "not", "without"})
 
@@ -181,6 +181,10 @@ def _label_aliases(value: str, key_name: str = "") -> list[tuple[str, ...]]:
         out += [("0", *key[1:]), ("no", *key[1:]), (*key[1:], "free")]
     if len(key) == 2 and key[1] == "power":  # "battery powered" as "runs on battery"
         out.append(key[:1])
+    if key[0] == "self" and len(key) == 2:  # "self-watering" as "waters itself"
+        out.append((key[1], "itself"))
+    if key == ("unscented",):  # "without smell" ("no fragrance" is fragrance-free)
+        out += [(w, s) for w in ("no", "without") for s in ("smell", "perfume")]
     if key == ("decaf",):  # a decaf is what "no caffeine" asks for
         out += [("decaffeinate",), ("no", "caffeine"), ("without", "caffeine"), ("caffeine", "free"), ("zero", "caffeine")]
     out += [(short,) for short in _SHORT_FORMS.get(key, ())]
@@ -196,8 +200,8 @@ _PLACE_NOUNS = frozenset({"doorway", "door", "entrance", "via", "through", "stor
 
 # How notes and chat abbreviate label values.
 _SHORT_FORMS = {("vegetarian",): ("veg", "veggie"), ("organic",): ("org",), ("gluten", "free"): ("gf",),
-                ("scandinavian",): ("scandi", "nordic"), ("large",): ("big", "bigger"),
-                ("compact",): ("small", "smaller")}
+                ("scandinavian",): ("scandi", "nordic"), ("large",): ("big", "bigger", "biggest", "largest"),
+                ("compact",): ("small", "smaller", "smallest", "little")}
 _REWORDED_SPAN = 5  # at most this many tokens between the first and the last word of a reworded label
 _STEM_ENDINGS = ("ability", "ible", "able", "ing", "es", "ed", "s", "er", "e")
 
@@ -230,7 +234,7 @@ def _stem(word: str) -> str:
 
 
 _SET_AGAINST_NEAR = re.compile(r"\b(?:vs|versus)\b|/|\bor\b")
-_SIZE_WORDS = frozenset({"big", "bigger", "small", "smaller"})
+_SIZE_WORDS = frozenset({"big", "bigger", "biggest", "largest", "small", "smaller", "smallest", "little"})
 _SIZE_WORDS_BEFORE = frozenset({"one", "ones", "size", "sized", "enough", "and", "n", "with", "w", "so", "but", "too", "tho", "though"})
 _SHORT_WORDS = frozenset(w for forms in _SHORT_FORMS.values() for w in forms)
 

@@ -1429,3 +1429,41 @@ def test_names_listed_before_a_shared_kind_each_name_a_product(lex, text, mentio
 ])
 def test_the_cart_named_as_where_a_product_goes_is_a_purchase_prompt(lex, text):
     assert analyze(text, lex["home_furnishings"]).purchase_prompt
+
+
+@pytest.mark.parametrize("text, aside, budget_cited", [
+    # a price said to rule a product out sets it aside, and the one offered instead answers the limit
+    ("The Monarch Loft Brio Sofa is 1829.99, too expensive for you. I advise the Casa Linea Corsa Sofa, 1049.99: compact and pet-friendly.",
+     ("hf_p002",), True),
+    ("monarch loft brio sofa is 1829.99, way over. casa linea corsa sofa instead: compact + pet-friendly, 1049.99", ("hf_p002",), True),
+    # weighed without ruling it out, both are on offer
+    ("The Monarch Loft Brio Sofa is 1829.99. I advise the Casa Linea Corsa Sofa too, 1049.99: compact and pet-friendly.", (), False),
+])
+def test_a_product_priced_out_is_set_aside_and_its_alternative_answers_the_limit(lex, text, aside, budget_cited):
+    store = lex["home_furnishings"]
+    heard = analyze("I need a sofa, maximum 1100.", store)
+    assert heard.budget is not None and heard.budget.amount == 1100.0  # a bare figure after a bound word
+    u = analyze_reply(text, store, heard=heard)
+    assert u.set_aside == aside and "hf_p003" in u.proposed
+    if aside:
+        assert u.explanation.product == "hf_p003" and ("budget" in u.explanation.cites) is budget_cited
+
+
+@pytest.mark.parametrize("text, heard_budget", [
+    ("ground coffee pls, under 12", 12.0),
+    ("a rug, my budget is 300", 300.0),
+    ("I need a lamp for under 12 people", None),  # a count, no limit
+])
+def test_a_bare_figure_after_a_bound_word_is_a_limit(lex, text, heard_budget):
+    budget = analyze(text, lex["supermarket"]).budget
+    assert (budget.amount if budget else None) == heard_budget
+
+
+@pytest.mark.parametrize("store, text, cite", [
+    ("home_furnishings", "How about the Greenhaus Calla Planter? It waters itself, $36.99.", "feature:self-watering"),
+    ("home_furnishings", "lintu quill basket: it's little, with a lid, 26.99", "size:compact"),
+    ("supermarket", "The Stronghold compostable trash bags are without smell, $14.49.", "scent:unscented"),
+])
+def test_labels_said_in_everyday_words_are_cited(lex, store, text, cite):
+    e = analyze(text, lex[store]).explanation
+    assert e is not None and cite in e.cites
