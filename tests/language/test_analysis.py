@@ -1146,9 +1146,15 @@ HELDOUT11_FLOOR = 0.95
 HELDOUT12_FLOOR = 0.94
 # tests/language/heldout13 (400 utterances, five styles, a fourteenth author; written while the
 # layer was tuned on the older corpora, never run through the layer before its first
-# measurement): 92.7% when first run (at commit 802a306, after heldout12's misses had been read).
+# measurement): 92.7% when first run (at commit 802a306, after heldout12's misses had been read),
+# 92.8% at 3aeb15b before its misses were read; a development set since heldout14 was written
+# (its misses were read and tuned on: 94.15%; the act reader is fitted on it).
+HELDOUT13_FLOOR = 0.94
+# tests/language/heldout14 (400 utterances, five styles, a fifteenth author; written while the
+# layer was tuned on heldout13's misses, following the conventions settled after heldout13, never
+# run through the layer before its first measurement): 92.9% when first run (at commit bcecd78).
 # The held-out measure.
-HELDOUT13_FLOOR = 0.92
+HELDOUT14_FLOOR = 0.92
 
 
 @pytest.mark.parametrize("corpus, floor, style_margin", [("heldout", HELDOUT_FLOOR, 0.05),
@@ -1163,7 +1169,8 @@ HELDOUT13_FLOOR = 0.92
                                                           ("heldout10", HELDOUT10_FLOOR, 0.06),
                                                           ("heldout11", HELDOUT11_FLOOR, 0.06),
                                                           ("heldout12", HELDOUT12_FLOOR, 0.06),
-                                                          ("heldout13", HELDOUT13_FLOOR, 0.06)])
+                                                          ("heldout13", HELDOUT13_FLOOR, 0.06),
+                                                          ("heldout14", HELDOUT14_FLOOR, 0.06)])
 def test_held_out_accuracy_per_style(capsys, corpus, floor, style_margin):
     from . import corpus as C
 
@@ -1197,10 +1204,11 @@ def _group_readings(corpus: str):
 # when first run; 17/25 now), heldout6 20/25 (15/25 when first run), heldout7 17/25 (13/25 when
 # first run), heldout8 18/25 (15/25 when first run), heldout9 18/25 (17/25 when first run),
 # heldout10 17/25 (when first run), heldout11 18/25 (when first run; 21/25 now), heldout12 15/25
-# (when first run; 17/25 now), heldout13 13/25 (when first run); a drop is a regression.
+# (when first run; 17/25 now), heldout13 13/25 (when first run; 15/25 now), heldout14 10/25 (when
+# first run); a drop is a regression.
 INVARIANCE_FLOORS = {"heldout": 0.8, "heldout2": 0.55, "heldout3": 0.76, "heldout4": 0.68, "heldout5": 0.64,
                      "heldout6": 0.76, "heldout7": 0.68, "heldout8": 0.72, "heldout9": 0.72, "heldout10": 0.68, "heldout11": 0.8,
-                     "heldout12": 0.68, "heldout13": 0.52}
+                     "heldout12": 0.68, "heldout13": 0.6, "heldout14": 0.4}
 
 
 @pytest.mark.parametrize("corpus", sorted(INVARIANCE_FLOORS))
