@@ -688,6 +688,7 @@ _OPENS_QUESTION = re.compile(
 # mean like for the kitchen", "beans like canned or do you mean coffee beans", "did you say the
 # A or the B", "... or eggs and yogurt which one".
 _ASKED_INSIDE = re.compile(
+    r"\bwhich (?:look|style|colou?r|finish|flavou?r|one|ones) (?:do|would|did) (?:you|u) (?:like|want|prefer|need)\b|"
     r"\b(?:do|did) (?:you|u) (?:mean|say)\b|\bor do (?:you|u) (?:want|need|mean|prefer)\b|\bwhich (?:one|ones|kind|type)\W*$"
 )
 # "what we have", "let me show you which": a wh-word inside a statement asks nothing
@@ -813,9 +814,9 @@ _PRICED_OUT = re.compile(r"\btoo (?:expensive|pricey|costly)\b|\btoo much\b(?!\s
 # Words that say who or what a thing is for, as options of a question ("for a kid or for you").
 _USE_WORD = (r"(?:kids?|kiddos?|child(?:ren)?|bab(?:y|ies)|toddlers?|grown[- ]?ups?|adults?|yourself|(?:ur|your) own|guests?|crowd|household"
              r"|lunch\w*|breakfast|dinner|supper|snacks?|part(?:y|ies)|trip|gift|present|tonight|weekend|evenings?|mornings?|bedtime"
-             r"|reading|working|office|bedroom|living room|outdoors?|indoors?|mood|background|decorat\w+|puppy|kitten|senior|school|camping)")
+             r"|reading|working|office|bedroom|living room|outdoors?|indoors?|mood|background|glow|decorat\w+|puppy|kitten|senior|school|camping)")
 _USE_OPTIONS = re.compile(
-    rf"\b{_USE_WORD}(?:'s)?(?: [a-z-]+)?,?\s+or\s+(?:(?:an?|just|the|more) )?(?:{_USE_WORD}\b|for (?:you|u|yourself)\b)"
+    rf"\b{_USE_WORD}(?:'s)?(?: [a-z-]+)?,?\s+or\s+(?:(?:an?|just|the|more|for|soft|some) ){{0,3}}(?:{_USE_WORD}\b|for (?:you|u|yourself)\b)"
     r"|^\W*(?:lunch\w*|part(?:y|ies)|trip|gift|present|school|camping)(?:\W+[a-z]+)?\W*$"  # "lunchbox run?"
 )
 # Where the options a question lists part: "spaghetti, penne, rotini?", "puppy, adult or senior?".
@@ -950,6 +951,9 @@ def motion_verbs(toks, low: str, s: int = 0, e: int | None = None, base: int = 0
             # come off"; nor is "pass on" (turning down): "let's pass on the 18-pack"
             and not _THING_MOVES.search(low, max(0, t.start - base - 12), t.start - base)
             and not (t.verb == "pass" and k + 1 < len(toks) and toks[k + 1].low == "on")
+            # a switch, not a turn: "motion sensor, turns on when u walk by"
+            and not (t.verb == "turn" and k + 1 < len(toks) and toks[k + 1].low in ("on", "off")
+                     and not (k + 2 < len(toks) and toks[k + 2].low in ("the", "your", "ur", "left", "right")))
             # "you look for something for the living room?" searches; it moves nowhere
             and not (t.verb == "look" and k + 1 < len(toks) and toks[k + 1].low == "for")]
 

@@ -94,7 +94,7 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         # for somebody?", "indoor or outdoor?", "bright spot or kinda shady?", "which rooms ..."
         r"part(?:y|ies) (?:or|shopping|food|supplies)\b", r"(?:regular|normal|usual|weekly) (?:groceries|shop|shopping|stuff)",
         r"(?:a )?present for", r"or (?:a |it is a )?present\b", r"indoors?(?: or)", r"or outdoors?", r"(?:bright|sunny|shady|dark) (?:spot|corner)",
-        r"kinda shady", r"which rooms", r"packed[- ]lunch\w*", r"lunch ?box run", r"lunch run", r"packing lunch\w*", r"on the menu",
+        r"kinda shady", r"which rooms", r"packed[- ]lunch\w*", r"lunch ?box run", r"(?:shop|shopping|here) for lunch ?box\w*", r"lunch run", r"for what (?:dish|meal|recipe|occasion)", r"what dish", r"packing lunch\w*", r"on the menu",
         r"(?:drink|eat|use|have) (?:it|them) (?:in the|at|for) (?:evenings?|nights?|mornings?|bedtime)", r"(?:you|u) or (?:it is |is it )?(?:a present|for somebody|for someone)")),
     ("budget", _words(
         r"budget", r"spend", r"spending", r"pay", r"price", r"prices", r"priced", r"cost", r"costs", r"afford",
@@ -107,7 +107,7 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"sensitive to", r"no-?gos?", r"bugs? (?:you|u)", r"hate", r"hard no", r"upsets?", r"things? to (?:avoid|skip)", r"anything you (?:won'?t|can'?t|don'?t)", r"steer clear",
         r"restrictions?", r"no [a-z]+ at all", r"(?:is|are) [a-z ]{2,20}? (?:a )?(?:problem|issue)", r"any [a-z]+ (?:issues?|problems?)",
         r"[a-z]+ (?:is|are) (?:a )?problem", r"definitely don'?t", r"count too", r"you said no",
-        r"cannot (?:eat|have|use)", r"(?:don'?t|do not) want in", r"without [a-z]+\??$", r"okay with [a-z]+", r"ok with [a-z]+")),
+        r"cannot (?:eat|have|use)", r"can (?:eat|have|use) [^?]{1,30},? or (?:no|not)\b", r"(?:wanna|want to|trying to|need to) cut\b", r"(?:don'?t|do not) want in", r"without [a-z]+\??$", r"okay with [a-z]+", r"ok with [a-z]+")),
     ("size", _words(
         r"size", r"sizes", r"how many", r"how big", r"how large", r"how small", r"quantity", r"dimensions?",
         r"how much (?:\w+ )?(?:space|room)", r"how much wall", r"room for", r"fit in", r"servings?", r"how many people", r"family[- ]size",
@@ -250,7 +250,7 @@ MOTION = frozenset(
 RELATION: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("out_of", _words(r"out of", r"leave", r"leaving", r"exit", r"exiting", r"step out", r"back out", r"get out", r"outside of", r"head out", r"out from", r"outside from", r"go out", r"come out", r"step outside", r"outta", r"out the door", r"(?:go|walk|head|step|get) outside(?! of)")),
     # (not "once you're inside": where a thing is after the walk)
-    ("into", _words(r"into(?! (?:view|sight)\b)(?! the (?:corridor|hall|hallway|aisle|walkway)\b)", r"(?<!you're )(?<!you are )(?<!u r )(?<!ur )inside", r"enter", r"entering", r"go in", r"walk in", r"step in", r"head in", r"in through", r"pop in", r"duck in")),
+    ("into", _words(r"into(?! (?:view|sight)\b)(?! the (?:corridor|hall|hallway|aisle|walkway)\b)", r"(?<!you're )(?<!you are )(?<!u r )(?<!ur )inside", r"enter", r"entering", r"go in", r"walk in", r"step in", r"head in", r"in through", r"pop in", r"duck in", r"(?:go|head|walk|step|come) on in\b")),
     ("past", _words(r"past", r"beyond", r"go by", r"walk by", r"pass(?:ing)?")),
     ("along", _words(r"(?<!freezers )(?<!coolers )(?<!shelves )(?<!freezer )(?<!cooler )along(?! the (?:back|front|left|right|far|side) wall)", r"down the length", r"further down", r"further along", r"down the aisle", r"down the shelf", r"sideways",
                      r"side-?step", r"shuffle", r"slide", r"scoot", r"inch (?:forward|along|over|closer|ahead|left|right|up|back)", r"edge (?:over|along|left|right)", r"that stretch")),
@@ -274,8 +274,8 @@ DIRECTION: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 DISTANCE: tuple[tuple[str, re.Pattern[str]], ...] = (  # the first that matches holds
     # a bit beyond what is in sight: "it's a bit further on", "it is more far"
-    ("medium", _words(r"(?:a )?(?:bit|little|lil) further", r"more far", r"further (?:on|down|along)")),
-    ("short", _words(r"an? (?:step|pace|few steps|couple of steps|little|bit|sec)", r"(?:\d|one|two|three|four|five) (?:small |little |big )?steps?", r"few steps",
+    ("medium", _words(r"(?:a )?(?:bit|little|lil) further", r"more far", r"further (?:on|down|along)", r"a (?:little|lil) ways?")),
+    ("short", _words(r"an? (?:step|pace|few steps|couple of steps|little|bit|sec)", r"(?:\d|one|two|three|four|five) (?:more )?(?:small |little |big )?steps?", r"few steps",
                      r"some steps", r"step or two",
                      r"couple (?:of )?steps", r"slightly", r"short", r"just a (?:bit|little|touch)", r"a (?:metre|meter|yard) or two",
                      r"(?:few|couple of|one|two) (?:metres|meters|feet|yards)", r"nudge", r"tiny bit", r"a touch",
@@ -284,12 +284,13 @@ DISTANCE: tuple[tuple[str, re.Pattern[str]], ...] = (  # the first that matches 
                      # the place faces the shopper or is the next one over: "right across the hall",
                      # "just over the corridor", "right across from u", "the next shelf over", "right
                      # beside this one" (not across from another place: "across the corridor from X")
-                     r"(?:right|just|straight) (?:across|over) the (?:corridor|hall|hallway|way)(?! from (?!here\b|you\b|u\b))",
+                     r"(?:(?:right|just|straight|directly) (?:across|over)|cross|across) the (?:corridor|hall|hallway|way)(?! from (?!here\b|you\b|u\b))",
+                     r"one (?:shelf|aisle|freezer|cooler|stand|door|shop) over", r"side-?step",
                      r"(?:right|just) across from (?:you|u|here)", r"right next door", r"next (?:shelf|aisle|freezer|cooler|stand|door) (?:over|along)",
                      r"right beside (?:this|you|u)\b")),
     ("long", _words(r"al+ the way", r"(?:until|till|til) (?:you|u) (?:reach|hit|get to) the (?:back|far|end)", r"far end", r"long way",
                     r"far(?! side)", r"back of the store", r"across the (?:store|floor)", r"to the end", r"(?:until|till|til) the end",
-                    r"lo+ng walk", r"bit of a walk", r"farthest", r"furthest", r"way (?:down|over|back) there", r"(?:to|till|until|at) the very end")),
+                    r"lo+ng walk", r"walk long", r"bit of a walk", r"farthest", r"furthest", r"way (?:down|over|back) there", r"(?:to|till|until|at) the very end")),
 )
 NEGATION = _words(
     r"no", r"not", r"without", r"avoid\w*", r"don'?t", r"doesn'?t", r"never", r"nothing", r"hate", r"allergic",

@@ -1475,3 +1475,35 @@ def test_a_bare_figure_after_a_bound_word_is_a_limit(lex, text, heard_budget):
 def test_labels_said_in_everyday_words_are_cited(lex, store, text, cite):
     e = analyze(text, lex[store]).explanation
     assert e is not None and cite in e.cites
+
+
+@pytest.mark.parametrize("store, text, relation, distance", [
+    # crossing a corridor is a step or two; "a little ways down" is a walk of unstated length
+    ("home_furnishings", "The toys are in Play-cation. Please cross the corridor and enter the shop.", "into", "short"),
+    ("home_furnishings", "just head toward the plant, it's a little ways down on the left", "toward", "medium"),
+    ("supermarket", "yeah just keep going straight like two more steps", None, "short"),
+    ("supermarket", "milk's one cooler over, walk to open cooler 1", "to", "short"),
+    ("supermarket", "Please turn right and walk long, until the wall at the end.", None, "long"),
+    # "go on in" enters
+    ("home_furnishings", "the throws are in nordic nest, straight ahead from the entrance, head on in", "into", "medium"),
+])
+def test_route_words_in_everyday_english(lex, store, text, relation, distance):
+    nav = analyze(text, lex[store]).navigation
+    assert nav is not None and (nav.relation, nav.distance) == (relation, distance)
+
+
+def test_a_thing_that_turns_on_sends_the_shopper_nowhere(lex):
+    store = lex["home_furnishings"]
+    assert analyze("motion sensor, it turns on when u walk by, only 19.99", store).navigation is None
+    assert analyze("Now you turn on the left side, and you will see the lamps.", store).navigation.direction == "left"
+
+
+@pytest.mark.parametrize("text, asks", [
+    ("Will it mostly be for reading, or more for soft background light?", ("use",)),
+    ("Your neighbour can eat nuts and milk, or no?", ("avoid",)),
+    ("gotcha, skip those pops. is it sugar u wanna cut, or dairy too?", ("avoid",)),
+    ("Okay, not sliced. And for what dish?", ("use",)),
+])
+def test_slots_asked_in_everyday_words(lex, text, asks):
+    u = analyze(text, lex["supermarket"])
+    assert tuple(sorted({s for q in u.questions for s in q.slots})) == asks
