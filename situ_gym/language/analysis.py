@@ -353,6 +353,7 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
                 P.PROPOSE.search(cue_text[a:b])
                 or (is_question and re.search(r"\b(?:how|what) about\b", clause))
                 or _CHOSEN.match(low, ce, b)  # "the B better", "so spaghetti for you", "golden acre all the way"
+                or re.match(r"\s*>\s", low[ce : ce + 4])  # "quinoa > jasmine here"
                 or (  # "cheaper -> golden acre", "go coconut", "grab the calcium one" (a named
                     # product; "-> yoga mat there" and "go to Shelf 3" point the way)
                     _CHOICE_BEFORE.search(low[max(a, cs - 14) : cs])

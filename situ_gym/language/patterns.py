@@ -149,6 +149,7 @@ CLARIFY = _words(
 )
 
 PROPOSE = _words(
+    r"(?:i|we)(?: would|'d)? advi[sc]e\b", r"advi[sc]e (?:you|u)\b",  # non-native "I advise the lentil"
     r"^or (?:the|a|maybe|perhaps)", r"have you (?:considered|tried|thought about|seen|looked at)", r"could (?:be|work|do)", r"would (?:go|look|fit|work|do)",
     r"might be (?:perfect|right|ideal|great|good|just|a good|the)", r"take (?:the|this|that|these|those)", r"point you (?:to|towards)",
     r"i'?d consider", r"good options?", r"just (?:right|what you)", r"nice fit", r"go nicely", r"worth (?:a|considering|trying)", r"why not", r"maybe (?:the|a|this|that|these|go)",
@@ -329,6 +330,9 @@ REJECT = _words(
     r"(?:won'?t|will not|wouldn'?t) be (?:big |large )?enough",
     # a price said back in disbelief: "129.99 for a lamp??"
     r"\d[\d.,]*(?: bucks| dollars)? for (?:(?:a|an|one|the|that|this) )?[a-z ]{1,30}(?:\?\?|\?!|!\?)",
+    r"^\W*\$?\d[\d.,]*(?: bucks| dollars)? for (?:(?:a|an|one|the|that|this) )?[a-z ]{1,30}\?",  # "39.99 for a basket?"
+    # a size said of the thing in hand, bare: "This can is small.", "these bags look huge"
+    r"^\W*(?:this|that|these|those) (?:[a-z]+ )?(?:is|are|'s|looks?|seems?|feels?) (?:small|tiny|big|huge|bulky|heavy|thin)\W*$",
     r"over what (?:i|we) (?:want|wanted|'d like|would like|can|planned) to (?:spend|pay)",
     r"(?:isn'?t|aren'?t|is not|are not)\b[^.?!]{0,40}\b(?:and|but) (?:i|we) (?:really )?(?:need|want|wanted|must have)",
 )

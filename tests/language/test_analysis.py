@@ -1507,3 +1507,24 @@ def test_a_thing_that_turns_on_sends_the_shopper_nowhere(lex):
 def test_slots_asked_in_everyday_words(lex, text, asks):
     u = analyze(text, lex["supermarket"])
     assert tuple(sorted({s for q in u.questions for s in q.slots})) == asks
+
+
+@pytest.mark.parametrize("store, heard, raised, text, picked", [
+    # non-native "I advise", and ">" between the sides, pick a side
+    ("home_furnishings", "Lune or Noor filing cabinet? My office is small.", ("hf_p063", "hf_p065"),
+     "Both can lock. Noor is walnut and compact, Lune is steel. For small office I advise Noor.", "hf_p065"),
+    ("supermarket", "Chicken noodle or lentil soup? I am vegan.", ("sm_p059", "sm_p061"),
+     "Lentil Vegetable is vegan, Chicken Noodle have egg and wheat. I advise the lentil.", "sm_p061"),
+])
+def test_everyday_picks_of_a_side(lex, store, heard, raised, text, picked):
+    lx = lex[store]
+    u = analyze_reply(text, lx, heard=analyze(heard, lx), raised=raised)
+    assert u.proposed == (picked,) and set(u.compared) == set(raised)
+
+
+@pytest.mark.parametrize("heard", ["39.99 for a basket?", "This basket is big."])
+def test_a_bare_complaint_is_pushed_back_on(lex, heard):
+    store = lex["home_furnishings"]
+    assert analyze(heard, store).rejects
+    u = analyze_reply("fair, but: lid + handles, cotton rope. keep?", store, heard=analyze(heard, store), focus="hf_p122")
+    assert u.act == "HandleRejection" and u.proposed == ("hf_p122",)
