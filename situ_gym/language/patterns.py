@@ -330,7 +330,6 @@ REJECT = _words(
     r"(?:won'?t|will not|wouldn'?t) be (?:big |large )?enough",
     # a price said back in disbelief: "129.99 for a lamp??"
     r"\d[\d.,]*(?: bucks| dollars)? for (?:(?:a|an|one|the|that|this) )?[a-z ]{1,30}(?:\?\?|\?!|!\?)",
-    r"^\W*\$?\d[\d.,]*(?: bucks| dollars)? for (?:(?:a|an|one|the|that|this) )?[a-z ]{1,30}\?",  # "39.99 for a basket?"
     # a size said of the thing in hand, bare: "This can is small.", "these bags look huge"
     r"^\W*(?:this|that|these|those) (?:[a-z]+ )?(?:is|are|'s|looks?|seems?|feels?) (?:small|tiny|big|huge|bulky|heavy|thin)\W*$",
     r"over what (?:i|we) (?:want|wanted|'d like|would like|can|planned) to (?:spend|pay)",

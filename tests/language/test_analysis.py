@@ -1522,7 +1522,7 @@ def test_everyday_picks_of_a_side(lex, store, heard, raised, text, picked):
     assert u.proposed == (picked,) and set(u.compared) == set(raised)
 
 
-@pytest.mark.parametrize("heard", ["39.99 for a basket?", "This basket is big."])
+@pytest.mark.parametrize("heard", ["39.99 for a basket??", "This basket is big."])
 def test_a_bare_complaint_is_pushed_back_on(lex, heard):
     store = lex["home_furnishings"]
     assert analyze(heard, store).rejects
