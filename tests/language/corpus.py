@@ -28,12 +28,13 @@ HELD_OUT = {
     "heldout11": "written apart again while the layer was tuned on the eleventh's misses; since fitted on (the act reader) and tuned on",
     "heldout12": "written apart again while the act reader was built; since fitted on (the act reader) and tuned on",
     "heldout13": "written apart again while the layer was tuned on the twelfth's misses; since tuned on",
-    "heldout14": "written apart again while the layer was tuned on the thirteenth's misses; never tuned on",
+    "heldout14": "written apart again while the layer was tuned on the thirteenth's misses; since fitted on (the act reader), its misses not yet read",
+    "heldout15": "written apart again while the layer was tuned on the thirteenth's misses; never tuned on",
 }
 # The development sets: the first corpus ("corpus") and every held-out corpus since tuned on.
 # The learnt act reader (situ_gym.language.acts) is fitted on these and no other; the held-out
 # measure is never among them.
-MEASURE = "heldout14"  # the held-out measure: only its totals are read
+MEASURE = "heldout15"  # the held-out measure: only its totals are read
 DEVELOPMENT = ("corpus", *(name for name in HELD_OUT if name != MEASURE))
 STORES = ("supermarket", "home_furnishings")
 STYLES = ("chat", "clipped", "nonnative", "mixed")

@@ -1152,9 +1152,14 @@ HELDOUT12_FLOOR = 0.94
 HELDOUT13_FLOOR = 0.94
 # tests/language/heldout14 (400 utterances, five styles, a fifteenth author; written while the
 # layer was tuned on heldout13's misses, following the conventions settled after heldout13, never
-# run through the layer before its first measurement): 92.9% when first run (at commit bcecd78).
-# The held-out measure.
+# run through the layer before its first measurement): 92.9% when first run (at commit bcecd78),
+# 93.0% after the changes made on heldout13's misses (its own misses never read); a development set
+# since heldout15 was written (the act reader is fitted on it).
 HELDOUT14_FLOOR = 0.92
+# tests/language/heldout15 (400 utterances, five styles, a sixteenth author; written while the
+# layer was tuned on heldout13's misses, never run through the layer before its first
+# measurement): 93.2% when first run (at commit 355052a). The held-out measure.
+HELDOUT15_FLOOR = 0.93
 
 
 @pytest.mark.parametrize("corpus, floor, style_margin", [("heldout", HELDOUT_FLOOR, 0.05),
@@ -1170,7 +1175,8 @@ HELDOUT14_FLOOR = 0.92
                                                           ("heldout11", HELDOUT11_FLOOR, 0.06),
                                                           ("heldout12", HELDOUT12_FLOOR, 0.06),
                                                           ("heldout13", HELDOUT13_FLOOR, 0.06),
-                                                          ("heldout14", HELDOUT14_FLOOR, 0.06)])
+                                                          ("heldout14", HELDOUT14_FLOOR, 0.06),
+                                                          ("heldout15", HELDOUT15_FLOOR, 0.06)])
 def test_held_out_accuracy_per_style(capsys, corpus, floor, style_margin):
     from . import corpus as C
 
@@ -1205,10 +1211,10 @@ def _group_readings(corpus: str):
 # first run), heldout8 18/25 (15/25 when first run), heldout9 18/25 (17/25 when first run),
 # heldout10 17/25 (when first run), heldout11 18/25 (when first run; 21/25 now), heldout12 15/25
 # (when first run; 17/25 now), heldout13 13/25 (when first run; 15/25 now), heldout14 10/25 (when
-# first run); a drop is a regression.
+# first run), heldout15 14/25 (when first run); a drop is a regression.
 INVARIANCE_FLOORS = {"heldout": 0.8, "heldout2": 0.55, "heldout3": 0.76, "heldout4": 0.68, "heldout5": 0.64,
                      "heldout6": 0.76, "heldout7": 0.68, "heldout8": 0.72, "heldout9": 0.72, "heldout10": 0.68, "heldout11": 0.8,
-                     "heldout12": 0.68, "heldout13": 0.6, "heldout14": 0.4}
+                     "heldout12": 0.68, "heldout13": 0.6, "heldout14": 0.4, "heldout15": 0.56}
 
 
 @pytest.mark.parametrize("corpus", sorted(INVARIANCE_FLOORS))
