@@ -15,6 +15,7 @@ from situ_gym.language import (
     analyze_reply,
     lexicon_for,
     put_forward,
+    raised_by,
     recommendation_attempt,
     turned_down,
 )
@@ -192,7 +193,7 @@ class TurnContext:
             )
             out.append(u)
             previous = judged_item(u) or previous
-            raised.update(self.history_heard[i].named)
+            raised.update(raised_by(self.history_heard[i], lex))
             raised.update(_picked(t, self.index))
         return out
 
@@ -213,7 +214,8 @@ class TurnContext:
     @cached_property
     def raised(self) -> frozenset[str]:
         """Products the shopper raised itself: named, picked up, inspected or held."""
-        raised = {p for u in self.shopper_said for p in u.named}
+        lex = lexicon_for(self.index)
+        raised = {p for u in self.shopper_said for p in raised_by(u, lex)}
         for t in self.history:
             raised.update(_picked(t, self.index))
         return frozenset(raised)

@@ -28,6 +28,7 @@ from situ_gym.language import (
     analyze,
     analyze_reply,
     lexicon_for,
+    raised_by,
     recommendation_attempt,
     turned_down,
 )
@@ -210,7 +211,8 @@ class SituRecEnv(gym.Env[dict, str]):
     in any wording ("try the X", "by the way, the X is great", "rec: X", an unrequested
     comparison, "the X is on Shelf 3"), is one attempt the first time it is put forward;
     products set aside ("you turned the X down"), products the shopper raised itself
-    (named, asked about, picked up, inspected) and the sides of a comparison the shopper
+    (named by its own name, asked about, picked up, inspected; a wish that happens to fit one
+    product raises none) and the sides of a comparison the shopper
     asked for are not. The alternative offered after an acknowledged turn-down is put
     forward whatever its verb ("ok, skip the X. The Y is sweet instead."). Proposing again a
     product the shopper turned down (a push-back: "worth a second look?") is an attempt,
@@ -641,7 +643,7 @@ class SituRecEnv(gym.Env[dict, str]):
         # from. Recorded for analysis only: what the shopper hears and does stays the same.
         user_disclosures = find_marker_disclosures(utterance, handles=self.user_view.handles, index=self.index)
         heard = analyze(utterance, self._lexicon, visible=frozenset(visible_before))
-        self._raised.update(heard.named)
+        self._raised.update(raised_by(heard, self._lexicon))
         self._declined.update(turned_down(heard, attempt.put_forward))
         self._heard = heard
         self._history.append(f"User: {_quote_lines(utterance)}")

@@ -24,14 +24,20 @@ from situ_gym.language.analysis import (
     Utterance,
     analyze,
 )
-from situ_gym.language.attempts import Attempt, put_forward, recommendation_attempt, turned_down
+from situ_gym.language.attempts import (
+    Attempt,
+    put_forward,
+    raised_by,
+    recommendation_attempt,
+    turned_down,
+)
 from situ_gym.language.dialogue import analyze_reply, in_reply
 from situ_gym.language.lexicon import Mention, PlaceMention, SceneLexicon, TagMention, lexicon_for
 from situ_gym.language.tokens import MAX_CHARS, Token, lemma, normalize, sentence_spans, tokenize
 
 __all__ = [
     "ACTS", "DIRECTIONS", "DISTANCES", "RELATIONS", "SLOTS", "SLOT_KINDS", "MAX_CHARS",
-    "analyze_reply", "in_reply", "Attempt", "put_forward", "recommendation_attempt", "turned_down",
+    "analyze_reply", "in_reply", "Attempt", "put_forward", "raised_by", "recommendation_attempt", "turned_down",
     "Budget", "Explanation", "NavInstruction", "Question", "Utterance", "analyze",
     "Mention", "PlaceMention", "SceneLexicon", "TagMention", "lexicon_for",
     "Token", "lemma", "normalize", "sentence_spans", "tokenize",

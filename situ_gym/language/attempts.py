@@ -12,9 +12,11 @@ product named without naming one ("nice pick, yogurt then!"), the sides of a com
 shopper asked for, and a product named as a landmark ("right next to the corn flakes").
 
 Each product put forward for the first time is one attempt; a product the shopper raised
-itself (named, asked about, picked up, inspected, put in the cart) is never a new one, so
-answering about it or confirming it costs nothing. Proposing again ("I suggest the X") a
-product the shopper turned down is an attempt too, whatever the annotation: it is a new
+itself (named by its own name, asked about, picked up, inspected, put in the cart:
+``raised_by`` for its words) is never a new one, so answering about it or confirming it costs
+nothing. A wish that happens to fit one product ("a writing desk with drawers") raises none.
+Proposing again ("I suggest the X") a product the shopper turned down is an attempt too,
+whatever the annotation: it is a new
 recommendation of it (so relabelling it ``Explain`` saves nothing), while repeating a
 standing recommendation on the way to it is not. A turn annotated ``Recommend`` is an
 attempt even when its words are too vague to name a product (the paper counts one per
@@ -42,8 +44,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from situ_gym.language.analysis import Utterance
+from situ_gym.language.lexicon import SceneLexicon, lemmas_of
 
-__all__ = ["Attempt", "put_forward", "turned_down", "recommendation_attempt"]
+__all__ = ["Attempt", "put_forward", "raised_by", "turned_down", "recommendation_attempt"]
 
 
 @dataclass(frozen=True)
@@ -79,6 +82,27 @@ def put_forward(said: Utterance, *, compare_requested: bool = False) -> tuple[st
     neutral = not (compare_requested or favoured)
     compared = [p for p in said.compared if p not in said.set_aside] if neutral else []
     return tuple(dict.fromkeys([*said.proposed, *compared, *mentioned]))
+
+
+def raised_by(heard: Utterance, lexicon: SceneLexicon) -> tuple[str, ...]:
+    """The products the shopper's words ``heard`` raise: the ones they name by a word of the
+    product's own name that says neither what it is nor one of its labels ("the Noor", "Golden
+    Acre creamy"), and every one they name in asking ("where are the cannellini beans?", "is the
+    honey roasted pb vegan?"): answering about those costs no attempt. A wish that happens to fit
+    one product ("I want a writing desk with drawers") raises none: the product the assistant
+    then offers is its own recommendation."""
+    if heard.questions:
+        return tuple(heard.named)
+    out = []
+    for pid in heard.named:
+        # its brand, or a word of its name no other product of its kind has ("Noor" among the
+        # writing desks; not "writing", which they all share)
+        kin = [q for q in lexicon.by_category.get(lexicon.category_of[pid], ()) if q != pid]
+        shared = set().union(*(lexicon.name_words[q] for q in kin))
+        own = lexicon.brand_words[pid] | (lexicon.name_words[pid] - lexicon.kind_words[pid] - lexicon.tag_words[pid] - shared)
+        if any(m.kind == "product" and pid in m.candidates and own & set(lemmas_of(m.phrase)) for m in heard.mentions):
+            out.append(pid)
+    return tuple(out)
 
 
 def turned_down(heard: Utterance, offered: Iterable[str]) -> tuple[str, ...]:

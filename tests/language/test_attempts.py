@@ -5,7 +5,7 @@ import gymnasium as gym
 import pytest
 
 import situ_gym  # noqa: F401  (registers the envs)
-from situ_gym.language import analyze, lexicon_for, recommendation_attempt
+from situ_gym.language import analyze, lexicon_for, raised_by, recommendation_attempt
 from situ_gym.scene import SceneIndex
 from situ_gym.scene.loader import load_scene
 
@@ -140,3 +140,27 @@ def test_env_limit_ignores_repeats_and_counts_vague_recommend_annotations():
     assert counts == [1, 0, 1]  # the same product again is no new attempt; a vague Recommend is one
     assert not terminated
     env.close()
+
+
+@pytest.mark.parametrize("store, heard, raised", [
+    # named by its brand or a word of its name no other product of its kind has ...
+    ("supermarket", "I'll take the Golden Acre creamy", ("sm_p019",)),
+    ("home_furnishings", "I like the Noor desk", ("hf_p039",)),
+    # ... or asked about: answering costs nothing
+    ("supermarket", "Where can I find the cannellini beans?", ("sm_p069",)),
+    # a wish that happens to fit one product raises none: offering it is a recommendation
+    ("home_furnishings", "I want a writing desk with drawers for my study.", ()),
+    ("home_furnishings", "white bookcase, under 350", ()),
+])
+def test_what_the_shopper_raises_by_its_words(store, heard, raised):
+    lx = lexicon_for(SceneIndex(load_scene(store)))
+    assert raised_by(analyze(heard, lx), lx) == raised
+
+
+def test_offering_the_one_product_a_wish_fits_is_an_attempt():
+    lx = lexicon_for(SceneIndex(load_scene("home_furnishings")))
+    heard = analyze("I want a writing desk with drawers for my study.", lx)
+    assert heard.named == ("hf_p039",)  # the words fit the Noor desk alone
+    said = analyze("The Ironbark Noor Writing Desk has drawers and cable management, $569.99.", lx)
+    attempt = recommendation_attempt(said, raised=raised_by(heard, lx), annotated="Explain")
+    assert attempt.new == ("hf_p039",) and attempt.count == 1
