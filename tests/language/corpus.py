@@ -28,7 +28,7 @@ HELD_OUT = {
     "heldout11": "written apart again while the layer was tuned on the eleventh's misses; since fitted on (the act reader) and tuned on",
     "heldout12": "written apart again while the act reader was built; since fitted on (the act reader) and tuned on",
     "heldout13": "written apart again while the layer was tuned on the twelfth's misses; since tuned on",
-    "heldout14": "written apart again while the layer was tuned on the thirteenth's misses; since fitted on (the act reader), its misses not yet read",
+    "heldout14": "written apart again while the layer was tuned on the thirteenth's misses; since fitted on (the act reader), its slot misses read",
     "heldout15": "written apart again while the layer was tuned on the thirteenth's misses; never tuned on",
 }
 # The development sets: the first corpus ("corpus") and every held-out corpus since tuned on.
