@@ -1280,10 +1280,14 @@ def _budget(low: str, money) -> Budget | None:
                     continue
                 return Budget(amount, bound)
     # a bare figure after a bound word: "a sofa, maximum 1100", "ground coffee pls, under 12"
-    bare = _BARE_LIMIT.search(low)
-    return Budget(float(bare.group(1).replace(",", "")), "max") if bare else None
+    # (an age is no limit: "for kids under 6")
+    for bare in _BARE_LIMIT.finditer(low):
+        if not _AGED.search(low, max(0, bare.start() - 16), bare.start()):
+            return Budget(float(bare.group(1).replace(",", "")), "max")
+    return None
 
 
+_AGED = re.compile(r"\b(?:kids?|kiddos?|child(?:ren)?|toddlers?|bab(?:y|ies)|ages?|boys?|girls?|teens?|puppies|kittens?|dogs?|cats?)\s+$")
 _BARE_LIMIT = re.compile(
     r"\b(?:under|below|max(?:imum)?|up to|no more than|not more than|less than|at most|(?:my )?budget(?: is| of)?)\s+"
     r"(\d[\d,]*(?:\.\d+)?)\b(?!\s*(?:%|oz|ounces?|lbs?|pounds?|kg|g|ml|l|litres?|liters?|gal\w*|inch\w*|in|cm|ft|feet|"

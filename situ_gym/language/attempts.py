@@ -93,16 +93,10 @@ def raised_by(heard: Utterance, lexicon: SceneLexicon) -> tuple[str, ...]:
     then offers is its own recommendation."""
     if heard.questions:
         return tuple(heard.named)
-    out = []
-    for pid in heard.named:
-        # its brand, or a word of its name no other product of its kind has ("Noor" among the
-        # writing desks; not "writing", which they all share)
-        kin = [q for q in lexicon.by_category.get(lexicon.category_of[pid], ()) if q != pid]
-        shared = set().union(*(lexicon.name_words[q] for q in kin))
-        own = lexicon.brand_words[pid] | (lexicon.name_words[pid] - lexicon.kind_words[pid] - lexicon.tag_words[pid] - shared)
-        if any(m.kind == "product" and pid in m.candidates and own & set(lemmas_of(m.phrase)) for m in heard.mentions):
-            out.append(pid)
-    return tuple(out)
+    return tuple(pid for pid in heard.named if any(
+        m.kind == "product" and pid in m.candidates and lexicon.own_words[pid] & set(lemmas_of(m.phrase))
+        for m in heard.mentions
+    ))
 
 
 def turned_down(heard: Utterance, offered: Iterable[str]) -> tuple[str, ...]:

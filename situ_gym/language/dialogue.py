@@ -577,8 +577,9 @@ def _reasons_as_heard(
     said: Utterance, heard: Utterance | None, lexicon: SceneLexicon | None, focus: str | None = None
 ) -> Utterance:
     """``said`` with the reasons it gives weighed against what the shopper said: a colour that
-    only describes, the flavour that names a side of a comparison and what a push-back grants
-    the shopper's complaint (``_conceded``) are no reasons."""
+    only describes (and a material said with it), the flavour that names a side of a comparison
+    and what a push-back grants the shopper's complaint (``_conceded``) are no reasons; an
+    alternative to a product priced out of the limit the shopper gave answers that limit."""
     reasons = said.explanation
     if reasons is None or lexicon is None:
         return said

@@ -234,7 +234,7 @@ def _stem(word: str) -> str:
 
 
 _SET_AGAINST_NEAR = re.compile(r"\b(?:vs|versus)\b|/|\bor\b")
-_SIZE_WORDS = frozenset({"big", "bigger", "biggest", "largest", "small", "smaller", "smallest", "little"})
+_SIZE_WORDS = frozenset(_SHORT_FORMS[("large",)] + _SHORT_FORMS[("compact",)])  # "big", "little", ...
 _SIZE_WORDS_BEFORE = frozenset({"one", "ones", "size", "sized", "enough", "and", "n", "with", "w", "so", "but", "too", "tho", "though"})
 _SHORT_WORDS = frozenset(w for forms in _SHORT_FORMS.values() for w in forms)
 
@@ -345,6 +345,12 @@ class SceneLexicon:
         self.by_category: dict[str, list[str]] = {}
         for pid, c in self.category_of.items():
             self.by_category.setdefault(c, []).append(pid)
+        # what only this product's name says among its kind, and its brand: "noor" among the
+        # writing desks (not "writing", which they all share, nor a kind or label word)
+        self.own_words: dict[str, frozenset[str]] = {}
+        for pid, ws in self.name_words.items():
+            kin = [self.name_words[q] for q in self.by_category[self.category_of[pid]] if q != pid]
+            self.own_words[pid] = self.brand_words[pid] | (ws - self.kind_words[pid] - self.tag_words[pid]).difference(*kin)
         self.brands: dict[tuple[str, ...], list[str]] = {}
         for pid, p in products.items():
             self.brands.setdefault(lemmas_of(p.brand), []).append(pid)
@@ -811,10 +817,10 @@ class SceneLexicon:
                 if m is not None and m.candidates:
                     break
                 m, j = self._resolve(toks, lem, i, cut), cut
-            if m is None or not m.candidates:
+            if (m is None or not m.candidates) and whole[0] is not None:
                 # no known product in a shorter run either: the run reads like one unknown name
                 # ("the Calla clock and the Ember clock" is two known ones, cut at the "and")
-                m, j = whole if whole[0] is not None else (m, j)
+                m, j = whole
             # "Sunny Fields ... , 12 oz": a size after a comma belongs to the name
             if m is not None:
                 m, j = self._with_size(toks, lem, m, j)

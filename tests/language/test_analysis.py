@@ -1459,14 +1459,15 @@ def test_a_product_priced_out_is_set_aside_and_its_alternative_answers_the_limit
     assert heard.budget is not None and heard.budget.amount == 1100.0  # a bare figure after a bound word
     u = analyze_reply(text, store, heard=heard)
     assert u.set_aside == aside and "hf_p003" in u.proposed
-    if aside:
-        assert u.explanation.product == "hf_p003" and ("budget" in u.explanation.cites) is budget_cited
+    assert u.explanation.product == "hf_p003" and ("budget" in u.explanation.cites) is budget_cited
 
 
 @pytest.mark.parametrize("text, heard_budget", [
     ("ground coffee pls, under 12", 12.0),
     ("a rug, my budget is 300", 300.0),
     ("I need a lamp for under 12 people", None),  # a count, no limit
+    ("a toy for kids under 6", None),  # an age, no limit
+    ("something for children under 3, max 40", 40.0),
 ])
 def test_a_bare_figure_after_a_bound_word_is_a_limit(lex, text, heard_budget):
     budget = analyze(text, lex["supermarket"]).budget
