@@ -201,7 +201,7 @@ _PLACE_NOUNS = frozenset({"doorway", "door", "entrance", "via", "through", "stor
 # How notes and chat abbreviate label values.
 _SHORT_FORMS = {("vegetarian",): ("veg", "veggie"), ("organic",): ("org",), ("gluten", "free"): ("gf",),
                 ("scandinavian",): ("scandi", "nordic"), ("large",): ("big", "bigger", "biggest", "largest"),
-                ("compact",): ("small", "smaller", "smallest", "little")}
+                ("compact",): ("small", "smaller", "smallest", "little"), ("creamy",): ("smooth",), ("crunchy",): ("chunky",)}
 _REWORDED_SPAN = 5  # at most this many tokens between the first and the last word of a reworded label
 _STEM_ENDINGS = ("ability", "ible", "able", "ing", "es", "ed", "s", "er", "e")
 
@@ -522,6 +522,12 @@ class SceneLexicon:
 
     def _link(self, toks: tuple[Token, ...], text: str | None = None) -> tuple[list[Mention], list[PlaceMention], list[TagMention]]:
         lem = [self._read(t) for t in toks]
+        for i, t in enumerate(toks):  # "harbor catch's plain cod": a whole brand's 's opens its product's name
+            base = t.low[:-2]
+            if t.low.endswith(("'s", "\u2019s")) and base in self.brand_vocab and any(
+                key[-1] == base and tuple(lem[max(0, i - len(key) + 1) : i]) == key[:-1] for key in self.brands
+            ):
+                lem[i] = base
         places = self._places(toks, lem)
         taken = {i for p in places for i in range(p.start, p.end)}
         mentions = self._products(toks, lem, taken)
@@ -823,7 +829,7 @@ class SceneLexicon:
                 m, j = whole
             # "Sunny Fields ... , 12 oz": a size after a comma belongs to the name
             if m is not None:
-                m, j = self._with_size(toks, lem, m, j)
+                m, j = self._with_size(toks, lem, m, m.end)  # (a name cut short leaves the rest to read)
                 out.append(m)
                 i = j
             else:
@@ -860,7 +866,53 @@ class SceneLexicon:
         left = {w for w in before if w not in STOPWORDS}
         return after not in left and any(after in ws and left & ws for ws in self.name_words.values())
 
-    def _resolve(self, toks, lem, i: int, j: int) -> Mention | None:
+    def _name_inside(self, toks, lem, i: int, j: int, after: frozenset[str]) -> Mention | None:
+        """A known name inside a run that no product's name covers whole, found from the brand
+        it opens with (a run of labels is no name: "dairy-free + vegan coconut milk base"):
+        the name ends before the run does ("the Campo Verde penne without gluten"; a tail that
+        names a kind or a brand is part of the name), the brand's own name follows it ("Clear
+        Spring's sugar-free Zero Sugar Cola"), or words before the brand are no part of it
+        ("add Clear Spring's Lime Sparkling Water"). Not across a join of two names."""
+        if any(w in ("and", "&", "from") for w in lem[i:j]):
+            return None  # two names joined: _products cuts the run at the join
+        for b in range(i, j):
+            brand = next((key for key in self.brands if tuple(lem[b : b + len(key)]) == key), None)
+            if brand is not None:
+                break
+        else:
+            return None
+        if b > i:
+            m = self._resolve(toks, lem, b, j)
+            return m if m is not None and m.candidates else None
+        for k in range(j - 1, i + len(brand), -1):
+            tail = {w for w in lem[k:j] if w not in STOPWORDS}
+            if tail & (self.heads | self.brand_vocab):
+                break
+            m = self._resolve(toks, lem, i, k, after | (tail & self.product_vocab))
+            if m is not None and m.candidates and m.kind == "product":
+                return m
+        for k in range(i + len(brand), j - 1):
+            m = self._resolve(toks, lem, k, j)
+            ours = tuple(p for p in (m.candidates if m else ()) if p in self.brands[brand])
+            if ours and m.kind == "product":
+                phrase = " ".join(t.text for t in toks[i:j])
+                return replace(m, start=i, char_start=toks[i].start, phrase=phrase, candidates=ours)
+        return None
+
+    def _fits_clipped(self, pid: str, content: set[str], numbers: set[str], heads: set[str]) -> bool:
+        """Whether ``pid``'s name holds the words, some of them cut short as notes cut them:
+        "hearthside lentil veg soup", "the fresh mozz ball"."""
+        ws = self.all_words[pid] | self.brand_words[pid]
+        if not numbers <= ws or not heads <= (self.name_words[pid] | self.kind_words[pid] | ws):
+            return False
+        return all(
+            w in ws or (len(w) >= 3 and w.isalpha() and any(x.startswith(w) and len(x) > len(w) for x in self.name_words[pid]))
+            for w in content
+        )
+
+    def _resolve(self, toks, lem, i: int, j: int, after: frozenset[str] = frozenset()) -> Mention | None:
+        """The mention that ``toks[i:j]`` names, if any; ``after`` holds the name words said
+        right after a cut-short name, which favour the products that carry them."""
         words = [w for w in lem[i:j] if w not in _JOINERS and w not in STOPWORDS]
         content = {w for w in words if not w[0].isdigit() and w not in _UNITS}
         if not content:
@@ -897,11 +949,18 @@ class SceneLexicon:
             if content <= (ws | self.brand_words[pid]) and numbers <= ws
             and heads <= (self.name_words[pid] | self.kind_words[pid] | self.brand_words[pid])
         ]
+        if not cands and brand_hit:
+            cands = [pid for pid in self.all_words if self._fits_clipped(pid, content, numbers, heads)]
         if partial and len(cands) != 1:
             return None
+        favoured = [pid for pid in cands if after & self.all_words[pid]]
+        cands = favoured or cands
         phrase = " ".join(t.text for t in toks[i:j])
         cs, ce = toks[i].start, toks[j - 1].end
         if not cands:
+            inside = self._name_inside(toks, lem, i, j, after)
+            if inside is not None:
+                return inside
             caps = [t for t in toks[i:j] if t.text[0].isupper()]
             if has_head and caps:
                 return Mention(i, j, cs, ce, phrase, (), "unknown")

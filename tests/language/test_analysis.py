@@ -422,6 +422,27 @@ def test_names_in_clipped_and_possessive_forms_and_of_the_product_under_discussi
     assert set(u.compared) == {"hf_p012", "hf_p015"}
 
 
+@pytest.mark.parametrize("store, text, named", [
+    # a whole brand's "'s" opens its product's name ("the dog's teeth" above stays no name)
+    ("supermarket", "def try harbor catch's plain cod, no batter, gluten free", ("sm_p193",)),
+    # the brand, then a name of its own
+    ("supermarket", "or is it Clear Spring's sugar-free **Zero Sugar Cola**?", ("sm_p106",)),
+    # words before the brand are no part of the name
+    ("supermarket", "Perfect, shall I add Clear Spring's **Lime Sparkling Water** for you?", ("sm_p108",)),
+    # the name ends before the run of name words does, and what follows picks among its products
+    ("supermarket", "I recommend you the Campo Verde penne without gluten.", ("sm_p045",)),
+    # a word of the name cut short, after its brand
+    ("supermarket", "the hearthside lentil veg soup is vegan AND gluten-free, 2.39", ("sm_p061",)),
+])
+def test_names_said_after_a_brand_in_everyday_forms(lex, store, text, named):
+    assert analyze(text, lex[store]).named == named
+
+
+def test_a_run_of_labels_is_no_name_cut_short(lex):
+    # no brand opens it: "dairy-free + vegan coconut milk base" names no product
+    assert analyze("dairy-free + vegan (coconut milk base) and 4 cups", lex["supermarket"]).named == ()
+
+
 def test_a_comparison_over_sentences(lex):
     # the options listed in one sentence, weighed in the next: a comparison that picks a side
     u = analyze("Penne Rigate is 5.39 and Gluten Free Penne is 4.79. Gluten Free Penne is more cheap and without "
