@@ -1224,8 +1224,9 @@ def _explanation(pid, low, toks, mentions, tags, money, lex, rivals=()) -> Expla
 
 
 # Labels that say what a product is, not why it suits: the variety, the animal it is for, the
-# cut, the plant, the fish, the shape, the eggs (in the corpora these are never given as reasons)
-_WHAT_IT_IS = frozenset({"variety", "pet", "cut", "plant", "fish", "shape", "egg"})
+# cut, the plant, the fish, the shape, the eggs, the cheese (in the corpora these are almost never
+# given as reasons)
+_WHAT_IT_IS = frozenset({"variety", "pet", "cut", "plant", "fish", "shape", "egg", "cheese"})
 # The shopper's limit said without a bound word: another product "way over", "over ur 15" or
 # "14.49 so nope" (a tick or a cross reaches here as a comma: tokens.normalize), or this one
 # "fits ur 6", "just under ur 120" (a cent under is still under the shopper's figure), "within

@@ -170,8 +170,14 @@ def _offered(said: Utterance, own: list[str], focus: str | None) -> list[str]:
     return [p for p in said.mentioned if p in said.named and p not in aside]
 
 
-# Words that keep to a point against an objection: "fair, but ...", "keep in mind ...".
-_YET = re.compile(r"\b(?:but|though|tho|still|keep in mind|just so you know|worth (?:noting|knowing)|bear in mind)\b")
+# A price said back about the product: "39.99 for a basket?", "76.99 for a plant?"
+_PRICE_SAID_BACK = re.compile(r"^\W*\$?\d[\d.,]*(?: bucks| dollars)? for (?:(?:a|an|one|the|that|this) )?[a-z ]{1,30}\?")
+# A reply that grants the shopper's point before keeping to its own: "fair, but", "haha fair, it's
+# not cheap", "Yes I understand, however"
+_GRANTS = re.compile(r"\W*(?:(?:haha|ha|yeah|yes|yep|ok|okay|oh|um|uh)\W+)*(?:fair|true|i know|i see|i understand|i hear you|"
+                     r"totally|agreed|understood|it'?s not cheap|it is not cheap)\b")
+# Words that keep to a point against an objection: "fair, but ...", "however ...", "keep in mind ...".
+_YET = re.compile(r"\b(?:but|however|though|tho|still|keep in mind|just so you know|worth (?:noting|knowing)|bear in mind)\b")
 
 
 def _pushes_back(said: Utterance, own: list[str], focus: str, focus_tags: set[str]) -> bool:
@@ -269,9 +275,14 @@ def in_reply(
         if foils:
             said = replace(said, set_aside=(*said.set_aside, *foils))
 
+    # ("39.99 for a basket?" asks the price back; a reply that grants the point takes it as the
+    # objection it was: "fair, but: big, lid + handles. keep?")
+    granted = bool(_PRICE_SAID_BACK.search(low) and _GRANTS.match(said.text.lower()))
+
     # a question about products the shopper raised: the reply answers about them
     lone_compare = said.act == "Compare" and len(set(said.compared)) < 2  # a "comparison" of one product
-    if asked and own and named_sides and (said.act in _ANSWERED_ACTS or lone_compare) and not said.purchase_prompt:
+    if (asked and own and named_sides and (said.act in _ANSWERED_ACTS or lone_compare) and not said.purchase_prompt
+            and not granted):
         if all(p in own for p in said.proposed):  # nothing new offered with the answer
             act = "Explain" if "explain" in heard.requests else "AnswerQuestion"
             return replace(said, act=act, proposed=(), mentioned=tuple(dict.fromkeys([*said.proposed, *said.mentioned])))
@@ -300,7 +311,8 @@ def in_reply(
     )
     # ... by standing up for the product turned down ("fair, but it's 5 lb + high protein"):
     # a push-back proposes it again, its facts the reasons for it
-    if (heard.rejects or fails) and not really_asked and focus is not None and _pushes_back(said, own, focus, tags):
+    objected = ((heard.rejects or fails) and not really_asked) or granted
+    if objected and focus is not None and _pushes_back(said, own, focus, tags):
         reasons = said.explanation
         if product is not None and (reasons is None or reasons.product != focus):
             reasons = _reasons_for(said, focus, lexicon)
@@ -390,8 +402,11 @@ def _reasons_for(said: Utterance, pid: str, lexicon: SceneLexicon):
 
 
 # The thing the shopper means, said as if there were one: "the garlic one", "that sparkling
-# thing", "the snake plant", "the Halden?" (the words after the article, up to "one" or the end).
-_THE_ONE = re.compile(r"\b(?:the|that|this)\s+([a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,2}?)\s*(?:\b(?:one|ones|thing|stuff)\b|[?.!,]|$)")
+# thing", "the snake plant", "the Halden?", "the forest green armchair pls" (the words after
+# the article, up to "one", a "please" or the end).
+_THE_ONE = re.compile(
+    r"\b(?:the|that|this)\s+([a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,2}?)\s*(?:\b(?:one|ones|thing|stuff)\b|(?:\b(?:pls|plz|please)\b\W*)?(?:[?.!,]|$))"
+)
 # A reply that asks which: a question, or speech opening with "which" ("sorry which one um ...").
 _ASKS_WHICH = re.compile(r"\W*(?:(?:sorry|oh|um|uh|wait|hmm|ok|okay)\W+)*which\b")
 

@@ -41,6 +41,9 @@ __all__ = ["SceneLexicon", "Mention", "PlaceMention", "TagMention", "lexicon_for
 _UNITS = frozenset("oz lb lbs fl ct pk pack g kg ml l qt gal count in cm pint".split())
 # Words that join the parts of one product name ("Sour Cream and Onion", "Plant in Pike Pot").
 _JOINERS = frozenset({"and", "in", "with", "of", "&", "n"})  # "n": "salt n vinegar"
+# Words that put a product's maker after its name: "rice crackers from crispwell", "kira throw
+# pillow by lintu", "2% milk of Oakridge Organics"
+_MAKER_WORDS = frozenset({"from", "by", "of"})
 _ORDINALS = {
     "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
     "eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12,
@@ -804,12 +807,15 @@ class SceneLexicon:
             while j < n and j not in taken:
                 if self._is_product_word(lem[j], toks[j]):
                     j += 1
-                elif (lem[j] in _JOINERS or lem[j] == "from") and j + 1 < n:
+                elif (lem[j] in _JOINERS or lem[j] in _MAKER_WORDS) and j + 1 < n:
                     k = j + 1 + (lem[j + 1] in ("a", "an", "the") and j + 2 < n)
                     if (
                         k not in taken
                         and self._is_product_word(lem[k], toks[k])
-                        and (self._by_brand if lem[j] == "from" else self._joins_a_name)(lem[i:j], lem[k])
+                        and (
+                            (lem[j] in _MAKER_WORDS and self._by_brand(lem[i:j], lem[k], lem[j] != "from"))
+                            or (lem[j] in _JOINERS and self._joins_a_name(lem[i:j], lem[k]))
+                        )
                     ):
                         joins.append(j)
                         j = k
@@ -853,10 +859,13 @@ class SceneLexicon:
         phrase = m.phrase + ", " + " ".join(t.text for t in toks[j + 1 : k])
         return Mention(m.start, k, m.char_start, toks[k - 1].end, phrase, keep, m.kind, m.category), k
 
-    def _by_brand(self, before: list[str], after: str) -> bool:
-        """Whether "<product words> from <brand>" names a product of that brand: "rice crackers
-        from crispwell", "the oat milk from Sunny Grove"."""
+    def _by_brand(self, before: list[str], after: str, model: bool = False) -> bool:
+        """Whether "<product words> from/by/of <brand>" names a product of that brand: "rice
+        crackers from crispwell", "the oat milk from Sunny Grove", "fjord standing desk by ironbark";
+        after "by" and "of" (``model``) only with a word of a name that is no kind's."""
         left = {w for w in before if w not in STOPWORDS}
+        if model and left <= self.category_words:
+            return False  # "a pendant light by Lumen Field" names a kind and who makes it, no product
         return bool(left) and any(after in self.brand_words[pid] and left <= self.all_words[pid] for pid in self.name_words)
 
     def _joins_a_name(self, before: list[str], after: str) -> bool:
@@ -873,7 +882,7 @@ class SceneLexicon:
         names a kind or a brand is part of the name), the brand's own name follows it ("Clear
         Spring's sugar-free Zero Sugar Cola"), or words before the brand are no part of it
         ("add Clear Spring's Lime Sparkling Water"). Not across a join of two names."""
-        if any(w in ("and", "&", "from") for w in lem[i:j]):
+        if any(w in ("and", "&") or w in _MAKER_WORDS for w in lem[i:j]):
             return None  # two names joined: _products cuts the run at the join
         for b in range(i, j):
             brand = next((key for key in self.brands if tuple(lem[b : b + len(key)]) == key), None)

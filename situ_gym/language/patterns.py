@@ -230,6 +230,8 @@ PURCHASE = _words(
     # informal and non-native: "you want add the X in cart now?", "you want buying it?", "we doing it?"
     r"(?:you|u) want (?:to )?(?:add|adding|buy|buying|take|taking|purchase|purchasing)\b[^.?!]{0,60}\?",
     r"(?:are )?we doing (?:it|this|that)\?", r"(?:->|\u2192) ?(?:buy|add)\b",
+    # the assistant adding it: "I add for you, yes?", "I'll put them in for you"
+    r"\b(?:i|we) (?:can |could |will |'ll )?(?:add|put|ring up) (?:it |them |this |that |one )?(?:in )?for (?:you|u)\b",
     # "add green beans (6.89)? y/n": a question that opens with "add"
     r"^\W*add\b(?:[^.?!]|\.(?=\d)){1,60}\?\s*(?:y/n|yes or no)?\W*$",
 )
@@ -328,8 +330,11 @@ REJECT = _words(
     r"(?:smaller|bigger|larger|heavier|darker|lighter|louder) than i (?:imagined|thought|expected|wanted|hoped)",
     r"(?:(?:is|are|'s|'re) not|isn'?t|aren'?t) (?:big |large )?enough",  # "half gallon is not enough"
     r"(?:won'?t|will not|wouldn'?t) be (?:big |large )?enough",
-    # a price said back in disbelief: "129.99 for a lamp??"
+    # a price said back in disbelief: "129.99 for a lamp??", or as all there is to say: "sixty
+    # bucks for blocks", "699.99?? steep"
     r"\d[\d.,]*(?: bucks| dollars)? for (?:(?:a|an|one|the|that|this) )?[a-z ]{1,30}(?:\?\?|\?!|!\?)",
+    r"^\W*(?:\$?\d[\d.,]*|(?:[a-z]+ ){0,2}[a-z]+ (?:bucks|dollars|quid))(?: bucks| dollars)? for (?:(?:a|an|one|the|that|this|some) )?[a-z]+(?: [a-z]+)?[.!]*\s*$",
+    r"(?:^|[\d?!.,]\s*)(?:so |kinda |pretty |way )?(?:steep|pricey|pricy|spendy)\W*$",
     # a size said of the thing in hand, bare: "This can is small.", "these bags look huge"
     r"^\W*(?:this|that|these|those) (?:[a-z]+ )?(?:is|are|'s|looks?|seems?|feels?) (?:small|tiny|big|huge|bulky|heavy|thin)\W*$",
     r"over what (?:i|we) (?:want|wanted|'d like|would like|can|planned) to (?:spend|pay)",

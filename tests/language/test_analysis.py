@@ -431,6 +431,9 @@ def test_names_in_clipped_and_possessive_forms_and_of_the_product_under_discussi
     ("supermarket", "Perfect, shall I add Clear Spring's **Lime Sparkling Water** for you?", ("sm_p108",)),
     # the name ends before the run of name words does, and what follows picks among its products
     ("supermarket", "I recommend you the Campo Verde penne without gluten.", ("sm_p045",)),
+    # the maker after the name: "by", "of"
+    ("home_furnishings", "go w/ fjord standing desk by ironbark, 519.99", ("hf_p046",)),
+    ("supermarket", "the Minestrone of Garden Ladle is vegan, 2.99", ("sm_p064",)),
     # a word of the name cut short, after its brand
     ("supermarket", "the hearthside lentil veg soup is vegan AND gluten-free, 2.39", ("sm_p061",)),
 ])
@@ -531,6 +534,7 @@ def test_phrases_that_end_in_punctuation_match_at_the_end_of_a_text(lex):
     "Good, so the Delph bed frame goes to your cart, right?",
     "adding the delph bed frame, 599.99 ✔ cool?",
     "alright um shall we grab the delph bed frame then",
+    "Good. Delph Bed Frame, 599.99, I add for you, yes?",
 ])
 def test_informal_and_non_native_purchase_prompts(lex, text):
     u = analyze(text, lex["home_furnishings"], focus="hf_p109")

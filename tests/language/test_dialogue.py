@@ -157,6 +157,7 @@ def test_products_ruled_out_in_passing_are_not_offered(lex, heard, reply, offere
     # a product it is only weighed against is no offer: the push-back stands
     ("quinoa's expensive", "I understand, but it's 5 lb and organic, and per pound it's cheaper than the oakridge jasmine rice.",
      True),
+    ("quinoa's expensive", "Yes I understand, however it is 5 lb and organic. You want keep?", True),
 ])
 def test_standing_up_for_a_product_turned_down_proposes_it_again(lex, heard, reply, pushed):
     focus = "sm_p057" if "quinoa" in heard else "sm_p201"
@@ -241,7 +242,7 @@ def test_a_reason_asked_about_the_product_under_discussion_is_explained(lex):
                                    "That's way over what I want to spend.", "The chime would drive me crazy.",
                                    # a complaint about its size or look, or a price said back in disbelief
                                    "hmm it looks a bit small", "the jar's kind of tiny", "One pound is not enough.",
-                                   "11.99 for a bag of coffee??", "23 bucks for shrimp??",
+                                   "11.99 for a bag of coffee??", "23 bucks for shrimp??", "sixty bucks for blocks", "699.99?? steep",
                                    # a quality no one wants needs no degree word; a dislike
                                    "paper feels flimsy", "bamboo toilet paper sounds weird", "I hate raisins", "zz plants r boring",
                                    "Leather's hard to keep clean with kids.", "Cream will show every stain with my dog.",
@@ -253,6 +254,20 @@ def test_turn_downs_in_any_words_are_read(lex, heard):
     assert not analyze("not too bad actually", lex).rejects
     assert not analyze("oh, the trail mix is out there on the end cap", lex).rejects  # "out" is no refusal here
     assert not analyze("is it small?", lex).rejects and not analyze("11.99 for a bag of coffee?", lex).rejects
+
+
+@pytest.mark.parametrize("reply, pushed", [
+    # a price said back as a question is an objection when the reply grants it ...
+    ("fair, but it's 5 lb + high protein + organic. keep it?", True),
+    ("haha true, it's not cheap, but it's 5 lb and organic", True),
+    # ... and a question when the reply answers it
+    ("yes, 5 lb of organic quinoa for 6.79", False),
+])
+def test_a_price_said_back_is_an_objection_when_the_reply_grants_it(lex, reply, pushed):
+    heard = analyze("6.79 for quinoa?", lex)
+    assert not heard.rejects
+    said = analyze_reply(reply, lex, heard=heard, focus="sm_p057")
+    assert (said.act == "HandleRejection" and said.proposed == ("sm_p057",)) is pushed
 
 
 def test_a_label_refused_after_it_is_avoided(lex):
