@@ -358,6 +358,7 @@ class SceneLexicon:
         for pid, p in products.items():
             self.brands.setdefault(lemmas_of(p.brand), []).append(pid)
         self.brand_vocab = {w for key in self.brands for w in key}
+        self._brands_longest_first = sorted((key for key in self.brands if key), key=len, reverse=True)
         # Words that can make up a reference to a product (attribute prose is left out: it
         # holds everyday words such as "could" or "fits").
         self.product_vocab = (
@@ -528,7 +529,7 @@ class SceneLexicon:
         for i, t in enumerate(toks):  # "harbor catch's plain cod": a whole brand's 's opens its product's name
             base = t.low[:-2]
             if t.low.endswith(("'s", "\u2019s")) and base in self.brand_vocab and any(
-                key[-1] == base and tuple(lem[max(0, i - len(key) + 1) : i]) == key[:-1] for key in self.brands
+                (b := self._brand_at([*lem[:i], base], start)) is not None and b[1] == i + 1 for start in range(max(0, i - 3), i + 1)
             ):
                 lem[i] = base
         places = self._places(toks, lem)
@@ -805,7 +806,10 @@ class SceneLexicon:
             j = i
             joins = []  # where a joiner carried the run on
             while j < n and j not in taken:
-                if self._is_product_word(lem[j], toks[j]):
+                brand = self._brand_at(lem, j, longer_than=1)
+                if brand and not taken.intersection(range(j, brand[1])):
+                    j = brand[1]  # a brand is one word of a name, "and" and all ("Quill and Co")
+                elif self._is_product_word(lem[j], toks[j]):
                     j += 1
                 elif (lem[j] in _JOINERS or lem[j] in _MAKER_WORDS) and j + 1 < n:
                     k = j + 1 + (lem[j + 1] in ("a", "an", "the") and j + 2 < n)
@@ -859,6 +863,23 @@ class SceneLexicon:
         phrase = m.phrase + ", " + " ".join(t.text for t in toks[j + 1 : k])
         return Mention(m.start, k, m.char_start, toks[k - 1].end, phrase, keep, m.kind, m.category), k
 
+    def _brand_at(self, lem, j: int, longer_than: int = 0) -> tuple[tuple[str, ...], int] | None:
+        """The brand (of more than ``longer_than`` words) that ``lem[j:]`` opens with, and where
+        it ends: "quill and co" is the brand ("quill", "co")."""
+        for key in self._brands_longest_first:
+            if len(key) <= longer_than:
+                break
+            k = j
+            for n, w in enumerate(key):
+                if n and k < len(lem) and lem[k] in ("and", "&", "n") and w not in ("and", "&", "n"):
+                    k += 1
+                if k >= len(lem) or lem[k] != w:
+                    break
+                k += 1
+            else:
+                return key, k
+        return None
+
     def _by_brand(self, before: list[str], after: str, model: bool = False) -> bool:
         """Whether "<product words> from/by/of <brand>" names a product of that brand: "rice
         crackers from crispwell", "the oat milk from Sunny Grove", "fjord standing desk by ironbark";
@@ -882,25 +903,25 @@ class SceneLexicon:
         names a kind or a brand is part of the name), the brand's own name follows it ("Clear
         Spring's sugar-free Zero Sugar Cola"), or words before the brand are no part of it
         ("add Clear Spring's Lime Sparkling Water"). Not across a join of two names."""
-        if any(w in ("and", "&") or w in _MAKER_WORDS for w in lem[i:j]):
+        brands = {b: found for b in range(i, j) if (found := self._brand_at(lem[:j], b))}
+        in_brand = {k for b, (_, end) in brands.items() for k in range(b, end)}  # ("Quill and Co's Quill Office Chair")
+        if any(w in ("and", "&") or w in _MAKER_WORDS for k, w in enumerate(lem[i:j], i) if k not in in_brand):
             return None  # two names joined: _products cuts the run at the join
-        for b in range(i, j):
-            brand = next((key for key in self.brands if tuple(lem[b : b + len(key)]) == key), None)
-            if brand is not None:
-                break
-        else:
+        if not brands:
             return None
+        b = min(brands)
+        brand, brand_end = brands[b]
         if b > i:
             m = self._resolve(toks, lem, b, j)
             return m if m is not None and m.candidates else None
-        for k in range(j - 1, i + len(brand), -1):
+        for k in range(j - 1, brand_end, -1):
             tail = {w for w in lem[k:j] if w not in STOPWORDS}
             if tail & (self.heads | self.brand_vocab):
                 break
             m = self._resolve(toks, lem, i, k, after | (tail & self.product_vocab))
             if m is not None and m.candidates and m.kind == "product":
                 return m
-        for k in range(i + len(brand), j - 1):
+        for k in range(brand_end, j - 1):
             m = self._resolve(toks, lem, k, j)
             ours = tuple(p for p in (m.candidates if m else ()) if p in self.brands[brand])
             if ours and m.kind == "product":

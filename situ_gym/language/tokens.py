@@ -67,8 +67,9 @@ _EMPHASIS = re.compile(r"\*\*|__|~~|`|(?<!\w)\*(?=\S)|(?<=\S)\*(?!\w)")
 _LINE_MARK = re.compile(r"(?m)^[ \t]*(?:#{1,6}|[-*\u2022+>]|\d{1,2}[.)])[ \t]+")
 
 
-# (ticks and crosses count as emoji: "gaming desk \u2714 rgb lighting")
-_EMOJI = "\U0001F000-\U0001FAFF\u2705\u2713\u2714\u2716\u2717\u2718\u274c"
+# (ticks, crosses, sparkles and the other symbols and dingbats count as emoji: "gaming desk \u2714
+# rgb lighting", "juno desk lamp \u2728 usb port")
+_EMOJI = "\U0001F000-\U0001FAFF\u2600-\u27BF\u2B50"
 _EMOJI_BETWEEN = re.compile(rf"(?<=[\w)%])\s*[{_EMOJI}][{_EMOJI}\u200d\ufe0f\s]*(?=[\w$(])")
 
 

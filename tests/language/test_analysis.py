@@ -431,6 +431,11 @@ def test_names_in_clipped_and_possessive_forms_and_of_the_product_under_discussi
     ("supermarket", "Perfect, shall I add Clear Spring's **Lime Sparkling Water** for you?", ("sm_p108",)),
     # the name ends before the run of name words does, and what follows picks among its products
     ("supermarket", "I recommend you the Campo Verde penne without gluten.", ("sm_p045",)),
+    # a brand with "and" in it is one word of the name
+    ("home_furnishings", "Try Quill and Co's **Quill Office Chair** instead", ("hf_p050",)),
+    ("home_furnishings", "but hawthorne and vale's lune wingback is nine seventy nine ninety nine", ("hf_p197",)),
+    # a symbol between words ends the name, as a comma would
+    ("home_furnishings", "juno desk lamp \u2728 usb port + warm white light, 80 bucks 99", ("hf_p083",)),
     # the maker after the name: "by", "of"
     ("home_furnishings", "go w/ fjord standing desk by ironbark, 519.99", ("hf_p046",)),
     ("supermarket", "the Minestrone of Garden Ladle is vegan, 2.99", ("sm_p064",)),
