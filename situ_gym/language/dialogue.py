@@ -177,7 +177,7 @@ _PRICE_SAID_BACK = re.compile(r"^\W*\$?\d[\d.,]*(?: bucks| dollars)? for (?:(?:a
 _GRANTS = re.compile(r"\W*(?:(?:haha|ha|yeah|yes|yep|ok|okay|oh|um|uh)\W+)*(?:fair|true|i know|i see|i understand|i hear you|"
                      r"totally|agreed|understood|it'?s not cheap|it is not cheap)\b")
 # Words that keep to a point against an objection: "fair, but ...", "however ...", "keep in mind ...".
-_YET = re.compile(r"\b(?:but|however|though|tho|still|keep in mind|just so you know|worth (?:noting|knowing)|bear in mind)\b")
+_YET = re.compile(r"\b(?:but|however|actually|though|tho|still|keep in mind|just so you know|worth (?:noting|knowing)|bear in mind)\b")
 
 
 def _pushes_back(said: Utterance, own: list[str], focus: str, focus_tags: set[str]) -> bool:
@@ -216,7 +216,8 @@ def in_reply(
     low = heard.text.lower()
     # "Ten eighty-nine for Swiss cheese? That's way too much.": a question of no wh-word or
     # auxiliary says the price back; the turn-down after it stands
-    really_asked = any(_OPENS_QUESTION.match(q.sentence.lower()) for q in heard.questions) or (asked and not heard.questions)
+    really_asked = any(_OPENS_QUESTION.match(q.sentence.lower()) for q in heard.questions) or (
+        asked and not heard.questions and not heard.rejects)  # ("23 bucks for shrimp??" asks nothing)
 
     # "I want the garlic one" -> "the roasted garlic sauce or the garlic pepper blend?": products
     # that each fit the shopper's words, given as the options of a question, are readings of what
@@ -281,7 +282,7 @@ def in_reply(
 
     # a question about products the shopper raised: the reply answers about them
     lone_compare = said.act == "Compare" and len(set(said.compared)) < 2  # a "comparison" of one product
-    if (asked and own and named_sides and (said.act in _ANSWERED_ACTS or lone_compare) and not said.purchase_prompt
+    if (asked and (really_asked or not heard.rejects) and own and named_sides and (said.act in _ANSWERED_ACTS or lone_compare) and not said.purchase_prompt
             and not granted):
         if all(p in own for p in said.proposed):  # nothing new offered with the answer
             act = "Explain" if "explain" in heard.requests else "AnswerQuestion"
@@ -349,7 +350,10 @@ def in_reply(
     # (a need in the shopper's words, whether or not its labels or kind are in the catalog's
     # terms: "I need a plant that's safe around my cats", "Pendant for a small kitchen")
     states_need = bool(heard.wants or heard.categories or heard.budget or _NEED.search(low)) or any(
-        m.kind == "category" for m in heard.mentions)
+        m.kind == "category" for m in heard.mentions) or (
+        # a need in words the catalog lacks ("Blocks for my kids - one's 4, the other's 7"): the
+        # reply names a product unasked and gives reasons for it
+        not asked and said.explanation is not None and said.explanation.product in _offered(said, own, focus))
     if (not asked or asked_for_kind) and not heard.rejects and states_need and not said.questions:
         offered = _offered(said, own, focus)
         if offered and said.act in ("AnswerQuestion", "Explain", "Recommend", "HandleRejection"):

@@ -158,6 +158,7 @@ def test_products_ruled_out_in_passing_are_not_offered(lex, heard, reply, offere
     ("quinoa's expensive", "I understand, but it's 5 lb and organic, and per pound it's cheaper than the oakridge jasmine rice.",
      True),
     ("quinoa's expensive", "Yes I understand, however it is 5 lb and organic. You want keep?", True),
+    ("quinoa's expensive", "oh no it's actually 5 lb of organic quinoa for only 6.79", True),
 ])
 def test_standing_up_for_a_product_turned_down_proposes_it_again(lex, heard, reply, pushed):
     focus = "sm_p057" if "quinoa" in heard else "sm_p201"
@@ -268,6 +269,29 @@ def test_a_price_said_back_is_an_objection_when_the_reply_grants_it(lex, reply, 
     assert not heard.rejects
     said = analyze_reply(reply, lex, heard=heard, focus="sm_p057")
     assert (said.act == "HandleRejection" and said.proposed == ("sm_p057",)) is pushed
+
+
+def test_a_price_said_back_in_disbelief_is_no_question_about_the_product(lex):
+    # "23 bucks for shrimp??" names the product and ends in "?", yet asks nothing: standing up
+    # for the shrimp proposes it again
+    heard = analyze("23 bucks for shrimp??", lex)
+    said = analyze_reply("lol i know but it's 2 lb n already cooked + peeled, zero prep", lex, heard=heard, focus="sm_p196")
+    assert said.act == "HandleRejection" and said.proposed == ("sm_p196",)
+
+
+@pytest.mark.parametrize("heard, reply, offered", [
+    # a need in words the catalog lacks: a product named unasked, with reasons, is offered
+    ("Blocks for my kids, one's 4, the other's 7.",
+     "um the treehouse toys rowan building block set it's marked three plus and six plus so both kids", "hf_p164"),
+    ("dumbbells that don't make a mess in my flat",
+     "stride athletic alba dumbbell set comes w/ a storage tray so everything stays tidy, 169 bucks 99", "hf_p154"),
+])
+def test_a_product_named_with_reasons_after_a_need_is_offered(home, heard, reply, offered):
+    said = analyze_reply(reply, home, heard=analyze(heard, home))
+    assert said.proposed == (offered,) and said.act == "Recommend"
+    # named without a reason it is only mentioned
+    said = analyze_reply(reply.split(" it's ")[0].split(" comes ")[0], home, heard=analyze(heard, home))
+    assert offered not in said.proposed
 
 
 def test_a_label_refused_after_it_is_avoided(lex):
