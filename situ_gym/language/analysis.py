@@ -1065,11 +1065,10 @@ def _navigation(sent: str, toks, s: int, e: int, places: list[PlaceMention], low
         target, relation = earlier.entity_id, relation_here or "to"
     else:
         relation = relation_here if relation_here in ("along", "behind", "toward", "past") else None
-    distance = None
-    for name, pat in P.DISTANCE:
-        if pat.search(sent):
-            distance = name
-            break
+    # (said in a sentence of its own, how far still tells the walk's length: "Please go behind the
+    # Shelf 12, the plates are on that side. Is close.")
+    distance = next((name for name, pat in P.DISTANCE if pat.search(sent)), None) or next(
+        (name for name, pat in P.DISTANCE if pat.search(low, e)), None)
     # "shelf 1 -> left, ~135 degrees" says which way the place is: turn, do not walk yet
     # ("granola bars -> shelf 2, hang a left": an arrow to a place is a walk there)
     to_place = any(re.search(r"(?:->|\u2192)\s*(?:the\s+)?$", sent[: p.char_start - s]) for p in here)

@@ -737,7 +737,8 @@ class SceneLexicon:
             # plant", nor plants in the plural)
             walked = prev in _WALKED_TO and at == i - 2 and toks[i + n - 1].low == lem[i + n - 1] and (
                 at < 1 or lem[at - 1] not in ("next", "close", "near", "add", "added"))
-            return not (prev in _PLACE_VERBS or walked or after in _PLACE_NOUNS)
+            arrowed = at == i - 1 and prev in ("->", "\u2192")  # "turn around + a few steps -> office chairs"
+            return not (prev in _PLACE_VERBS or walked or arrowed or after in _PLACE_NOUNS)
         before = lem[i - 1] if i > 0 else ""
         after = lem[i + n] if i + n < len(lem) else ""
         return (before in self.product_vocab and before not in STOPWORDS) or (

@@ -263,27 +263,31 @@ RELATION: tuple[tuple[str, re.Pattern[str]], ...] = (
                       r"(?:to|on|at|round|around) its back", r"(?:the )?back of (?:it|them)", r"flip side",
                       r"(?:a)?round to the back of (?!the (?:shop|store)\b)", r"(?:a)?round to [a-z0-9 ]{1,16}'s back",
                       r"(?:a)?round (?:its|the) end\b")),
-    ("toward", _words(r"toward", r"towards", r"in the direction of", r"(?<!be )(?<!you're )(?<!you are )facing(?! (?:you|u)\b)")),
+    ("toward", _words(r"toward", r"towards", r"in (?:the )?direction of", r"head(?:ing)? for", r"(?<!be )(?<!you're )(?<!you are )facing(?! (?:you|u)\b)")),
 )
 DIRECTION: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("around", _words(r"(?:turn|swing|spin|whip) (?:all the way )?(?:a)?round", r"about[- ]face", r"behind you", r"spin (?:a)?round", r"turn back", r"180")),
     ("up", _words(r"look up", r"glance up", r"tilt (?:your (?:head|view) )?up", r"upward", r"top shelf", r"upper shel\w*", r"higher shel\w*", r"up high")),
     ("down", _words(r"look down", r"glance down", r"tilt (?:your (?:head|view) )?down", r"downward", r"bottom shel\w*", r"lower shel\w*", r"down low")),
-    ("left", _words(r"left")),
-    ("right", _words(r"(?<!get it )(?<!got it )right(?!\s+(?:now|there|here|away|straight|ahead|choice|one|fit|for|after|next|by|beside|behind|in|at|on|up|outside|inside|across|before|where|beyond|aisle|shelf|shop|store|section|place|spot|product|item|size|thing|way to|department|area))(?!,? i)")),
+    # (clipped "L" / "R" after a move or an arrow: "step L", "out of here -> L", "on ur R"; a bare
+    # "r" is also "are")
+    ("left", _words(r"left", r"(?:turn|go|step|hang an?|head|bear|on (?:ur|your|the)|->|\u2192)\s*l")),
+    ("right", _words(r"(?:turn|go|step|hang an?|head|bear|on (?:ur|your|the)|->|\u2192)\s*r", r"(?<!get it )(?<!got it )right(?!\s+(?:now|there|here|away|straight|ahead|choice|one|fit|for|after|next|by|beside|behind|in|at|on|up|outside|inside|across|before|where|beyond|aisle|shelf|shop|store|section|place|spot|product|item|size|thing|way to|department|area))(?!,? i)")),
     ("back", _words(r"back up", r"steps?(?: or two)? back", r"backwards?", r"go back", r"reverse", r"walk back", r"move back", r"take a step back",
                     r"(?:go|step|move|walk)\w*\s+(?:(?:a|little|bit|tiny|touch|tad|just)\s+){1,4}back")),  # "go little bit back"
     ("ahead", _words(r"straight", r"ahead(?! and\b)", r"forwards?", r"fwd", r"keep going", r"keep walking", r"carry on", r"onward")),
 )
 DISTANCE: tuple[tuple[str, re.Pattern[str]], ...] = (  # the first that matches holds
     # a bit beyond what is in sight: "it's a bit further on", "it is more far"
-    ("medium", _words(r"(?:a )?(?:bit|little|lil) further", r"more far", r"further (?:on|down|along)", r"a (?:little|lil) ways?")),
+    ("medium", _words(r"(?:a )?(?:bit|little|lil) further", r"more far", r"further (?:on|down|along)", r"a (?:little|lil) ways?",
+                      r"not (?:too |that |very |so )?far")),  # "is not far from here"
     ("short", _words(r"an? (?:step|pace|few steps|couple of steps|little|bit|sec)", r"(?:\d|one|two|three|four|five) (?:more )?(?:small |little |big )?steps?", r"few steps",
                      r"some steps", r"step or two",
                      r"couple (?:of )?steps", r"slightly", r"short", r"just a (?:bit|little|touch)", r"a (?:metre|meter|yard) or two",
                      r"(?:few|couple of|one|two) (?:metres|meters|feet|yards)", r"nudge", r"tiny bit", r"a touch",
                      # "step back little bit", "step back a lil"; just over the way
-                     r"(?:step|move|go|come) back (?:a )?(?:little|lil|bit)", r"little bit", r"a lil\b", r"super close", r"very close",
+                     r"(?:step|move|go|come) back (?:a )?(?:little|lil|bit)", r"little bit", r"a lil\b", r"super close", r"very close", r"very near",
+                     r"(?:is|'s|it is|pretty|quite|real|really) (?:close|near)(?=\s*(?:[.,!;?]|$|by\b|from\b))",  # "Is close.", not "near the door"
                      # the place faces the shopper or is the next one over: "right across the hall",
                      # "just over the corridor", "right across from u", "the next shelf over", "right
                      # beside this one" (not across from another place: "across the corridor from X")
@@ -293,7 +297,7 @@ DISTANCE: tuple[tuple[str, re.Pattern[str]], ...] = (  # the first that matches 
                      r"right beside (?:this|you|u)\b")),
     ("long", _words(r"al+ the way", r"(?:until|till|til) (?:you|u) (?:reach|hit|get to) the (?:back|far|end)", r"far end", r"long way",
                     r"far(?! side)", r"back of the store", r"across the (?:store|floor)", r"to the end", r"(?:until|till|til) the end",
-                    r"lo+ng walk", r"walk long", r"bit of a walk", r"farthest", r"furthest", r"way (?:down|over|back) there", r"(?:to|till|until|at) the very end")),
+                    r"lo+ng walk", r"walk long", r"bit of a (?:walk|trek|hike)", r"quite a (?:walk|trek|hike)", r"the whole (?:store|shop)", r"farthest", r"furthest", r"way (?:down|over|back) there", r"(?:to|till|until|at) the very end")),
 )
 NEGATION = _words(
     r"no", r"not", r"without", r"avoid\w*", r"don'?t", r"doesn'?t", r"never", r"nothing", r"hate", r"allergic",

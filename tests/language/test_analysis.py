@@ -1419,6 +1419,18 @@ def test_a_colour_wished_for_is_a_reason(lex, heard, text):
     ("supermarket", "sure, let's pass on the big pack then", None),
     ("home_furnishings", "ah right um so maybe the dune sofa, the covers come off for washing", None),
     ("home_furnishings", "so the alba dumbbells go in your cart, right?", None),
+    # how far, said in a sentence of its own; near or not far in everyday words
+    ("supermarket", "Please go behind the Shelf 12, the plates are on that side. Is close.", ("sm_shelf_12", "behind", None, "short")),
+    ("supermarket", "Canola oil is in Shelf 8, on front. Please go there, is not far from here.", ("sm_shelf_08", "to", None, "medium")),
+    ("supermarket", "go to open cooler 3, it's quite a trek", ("sm_open_cooler_03", "to", None, "long")),
+    # "near the door" says where, not how far
+    ("home_furnishings", "Please turn to left and go inside the Play-cation, the sport things is near the door.",
+     ("hf_store_play_cation", "into", "left", "medium")),
+    # "in direction of", "head for": toward; clipped "L" / "R" after a move or an arrow
+    ("supermarket", "Pizza is in the back. Go in direction of Upright Freezer 1.", ("sm_upright_freezer_01", "toward", None, "medium")),
+    ("home_furnishings", "step L \u2192 cabinets and tables, few steps.", ("hf_area_victorian_curio_2", "to", "left", "short")),
+    # a kind right after an arrow is the section of that name
+    ("home_furnishings", "turn around + a few steps \u2192 office chairs, front R", ("hf_area_leather_and_ink_2", "to", "around", "short")),
 ])
 def test_routes_and_words_that_only_look_like_routes(lex, store, text, nav):
     u = analyze(text, lex[store]).navigation
