@@ -1492,6 +1492,9 @@ def test_the_cart_named_as_where_a_product_goes_is_a_purchase_prompt(lex, text):
     ("The Monarch Loft Brio Sofa is 1829.99, too expensive for you. I advise the Casa Linea Corsa Sofa, 1049.99: compact and pet-friendly.",
      ("hf_p002",), True),
     ("monarch loft brio sofa is 1829.99, way over. casa linea corsa sofa instead: compact + pet-friendly, 1049.99", ("hf_p002",), True),
+    # ... with a cross after its price, or "too much for you"
+    ("brio sofa = 1829.99 \u2717 over. go w/ casa linea corsa sofa \u2714 1049.99, compact", ("hf_p002",), True),
+    ("The Monarch Loft Brio Sofa costs 1829.99, is too much for you. I propose you Casa Linea Corsa Sofa, 1049.99.", ("hf_p002",), True),
     # weighed without ruling it out, both are on offer
     ("The Monarch Loft Brio Sofa is 1829.99. I advise the Casa Linea Corsa Sofa too, 1049.99: compact and pet-friendly.", (), False),
 ])
