@@ -45,6 +45,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import replace
 
+from lemminflect import getAllLemmas
+
 from situ_gym.language import patterns as P
 from situ_gym.language.acts import read_act
 from situ_gym.language.analysis import (
@@ -70,7 +72,7 @@ from situ_gym.language.analysis import (
 from situ_gym.language.claims import words
 from situ_gym.language.lexicon import SceneLexicon, lemmas_of
 from situ_gym.language.money import amounts
-from situ_gym.language.tokens import STOPWORDS, sentence_spans
+from situ_gym.language.tokens import FUNCTION_WORDS, STOPWORDS, sentence_spans
 
 __all__ = ["analyze_reply", "echoed_questions", "in_reply", "read_reply"]
 
@@ -443,11 +445,9 @@ def _listed_readings(said: Utterance, heard: Utterance, lexicon: SceneLexicon) -
     them by the words that tell them apart. Each item that picks out exactly one of them names it."""
     # (a name, not a kind: "cereal pls" -> "honey or chocolate?" asks a preference; and not the
     # shopper's own choice of two, "Brio or Alba dumbbells?", which asks to compare)
-    named = [m for m in heard.mentions if m.kind == "product"]
-    if len(named) != 1 or re.search(r"\bor\b|\bvs\.?\b|\bversus\b", heard.text.lower()):
+    if re.search(r"\bor\b|\bvs\.?\b|\bversus\b", heard.text.lower()):
         return []
-    meant = {w for w in lemmas_of(named[0].phrase) if w not in STOPWORDS}
-    sides = [p for p, ws in lexicon.all_words.items() if meant <= ws]
+    sides = _meant_products(heard, lexicon)
     if not 2 <= len(sides) <= 8:
         return []
     shared = set.intersection(*(set(lexicon.all_words[p]) for p in sides))
@@ -461,6 +461,34 @@ def _listed_readings(said: Utterance, heard: Utterance, lexicon: SceneLexicon) -
         if len(top) == 1 and top[0] not in found:
             found.append(top[0])
     return found if len(found) >= 2 else []
+
+
+def _meant_products(heard: Utterance, lexicon: SceneLexicon) -> list[str]:
+    """The products the shopper's words could mean: those of the one name it said that several
+    carry ("the Arden"), else, when it named no kind, those with every catalog word it said ("got
+    any peppermint?", "where's delph")."""
+    named = [m for m in heard.mentions if m.kind == "product"]
+    if len(named) == 1:
+        meant = {w for w in lemmas_of(named[0].phrase) if w not in STOPWORDS}
+        return [p for p, ws in lexicon.all_words.items() if meant <= ws]
+    if named or any(m.kind == "category" for m in heard.mentions):
+        return []  # (options of a kind the shopper named ask a preference: "cat food" -> "kitten or adult?")
+    toks = heard.tokens
+    # (a thing asked for with "a" is any of a kind: "I need a cleaning spray")
+    meant = {t.lemma for k, t in enumerate(toks) if _name_word(t.lemma, t.low, lexicon)
+             and not any(o.low in ("a", "an") for o in toks[max(0, k - 2) : k])}
+    return [p for p, ws in lexicon.all_words.items() if meant <= ws] if meant else []
+
+
+def _name_word(lemma: str, low: str, lexicon: SceneLexicon) -> bool:
+    """Whether a word of the shopper's is a word of a product's name, not of a kind or a doing
+    ("I need a cleaning spray", "something to bake")."""
+    if lemma not in lexicon.product_vocab or lemma in STOPWORDS or lemma in FUNCTION_WORDS:
+        return False
+    if lemma in lexicon.category_words or lemma in lexicon.heads or lemma in lexicon.kind_vocab:
+        return False
+    forms = getAllLemmas(low)
+    return not ("VERB" in forms and "NOUN" not in forms) and not low.endswith("ing")
 
 
 def _meant(heard: Utterance, with_noun: bool = False) -> list[set[str]]:

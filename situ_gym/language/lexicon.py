@@ -358,6 +358,7 @@ class SceneLexicon:
         for pid, p in products.items():
             self.brands.setdefault(lemmas_of(p.brand), []).append(pid)
         self.brand_vocab = {w for key in self.brands for w in key}
+        self.kind_vocab = frozenset().union(*self.kind_words.values())  # every word of a product kind
         self._brands_longest_first = sorted((key for key in self.brands if key), key=len, reverse=True)
         # Words that can make up a reference to a product (attribute prose is left out: it
         # holds everyday words such as "could" or "fits").

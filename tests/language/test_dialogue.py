@@ -387,6 +387,23 @@ def test_the_products_a_name_covers_listed_by_kind_are_readings(reply):
     assert said.act == "Compare" and set(said.compared) == {"hf_p154", "hf_p155"}
 
 
+@pytest.mark.parametrize("store, heard, reply, readings", [
+    # the products every catalog word the shopper said fits, listed each by what tells it apart
+    ("home_furnishings", "where's delph", "delph = floor lamp, bed frame, planter or clock?",
+     {"hf_p069", "hf_p109", "hf_p182", "hf_p215"}),
+    ("supermarket", "got any peppermint?",
+     "haha peppermint's everywhere rn, the herbal tea, the holiday dark choc bar, candy canes or the bark ice cream?",
+     {"sm_p040", "sm_p090", "sm_p159", "sm_p175"}),
+    # ... but a thing asked for with "a" is any of a kind: its options ask a preference
+    ("supermarket", "I need a cleaning spray.", "ok, kitchen, bathroom or glass? scented or no scent?", set()),
+])
+def test_the_products_the_shoppers_words_fit_listed_apart_are_readings(store, heard, reply, readings):
+    lexicon = lexicon_for(SceneIndex(load_scene(store)))
+    said = analyze_reply(reply, lexicon, heard=analyze(heard, lexicon))
+    assert set(said.mentioned) == readings and said.proposed == () and put_forward(said) == ()
+    assert (said.act == "ClarifyNeed") is bool(readings)
+
+
 @pytest.mark.parametrize("heard, reply", [
     ("grab me the pizza", "lol which pizza tho, pepperoni, margherita, supreme?? or one of the 2-packs"),
     ("I want the sage one I saw earlier.", "We have a few sage pieces. Which one caught your eye?"),
