@@ -812,7 +812,7 @@ def _slots(sent, toks, s, e, mentions, places, tags, money) -> list[str]:
 
 # A product's price said to rule it out: "too expensive for you", "well past your $300", "too much".
 _PRICED_OUT = re.compile(r"\btoo (?:expensive|pricey|costly)\b|\btoo much\b(?!\s+[a-z])|\btoo much for (?:you|u)\b"
-                         r"|\b(?:well|way|far) (?:over|past|above)\b|\bpast (?:your|ur)\b"
+                         r"|\b(?:well|way|far) (?:over|past|above)\b|\bpast (?:your|ur)\b|\bover (?:your|ur|the) (?:budget|limit)\b"
                          r"|\d\s*,?\s*over\b(?!\s*(?:\$?\d|there|here|by|at|in|on|to)\b)")  # "= 699.99 \u2717 over."
 # Words that say who or what a thing is for, as options of a question ("for a kid or for you").
 _USE_WORD = (r"(?:kids?|kiddos?|child(?:ren)?|bab(?:y|ies)|toddlers?|grown[- ]?ups?|adults?|yourself|(?:ur|your) own|guests?|crowd|household"
@@ -1147,7 +1147,12 @@ def _explanation(pid, low, toks, mentions, tags, money, lex, rivals=()) -> Expla
         return None
     # Labels inside the words that name the product identify it ("the vanilla yogurt") and
     # are no reason; said again later, or predicated ("they're organic blueberries"), they are.
-    naming = [m for m in mentions if pid in m.candidates]
+    labelled = {k for t in tags if t.tags & set(product.tags) for k in range(t.start, t.end)}
+    # (not its labels alone after a preposition, in lower case: "why: cleans in cold water, 64
+    # loads" says what it does, though those words would name it)
+    naming = [m for m in mentions if pid in m.candidates and not (
+        m.phrase == m.phrase.lower() and _PREPOSITION_BEFORE.search(low, max(0, m.char_start - 6), m.char_start)
+        and all(k in labelled or toks[k].lemma in STOPWORDS or not toks[k].low[:1].isalpha() for k in range(m.start, m.end)))]
     # (the name said again to pick it, "I'd go with the Loyal Paws Senior Turkey", still names it)
     again = [m for m in naming[1:] if m.kind == "product" and m.candidates == (pid,) and m.end - m.start >= 3]
     # and the names of the products it is weighed against ("the chicken and rice adult")
@@ -1157,7 +1162,7 @@ def _explanation(pid, low, toks, mentions, tags, money, lex, rivals=()) -> Expla
     own_words = lex.all_words[pid] | lex.brand_words[pid] | STOPWORDS
     others = [m for m in mentions if m.kind == "product" and pid not in m.candidates and (m.start, m.end) not in own_labels
               and not set(lemmas_of(m.phrase)) <= own_words]
-    spans = [(m.start, m.end) for m in naming[:1] + again + others if not _PREDICATE.search(low[max(0, m.char_start - 14) : m.char_start])]
+    spans = [(m.start, m.end) for m in naming[:1] + again + others if not _PREDICATE.search(low[max(0, m.char_start - 24) : m.char_start])]
     cites: list[str] = []
     # a label every rival has too is no reason for one ("two no-pulp options"), unless it is
     # said of them all as a fact ("both dimmable", "same black mesh", "also pet friendly")
@@ -1248,7 +1253,8 @@ _SET_AGAINST = re.compile(r"\b(?:more|less|cheaper|pricier|same|also|too|vs\.?|v
 _NOT_CHEAP = re.compile(r"\b(?:not|isn'?t|aren'?t|never)\s+(?:the\s+|that\s+|so\s+|exactly\s+|very\s+)?(?:cheap\w*|affordable|inexpensive)")
 _PICKED_BEFORE = re.compile(r"(?:\b(?:pick|choose|go with|go for|take|get|say)|->|\u2192)\s+(?:the\s+)?$")
 _PICK_ENDS = re.compile(r"\s*(?:$|[,.;:!?\u2014-]|one\b|ones\b)")
-_OWNER = re.compile(r"\b(?:your|ur|my|his|her|their|our)\s+$")
+_PREPOSITION_BEFORE = re.compile(r"\b(?:in|for|with|on|at|by)\s+$")
+_OWNER = re.compile(r"\b(?:your|ur|my|his|her|their)\s+$")  # (not "our": the store's, "one of our large consoles")
 _THE_X_ONE = re.compile(r"(?<!\bis )(?<!\bare )(?<!'s )(?<!'re )\b(?:the|this|that)\s+$")  # not "it's the X one": a reason
 _ONE_AFTER = re.compile(r"\s*(?:one|ones)\b")
 _SAID_OF_ALL_AFTER = re.compile(r"\s*(?:too|as well)\b")
@@ -1458,7 +1464,7 @@ _NEED = re.compile(
 )
 _PREDICATE = re.compile(
     r"\b(?:it'?s|it is|they'?re|they are|this is|that'?s)(?:\s+(?:also|still|just|actually|honestly|quite|pretty))*"
-    r"(?: an?| the| really| very| all)?\s*$"
+    r"(?: an?| the| really| very| all| our| one of (?:our|the))?\s*$"  # "it's one of our large consoles"
 )
 _EXPLICIT_RECOMMEND = re.compile(r"\b(?:i'?d |i would |i )?(?:recommend|suggest)\w*|\bmy (?:pick|top pick|choice)\b")
 _TURNED_DOWN = re.compile(

@@ -802,7 +802,10 @@ class SceneLexicon:
         out: list[Mention] = []
         i, n = 0, len(lem)
         while i < n:
-            if i in taken or not self._is_product_word(lem[i], toks[i]) or lem[i][0].isdigit():
+            # (a name opens with no bare figure, but may with a word of its own: "2% milk", "72% dark")
+            if i in taken or not self._is_product_word(lem[i], toks[i]) or (
+                lem[i][0].isdigit() and not ("%" in lem[i] and lem[i] in self.product_vocab)
+            ):
                 i += 1
                 continue
             j = i

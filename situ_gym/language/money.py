@@ -198,13 +198,15 @@ _COUNTED_BY_HOLDER = re.compile(
     rf"(?<![\w$.])(?P<n>\d+|{_NUMBER_WORDS})\s+(?:in (?:the|a|each|one|every)|per|to an?) {_HOLDERS}\b"
     rf"|\b{_HOLDERS} of (?P<m>\d+|{_NUMBER_WORDS})\b(?!\s*(?:oz|lb|ounces?|pounds?)\b)"
 )
-_ONE_UNIT = re.compile(r"\ban? (?:whole |full |single )?(?P<u>gallon|pound|quart|pint)\b")
+_ONE_UNIT = re.compile(r"(?<!half )\ban? (?:whole |full |single )?(?P<u>gallon|pound|quart|pint)\b")
+# "half gal", "a half gallon", "half a pound" (not "two and a half pounds", read above)
+_HALF_UNIT = re.compile(r"(?<!and a )(?<!and )\bhalf(?: an?)? (?P<u>gal|gallon|lb|pound|qt|quart|pint)\b")
 
 
 def quantities(text: str, count_nouns: frozenset[str] = frozenset()) -> set[tuple[float, str]]:
     """Every (value, unit family) size said in ``text`` ("thirty two ounces" -> (32.0, "oz");
     "two and a half pounds" -> (2.5, "lb"); "12 x 12 fl oz" -> (12.0, "count") and (12.0,
-    "oz"); "12 in the box" -> (12.0, "count"); "a whole gallon" -> (1.0, "gal")). Nouns whose
+    "oz"); "12 in the box" -> (12.0, "count"); "a whole gallon" -> (1.0, "gal"); "half gal" -> (0.5, "gal")). Nouns whose
     lemma is in ``count_nouns`` count too: the kind of the product talked about ("80 plates" of
     plates)."""
     low = text.lower()
@@ -215,6 +217,7 @@ def quantities(text: str, count_nouns: frozenset[str] = frozenset()) -> set[tupl
         if value is not None:
             out.add((value, "count"))
     out |= {(1.0, _QUANTITY_UNITS[m.group("u")]) for m in _ONE_UNIT.finditer(low)}
+    out |= {(0.5, _QUANTITY_UNITS[m.group("u")]) for m in _HALF_UNIT.finditer(low)}
     for m in _QUANTITY.finditer(low):
         word = m.group("u")
         if word == "in" and re.match(r"\s+(?:the|a|each|one|every)\b", low[m.end() :]):

@@ -152,6 +152,8 @@ PROPOSE = _words(
     r"(?:i|we)(?: would|'d)? advi[sc]e\b", r"advi[sc]e (?:you|u)\b",  # non-native "I advise the lentil"
     r"^or (?:the|a|maybe|perhaps)", r"have you (?:considered|tried|thought about|seen|looked at)", r"could (?:be|work|do)", r"would (?:go|look|fit|work|do)",
     r"might be (?:perfect|right|ideal|great|good|just|a good|the)", r"take (?:the|this|that|these|those)", r"point you (?:to|towards)",
+    # an imperative "take" opening a sentence, no article: "Take Stride Athletic Corsa Exercise Bike, 479.99"
+    r"(?:^|(?<=[.!?:] ))take (?!care\b|your\b|yours\b|a\b|an\b|it\b|them\b|time\b|my\b|our\b|you\b|u\b|me\b|us\b|off\b|out\b|over\b|home\b|one\b|two\b|three\b|few\b|some\b|\w+ steps?\b|steps?\b|left\b|right\b)(?=[a-z])",
     r"i'?d consider", r"good options?", r"just (?:right|what you)", r"nice fit", r"go nicely", r"worth (?:a|considering|trying)", r"why not", r"maybe (?:the|a|this|that|these|go)",
     r"here'?s (?:one|a|an|the)(?! (?:(?:next|first|last|final|quick|easy|best|plan|\w+ing) )?(?:step|steps|plan|way|route|directions?|deal|idea|thing|catch|tip|trick|situation|summary|update)\b)", r"one that fits", r"perhaps (?:the|a|this)", r"what do you think of", r"how does .{1,60} sound",
     r"recommend\w*", r"suggest\w*", r"how about", r"what about", r"try", r"trying", r"go with", r"go for", r"stick with", r"stay with",

@@ -439,11 +439,34 @@ def test_names_in_clipped_and_possessive_forms_and_of_the_product_under_discussi
     # the maker after the name: "by", "of"
     ("home_furnishings", "go w/ fjord standing desk by ironbark, 519.99", ("hf_p046",)),
     ("supermarket", "the Minestrone of Garden Ladle is vegan, 2.99", ("sm_p064",)),
+    # a name may open with a word of its own that is a figure
+    ("supermarket", "Then I propose you 2% milk of Oakridge Organics, it is half gallon, 3.79.", ("sm_p204",)),
     # a word of the name cut short, after its brand
     ("supermarket", "the hearthside lentil veg soup is vegan AND gluten-free, 2.39", ("sm_p061",)),
 ])
 def test_names_said_after_a_brand_in_everyday_forms(lex, store, text, named):
     assert analyze(text, lex[store]).named == named
+
+
+@pytest.mark.parametrize("store, text, focus, cited", [
+    # "our" is the store's: the label of a kind said of the product is a reason
+    ("home_furnishings", "It has soft-close doors, and it's one of our large consoles. It's $689.99.", "hf_p030", "size:large"),
+    ("home_furnishings", "plus it's our compact curio cabinet, so it suits a smaller room.", "hf_p208", "size:compact"),
+    # its labels alone after a preposition say what it does, though they would name it
+    ("supermarket", "why: cleans in cold water, 64 loads, 12.39.", "sm_p120", "feature:cold water"),
+])
+def test_labels_said_of_the_product_in_words_that_could_name_it_are_reasons(lex, store, text, focus, cited):
+    e = analyze(text, lex[store], focus=focus).explanation
+    assert e is not None and e.product == focus and cited in e.cites
+
+
+def test_an_imperative_take_proposes_the_alternative_to_one_over_budget(lex):
+    u = analyze("Dune Exercise Bike is 529.99, it is over your budget. Take Stride Athletic Corsa Exercise Bike, 479.99, "
+                "it has bluetooth and holder for tablet.", lex["home_furnishings"])
+    assert u.set_aside == ("hf_p157",) and u.proposed == ("hf_p156",)
+    assert u.explanation.product == "hf_p156" and "feature:tablet holder" in u.explanation.cites
+    # "take two steps back" is a walk, not a product taken
+    assert analyze("Take two or three steps back so you can see the top row.", lex["supermarket"]).proposed == ()
 
 
 def test_a_run_of_labels_is_no_name_cut_short(lex):

@@ -78,6 +78,10 @@ def test_sizes_in_any_words_and_units(text, sizes):
 
 def test_halves_and_the_kind_of_product_as_a_count():
     assert quantities("eight ninety nine for two and a half pounds") == {(2.5, "lb")}
+    # half of one unit, as notes and speech say it (and as the catalog writes "half gal")
+    assert quantities("oakridge 2% comes in a half gal tho") == {(0.5, "gal")}
+    assert quantities("it is half gallon, 3.79") == quantities("half gal") == {(0.5, "gal")}
+    assert quantities("half a pound of it") == {(0.5, "lb")}
     assert quantities("you get 80 plates in the pack") == set()  # "plates" counts only for plates
     assert quantities("you get 80 plates in the pack", frozenset({"plate"})) == {(80.0, "count")}
     # the kind's own items are its count, even where they are a unit of their own ("40 bags")
