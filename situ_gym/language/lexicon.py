@@ -382,6 +382,22 @@ class SceneLexicon:
                     key = tuple(w for w in alias if w not in STOPWORDS or w in _KEPT)
                     if key:
                         self.tag_phrases.setdefault(key, set()).add(tag)
+        # A label of several words said by the one word of it that is no everyday English word
+        # and no other label has: "usb" is the USB port, "lumbar" lumbar support, "nailhead"
+        # nailhead trim (not of a label that negates: "caffeine" is no caffeine-free; nor a
+        # container, which says how it is sold: "a big 10 oz clamshell")
+        label_of_word: dict[str, set[str]] = {}
+        for tag in {t for p in products.values() for t in p.tags}:
+            name, _, value = tag.partition(":")
+            for w in lemmas_of(value):
+                label_of_word.setdefault(w, set()).add(tag)
+        for w, found in label_of_word.items():
+            tag = next(iter(found))
+            words = lemmas_of(tag.partition(":")[2])
+            if (len(found) == 1 and len(words) >= 2 and not tag.startswith("packaging:") and len(w) >= 3 and w.isalpha() and not getAllLemmas(w)
+                    and w not in _DIGIT_WORDS.values() and not {"free", "low", "no", "non", "zero", "pre"} & set(words)
+                    and (w,) not in self.tag_phrases):
+                self.tag_phrases[(w,)] = {tag}
         # Labels of two or more words by their stems, in any order and word form: "shelves you
         # can adjust" is "adjustable shelves", "purifies the air" "air purifying".
         self.tag_stems: dict[frozenset[str], set[str]] = {}

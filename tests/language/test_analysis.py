@@ -460,6 +460,18 @@ def test_labels_said_of_the_product_in_words_that_could_name_it_are_reasons(lex,
     assert e is not None and e.product == focus and cited in e.cites
 
 
+@pytest.mark.parametrize("store, text, focus, cited, not_cited", [
+    # a label said by its one word that is no everyday English word and no other label has
+    ("home_furnishings", "juno desk lamp: usb + warm white light, 80 bucks 99", "hf_p083", "feature:usb port", None),
+    ("home_furnishings", "the lune wingback: burgundy velvet with nailhead, 979.99", "hf_p197", "feature:nailhead trim", None),
+    # ... but not a container, which says how it is sold
+    ("supermarket", "you get a big 10 oz clamshell, organic and pre-washed", "sm_p231", "diet:organic", "packaging:plastic clamshell"),
+])
+def test_a_label_said_by_its_one_word_of_its_own(lex, store, text, focus, cited, not_cited):
+    e = analyze(text, lex[store], focus=focus).explanation
+    assert e is not None and cited in e.cites and not_cited not in e.cites
+
+
 def test_an_imperative_take_proposes_the_alternative_to_one_over_budget(lex):
     u = analyze("Dune Exercise Bike is 529.99, it is over your budget. Take Stride Athletic Corsa Exercise Bike, 479.99, "
                 "it has bluetooth and holder for tablet.", lex["home_furnishings"])
