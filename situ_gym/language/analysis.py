@@ -1251,7 +1251,7 @@ _SAID_OF_ALL = re.compile(r"\b(?:both|same|also|each|all three|either)\b(?:(?!\b
 # Words that set one product against another: a difference or a likeness.
 _SET_AGAINST = re.compile(r"\b(?:more|less|cheaper|pricier|same|also|too|vs\.?|versus|than|swap|switch|instead|difference)\b")
 _NOT_CHEAP = re.compile(r"\b(?:not|isn'?t|aren'?t|never)\s+(?:the\s+|that\s+|so\s+|exactly\s+|very\s+)?(?:cheap\w*|affordable|inexpensive)")
-_PICKED_BEFORE = re.compile(r"(?:\b(?:pick|choose|go with|go for|take|get|say)|->|\u2192)\s+(?:the\s+)?$")
+_PICKED_BEFORE = re.compile(r"(?:\b(?:pick|choose|go with|go for|take|get|grab|say)|->|\u2192)\s+(?:the\s+)?$")
 _PICK_ENDS = re.compile(r"\s*(?:$|[,.;:!?\u2014-]|one\b|ones\b)")
 _PREPOSITION_BEFORE = re.compile(r"\b(?:in|for|with|on|at|by)\s+$")
 _OWNER = re.compile(r"\b(?:your|ur|my|his|her|their)\s+$")  # (not "our": the store's, "one of our large consoles")

@@ -639,15 +639,40 @@ class SceneLexicon:
                 after not in self.name_words[pid]
             ) and not _finite_verb(nxt.low):
                 continue  # it modifies another noun: "the oat milk" is no oat cereal ("the delph doesn't" is the delph)
-            if w in self.tag_words[pid] and not (
-                frame or (before in ("the", "that", "this") and after not in self.product_vocab)
-            ):
-                continue  # a label word names the product only in a nominal frame
+            phrase = None
+            if w in self.tag_words[pid] and not (frame or (before in ("the", "that", "this") and after not in self.product_vocab)):
+                phrase = self._label_phrase_in_frame(toks, i, pid)
+                if phrase is None:
+                    continue  # a label word names the product only in a nominal frame
+                if any(m.end > phrase[0] for m in out if m.candidates == (pid,)):
+                    continue  # (read with the word before it)
             if (w in self.tag_words[pid] and i == 0 and i + 2 < len(toks) and toks[i + 1].text == ","
                     and self._read(toks[i + 2]) in self.tag_words[pid]):
                 continue  # the first of a list of its labels: "velvet, pet-friendly fabric, removable covers"
-            out.append(Mention(i, i + 1, tok.start, tok.end, tok.text, (pid,), "product", self.category_of[pid]))
+            a, b = phrase or (i, i + 1)
+            out.append(Mention(a, b, toks[a].start, toks[b - 1].end, " ".join(t.text for t in toks[a:b]), (pid,), "product",
+                               self.category_of[pid]))
         return out
+
+    def _label_phrase_in_frame(self, toks: tuple[Token, ...], i: int, pid: str) -> tuple[int, int] | None:
+        """The span of the words of ``pid``'s name around ``toks[i]`` when they stand as a noun
+        in a nominal frame: "I'd say the whole grain", "whole grain one's 8.89", "gluten free is
+        4.79"."""
+        own = self.name_words[pid] | self.tag_words[pid]
+        a, b = i, i + 1
+        while a > 0 and self._read(toks[a - 1]) in own and toks[a - 1].low not in STOPWORDS:
+            a -= 1
+        while b < len(toks) and self._read(toks[b]) in own and toks[b].low not in STOPWORDS:
+            b += 1
+        if b - a < 2:
+            return None  # (one word is read above, with its own frame)
+        before = toks[a - 1].low if a else ""
+        after = toks[b].low if b < len(toks) else ""
+        priced = b + 1 < len(toks) and _PRICE_FIGURE.fullmatch(toks[b + 1].text.lstrip("$")) is not None
+        ends = not after or not after[:1].isalpha() or after in ("one", "ones", "one's")
+        framed = ((before in ("the", "that", "this") or before in CHOICE_WORDS) and ends) or after in ("one", "ones", "one's") or (
+            after in ("is", "=", "'s") and priced)
+        return (a, b) if framed else None
 
     def _sole_owner(self, word: str, scope: frozenset[str]) -> str | None:
         """The one product in ``scope`` whose name has ``word``, when no other there carries it

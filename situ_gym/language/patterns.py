@@ -173,7 +173,7 @@ PROPOSE = _words(
 )
 # Words that choose the product named right after them: "-> honeycrisp", "go coconut",
 # "i'd pick the calcium one" ("go for", "go with", "grab" are in PROPOSE).
-CHOICE_WORDS = ("->", "\u2192", "go", "pick", "choose", "get")
+CHOICE_WORDS = ("->", "\u2192", "go", "pick", "choose", "get", "grab")
 # A push-back asks the shopper to reconsider what it turned down: "worth a second look?",
 # "still in the running?", "maybe don't rule it out yet", "Maybe you keep it?"
 RECONSIDER = _words(

@@ -481,6 +481,20 @@ def test_an_imperative_take_proposes_the_alternative_to_one_over_budget(lex):
     assert analyze("Take two or three steps back so you can see the top row.", lex["supermarket"]).proposed == ()
 
 
+@pytest.mark.parametrize("text, in_view, named", [
+    # a label phrase of one product in view names it as a noun: after "the" at the end, before
+    # "one('s)", or set against a price
+    ("so I'd say the whole grain", ("sm_p071", "sm_p073"), ("sm_p071",)),
+    ("whole grain one's 8.89, blueberry's 9.49", ("sm_p189", "sm_p191"), ("sm_p191", "sm_p189")),
+    ("Penne rigate is 5.39, gluten free is 4.79", ("sm_p043", "sm_p045"), ("sm_p043", "sm_p045")),
+    # ... but not a wish or a fact said of it
+    ("they're both whole grain and vegan", ("sm_p071", "sm_p073"), ()),
+])
+def test_a_label_phrase_of_one_product_in_view_names_it_as_a_noun(lex, text, in_view, named):
+    u = analyze(text, lex["supermarket"], visible=frozenset(in_view))
+    assert tuple(p for _, p in u.references) == named
+
+
 def test_a_run_of_labels_is_no_name_cut_short(lex):
     # no brand opens it: "dairy-free + vegan coconut milk base" names no product
     assert analyze("dairy-free + vegan (coconut milk base) and 4 cups", lex["supermarket"]).named == ()
