@@ -82,7 +82,7 @@ _CHOICE = re.compile(r"\bor\b|\bvs\.?\b|\bversus\b|\bwhich\b|\bbetter\b|/")
 _OPENING = re.compile(r"\W*(?:(?:so|oh|um|uh|ok|okay|well|honestly|definitely|the|for sure|i'?d say)\W+)*(?:the\W+)?")
 # A sentence that prefers, for the one side it names: "is (more) better", "for sure", "hands down".
 _PREFERS = re.compile(
-    r"\b(?:better|best|winner|wins|for sure|hands down|definitely|100%|go (?:with|for)|i'?d (?:go|take|get|pick|say)|imo|easy pick|i think)\b"
+    r"\b(?:better|best|more good|most good|winner|wins|for sure|hands down|definitely|100%|go (?:with|for)|i'?d (?:go|take|get|pick|say)|imo|easy pick|i think)\b"
     r"|->|\u2192|\bit is(?=\W*(?:$|[.!?]))"
 )
 # A pick said right after the side it picks, ending what is said of it: "ember imo",
@@ -95,7 +95,8 @@ _PICK_BEFORE = re.compile(
     r"|i think|imo|my pick(?: is)?|stick (?:with|w/)|(?:you )?keep|go (?:with|for|w/))"
     r"|->|\u2192)\W+(?:(?:the|um|uh|honestly|def|prob|probably|yeah|just|like|tbh|totally)\W+)*$"
 )
-_SO_BEFORE = re.compile(r"\bso\W+(?:(?:the|um|uh|yeah|yep|like|honestly|just)\W+)*$")
+# (or after a dash: "rowan's 299.99, orla's 309.99 \u2014 rowan, 10 less")
+_SO_BEFORE = re.compile(r"(?:\bso\W+|[\u2014\u2013]\s*|\s-\s+)(?:(?:the|um|uh|yeah|yep|like|honestly|just)\W+)*$")
 _ANSWERED_ACTS = frozenset({"Recommend", "Explain", "AnswerQuestion"})
 # Acts a reply keeps whatever it answers: a greeting, directions, a purchase prompt, a turn-down handled.
 _OWN_ACTS = frozenset({"Greet", "ConfirmPurchase", "Navigate", "HandleRejection"})

@@ -38,6 +38,12 @@ TABLE = [
     ("Which is better for evenings, the breakfast blend or the decaf?", [BREAKFAST, DECAF],
      "For evening the decaf is more better than the breakfast blend, same price.", "Compare", [DECAF], [],
      [BREAKFAST, DECAF]),
+    # ... "more good", or a side said alone after a dash at the end
+    ("Which is better for evenings, the breakfast blend or the decaf?", [BREAKFAST, DECAF],
+     "The breakfast blend and the decaf both is 9.19. For evening, the decaf is more good.", "Compare", [DECAF], [],
+     [BREAKFAST, DECAF]),
+    ("Which is better for evenings, the breakfast blend or the decaf?", [BREAKFAST, DECAF],
+     "the breakfast blend's 9.19, the decaf's 9.19 \u2014 the decaf, no caffeine", "Compare", [DECAF], [], [BREAKFAST, DECAF]),
     # ... and a reply that weighs without picking proposes neither
     ("Cod or salmon, which one is cheaper?", [COD, SALMON],
      "The Wild Salmon Fillets is cheaper, 9.49, and the cod fillets is 10.29.", "Compare", [], [], [COD, SALMON]),
