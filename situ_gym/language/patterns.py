@@ -277,7 +277,8 @@ DIRECTION: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("right", _words(r"(?:turn|go|step|hang an?|head|bear|on (?:ur|your|the)|->|\u2192)\s*r", r"(?<!get it )(?<!got it )right(?!\s+(?:now|there|here|away|straight|ahead|choice|one|fit|for|after|next|by|beside|behind|in|at|on|up|outside|inside|across|before|where|beyond|aisle|shelf|shop|store|section|place|spot|product|item|size|thing|way to|department|area))(?!,? i)")),
     ("back", _words(r"back up", r"steps?(?: or two)? back", r"backwards?", r"go back", r"reverse", r"walk back", r"move back", r"take a step back",
                     r"(?:go|step|move|walk)\w*\s+(?:(?:a|little|bit|tiny|touch|tad|just)\s+){1,4}back")),  # "go little bit back"
-    ("ahead", _words(r"straight", r"ahead(?! and\b)", r"forwards?", r"fwd", r"keep going", r"keep walking", r"carry on", r"onward")),
+    # ("keep going" / "keep walking" go on the way the shopper is headed: no new direction)
+    ("ahead", _words(r"straight", r"ahead(?! and\b)", r"forwards?", r"fwd", r"onward")),
 )
 DISTANCE: tuple[tuple[str, re.Pattern[str]], ...] = (  # the first that matches holds
     # a bit beyond what is in sight: "it's a bit further on", "it is more far"

@@ -871,7 +871,9 @@ def test_steps_with_degree_words_and_conditions(lex, text, direction):
     ("home_furnishings", "Walk straight across into The Plant, its door is across the corridor from Leather and Ink.",
      ("hf_store_the_plant", "into", "ahead", "medium")),
     ("supermarket", "walk to shelf 9, the next aisle over", ("sm_shelf_09", "to", None, "short")),
-    ("supermarket", "keep going past shelf 4, next shelf over", ("sm_shelf_04", "past", "ahead", "medium")),
+    # ("keep going" goes on the way the shopper is headed: no new direction, as most corpora label it)
+    ("supermarket", "keep going past shelf 4, next shelf over", ("sm_shelf_04", "past", None, "medium")),
+    ("supermarket", "keep going straight past shelf 4, next shelf over", ("sm_shelf_04", "past", "ahead", "medium")),
     ("home_furnishings", "leave light logic, then it's a looong walk to play-cation", ("hf_store_play_cation", "to", None, "long")),
     # the back of a fixture is behind it; the back or rear of the shop is a place in it
     ("supermarket", "You need go around the Shelf 4 and look on its back.", ("sm_shelf_04", "behind", None, "medium")),
