@@ -307,6 +307,7 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
     question_spans: list[tuple[int, int]] = []  # where each question was asked, before the ones of no slot go
     navigation: NavInstruction | None = None
     nav_at = 0  # the sentence the instruction is in
+    navs: dict[int, NavInstruction] = {}  # the instruction each sentence gives
     refers_focus = False
     wants: list[str] = []
     avoids: list[str] = []
@@ -382,6 +383,8 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
                 question_spans.append((s, e))
         # ---- navigation
         nav = _navigation(sent, toks, s, e, places, low)
+        if nav is not None:
+            navs[si] = nav
         # The most specific instruction is the one meant: "Let's keep going! Turn left about 90
         # degrees toward Shelf 11" turns left; between equals the first stands.
         if nav is not None and (navigation is None or _specificity(nav) > _specificity(navigation)):
@@ -408,6 +411,12 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
                 continue
             (avoids if negated else wants).extend(sorted(t.tags))
 
+    # The way to set off, said in the sentence next to the one naming where to go: "coffee ->
+    # shelf 3. turn right, walk over"
+    if navigation is not None and navigation.direction is None:
+        beside = [navs[k] for k in (nav_at + 1, nav_at - 1) if k in navs and navs[k].target in (None, navigation.target)]
+        if beside and beside[0].direction is not None:
+            navigation = replace(navigation, direction=beside[0].direction)
     # Where the walk ends, said in the next sentence ("go right and walk all the way over to
     # the far wall. Open Cooler 1 is the first cooler there", "Go forward only some steps more.
     # Then you are at Open Cooler 2.") or in the one before, where the thing asked for is ("Most

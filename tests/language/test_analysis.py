@@ -1480,6 +1480,9 @@ def test_a_colour_wished_for_is_a_reason(lex, heard, text):
     # "in direction of", "head for": toward; clipped "L" / "R" after a move or an arrow
     ("supermarket", "Pizza is in the back. Go in direction of Upright Freezer 1.", ("sm_upright_freezer_01", "toward", None, "medium")),
     ("home_furnishings", "step L \u2192 cabinets and tables, few steps.", ("hf_area_victorian_curio_2", "to", "left", "short")),
+    # the way to set off, in the sentence next to the one that names where to go; "turn right here"
+    ("supermarket", "coffee \u2192 shelf 3. turn right, walk over", ("sm_shelf_03", "to", "right", "medium")),
+    ("home_furnishings", "so turn right here and walk into atelier prime", ("hf_store_atelier_prime", "into", "right", "medium")),
     # a kind right after an arrow is the section of that name
     ("home_furnishings", "turn around + a few steps \u2192 office chairs, front R", ("hf_area_leather_and_ink_2", "to", "around", "short")),
 ])
