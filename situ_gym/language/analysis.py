@@ -417,6 +417,16 @@ def _analyze(text: str, lex: SceneLexicon, visible: frozenset[str], focus: str |
         beside = [navs[k] for k in (nav_at + 1, nav_at - 1) if k in navs and navs[k].target in (None, navigation.target)]
         if beside and beside[0].direction is not None:
             navigation = replace(navigation, direction=beside[0].direction)
+    # A walk with no place named goes to the section named by its kind: "turn around + a few
+    # steps, office chairs are right there", "floor lamps r front left. walk along that section"
+    if navigation is not None and navigation.target is None and lex is not None:
+        # (not what the shopper will then see: "step back, then you see all the floor lamps")
+        sections = {lex.places.get(tuple(w for w in lemmas_of(m.phrase) if w not in STOPWORDS)) for m in mentions
+                    if m.kind == "category" and not _SEEN.search(low, max(0, m.char_start - 18), m.char_start)} - {None}
+        if len(sections) == 1:
+            target = sections.pop()
+            relation = navigation.relation or ("to" if navigation.distance is not None else None)
+            navigation = replace(navigation, target=target, relation=relation)
     # Where the walk ends, said in the next sentence ("go right and walk all the way over to
     # the far wall. Open Cooler 1 is the first cooler there", "Go forward only some steps more.
     # Then you are at Open Cooler 2.") or in the one before, where the thing asked for is ("Most
@@ -1262,6 +1272,7 @@ _SET_AGAINST = re.compile(r"\b(?:more|less|cheaper|pricier|same|also|too|vs\.?|v
 _NOT_CHEAP = re.compile(r"\b(?:not|isn'?t|aren'?t|never)\s+(?:the\s+|that\s+|so\s+|exactly\s+|very\s+)?(?:cheap\w*|affordable|inexpensive)")
 _PICKED_BEFORE = re.compile(r"(?:\b(?:pick|choose|go with|go for|take|get|grab|say)|->|\u2192)\s+(?:the\s+)?$")
 _PICK_ENDS = re.compile(r"\s*(?:$|[,.;:!?\u2014-]|one\b|ones\b)")
+_SEEN = re.compile(r"\b(?:see|spot|find|notice|view)\s+(?:all\s+)?(?:of\s+)?(?:the\s+)?$")
 _PREPOSITION_BEFORE = re.compile(r"\b(?:in|for|with|on|at|by)\s+$")
 _OWNER = re.compile(r"\b(?:your|ur|my|his|her|their)\s+$")  # (not "our": the store's, "one of our large consoles")
 _THE_X_ONE = re.compile(r"(?<!\bis )(?<!\bare )(?<!'s )(?<!'re )\b(?:the|this|that)\s+$")  # not "it's the X one": a reason

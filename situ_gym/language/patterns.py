@@ -263,7 +263,8 @@ RELATION: tuple[tuple[str, re.Pattern[str]], ...] = (
                       # the back of a fixture, not of the store: "look on its back", "to the back of it",
                       # "round to the back of s12", "round to s6's back", "round its end"
                       r"(?:to|on|at|round|around) its back", r"(?:the )?back of (?:it|them)", r"flip side",
-                      r"(?:a)?round to the back of (?!the (?:shop|store)\b)", r"(?:a)?round to [a-z0-9 ]{1,16}'s back",
+                      r"(?:a)?round (?:to )?(?:the )?back of (?!the (?:shop|store)\b)", r"(?:a)?round to [a-z0-9 ]{1,16}'s back",
+                      r"to the far side of", r"(?:a)?round [a-z0-9 ]{1,16} to the (?:far|other) side",
                       r"(?:a)?round (?:its|the) end\b")),
     ("toward", _words(r"toward", r"towards", r"in (?:the )?direction of", r"head(?:ing)? for", r"(?<!be )(?<!you're )(?<!you are )facing(?! (?:you|u)\b)")),
 )

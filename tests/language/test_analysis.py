@@ -1480,6 +1480,13 @@ def test_a_colour_wished_for_is_a_reason(lex, heard, text):
     # "in direction of", "head for": toward; clipped "L" / "R" after a move or an arrow
     ("supermarket", "Pizza is in the back. Go in direction of Upright Freezer 1.", ("sm_upright_freezer_01", "toward", None, "medium")),
     ("home_furnishings", "step L \u2192 cabinets and tables, few steps.", ("hf_area_victorian_curio_2", "to", "left", "short")),
+    # a walk with no place named goes to the section named by its kind, not to what it lets the shopper see
+    ("home_furnishings", "um so just turn around and walk a couple steps and the office chairs are right there",
+     ("hf_area_leather_and_ink_2", "to", "around", "short")),
+    ("home_furnishings", "You need step back little bit, then you see all the floor lamps.", (None, None, "back", "short")),
+    # round (to) the back of a fixture, or to its far side, is behind it
+    ("supermarket", "pop round the back of Shelf 11 for the cat food", ("sm_shelf_11", "behind", None, "medium")),
+    ("supermarket", "you wanna go around shelf twelve to the far side of it", ("sm_shelf_12", "behind", None, "medium")),
     # the way to set off, in the sentence next to the one that names where to go; "turn right here"
     ("supermarket", "coffee \u2192 shelf 3. turn right, walk over", ("sm_shelf_03", "to", "right", "medium")),
     ("home_furnishings", "so turn right here and walk into atelier prime", ("hf_store_atelier_prime", "into", "right", "medium")),
