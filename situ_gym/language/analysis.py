@@ -1087,7 +1087,7 @@ def _navigation(sent: str, toks, s: int, e: int, places: list[PlaceMention], low
     else:
         relation = relation_here if relation_here in ("along", "behind", "toward", "past") else None
     # (said in a sentence of its own, how far still tells the walk's length: "Please go behind the
-    # Shelf 12, the plates are on that side. Is close.")
+    # Shelf 12, the plates are on that side. Is close."; not before it, where a place is told)
     distance = next((name for name, pat in P.DISTANCE if pat.search(sent)), None) or next(
         (name for name, pat in P.DISTANCE if pat.search(low, e)), None)
     # "shelf 1 -> left, ~135 degrees" says which way the place is: turn, do not walk yet
