@@ -1229,18 +1229,27 @@ HELDOUT12_FLOOR = 0.94
 # layer was tuned on the older corpora, never run through the layer before its first
 # measurement): 92.7% when first run (at commit 802a306, after heldout12's misses had been read),
 # 92.8% at 3aeb15b before its misses were read; a development set since heldout14 was written
-# (its misses were read and tuned on: 94.15%; the act reader is fitted on it).
-HELDOUT13_FLOOR = 0.94
+# (its misses were read and tuned on: 94.15%, 96.44% at 2793ae3; the act reader is fitted on it).
+HELDOUT13_FLOOR = 0.96
 # tests/language/heldout14 (400 utterances, five styles, a fifteenth author; written while the
 # layer was tuned on heldout13's misses, following the conventions settled after heldout13, never
 # run through the layer before its first measurement): 92.9% when first run (at commit bcecd78),
 # 93.0% after the changes made on heldout13's misses (its own misses never read); a development set
-# since heldout15 was written (the act reader is fitted on it).
-HELDOUT14_FLOOR = 0.92
+# since heldout15 was written (the act reader is fitted on it; its misses read since: 95.68% at 2793ae3).
+HELDOUT14_FLOOR = 0.95
 # tests/language/heldout15 (400 utterances, five styles, a sixteenth author; written while the
 # layer was tuned on heldout13's misses, never run through the layer before its first
-# measurement): 93.2% when first run (at commit 355052a). The held-out measure.
-HELDOUT15_FLOOR = 0.93
+# measurement): 93.2% when first run (at commit 355052a), 94.16% at 2793ae3 after the changes made
+# on heldout14's misses (its own misses not read then); a development set since heldout16 and
+# heldout17 were written (the act reader is fitted on it).
+HELDOUT15_FLOOR = 0.94
+# tests/language/heldout16 and heldout17 (400 utterances each, five styles, a seventeenth and an
+# eighteenth author writing side by side while the layer was tuned on heldout14's misses, never run
+# through the layer before their first measurement): 94.15% and 93.45% when first run (at commit
+# 2793ae3). heldout16 is a development set since (the act reader is fitted on it); heldout17 is
+# the held-out measure.
+HELDOUT16_FLOOR = 0.94
+HELDOUT17_FLOOR = 0.93
 
 
 @pytest.mark.parametrize("corpus, floor, style_margin", [("heldout", HELDOUT_FLOOR, 0.05),
@@ -1257,7 +1266,9 @@ HELDOUT15_FLOOR = 0.93
                                                           ("heldout12", HELDOUT12_FLOOR, 0.06),
                                                           ("heldout13", HELDOUT13_FLOOR, 0.06),
                                                           ("heldout14", HELDOUT14_FLOOR, 0.06),
-                                                          ("heldout15", HELDOUT15_FLOOR, 0.06)])
+                                                          ("heldout15", HELDOUT15_FLOOR, 0.06),
+                                                          ("heldout16", HELDOUT16_FLOOR, 0.06),
+                                                          ("heldout17", HELDOUT17_FLOOR, 0.06)])
 def test_held_out_accuracy_per_style(capsys, corpus, floor, style_margin):
     from . import corpus as C
 
@@ -1292,10 +1303,12 @@ def _group_readings(corpus: str):
 # first run), heldout8 18/25 (15/25 when first run), heldout9 18/25 (17/25 when first run),
 # heldout10 17/25 (when first run), heldout11 18/25 (when first run; 21/25 now), heldout12 15/25
 # (when first run; 17/25 now), heldout13 13/25 (when first run; 15/25 now), heldout14 10/25 (when
-# first run), heldout15 14/25 (when first run); a drop is a regression.
+# first run), heldout15 14/25 (when first run; 16/25 at 2793ae3), heldout16 18/25 and heldout17
+# 17/25 (when first run); a drop is a regression.
 INVARIANCE_FLOORS = {"heldout": 0.8, "heldout2": 0.55, "heldout3": 0.76, "heldout4": 0.68, "heldout5": 0.64,
                      "heldout6": 0.76, "heldout7": 0.68, "heldout8": 0.72, "heldout9": 0.72, "heldout10": 0.68, "heldout11": 0.8,
-                     "heldout12": 0.68, "heldout13": 0.6, "heldout14": 0.4, "heldout15": 0.56}
+                     "heldout12": 0.68, "heldout13": 0.6, "heldout14": 0.4, "heldout15": 0.64, "heldout16": 0.72,
+                     "heldout17": 0.68}
 
 
 @pytest.mark.parametrize("corpus", sorted(INVARIANCE_FLOORS))
