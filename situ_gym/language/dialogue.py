@@ -396,8 +396,8 @@ def _named_besides(heard: Utterance, raised, lexicon: SceneLexicon | None) -> li
     if lexicon is None or not raised:
         return list(heard.named)
 
-    def model(p: str) -> set[str]:
-        return set(lexicon.name_words[p] - lexicon.kind_words[p] - lexicon.brand_words[p])
+    def model(p: str) -> set[str]:  # ("Quill and Co Quill Office Chair": its model is "quill")
+        return set(lexicon.model_words[p] - lexicon.kind_words[p])
 
     return [p for p in heard.named if p in raised or not any(model(p) & model(r) for r in raised)]
 

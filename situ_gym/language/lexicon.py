@@ -304,6 +304,7 @@ class SceneLexicon:
         self._name_pairs: set[tuple[str, str]] = set()  # words next to each other in a product's name
         self.brand_vocab: set[str] = set()
         self.kind_words: dict[str, frozenset[str]] = {}
+        self.model_words: dict[str, frozenset[str]] = {}
         for pid, p in products.items():
             base, sep, size = p.name.rpartition(", ")
             size_words = lemmas_of(size) if sep and any(c.isdigit() for c in size) else ()
@@ -321,6 +322,9 @@ class SceneLexicon:
             self.name_words[pid] = frozenset(name) | frozenset(size_words) | frozenset(spelled)
             self._name_pairs.update(pairwise(name))
             self.brand_words[pid] = frozenset(brand)
+            # the words of its name after its brand: "quill" is the model of "Quill and Co Quill
+            # Office Chair" too, not only its maker
+            self.model_words[pid] = frozenset(name[len(brand):] if tuple(name[: len(brand)]) == brand else name)
             self.brand_vocab.update(brand)
             self.tag_words[pid] = frozenset(tag_words)
             self.kind_words[pid] = frozenset(cat)
@@ -1054,7 +1058,8 @@ class SceneLexicon:
         # everyday word of a brand not said whole is no name: "dairy milk" is no Meadow Creek Dairy)
         specific = bool(brand_hit) or any(
             w not in self.category_words and w not in self.tag_words[pid] and w not in _SHORT_WORDS
-            and not (w in self.brand_words[pid] and getAllLemmas(w) and len(content & self.brand_words[pid]) < 2)
+            and not (w in self.brand_words[pid] and (w not in self.model_words[pid] or len(content) < 2) and getAllLemmas(w)
+                     and len(content & self.brand_words[pid]) < 2)
             for pid in cands[:1] for w in content
         ) or (  # "the honeycrisps", "gala apples": an attribute word of the one product's own name
             len(cands) == 1 and any(w in self.name_words[cands[0]] and w not in self.category_words for w in content)

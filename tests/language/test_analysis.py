@@ -431,6 +431,8 @@ def test_names_in_clipped_and_possessive_forms_and_of_the_product_under_discussi
     ("supermarket", "Perfect, shall I add Clear Spring's **Lime Sparkling Water** for you?", ("sm_p108",)),
     # the name ends before the run of name words does, and what follows picks among its products
     ("supermarket", "I recommend you the Campo Verde penne without gluten.", ("sm_p045",)),
+    # a maker's name that is also the model's names the model with its kind
+    ("home_furnishings", "over 300? go w/ the quill office chair, headrest + lumbar, 259.99", ("hf_p050",)),
     # a brand with "and" in it is one word of the name
     ("home_furnishings", "Try Quill and Co's **Quill Office Chair** instead", ("hf_p050",)),
     ("home_furnishings", "but hawthorne and vale's lune wingback is nine seventy nine ninety nine", ("hf_p197",)),
