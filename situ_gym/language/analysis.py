@@ -674,6 +674,8 @@ _READINGS = re.compile(
     r"|\bwhich (?:one|ones) (?:were|are|r) (?:you|u) after\b"  # "which one were you after": which was meant
     # "You mean the A, or the B?", "..., or u mean the B?": the auxiliary left out
     r"|(?:^|[.!?:,]\s*|\b(?:or|so|oh|sorry|wait|um|uh)\s+)(?:you|u) mean\b"
+    # "Is it the Halden Loveseat, the Halden Table Lamp, or the Halden Watering Can?"
+    r"|(?:^|[.!?:]\s*)(?:is|was) it (?:the|a|an)\b[^.!?]*\bor\b[^.!?]*\?"
 )
 _OTHER_KIND = re.compile(r"\b(?:another|other|different|some other)\s+(?:(?:kind|type|sort)s?\s+of\s+)?$")
 _REFUSED_AFTER = re.compile(r"\W*(?:" + P.REFUSED.pattern + "|" + P.COMPLAINT.pattern + ")")

@@ -415,6 +415,8 @@ _THE_ONE = re.compile(
     r"\b(?:the|that|this)\s+([a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,2}?)\s*(?:\b(?:one|ones|thing|stuff)\b|(?:\b(?:pls|plz|please)\b\W*)?(?:[?.!,]|$))"
 )
 # A reply that asks which: a question, or speech opening with "which" ("sorry which one um ...").
+# ... or ends asking which, unpunctuated: "... and the peppermint bark ice cream so uh which are you after"
+_WHICH_ASKED = re.compile(r"\bwhich (?:one|ones|is it|are you|do you|did you|of them)\b[^.!?]*$")
 _ASKS_WHICH = re.compile(r"\W*(?:(?:sorry|oh|um|uh|wait|hmm|ok|okay)\W+)*which\b")
 
 
@@ -425,7 +427,7 @@ def _readings(said: Utterance, heard: Utterance, lexicon: SceneLexicon | None) -
     low = said.text.lower()
     if lexicon is None or said.purchase_prompt or said.navigation is not None:
         return []
-    if not (said.questions or _ASKS_WHICH.match(low)) or not re.search(r"\bor\b|\bwhich\b", low):
+    if not (said.questions or _ASKS_WHICH.match(low) or _WHICH_ASKED.search(low)) or not re.search(r"\bor\b|\bwhich\b", low):
         return []
     options = [p for p in dict.fromkeys(p for _, p in said.references) if p not in said.landmarks]
     listed = _listed_readings(said, heard, lexicon)

@@ -400,6 +400,13 @@ def test_the_products_a_name_covers_listed_by_kind_are_readings(reply):
     ("supermarket", "got any peppermint?",
      "haha peppermint's everywhere rn, the herbal tea, the holiday dark choc bar, candy canes or the bark ice cream?",
      {"sm_p040", "sm_p090", "sm_p159", "sm_p175"}),
+    # ... also asked as "is it the A, the B or the C?", or spoken with "which are you after" and no "?"
+    ("home_furnishings", "where's the Halden?",
+     "There are three **Halden** pieces! Is it the **Halden Loveseat**, the **Halden Table Lamp**, or the **Halden Watering Can**?",
+     {"hf_p008", "hf_p081", "hf_p194"}),
+    ("supermarket", "I'm looking for the peppermint",
+     "okay so peppermint there's like the peppermint tea the peppermint dark chocolate bar and the peppermint "
+     "bark ice cream so uh which are you after", {"sm_p040", "sm_p090", "sm_p175"}),
     # ... but a thing asked for with "a" is any of a kind: its options ask a preference
     ("supermarket", "I need a cleaning spray.", "ok, kitchen, bathroom or glass? scented or no scent?", set()),
 ])
