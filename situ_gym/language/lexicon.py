@@ -620,8 +620,8 @@ class SceneLexicon:
             if w in self.category_words or w in _UNITS or w in _SPATIAL:
                 continue
             before = toks[i - 1].low if i else ""
-            if before in _SUBJECTS:
-                continue  # a verb: "while he chews" names no Dental Chew
+            if before in _SUBJECTS and not (tok.text[:1].isupper() and i > 1):
+                continue  # a verb: "while he chews" names no Dental Chew (a name: "I advise you Vale")
             nxt = toks[i + 1] if i + 1 < len(toks) else None
             frame = possessive or (nxt is not None and nxt.low in ("one", "ones", "'s")) or before in CHOICE_WORDS or (
                 # a bare word that opens the text or a list item on its own: "decaf, 100%",

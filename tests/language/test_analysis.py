@@ -483,6 +483,12 @@ def test_an_imperative_take_proposes_the_alternative_to_one_over_budget(lex):
     assert analyze("Take two or three steps back so you can see the top row.", lex["supermarket"]).proposed == ()
 
 
+def test_a_model_name_after_you_is_a_name_not_a_verb(lex):
+    u = analyze("Umber is bigger, with adjustable shelves; Vale is compact and has doors, 139.99. If hiding things is the goal, "
+                "I advise you Vale.", lex["home_furnishings"], visible=frozenset({"hf_p127", "hf_p128"}))
+    assert [p for _, p in u.references][-1] == "hf_p128" and "hf_p128" in u.proposed
+
+
 @pytest.mark.parametrize("text, in_view, named", [
     # a label phrase of one product in view names it as a noun: after "the" at the end, before
     # "one('s)", or set against a price

@@ -38,6 +38,10 @@ TABLE = [
     ("Which is better for evenings, the breakfast blend or the decaf?", [BREAKFAST, DECAF],
      "For evening the decaf is more better than the breakfast blend, same price.", "Compare", [DECAF], [],
      [BREAKFAST, DECAF]),
+    # ... "I advise you X": a model name after "you" is a name, not a verb
+    ("Which is better for evenings, the breakfast blend or the decaf?", [BREAKFAST, DECAF],
+     "The breakfast blend and the decaf both cost 9.19. For evening I advise you the Decaf.", "Compare", [DECAF], [],
+     [BREAKFAST, DECAF]),
     # ... "more good", or a side said alone after a dash at the end
     ("Which is better for evenings, the breakfast blend or the decaf?", [BREAKFAST, DECAF],
      "The breakfast blend and the decaf both is 9.19. For evening, the decaf is more good.", "Compare", [DECAF], [],
