@@ -838,7 +838,8 @@ _PRICED_OUT = re.compile(r"\btoo (?:expensive|pricey|costly)\b|\btoo much\b(?!\s
 # Words that say who or what a thing is for, as options of a question ("for a kid or for you").
 _USE_WORD = (r"(?:kids?|kiddos?|child(?:ren)?|bab(?:y|ies)|toddlers?|grown[- ]?ups?|adults?|yourself|(?:ur|your) own|guests?|crowd|household"
              r"|lunch\w*|breakfast|dinner|supper|snacks?|part(?:y|ies)|trip|gift|present|tonight|weekend|evenings?|mornings?|bedtime"
-             r"|reading|working|office|bedroom|living room|outdoors?|indoors?|mood|background|glow|decorat\w+|puppy|kitten|senior|school|camping)")
+             r"|reading|working|office|bedroom|living room|outdoors?|indoors?|mood|background|glow|decorat\w+|puppy|kitten|senior|school|camping"
+             r"|gifting|birthday|holiday|everyday|baking(?: day)?|basics|refresh\w*|replac\w+)")
 _USE_OPTIONS = re.compile(
     rf"\b{_USE_WORD}(?:'s)?(?: [a-z-]+)?,?\s+or\s+(?:(?:an?|just|the|more|for|soft|some) ){{0,3}}(?:{_USE_WORD}\b|for (?:you|u|yourself)\b)"
     r"|^\W*(?:lunch\w*|part(?:y|ies)|trip|gift|present|school|camping)(?:\W+[a-z]+)?\W*$"  # "lunchbox run?"

@@ -44,6 +44,9 @@ CLOSING = _words(
 INFO_REQUEST = _words(r"tell(?:ing)? me(?:,? please,?)? (?:what|which|how|about|for which|a bit|more about|whatever|the|your|ur)\b", r"say me(?:,? please,?)? (?:first )?(?:the|what|which|where|how)", r"let me know (?:what|which|how|if|about)", r"if (?:you have|there'?s|you've got) [^.!?]{1,40}?,? (?:just )?let me know", r"could you share", r"can you share", r"i'd love to know", r"i'm curious", r"just say what")
 
 # Slots a question asks about (checked in this order; several may hold).
+# The departments a shop is walked by, said as what the shopper came for.
+_DEPARTMENT = (r"(?:food|groceries|grocery|household(?: stuff| things| goods)?|home stuff|things of the house|cleaning(?: stuff)?|cleaners"
+               r"|furniture|decor|lighting|lamps|plants|drinks|pet (?:stuff|food|things)|toiletries|textiles)")
 SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("category", _words(
         r"looking for", r"shopping for", r"searching for", r"hunting for", r"here for", r"in the market for",
@@ -68,6 +71,8 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"what(?:'s| is) the (?:mission|plan|goal|project)", r"what (?:are|r) (?:you|u) after", r"shopping mission",
         r"what (?:you|u) (?:like|want|wanna|need) to (?:buy|get|cook|make|find)", r"^\W*list\W*$", r"what piece",
         r"which (?:furniture|piece|product|thing|item)s? (?:you|u)", r"how can i help",
+        # the store's departments as the options: "food or household stuff today?", "furniture or decor?"
+        rf"(?P<dept>{_DEPARTMENT})(?:\s+(?:today|then|now))?,?\s+(?:or|/)\s+(?:[a-z']+\s+){{0,4}}?(?!(?P=dept)\b){_DEPARTMENT}",
         # "what furniture you need": a kind of thing, not a slot word, asked for
         r"what (?!(?:size|colou?r|flavou?r|budget|price|style|material|brand|room|do|does|did|would|will|can|could|should|are|is|r)\b)"
         r"[a-z]+ (?:you|u) (?:need|want|search|look)\w*")),

@@ -737,6 +737,12 @@ def test_a_shopper_asking_what_to_get_asks_no_purchase(lex):
     ("home_furnishings", "ooh floor lamp. for reading or mood lighting?", ("use",)),
     ("supermarket", "Sure! Is your cat a kitten or an adult?", ("use",)),
     ("supermarket", "hey, welcome! lunchbox run?", ("use",)),
+    ("home_furnishings", "heyyy welcome in, treating yourself or gifting?", ("use",)),
+    ("supermarket", "hi! baking day or just the basics?", ("use",)),
+    # the store's departments as the options ask what the shopper came for
+    ("supermarket", "hey, welcome. food or household stuff today?", ("category",)),
+    ("supermarket", "oh hi welcome um are you grabbing groceries today or is it more like household stuff", ("category",)),
+    ("home_furnishings", "Good afternoon! You look for furniture, or for lamps, or maybe plants?", ("category",)),
     # (options that are the product's own kinds or labels still ask a preference)
     ("supermarket", "ok no spicy. what do the kids like, cheesy or plain tomato?", ("preference",)),
     ("supermarket", "Should it be puppy food, or food for an older dog?", ("preference",)),
