@@ -280,7 +280,7 @@ DIRECTION: tuple[tuple[str, re.Pattern[str]], ...] = (
     # (clipped "L" / "R" after a move or an arrow: "step L", "out of here -> L", "on ur R"; a bare
     # "r" is also "are")
     ("left", _words(r"left", r"(?:turn|go|step|hang an?|head|bear|on (?:ur|your|the)|->|\u2192)\s*l")),
-    ("right", _words(r"(?:turn|go|step|hang an?|head|bear|on (?:ur|your|the)|->|\u2192)\s*r", r"(?:turn|veer|bear|hang a) right",r"(?<!get it )(?<!got it )right(?!\s+(?:now|there|here|away|straight|ahead|choice|one|fit|for|after|next|by|beside|behind|in|at|on|up|outside|inside|across|before|where|beyond|aisle|shelf|shop|store|section|place|spot|product|item|size|thing|way to|department|area))(?!,? i)")),
+    ("right", _words(r"(?:turn|go|step|hang an?|head|bear|on (?:ur|your|the)|->|\u2192)\s*r", r"(?:turn|veer|bear|hang a) right", r"(?<!get it )(?<!got it )right(?!\s+(?:now|there|here|away|straight|ahead|choice|one|fit|for|after|next|by|beside|behind|in|at|on|up|outside|inside|across|before|where|beyond|aisle|shelf|shop|store|section|place|spot|product|item|size|thing|way to|department|area))(?!,? i\b)")),
     ("back", _words(r"back up", r"steps?(?: or two)? back", r"backwards?", r"go back", r"reverse", r"walk back", r"move back", r"take a step back",
                     r"(?:go|step|move|walk)\w*\s+(?:(?:a|little|bit|tiny|touch|tad|just)\s+){1,4}back")),  # "go little bit back"
     # ("keep going" / "keep walking" go on the way the shopper is headed: no new direction)

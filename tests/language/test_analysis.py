@@ -1517,6 +1517,9 @@ def test_a_colour_wished_for_is_a_reason(lex, heard, text):
     # the way to set off, in the sentence next to the one that names where to go; "turn right here"
     ("supermarket", "coffee \u2192 shelf 3. turn right, walk over", ("sm_shelf_03", "to", "right", "medium")),
     ("home_furnishings", "so turn right here and walk into atelier prime", ("hf_store_atelier_prime", "into", "right", "medium")),
+    # "right" before "it's" still turns ("i" as a word is talk: "right, i think")
+    ("home_furnishings", "okay so the desks um once you leave light logic go right it's the next shop over",
+     ("hf_store_light_logic", "out_of", "right", "medium")),
     # a kind right after an arrow is the section of that name
     ("home_furnishings", "turn around + a few steps \u2192 office chairs, front R", ("hf_area_leather_and_ink_2", "to", "around", "short")),
 ])
