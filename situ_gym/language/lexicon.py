@@ -40,6 +40,7 @@ __all__ = ["SceneLexicon", "Mention", "PlaceMention", "TagMention", "lexicon_for
 
 _UNITS = frozenset("oz lb lbs fl ct pk pack g kg ml l qt gal count in cm pint".split())
 # Words that join the parts of one product name ("Sour Cream and Onion", "Plant in Pike Pot").
+_LONGEST_NAME = 12  # words: no product's name with a brand and a tail said after it is longer
 _JOINERS = frozenset({"and", "in", "with", "of", "&", "n"})  # "n": "salt n vinegar"
 # Words that put a product's maker after its name: "rice crackers from crispwell", "kira throw
 # pillow by lintu", "2% milk of Oakridge Organics"
@@ -968,11 +969,11 @@ class SceneLexicon:
             tail = {w for w in lem[k:j] if w not in STOPWORDS}
             if tail & (self.heads | self.brand_vocab):
                 break
-            m = self._resolve(toks, lem, i, k, after | (tail & self.product_vocab))
+            m = self._resolve(toks, lem, i, k, after | (tail & self.product_vocab), cut=False)
             if m is not None and m.candidates and m.kind == "product":
                 return m
         for k in range(brand_end, j - 1):
-            m = self._resolve(toks, lem, k, j)
+            m = self._resolve(toks, lem, k, j, cut=False)
             ours = tuple(p for p in (m.candidates if m else ()) if p in self.brands[brand])
             if ours and m.kind == "product":
                 phrase = " ".join(t.text for t in toks[i:j])
@@ -990,9 +991,10 @@ class SceneLexicon:
             for w in content
         )
 
-    def _resolve(self, toks, lem, i: int, j: int, after: frozenset[str] = frozenset()) -> Mention | None:
+    def _resolve(self, toks, lem, i: int, j: int, after: frozenset[str] = frozenset(), cut: bool = True) -> Mention | None:
         """The mention that ``toks[i:j]`` names, if any; ``after`` holds the name words said
-        right after a cut-short name, which favour the products that carry them."""
+        right after a cut-short name, which favour the products that carry them; ``cut``: look
+        for a known name inside a run no name covers whole (``_name_inside``)."""
         words = [w for w in lem[i:j] if w not in _JOINERS and w not in STOPWORDS]
         content = {w for w in words if not w[0].isdigit() and w not in _UNITS}
         if not content:
@@ -1038,7 +1040,9 @@ class SceneLexicon:
         phrase = " ".join(t.text for t in toks[i:j])
         cs, ce = toks[i].start, toks[j - 1].end
         if not cands:
-            inside = self._name_inside(toks, lem, i, j, after)
+            # (once per run, and only over a run as long as a name: a keyword-stuffed run of a
+            # hundred product words is no name with a tail, and cutting it every way is costly)
+            inside = self._name_inside(toks, lem, i, j, after) if cut and j - i <= _LONGEST_NAME else None
             if inside is not None:
                 return inside
             caps = [t for t in toks[i:j] if t.text[0].isupper()]

@@ -503,6 +503,17 @@ def test_a_label_phrase_of_one_product_in_view_names_it_as_a_noun(lex, text, in_
     assert tuple(p for _, p in u.references) == named
 
 
+def test_a_keyword_stuffed_run_is_read_in_linear_work(lex, monkeypatch):
+    # every way of cutting a run no name covers whole is tried only over runs as long as a name:
+    # a probe that stuffs a turn with a hundred product words once made the reading exponential
+    store = lex["supermarket"]
+    calls = []
+    resolve = type(store)._resolve
+    monkeypatch.setattr(type(store), "_resolve", lambda self, *a, **k: calls.append(1) or resolve(self, *a, **k))
+    analyze("sunny fields honey oat clusters golden acre creamy peanut butter harbor catch plain cod " * 8, store)
+    assert len(calls) < 5_000
+
+
 def test_a_run_of_labels_is_no_name_cut_short(lex):
     # no brand opens it: "dairy-free + vegan coconut milk base" names no product
     assert analyze("dairy-free + vegan (coconut milk base) and 4 cups", lex["supermarket"]).named == ()
