@@ -831,10 +831,12 @@ def _slots(sent, toks, s, e, mentions, places, tags, money) -> list[str]:
     return slots
 
 
+# A price then "over", bare: "= 699.99 \u2717 over." (a cross reads as a comma), not "over there"
+_CROSSED_OVER = r"\d\s*,?\s*over\b(?!\s*(?:\$?\d|there|here|by|at|in|on|to)\b)"
 # A product's price said to rule it out: "too expensive for you", "well past your $300", "too much".
 _PRICED_OUT = re.compile(r"\btoo (?:expensive|pricey|costly)\b|\btoo much\b(?!\s+[a-z])|\btoo much for (?:you|u)\b"
                          r"|\b(?:well|way|far) (?:over|past|above)\b|\bpast (?:your|ur)\b|\bover (?:your|ur|the) (?:budget|limit)\b"
-                         r"|\d\s*,?\s*over\b(?!\s*(?:\$?\d|there|here|by|at|in|on|to)\b)")  # "= 699.99 \u2717 over."
+                         r"|" + _CROSSED_OVER)  # "= 699.99 \u2717 over."
 # Words that say who or what a thing is for, as options of a question ("for a kid or for you").
 _USE_WORD = (r"(?:kids?|kiddos?|child(?:ren)?|bab(?:y|ies)|toddlers?|grown[- ]?ups?|adults?|yourself|(?:ur|your) own|guests?|crowd|household"
              r"|lunch\w*|breakfast|dinner|supper|snacks?|part(?:y|ies)|trip|gift|present|tonight|weekend|evenings?|mornings?|bedtime"
@@ -1265,7 +1267,7 @@ _OVER_LIMIT = re.compile(
     r"|inch|in|cm|%|percent|years?|people|gal|quarts?|qt)\b)"
     r"|\d\s*(?:so )?(?:nope|nah)\b|\b(?:fits|under) (?:ur|your) \$?\s?\d|\b(?:you|u) said (?:you'?d|u'?d) spend\b"
     # "parmesan wedge = 10.79 \u2717 over." (a cross reads as a comma)
-    r"|\d\s*,?\s*over\b(?!\s*(?:\$?\d|there|here|by|at|in|on|to)\b)"
+    r"|" + _CROSSED_OVER
 )
 _NEGATED_LABEL = re.compile(r"\b(?:no|not|skip|without|isn'?t|aren'?t|zero)\s+(?:the\s+|any\s+)?$")
 # Words that say a label of every side (before it in its sentence, or "too" right after).

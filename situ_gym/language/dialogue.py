@@ -174,7 +174,7 @@ def _offered(said: Utterance, own: list[str], focus: str | None) -> list[str]:
 
 
 # A price said back about the product: "39.99 for a basket?", "76.99 for a plant?"
-_PRICE_SAID_BACK = re.compile(r"^\W*\$?\d[\d.,]*(?: bucks| dollars)? for (?:(?:a|an|one|the|that|this) )?[a-z ]{1,30}\?")
+_PRICE_SAID_BACK = re.compile(r"^\W*" + P.PRICE_FOR_THING + r"\?")
 # A reply that grants the shopper's point before keeping to its own: "fair, but", "haha fair, it's
 # not cheap", "Yes I understand, however"
 _GRANTS = re.compile(r"\W*(?:(?:haha|ha|yeah|yes|yep|ok|okay|oh|um|uh)\W+)*(?:fair|true|i know|i see|i understand|i hear you|"
@@ -488,7 +488,7 @@ def _name_word(lemma: str, low: str, lexicon: SceneLexicon) -> bool:
     ("I need a cleaning spray", "something to bake")."""
     if lemma not in lexicon.product_vocab or lemma in STOPWORDS or lemma in FUNCTION_WORDS:
         return False
-    if lemma in lexicon.category_words or lemma in lexicon.heads or lemma in lexicon.kind_vocab:
+    if lemma in lexicon.category_words or lemma in lexicon.heads:
         return False
     forms = getAllLemmas(low)
     return not ("VERB" in forms and "NOUN" not in forms) and not low.endswith("ing")

@@ -39,8 +39,8 @@ from situ_gym.scene.index import SceneIndex, per_index
 __all__ = ["SceneLexicon", "Mention", "PlaceMention", "TagMention", "lexicon_for", "lemmas_of"]
 
 _UNITS = frozenset("oz lb lbs fl ct pk pack g kg ml l qt gal count in cm pint".split())
-# Words that join the parts of one product name ("Sour Cream and Onion", "Plant in Pike Pot").
 _LONGEST_NAME = 12  # words: no product's name with a brand and a tail said after it is longer
+# Words that join the parts of one product name ("Sour Cream and Onion", "Plant in Pike Pot").
 _JOINERS = frozenset({"and", "in", "with", "of", "&", "n"})  # "n": "salt n vinegar"
 # Words that put a product's maker after its name: "rice crackers from crispwell", "kira throw
 # pillow by lintu", "2% milk of Oakridge Organics"
@@ -363,8 +363,10 @@ class SceneLexicon:
         for pid, p in products.items():
             self.brands.setdefault(lemmas_of(p.brand), []).append(pid)
         self.brand_vocab = {w for key in self.brands for w in key}
-        self.kind_vocab = frozenset().union(*self.kind_words.values())  # every word of a product kind
-        self._brands_longest_first = sorted((key for key in self.brands if key), key=len, reverse=True)
+        # the brands by their first word, the longest first ("quill and co" before "quill")
+        self._brands_by_first: dict[str, list[tuple[str, ...]]] = {}
+        for key in sorted((key for key in self.brands if key), key=len, reverse=True):
+            self._brands_by_first.setdefault(key[0], []).append(key)
         # Words that can make up a reference to a product (attribute prose is left out: it
         # holds everyday words such as "could" or "fits").
         self.product_vocab = (
@@ -550,10 +552,10 @@ class SceneLexicon:
         lem = [self._read(t) for t in toks]
         for i, t in enumerate(toks):  # "harbor catch's plain cod": a whole brand's 's opens its product's name
             base = t.low[:-2]
-            if t.low.endswith(("'s", "\u2019s")) and base in self.brand_vocab and any(
-                (b := self._brand_at([*lem[:i], base], start)) is not None and b[1] == i + 1 for start in range(max(0, i - 3), i + 1)
-            ):
-                lem[i] = base
+            if t.low.endswith(("'s", "\u2019s")) and base in self.brand_vocab:
+                read = [*lem[:i], base]
+                if any((b := self._brand_at(read, start)) is not None and b[1] == i + 1 for start in range(max(0, i - 3), i + 1)):
+                    lem[i] = base
         places = self._places(toks, lem)
         taken = {i for p in places for i in range(p.start, p.end)}
         mentions = self._products(toks, lem, taken)
@@ -674,9 +676,9 @@ class SceneLexicon:
         before = toks[a - 1].low if a else ""
         after = toks[b].low if b < len(toks) else ""
         priced = b + 1 < len(toks) and _PRICE_FIGURE.fullmatch(toks[b + 1].text.lstrip("$")) is not None
-        ends = not after or not after[:1].isalpha() or after in ("one", "ones", "one's")
-        framed = ((before in ("the", "that", "this") or before in CHOICE_WORDS) and ends) or after in ("one", "ones", "one's") or (
-            after in ("is", "=", "'s") and priced)
+        ones = after in ("one", "ones", "one's")
+        ends = ones or not after or not after[:1].isalpha()
+        framed = ones or ((before in ("the", "that", "this") or before in CHOICE_WORDS) and ends) or (after in ("is", "=", "'s") and priced)
         return (a, b) if framed else None
 
     def _sole_owner(self, word: str, scope: frozenset[str]) -> str | None:
@@ -917,7 +919,7 @@ class SceneLexicon:
     def _brand_at(self, lem, j: int, longer_than: int = 0) -> tuple[tuple[str, ...], int] | None:
         """The brand (of more than ``longer_than`` words) that ``lem[j:]`` opens with, and where
         it ends: "quill and co" is the brand ("quill", "co")."""
-        for key in self._brands_longest_first:
+        for key in self._brands_by_first.get(lem[j], ()) if j < len(lem) else ():
             if len(key) <= longer_than:
                 break
             k = j
@@ -954,7 +956,8 @@ class SceneLexicon:
         names a kind or a brand is part of the name), the brand's own name follows it ("Clear
         Spring's sugar-free Zero Sugar Cola"), or words before the brand are no part of it
         ("add Clear Spring's Lime Sparkling Water"). Not across a join of two names."""
-        brands = {b: found for b in range(i, j) if (found := self._brand_at(lem[:j], b))}
+        run = lem[:j]
+        brands = {b: found for b in range(i, j) if (found := self._brand_at(run, b))}
         in_brand = {k for b, (_, end) in brands.items() for k in range(b, end)}  # ("Quill and Co's Quill Office Chair")
         if any(w in ("and", "&") or w in _MAKER_WORDS for k, w in enumerate(lem[i:j], i) if k not in in_brand):
             return None  # two names joined: _products cuts the run at the join

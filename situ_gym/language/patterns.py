@@ -43,10 +43,10 @@ CLOSING = _words(
 )
 INFO_REQUEST = _words(r"tell(?:ing)? me(?:,? please,?)? (?:what|which|how|about|for which|a bit|more about|whatever|the|your|ur)\b", r"say me(?:,? please,?)? (?:first )?(?:the|what|which|where|how)", r"let me know (?:what|which|how|if|about)", r"if (?:you have|there'?s|you've got) [^.!?]{1,40}?,? (?:just )?let me know", r"could you share", r"can you share", r"i'd love to know", r"i'm curious", r"just say what")
 
-# Slots a question asks about (checked in this order; several may hold).
 # The departments a shop is walked by, said as what the shopper came for.
 _DEPARTMENT = (r"(?:food|groceries|grocery|household(?: stuff| things| goods)?|home stuff|things of the house|cleaning(?: stuff)?|cleaners"
                r"|furniture|decor|lighting|lamps|plants|drinks|pet (?:stuff|food|things)|toiletries|textiles)")
+# Slots a question asks about (checked in this order; several may hold).
 SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("category", _words(
         r"looking for", r"shopping for", r"searching for", r"hunting for", r"here for", r"in the market for",
@@ -322,6 +322,8 @@ BUDGET_BOUND = (
 # How a complaint is said of a product, and how strongly: "seems kind of", "looks a bit".
 _SAID_OF = r"(?:is|'s|are|'re|r|seems?|feels?|looks?)"  # ("r": clipped "are", "zz plants r boring")
 _DEGREE = r"(?:really|so|kind of|kinda|a bit|a little|pretty|way|quite|rather)"
+# A price said back with the thing it buys: "129.99 for a lamp", "23 bucks for shrimp".
+PRICE_FOR_THING = r"\$?\d[\d.,]*(?: bucks| dollars)? for (?:(?:a|an|one|the|that|this) )?[a-z ]{1,30}"
 REJECT = _words(
     r"no thanks", r"no thank you", r"not for me", r"i'?ll pass", r"pass on", r"don'?t (?:really |quite )?(?:like|want|love|think)",
     r"does(?:n'?t| not) (?:quite |really |exactly )?(?:work|fit|suit|have|appeal|do it)", r"isn'?t (?:what|right|quite|really|for)",
@@ -345,7 +347,7 @@ REJECT = _words(
     r"(?:won'?t|will not|wouldn'?t) be (?:big |large )?enough",
     # a price said back in disbelief: "129.99 for a lamp??", or as all there is to say: "sixty
     # bucks for blocks", "699.99?? steep"
-    r"\d[\d.,]*(?: bucks| dollars)? for (?:(?:a|an|one|the|that|this) )?[a-z ]{1,30}(?:\?\?|\?!|!\?)",
+    PRICE_FOR_THING + r"(?:\?\?|\?!|!\?)",
     r"^\W*(?:\$?\d[\d.,]*|(?:[a-z]+ ){0,2}[a-z]+ (?:bucks|dollars|quid))(?: bucks| dollars)? for (?:(?:a|an|one|the|that|this|some) )?[a-z]+(?: [a-z]+)?[.!]*\s*$",
     r"(?:^|[\d?!.,]\s*)(?:so |kinda |pretty |way )?(?:steep|pricey|pricy|spendy)\W*$",
     # a size said of the thing in hand, bare: "This can is small.", "these bags look huge"

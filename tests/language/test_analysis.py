@@ -506,6 +506,9 @@ def test_a_label_phrase_of_one_product_in_view_names_it_as_a_noun(lex, text, in_
 def test_a_keyword_stuffed_run_is_read_in_linear_work(lex, monkeypatch):
     # every way of cutting a run no name covers whole is tried only over runs as long as a name:
     # a probe that stuffs a turn with a hundred product words once made the reading exponential
+    from situ_gym.language import analysis
+
+    analysis._analyze.cache_clear()  # (a cached reading would count no work at all)
     store = lex["supermarket"]
     calls = []
     resolve = type(store)._resolve

@@ -414,8 +414,8 @@ def test_the_products_a_name_covers_listed_by_kind_are_readings(reply):
     # ... but a thing asked for with "a" is any of a kind: its options ask a preference
     ("supermarket", "I need a cleaning spray.", "ok, kitchen, bathroom or glass? scented or no scent?", set()),
 ])
-def test_the_products_the_shoppers_words_fit_listed_apart_are_readings(store, heard, reply, readings):
-    lexicon = lexicon_for(SceneIndex(load_scene(store)))
+def test_the_products_the_shoppers_words_fit_listed_apart_are_readings(lex, home, store, heard, reply, readings):
+    lexicon = home if store == "home_furnishings" else lex
     said = analyze_reply(reply, lexicon, heard=analyze(heard, lexicon))
     assert set(said.mentioned) == readings and said.proposed == () and put_forward(said) == ()
     assert (said.act == "ClarifyNeed") is bool(readings)
