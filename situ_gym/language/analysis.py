@@ -1266,6 +1266,9 @@ _OVER_LIMIT = re.compile(
     r"|\bover (?:ur |your |the |my )?\$?\s?\d[\d.,]*(?![\d.,])(?!\s*(?:oz|lb|lbs|kg|g|ml|fl|ct|count|rolls?|packs?|pieces?|loads?"
     r"|inch|in|cm|%|percent|years?|people|gal|quarts?|qt)\b)"
     r"|\d\s*(?:so )?(?:nope|nah)\b|\b(?:fits|under) (?:ur|your) \$?\s?\d|\b(?:you|u) said (?:you'?d|u'?d) spend\b"
+    # the shopper's figure, in digits or words: "above your $1,500", "too much for your 250", "over your twelve"
+    r"|\b(?:over|above|beyond|past|more than|too much for|too pricey for) (?:ur|your) \$?\s?(?:\d|(?:one|two|three|four|five|six"
+    r"|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|a hundred|hundred|a thousand|thousand)\b)"
     # "parmesan wedge = 10.79 \u2717 over." (a cross reads as a comma)
     r"|" + _CROSSED_OVER
 )

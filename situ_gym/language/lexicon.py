@@ -137,8 +137,16 @@ def _label_aliases(value: str, key_name: str = "") -> list[tuple[str, ...]]:
     if key[-1] == "compatible" and len(key) >= 2:  # "smart bulb compatible" as "works with smart bulbs", "smart bulb ready"
         head = key[:-1]
         out += [("work", *head), *((*head, w) for w in ("ready", "ok", "friendly", "support", "setup"))]
-    if key[0] == "removable" and len(key) == 2:  # "removable covers" as "the covers come off"
-        out.append((key[1], "come", "off"))
+    if key[0] == "removable" and len(key) == 2:  # "removable covers" as "the covers come off", "cover zips off"
+        out += [(key[1], verb, "off") for verb in ("come", "zip")]
+    if key[0] == "wireless" and len(key) >= 2:  # "wireless charging" as "cordless", "charges without a cable"
+        out += [("cordless", *key[1:])] + [(*key[1:], "without", w) for w in ("cable", "cord", "wire")]
+    if key[0] == "under" and len(key) == 3:  # "under-bed storage" as "storage under the bed", "storage underneath"
+        out += [(key[2], "under", key[1]), (key[2], "under"), (key[2], "underneath"), (key[2], "beneath")]
+    if key == ("low", "maintenance"):  # "easy to care for", "easy care"
+        out += [("easy", "care"), ("easy", "look", "after")]
+    if key == ("vegetarian",):  # "meat-free", "no meat in it", "meatless"
+        out += [("meat", "free"), ("no", "meat"), ("without", "meat"), ("meatless",)]
     if key[0] == "reversible" and len(key) == 2:  # "reversible cushions" as "flip-able cushions", "cushions flip"
         out += [("flip", key[1]), ("flip", "able", key[1]), (key[1], "flip")]
     if key[0] == "no" and key[-1] == "need" and len(key) >= 3:  # "no box spring needed" as "you don't need a box spring"
@@ -207,7 +215,7 @@ _SHORT_FORMS = {("vegetarian",): ("veg", "veggie"), ("organic",): ("org",), ("gl
                 ("scandinavian",): ("scandi", "nordic"), ("large",): ("big", "bigger", "biggest", "largest"),
                 ("compact",): ("small", "smaller", "smallest", "little"), ("creamy",): ("smooth",), ("crunchy",): ("chunky",)}
 _REWORDED_SPAN = 5  # at most this many tokens between the first and the last word of a reworded label
-_STEM_ENDINGS = ("ability", "ible", "able", "ing", "es", "ed", "s", "er", "e")
+_STEM_ENDINGS = ("ability", "ible", "able", "ment", "ing", "es", "ed", "s", "er", "e")
 
 
 # Everyday words for a label's words, read as them when a label is said in other words

