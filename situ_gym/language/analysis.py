@@ -766,6 +766,8 @@ def _question(sent, original, toks, s, e, mentions, places, tags, names_product,
             slots = [name for name, _ in P.SLOTS if name in found]
     if not slots and _CHOICE_ASKED.search(sent):
         slots = ["preference"]  # "light or dark?", "which one?", "which look suits your room?"
+    if set(slots) <= {"preference", "location", "category"} and _TIME_OR_INTENT.search(sent) and not _NEED_SPECIFIC.search(sent):
+        slots = []  # "in a rush or time to browse?", "buying today or just getting ideas?": no detail of the need
     clarifies = bool(P.CLARIFY.search(sent))
     return Question(tuple(dict.fromkeys(slots)) or ("other",), original, clarifies)
 
@@ -831,6 +833,13 @@ def _slots(sent, toks, s, e, mentions, places, tags, money) -> list[str]:
     return slots
 
 
+# How much time the shopper has, or whether they buy today: asks no detail of the need (unless
+# set against a need in particular: "something specific or just browsing?" asks the kind)
+_TIME_OR_INTENT = re.compile(
+    r"\b(?:rush|hurry|quick dash|time (?:to|for) (?:browse|look|wander)|idea[- ]hunting|(?:getting|gathering|collect|just) ideas"
+    r"|(?:buying|shopping for real) today|tak(?:e|ing) something home)\b"
+)
+_NEED_SPECIFIC = re.compile(r"\b(?:specific|particular|in mind|looking for|after (?:anything|something|smth)|hunting for)\b")
 # A price then "over", bare: "= 699.99 \u2717 over." (a cross reads as a comma), not "over there"
 _CROSSED_OVER = r"\d\s*,?\s*over\b(?!\s*(?:\$?\d|there|here|by|at|in|on|to)\b)"
 # A product's price said to rule it out: "too expensive for you", "well past your $300", "too much".

@@ -64,6 +64,7 @@ from situ_gym.language.analysis import (
     _clause_spans,
     _explanation,
     analyze,
+    categories_offered,
     drop_sides,
     ends_asking_need,
     motion_verbs,
@@ -544,7 +545,40 @@ def analyze_reply(
     said = read_reply(text, lexicon, heard=heard, raised=raised, visible=visible, focus=focus)
     if said.empty:
         return said
-    return replace(said, act=read_act(said, heard, raised))
+    said = replace(said, act=read_act(said, heard, raised))
+    return _which_was_meant(said, heard, lexicon) if said.act == "ClarifyNeed" else said
+
+
+def _which_was_meant(said: Utterance, heard: Utterance | None, lexicon: SceneLexicon | None) -> Utterance:
+    """A turn that asks which need the shopper meant, however it is worded ("um tomato basil
+    like the pasta sauce or the soup", "kira's on 6 things: coffee table, bookcase, ...",
+    "ooh two colas, fizzwell or the zero sugar one?"): the products it names are readings of the
+    shopper's words, asked about and none offered, and it asks which kind was meant when they
+    are of different kinds, else which variant. Options put to a shopper who asked for advice
+    ("Nonna Lucia Roasted Garlic Sauce or Bella Strada Arrabbiata?" after "what's the best pasta
+    sauce?") are offered, as the rules read them."""
+    readings = [p for p in dict.fromkeys([*said.proposed, *said.compared, *said.mentioned]) if p in said.named]
+    if said.questions and not said.set_aside and heard is not None and _ASKS_ADVICE.search(heard.text.lower()):
+        return said
+    kinds = {lexicon.category_of[p] for p in readings} if lexicon is not None else set()
+    if not said.questions:  # asked in words the rules read no question in: the kinds it names are the readings
+        if lexicon is not None:
+            kinds |= set(said.categories) | categories_offered(said.tokens, said.tags, [(0, len(said.text))], lexicon)
+        questions = reading_questions([Question(("other",), said.text)], kinds)
+    elif len(kinds) >= 2:
+        questions = reading_questions(said.questions, kinds)
+    else:  # a slot the rules read stands ("which kind of table - coffee? side?"); none asks which variant
+        questions = [replace(q, clarifies=True, slots=("preference",)) if q.slots == ("other",) and readings else q
+                     for q in said.questions]
+    return replace(
+        said, questions=tuple(questions), proposed=(), compared=(),
+        mentioned=tuple(dict.fromkeys([*readings, *said.mentioned])),
+        set_aside=tuple(dict.fromkeys([*said.set_aside, *readings])),
+    )
+
+
+# The shopper asks for advice: the options a reply puts to them are offers
+_ASKS_ADVICE = re.compile(r"\b(?:best|recommend\w*|suggest\w*|(?:which|what) (?:one )?should|advi[cs]e|your pick|what'?s good)\b")
 
 
 def read_reply(

@@ -765,6 +765,12 @@ def test_a_shopper_asking_what_to_get_asks_no_purchase(lex):
     # "what's more important, X or saving $50?" asks what the choice turns on; a bare "which?"
     ("home_furnishings", "Both are compact. What's more important — glass doors or saving $50?", ("preference",)),
     ("supermarket", "cola 5.79 / zero sugar 3.89 → zero sugar if ur cutting sugar. which?", ("preference",)),
+    # how much time the shopper has, or whether they buy today, asks no detail of the need;
+    # "something specific or just browsing?" asks what they came for
+    ("supermarket", "hey! in a hurry today or got time to browse?", ("other",)),
+    ("supermarket", "hi hi welcome um are you in a rush today or have you got a bit of time to look around", ("other",)),
+    ("home_furnishings", "hi 👋 buying today or just getting ideas?", ("other",)),
+    ("home_furnishings", "welcome! after smth specific or just browsing?", ("category",)),
 ])
 def test_slots_asked_by_what_the_options_are(lex, store, text, asks):
     assert tuple(sorted(analyze(text, lex[store]).asks)) == tuple(sorted(asks)), text

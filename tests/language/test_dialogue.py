@@ -582,3 +582,43 @@ def test_the_alternative_to_a_product_turned_down_is_explained_by_its_facts():
     assert said.act == "HandleRejection" and said.proposed == ("hf_p065",)
     assert said.explanation is not None and said.explanation.product == "hf_p065"
     assert {"size:compact", "price"} <= set(said.explanation.cites)
+
+
+@pytest.fixture(scope="module")
+def lexes():
+    return {store: lexicon_for(SceneIndex(load_scene(store))) for store in ("supermarket", "home_furnishings")}
+
+
+@pytest.mark.parametrize("store, heard, text, slot, readings", [
+    # asked which need was meant in words the rules read no question in: spoken, no "?", or a
+    # list after a colon; the products named are readings, none offered
+    ("supermarket", "where's the mint stuff",
+     "um mint like the ice cream with mint and chocolate chips or those mint truffles or uh the dental chews for the dog",
+     "category", {"sm_p162", "sm_p172"}),
+    ("supermarket", "I'm looking for the tomato basil", "oh um tomato basil like the pasta sauce or the uh the soup", "category", set()),
+    ("home_furnishings", "i'm looking for the marlow",
+     '"Marlow" could be the media console, the play tent, the Marlow-pot ZZ plant, or the curio cabinet - which did you have in mind?',
+     "category", {"hf_p032", "hf_p159", "hf_p173", "hf_p206"}),
+    ("supermarket", "got anything ginger", "haha ginger's sneaky 😅 ginger ale, gingerbread cookie mix, or the gingerbread bites?",
+     "category", {"sm_p094", "sm_p110", "sm_p161"}),
+    # a question the rules read, with products of one kind: which variant (options put to a
+    # shopper who asked for advice are offered: test_options_that_do_not_all_fit_...)
+    ("supermarket", "where's the cola", "ooh two colas 🥤 fizzwell (regular) or the zero sugar one by clear spring?",
+     "preference", {"sm_p105", "sm_p106"}),
+])
+def test_a_turn_that_asks_which_was_meant_offers_nothing(lexes, store, heard, text, slot, readings):
+    said = analyze_reply(text, lexes[store], heard=analyze(heard, lexes[store]))
+    assert said.act == "ClarifyNeed"
+    assert [q.slots for q in said.questions] == [(slot,)]
+    assert not said.proposed and not said.compared and readings <= set(said.mentioned)
+    assert not put_forward(said)
+
+
+def test_a_clarifying_question_the_rules_read_keeps_its_slot(lexes):
+    # "which kind of table - coffee? side? dining?" asks the kind (read by the rules), and a
+    # clarifying question of another slot keeps it
+    said = analyze_reply("wait which kind of table tho — coffee? side? dining?", lexes["home_furnishings"],
+                         heard=analyze("I'm looking for a table.", lexes["home_furnishings"]))
+    assert said.act == "ClarifyNeed" and [q.slots for q in said.questions] == [("category",)]
+    said = analyze_reply("Sorry, what was that last part?", lexes["home_furnishings"])
+    assert [q.slots for q in said.questions] == [("other",)]
