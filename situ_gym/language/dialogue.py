@@ -546,7 +546,17 @@ def analyze_reply(
     if said.empty:
         return said
     said = replace(said, act=read_act(said, heard, raised))
-    return _which_was_meant(said, heard, lexicon) if said.act == "ClarifyNeed" else said
+    if said.act == "ClarifyNeed":
+        return _which_was_meant(said, heard, lexicon)
+    if said.act == "Recommend" and not said.proposed and not said.compared:
+        # a recommendation in words with no cue of proposing ("oh the calla gaming desk, it's got
+        # a cup holder ..."): the one product named and not set aside is the one recommended
+        offered = [p for p in said.mentioned if p not in said.set_aside and p not in said.landmarks and p != focus and p not in raised]
+        if len(offered) == 1:
+            reasons = _reasons_for(said, offered[0], lexicon) if lexicon is not None else None
+            return replace(said, proposed=tuple(offered), mentioned=tuple(p for p in said.mentioned if p not in offered),
+                           explanation=reasons or (said.explanation if said.explanation and said.explanation.product in offered else None))
+    return said
 
 
 def _which_was_meant(said: Utterance, heard: Utterance | None, lexicon: SceneLexicon | None) -> Utterance:

@@ -622,3 +622,20 @@ def test_a_clarifying_question_the_rules_read_keeps_its_slot(lexes):
     assert said.act == "ClarifyNeed" and [q.slots for q in said.questions] == [("category",)]
     said = analyze_reply("Sorry, what was that last part?", lexes["home_furnishings"])
     assert [q.slots for q in said.questions] == [("other",)]
+
+
+@pytest.mark.parametrize("store, heard, text, proposed, cited", [
+    # a recommendation with no cue of proposing: the one product named and not set aside is
+    # recommended, and the reasons given are its reasons
+    ("home_furnishings", "my teen wants a gaming desk where his drink won't get knocked over",
+     "oh the calla gaming desk it's got a cup holder built in and cable management two oh nine ninety nine",
+     "hf_p148", "feature:cup holder"),
+    ("home_furnishings", "i want a tv stand that hides all the clutter behind doors",
+     "the kestrel media console um it's got soft close doors so all the mess goes behind them six eighty nine ninety nine",
+     "hf_p030", "price"),
+])
+def test_a_recommendation_without_a_cue_word_proposes_the_one_product_named(lexes, store, heard, text, proposed, cited):
+    said = analyze_reply(text, lexes[store], heard=analyze(heard, lexes[store]))
+    assert said.act == "Recommend" and said.proposed == (proposed,) and proposed not in said.mentioned
+    assert said.explanation is not None and said.explanation.product == proposed and cited in said.explanation.cites
+    assert put_forward(said) == (proposed,)
