@@ -548,6 +548,8 @@ def analyze_reply(
     said = replace(said, act=read_act(said, heard, raised))
     if said.act == "ClarifyNeed":
         return _which_was_meant(said, heard, lexicon)
+    if said.act == "Compare" and len(set(said.compared)) == 2:
+        return _side_picked(said)
     if said.act == "Recommend" and not said.proposed and not said.compared:
         # a recommendation in words with no cue of proposing ("oh the calla gaming desk, it's got
         # a cup holder ..."): the one product named and not set aside is the one recommended
@@ -585,6 +587,32 @@ def _which_was_meant(said: Utterance, heard: Utterance | None, lexicon: SceneLex
         mentioned=tuple(dict.fromkeys([*readings, *said.mentioned])),
         set_aside=tuple(dict.fromkeys([*said.set_aside, *readings])),
     )
+
+
+def _side_picked(said: Utterance) -> Utterance:
+    """A comparison of two products proposes the side written first in "X > Y" ("apricot >
+    marmalade if u want less sugar"), and none when it leaves the choice to the shopper with no
+    pick of its own ("... black vs green - ur call", "depends if organic matters to u")."""
+    sides = list(dict.fromkeys(said.compared))
+    low = said.text.lower()
+    better = _SIDE_OVER.search(low)
+    if better:
+        pick = next((p for at, p in said.references if p in sides and at <= better.start() < at + 40), None)
+        # (or the side not named right after it: "apricot > marmalade", apricot read by its kind only)
+        beaten = next((p for at, p in said.references if p in sides and better.end() <= at < better.end() + 4), None)
+        pick = pick or next((p for p in sides if beaten is not None and p != beaten), None)
+        if pick is not None:
+            return replace(said, proposed=(pick, *(p for p in said.proposed if p not in sides)))
+    if _LEFT_TO_SHOPPER.search(low) and not _PICK_WORD.search(low):
+        return replace(said, proposed=tuple(p for p in said.proposed if p not in sides))
+    return said
+
+
+# "X > Y": the side before the sign is favoured
+_SIDE_OVER = re.compile(r"\s>\s")
+# The choice left to the shopper: "ur call", "depends if organic matters to u", "up to you"
+_LEFT_TO_SHOPPER = re.compile(r"\b(?:(?:ur|your) (?:call|choice|pick)|up to (?:you|u)|depends\b|(?<!before )(?:you|u) decide|either (?:works|is fine))")
+_PICK_WORD = re.compile(r"\b(?:i'?d (?:go|take|get|pick|say|choose|grab)|i (?:pick|choose|prefer|advi[sc]e|recommend|propose)|go (?:with|for|w/)|stick (?:with|w/))\b")
 
 
 # The shopper asks for advice: the options a reply puts to them are offers

@@ -639,3 +639,16 @@ def test_a_recommendation_without_a_cue_word_proposes_the_one_product_named(lexe
     assert said.act == "Recommend" and said.proposed == (proposed,) and proposed not in said.mentioned
     assert said.explanation is not None and said.explanation.product == proposed and cited in said.explanation.cites
     assert put_forward(said) == (proposed,)
+
+
+@pytest.mark.parametrize("heard, raised, text, proposed", [
+    # the side before ">" is picked; a choice left to the shopper picks none
+    ("apricot spread or marmalade?", ["sm_p027", "sm_p029"], "apricot > marmalade if u want less sugar: low sugar, 3.39 vs 3.49.", ("sm_p027",)),
+    ("english breakfast or jasmine?", ["sm_p037", "sm_p039"],
+     "english breakfast n jasmine: same 4.59, both 20 bags, both caffeinated. black vs green — ur call", ()),
+    ("lemon lime soda or ginger ale", ["sm_p107", "sm_p110"],
+     "lemon lime vs ginger ale: both caffeine free. lemon lime = 12 cans 6.29 · ginger ale = 8 cans 3.89. ur call", ()),
+])
+def test_a_comparison_picks_the_side_written_first_in_x_over_y_and_none_when_left_to_the_shopper(lex, heard, raised, text, proposed):
+    said = analyze_reply(text, lex, heard=analyze(heard, lex), raised=raised)
+    assert said.act == "Compare" and len(said.compared) == 2 and said.proposed == proposed
