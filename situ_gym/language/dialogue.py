@@ -558,6 +558,10 @@ def analyze_reply(
             reasons = _reasons_for(said, offered[0], lexicon) if lexicon is not None else None
             return replace(said, proposed=tuple(offered), mentioned=tuple(p for p in said.mentioned if p not in offered),
                            explanation=reasons or (said.explanation if said.explanation and said.explanation.product in offered else None))
+    if said.act == "AnswerQuestion" and said.compared and not said.proposed and not (heard is not None and heard.asks_to_compare):
+        # an answer that lists what fits ("Yes, there are two: the Calla Mantel Clock and the
+        # Ember Mantel Clock") names them, it weighs none against another
+        return replace(said, compared=(), mentioned=tuple(dict.fromkeys([*said.compared, *said.mentioned])))
     return said
 
 

@@ -1029,7 +1029,12 @@ class SceneLexicon:
         partial = not (has_head or brand_hit or model) and len(content) >= 2 and any(
             w in self.brand_vocab and w not in self.label_vocab and w not in self.category_words for w in content
         )
-        if not has_head and not brand_hit and not model and not partial:
+        # lower case, a model's own word with a word of its kind: "the bexley pendant", "zephyr pendant"
+        modelled = not (has_head or brand_hit or model or partial) and len(content) >= 2 and bool(content & self.category_words) and any(
+            0 < len(self.name_index.get(w, ())) <= 8 and w not in self.category_words and w not in self.label_vocab
+            and w not in FUNCTION_WORDS for w in content
+        )
+        if not has_head and not brand_hit and not model and not partial and not modelled:
             return None
         if content <= _WEAK:
             return None
@@ -1044,7 +1049,7 @@ class SceneLexicon:
         ]
         if not cands and brand_hit:
             cands = [pid for pid in self.all_words if self._fits_clipped(pid, content, numbers, heads)]
-        if partial and len(cands) != 1:
+        if (partial or modelled) and len(cands) != 1:
             return None
         favoured = [pid for pid in cands if after & self.all_words[pid]]
         cands = favoured or cands

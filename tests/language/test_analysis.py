@@ -1714,3 +1714,14 @@ def test_a_bare_complaint_is_pushed_back_on(lex, heard):
     assert analyze(heard, store).rejects
     u = analyze_reply("fair, but: lid + handles, cotton rope. keep?", store, heard=analyze(heard, store), focus="hf_p122")
     assert u.act == "HandleRejection" and u.proposed == ("hf_p122",)
+
+
+@pytest.mark.parametrize("text, named", [
+    # a model's own word in lower case with a word of its kind names the one product of both
+    ("bexley pendant = 209.99 ✗ over. go w/ vale pendant ✔ 129.99, adjustable cord.", {"hf_p093", "hf_p088"}),
+    ("the zephyr pendant is 129.99", {"hf_p091"}),
+    # (a kind alone, or a model word every one of whose products fits, names none)
+    ("a pendant light for the hall", set()),
+])
+def test_a_lower_case_model_word_with_a_word_of_its_kind_names_the_product(lex, text, named):
+    assert set(analyze(text, lex["home_furnishings"]).named) == named

@@ -652,3 +652,16 @@ def test_a_recommendation_without_a_cue_word_proposes_the_one_product_named(lexe
 def test_a_comparison_picks_the_side_written_first_in_x_over_y_and_none_when_left_to_the_shopper(lex, heard, raised, text, proposed):
     said = analyze_reply(text, lex, heard=analyze(heard, lex), raised=raised)
     assert said.act == "Compare" and len(said.compared) == 2 and said.proposed == proposed
+
+
+@pytest.mark.parametrize("heard, text, listed", [
+    # an answer listing what fits names the products and weighs none against another
+    ("Do you have a clock that chimes?", "Yes, there are two: the Calla Mantel Clock and the Ember Mantel Clock.", {"hf_p214", "hf_p216"}),
+    ("Do you have any lockable filing cabinets?", "Yes, two: the **Lune** ($189.99) and **Noor** ($179.99) filing cabinets — both lock.",
+     {"hf_p063", "hf_p065"}),
+])
+def test_an_answer_listing_what_fits_compares_nothing(lexes, heard, text, listed):
+    hf = lexes["home_furnishings"]
+    said = analyze_reply(text, hf, heard=analyze(heard, hf))
+    assert said.act == "AnswerQuestion" and not said.compared and listed <= set(said.mentioned)
+    assert set(put_forward(said)) == listed  # named unasked in an answer: put forward (the attempt rule)
