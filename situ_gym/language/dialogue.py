@@ -546,6 +546,7 @@ def analyze_reply(
     if said.empty:
         return said
     said = replace(said, act=read_act(said, heard, raised))
+    low = said.text.lower()
     if said.act == "ClarifyNeed":
         return _which_was_meant(said, heard, lexicon)
     if said.act == "Compare" and len(set(said.compared)) == 2:
@@ -558,6 +559,27 @@ def analyze_reply(
             reasons = _reasons_for(said, offered[0], lexicon) if lexicon is not None else None
             return replace(said, proposed=tuple(offered), mentioned=tuple(p for p in said.mentioned if p not in offered),
                            explanation=reasons or (said.explanation if said.explanation and said.explanation.product in offered else None))
+    if said.act == "ConfirmPurchase" and not said.purchase_prompt and said.proposed:
+        return replace(said, purchase_prompt=True)  # "do you want to just grab the candy canes and we'll call it done"
+    if said.act == "ConfirmPurchase" and not said.proposed:
+        # "apple cinnamon oats, 4 bucks 09 - adding it?", "The Brio Plant Stand, I can place it
+        # for you in cart, okay?": the one product it names, else the one under discussion, is
+        # the one offered for the cart
+        named = [p for p in said.mentioned if p not in said.set_aside and p not in said.landmarks]
+        offered = named if len(named) == 1 else [focus] if focus is not None and not named else []
+        if offered:
+            return replace(said, proposed=tuple(offered), purchase_prompt=True,
+                           mentioned=tuple(p for p in said.mentioned if p not in offered))
+    if said.act == "HandleRejection" and said.proposed == (focus,) and _LETS_GO.search(low) and not _DEFENDS.search(low):
+        # the product turned down let go: "Okay, we don't take the monstera. What size ...?"
+        return replace(said, proposed=(), mentioned=tuple(dict.fromkeys([focus, *said.mentioned])))
+    if said.act == "HandleRejection" and not said.proposed and focus is not None:
+        others = [p for p in said.mentioned if p != focus and p not in said.set_aside and p not in said.landmarks and p not in raised]
+        if len(others) == 1:  # the alternative offered: "fair lol, greta floor lamp's matte steel, way simpler"
+            return replace(said, proposed=tuple(others), mentioned=tuple(p for p in said.mentioned if p not in others))
+        if not others and set(said.mentioned) <= {focus} and _DEFENDS.search(low) and not _LETS_GO.search(low):
+            # the product turned down defended: "i get it, but it's low pile and won't shed"
+            return replace(said, proposed=(focus,), mentioned=())
     if said.act == "AnswerQuestion" and said.compared and not said.proposed and not (heard is not None and heard.asks_to_compare):
         # an answer that lists what fits ("Yes, there are two: the Calla Mantel Clock and the
         # Ember Mantel Clock") names them, it weighs none against another
@@ -617,6 +639,11 @@ _SIDE_OVER = re.compile(r"\s>\s")
 # The choice left to the shopper: "ur call", "depends if organic matters to u", "up to you"
 _LEFT_TO_SHOPPER = re.compile(r"\b(?:(?:ur|your) (?:call|choice|pick)|up to (?:you|u)|depends\b|(?<!before )(?:you|u) decide|either (?:works|is fine))")
 _PICK_WORD = re.compile(r"\b(?:i'?d (?:go|take|get|pick|say|choose|grab)|i (?:pick|choose|prefer|advi[sc]e|recommend|propose)|go (?:with|for|w/)|stick (?:with|w/))\b")
+
+
+# A turn-down answered by standing by the product, or by letting it go
+_DEFENDS = re.compile(r"\b(?:but|tho|though|hear me out|still worth)\b")
+_LETS_GO = re.compile(r"\b(?:leave|skip|forget|scratch|ditch|pass on|(?:it'?s|that'?s|one'?s|are|is) out|don'?t take|stays? on the shelf|off the list)\b")
 
 
 # The shopper asks for advice: the options a reply puts to them are offers

@@ -665,3 +665,27 @@ def test_an_answer_listing_what_fits_compares_nothing(lexes, heard, text, listed
     said = analyze_reply(text, hf, heard=analyze(heard, hf))
     assert said.act == "AnswerQuestion" and not said.compared and listed <= set(said.mentioned)
     assert set(put_forward(said)) == listed  # named unasked in an answer: put forward (the attempt rule)
+
+
+@pytest.mark.parametrize("store, focus, heard, text, proposed, prompt", [
+    # a purchase prompt in any words offers the product it names, else the one under discussion
+    ("supermarket", "sm_p010", "yes the apple cinnamon", "apple cinnamon oats, 4 bucks 09 — adding it? 😊", "sm_p010", True),
+    ("home_furnishings", "hf_p188", "the brio stand is perfect", "The Brio Plant Stand, I can place it for you in cart, okay?", "hf_p188", True),
+    ("home_furnishings", "hf_p086", "i like the tove", "okay so do you want me to add the tove pendant then", "hf_p086", True),
+    # a turn-down answered with an alternative offers it; answered by standing by the product
+    # under discussion, offers that one again
+    ("home_furnishings", "hf_p067", "too fancy for me", "fair lol 😄 greta floor lamp's matte steel, way simpler, 179 bucks 99", "hf_p072", False),
+    ("home_furnishings", "hf_p035", "a rug that light will show dirt", "I get it, but it's low pile and won't shed — really easy to live with. Still worth considering?",
+     "hf_p035", False),
+    ("supermarket", "sm_p020", "28 oz? that's huge", "it's big, sure — but: organic, 9.19, keeps for ages. keep it?", "sm_p020", False),
+])
+def test_purchase_prompts_and_turn_downs_offer_what_the_act_says(lexes, store, focus, heard, text, proposed, prompt):
+    said = analyze_reply(text, lexes[store], heard=analyze(heard, lexes[store]), focus=focus)
+    assert said.proposed == (proposed,) and proposed not in said.mentioned and said.purchase_prompt is prompt
+
+
+def test_a_turn_down_let_go_offers_nothing(lexes):
+    hf = lexes["home_furnishings"]
+    said = analyze_reply("Okay, we don't take the monstera. What size is the space where you put the plant?", hf,
+                         heard=analyze("no, not the monstera", hf), focus="hf_p175")
+    assert said.act == "HandleRejection" and not said.proposed and not said.purchase_prompt
