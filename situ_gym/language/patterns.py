@@ -270,7 +270,9 @@ RELATION: tuple[tuple[str, re.Pattern[str]], ...] = (
                       r"(?:to|on|at|round|around) its back", r"(?:the )?back of (?:it|them)", r"flip side",
                       r"(?:a)?round (?:to )?(?:the )?back of (?!the (?:shop|store)\b)", r"(?:a)?round to [a-z0-9 ]{1,16}'s back",
                       r"to the far side of", r"(?:a)?round [a-z0-9 ]{1,16} to the (?:far|other) side",
-                      r"(?:a)?round (?:its|the) end\b")),
+                      r"(?:a)?round (?:its|the) end\b",
+                      # the fixture's other face: "the reverse of this shelf", "shelf 2's far face"
+                      r"(?:the|its|on the) reverse\b", r"reverse (?:face|side)", r"(?:far|back|rear|other) face")),
     ("toward", _words(r"toward", r"towards", r"in (?:the )?direction of", r"head(?:ing)? for", r"(?<!be )(?<!you're )(?<!you are )facing(?! (?:you|u)\b)")),
 )
 DIRECTION: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -281,7 +283,7 @@ DIRECTION: tuple[tuple[str, re.Pattern[str]], ...] = (
     # "r" is also "are")
     ("left", _words(r"left", r"(?:turn|go|step|hang an?|head|bear|on (?:ur|your|the)|->|\u2192)\s*l")),
     ("right", _words(r"(?:turn|go|step|hang an?|head|bear|on (?:ur|your|the)|->|\u2192)\s*r", r"(?:turn|veer|bear|hang a) right", r"(?<!get it )(?<!got it )right(?!\s+(?:now|there|here|away|straight|ahead|choice|one|fit|for|after|next|by|beside|behind|in|at|on|up|outside|inside|across|before|where|beyond|aisle|shelf|shop|store|section|place|spot|product|item|size|thing|way to|department|area))(?!,? i\b)")),
-    ("back", _words(r"back up", r"steps?(?: or two)? back", r"backwards?", r"go back", r"reverse", r"walk back", r"move back", r"take a step back",
+    ("back", _words(r"back up", r"steps?(?: or two)? back", r"backwards?", r"go back", r"(?<!the )(?<!its )reverse(?! (?:face|side|of)\b)", r"walk back", r"move back", r"take a step back",
                     r"(?:go|step|move|walk)\w*\s+(?:(?:a|little|bit|tiny|touch|tad|just)\s+){1,4}back")),  # "go little bit back"
     # ("keep going" / "keep walking" go on the way the shopper is headed: no new direction)
     ("ahead", _words(r"straight", r"ahead(?! and\b)", r"forwards?", r"fwd", r"onward")),
@@ -303,10 +305,14 @@ DISTANCE: tuple[tuple[str, re.Pattern[str]], ...] = (  # the first that matches 
                      r"(?:(?:right|just|straight|directly) (?:across|over)|cross|across) the (?:corridor|hall|hallway|way)(?! from (?!here\b|you\b|u\b))",
                      r"one (?:shelf|aisle|freezer|cooler|stand|door|shop) over", r"side-?step",
                      r"(?:right|just) across from (?:you|u|here)", r"right next door", r"next (?:shelf|aisle|freezer|cooler|stand|door) (?:over|along)",
-                     r"right beside (?:this|you|u)\b")),
+                     r"right beside (?:this|you|u)\b", r"step over to")),
     ("long", _words(r"al+ the way", r"(?:until|till|til) (?:you|u) (?:reach|hit|get to) the (?:back|far|end)", r"far end", r"long way",
-                    r"far(?! side)", r"back of the store", r"across the (?:store|floor)", r"to the end", r"(?:until|till|til) the end",
-                    r"lo+ng walk", r"walk long", r"bit of a (?:walk|trek|hike)", r"quite a (?:walk|trek|hike)", r"the whole (?:store|shop)", r"farthest", r"furthest", r"way (?:down|over|back) there", r"(?:to|till|until|at) the very end")),
+                    r"far(?! side| face)", r"back of the store", r"across the (?:store|floor)", r"to the end", r"(?:until|till|til) the end",
+                    r"lo+ng walk", r"walk long",
+                    # the walk ends where the store or the row does: "until the store ends", "till the
+                    # store runs out", "right down the end", "wayyy down"
+                    r"(?:until|till|til) the (?:store|shop|aisle|corridor|hall|row) (?:ends|runs out)",
+                    r"(?:right |all the way |wa+y )?down (?:at )?the end", r"wa{2,}y+ (?:down|over|back)", r"bit of a (?:walk|trek|hike)", r"quite a (?:walk|trek|hike)", r"the whole (?:store|shop)", r"farthest", r"furthest", r"way (?:down|over|back) there", r"(?:to|till|until|at) the very end")),
 )
 NEGATION = _words(
     r"no", r"not", r"without", r"avoid\w*", r"don'?t", r"doesn'?t", r"never", r"nothing", r"hate", r"allergic",

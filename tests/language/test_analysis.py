@@ -1672,6 +1672,11 @@ def test_labels_said_in_everyday_words_are_cited(lex, store, text, cite):
     ("supermarket", "Please turn right and walk long, until the wall at the end.", None, "long"),
     # "go on in" enters
     ("home_furnishings", "the throws are in nordic nest, straight ahead from the entrance, head on in", "into", "medium"),
+    # the walk ends where the store does; the fixture's other face is behind it
+    ("supermarket", "okay so just go straight ahead um till the store runs out and upright freezer two has it", "to", "long"),
+    ("supermarket", "Go straight ahead until the store ends, Upright Freezer 2 has it, middle shelf.", "to", "long"),
+    ("supermarket", "jam's on the reverse of shelf 2, nip round there", "behind", "medium"),
+    ("supermarket", "walk over to shelf 2's far face, the jam's there", "behind", "medium"),
 ])
 def test_route_words_in_everyday_english(lex, store, text, relation, distance):
     nav = analyze(text, lex[store]).navigation
