@@ -822,6 +822,8 @@ def _slots(sent, toks, s, e, mentions, places, tags, money) -> list[str]:
         slots.remove("category")  # "what you want avoid", "what you don't want": the avoid question
     if "preference" in slots and re.search(r"\bmatters? (?:more|most)\b|\bmore about\b|\bmore important\b", sent):
         slots = ["preference"]  # "which matters more, grease power or price?": what the choice turns on
+    if "size" in slots and "use" in slots and re.search(r"\b(?:hours|hrs)\b", sent):
+        slots.remove("size")  # "how many hours a day will you sit in it": how it is used
     if "size" in slots and "preference" in slots and not re.search(r"must[- ]?ha|non-?negotiable|(?:must|need|has|have) to have|must have", sent):
         slots.remove("preference")
     if "size" not in slots and _USE_OPTIONS.search(sent) and not re.search(r"\bprefer|flavou?r|colou?r|brand|style|scent|material\b", sent):

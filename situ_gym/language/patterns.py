@@ -45,7 +45,10 @@ INFO_REQUEST = _words(r"tell(?:ing)? me(?:,? please,?)? (?:what|which|how|about|
 
 # The departments a shop is walked by, said as what the shopper came for.
 _DEPARTMENT = (r"(?:food|groceries|grocery|household(?: stuff| things| goods)?|home stuff|things of the house|cleaning(?: stuff)?|cleaners"
-               r"|furniture|decor|lighting|lamps|plants|drinks|pet (?:stuff|food|things)|toiletries|textiles)")
+               r"|furniture|decor|decoration|lighting|lights|lamps|plants|drinks|pet (?:stuff|food|things)|toiletries|textiles|seating|storage(?: stuff)?)")
+# What a diet keeps out, and the labels that say so ("gluten free", "gf", "no salt added").
+_INGREDIENT = r"dairy|gluten|nuts?|peanuts?|eggs?|wheat|soy|caffeine|sugar|salt|meat|shellfish|lactose|grains?"
+_FREE_OF = rf"(?:{_INGREDIENT})[- ]free|gf|df|vegan|vegetarian|decaf|low[- ](?:salt|sugar|fat|sodium)|no[- ](?:salt|sugar)(?: added)?"
 # Slots a question asks about (checked in this order; several may hold).
 SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("category", _words(
@@ -100,7 +103,10 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"part(?:y|ies) (?:or|shopping|food|supplies)\b", r"(?:regular|normal|usual|weekly) (?:groceries|shop|shopping|stuff)",
         r"(?:a )?present for", r"or (?:a |it is a )?present\b", r"indoors?(?: or)", r"or outdoors?", r"(?:bright|sunny|shady|dark) (?:spot|corner)",
         r"kinda shady", r"which rooms", r"packed[- ]lunch\w*", r"lunch ?box run", r"(?:shop|shopping|here) for lunch ?box\w*", r"lunch run", r"for what (?:dish|meal|recipe|occasion)", r"what dish", r"packing lunch\w*", r"on the menu",
-        r"(?:drink|eat|use|have) (?:it|them) (?:in the|at|for) (?:evenings?|nights?|mornings?|bedtime)", r"(?:you|u) or (?:it is |is it )?(?:a present|for somebody|for someone)")),
+        r"(?:drink|eat|use|have) (?:it|them) (?:in the|at|for) (?:evenings?|nights?|mornings?|bedtime)",
+        # how long it will be used: "how many hours a day will you sit in it", "hrs/day", "all-day sitting"
+        r"how many (?:hours|hrs)", r"(?:hours|hrs) (?:a|per|in one|/) ?day", r"hrs/day", r"all[- ]day (?:sitting|use|long)", r"sit (?:many|long|for) hours",
+        r"how long (?:are|do|will|would) (?:you|u) (?:be )?sit", r"(?:you|u) or (?:it is |is it )?(?:a present|for somebody|for someone)")),
     ("budget", _words(
         r"budget", r"spend", r"spending", r"pay", r"price", r"prices", r"priced", r"cost", r"costs", r"afford",
         r"how much (?:do|would|are|can|could|were|did)", r"how much money", r"cheap", r"expensive", r"pricey",
@@ -112,7 +118,12 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"sensitive to", r"no-?gos?", r"bugs? (?:you|u)", r"hate", r"hard no", r"upsets?", r"things? to (?:avoid|skip)", r"anything you (?:won'?t|can'?t|don'?t)", r"steer clear",
         r"restrictions?", r"no [a-z]+ at all", r"(?:is|are) [a-z ]{2,20}? (?:a )?(?:problem|issue)", r"any [a-z]+ (?:issues?|problems?)",
         r"[a-z]+ (?:is|are) (?:a )?problem", r"definitely don'?t", r"count too", r"you said no",
-        r"cannot (?:eat|have|use)", r"can (?:eat|have|use) [^?]{1,30},? or (?:no|not)\b", r"(?:wanna|want to|trying to|need to) cut\b", r"(?:don'?t|do not) want in", r"without [a-z]+\??$", r"okay with [a-z]+", r"ok with [a-z]+")),
+        r"cannot (?:eat|have|use)", r"can (?:eat|have|use) [^?]{1,30},? or (?:no|not)\b", r"(?:wanna|want to|trying to|need to) cut\b", r"(?:don'?t|do not) want in", r"without [a-z]+\??$", r"okay with [a-z]+", r"ok with [a-z]+",
+        # a diet's requirement asked: "does it need to be gluten-free?", "gf needed?", "caffeine ok?",
+        # "is dairy ok for them?", "is he on grain-free?", "anyone off dairy?", "keep the salt down?"
+        rf"(?:need|needs|has|have|got) to be (?:{_FREE_OF})", rf"(?:{_FREE_OF}) (?:needed|required)",
+        rf"(?:{_INGREDIENT}) (?:is |are )?(?:ok|okay|fine|alright)\s*(?:\?|for\b)", rf"(?:is|are) (?:{_INGREDIENT}) (?:ok|okay|fine|alright)\b",
+        rf"\bon (?:a )?(?:{_FREE_OF})", rf"\boff (?:{_INGREDIENT})\b", r"keep (?:the )?(?:salt|sugar|fat) (?:down|low)", rf"need (?:{_FREE_OF})\?")),
     ("size", _words(
         r"size", r"sizes", r"how many", r"how big", r"how large", r"how small", r"quantity", r"dimensions?",
         r"how much (?:\w+ )?(?:space|room)", r"how much wall", r"room for", r"fit in", r"servings?", r"how many people", r"family[- ]size",

@@ -1730,3 +1730,19 @@ def test_a_bare_complaint_is_pushed_back_on(lex, heard):
 ])
 def test_a_lower_case_model_word_with_a_word_of_its_kind_names_the_product(lex, text, named):
     assert set(analyze(text, lex["home_furnishings"]).named) == named
+
+
+@pytest.mark.parametrize("store, text, asks", [
+    # a diet's requirement asked is what to avoid
+    ("supermarket", "cereal: sweet or plain? gf needed?", ("avoid", "preference")),
+    ("supermarket", "okay cereal um do you like the sweet kind or plain and uh does it have to be gluten free", ("avoid", "preference")),
+    ("supermarket", "caffeine ok? sugar or zero sugar?", ("avoid", "preference")),
+    ("supermarket", "aww crunchy biscuit or chewy jerky? n is he on grain-free?", ("avoid", "preference")),
+    # (an acknowledgement of the thing asked for is no question about it)
+    ("supermarket", "eggs okay um do you want white or brown", ("preference",)),
+    # how long it is used is its use; the store's departments as options ask what the shopper came for
+    ("home_furnishings", "how many hrs/day? armrests that adjust or a headrest?", ("preference", "use")),
+    ("home_furnishings", "hi! seating, lighting or storage today?", ("category",)),
+])
+def test_slots_of_diets_hours_and_departments(lex, store, text, asks):
+    assert tuple(sorted(analyze(text, lex[store]).asks)) == asks, text
