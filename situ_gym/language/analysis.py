@@ -847,6 +847,8 @@ _CROSSED_OVER = r"\d\s*,?\s*over\b(?!\s*(?:\$?\d|there|here|by|at|in|on|to)\b)"
 # A product's price said to rule it out: "too expensive for you", "well past your $300", "too much".
 _PRICED_OUT = re.compile(r"\btoo (?:expensive|pricey|costly)\b|\btoo much\b(?!\s+[a-z])|\btoo much for (?:you|u)\b"
                          r"|\b(?:well|way|far) (?:over|past|above)\b|\bpast (?:your|ur)\b|\bover (?:your|ur|the) (?:budget|limit)\b"
+                         # the shopper's figure: "so that's over your $5", "more than your 200", "so just over"
+                         r"|\b(?:over|above|more than) (?:your|ur) (?:\$\s?)?(?:\d|[a-z]+ (?:dollars?|bucks))|\bso (?:just |a bit |juu+st )?over\b(?!\s+(?:there|here|to|by|at)\b)"
                          r"|" + _CROSSED_OVER)  # "= 699.99 \u2717 over."
 # Words that say who or what a thing is for, as options of a question ("for a kid or for you").
 _USE_WORD = (r"(?:kids?|kiddos?|child(?:ren)?|bab(?:y|ies)|toddlers?|grown[- ]?ups?|adults?|yourself|(?:ur|your) own|guests?|crowd|household"
@@ -1251,8 +1253,8 @@ def _explanation(pid, low, toks, mentions, tags, money, lex, rivals=()) -> Expla
 
     if any(states_price(a.value, a.approx) for a in money) or re.search(
         r"\b(?:priced|price|costs?|cheap\w*|affordable|inexpensive|economical|only \$|just \$)\b"
-        r"|(?:\d|\b(?:cents?|bucks?|dollars?|quid|c|ten|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred))"
-        r"\s*(?:less|more)\b", facts  # "50 bucks less", "70c less", "six hundred forty less"
+        r"|(?:\d\s*c|\d|\b(?:cents?|bucks?|dollars?|quid|c|ten|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred))"
+        r"\s*(?:less|more|under)\b", facts  # "50 bucks less", "90c less", "six hundred forty less", "20 cents under the gala"
     ):
         cites.append("price")
     # a bound that is not the product's own price is the shopper's: "under ur $5", "< $30",

@@ -145,6 +145,10 @@ def _label_aliases(value: str, key_name: str = "") -> list[tuple[str, ...]]:
         out += [(key[2], "under", key[1]), (key[2], "under"), (key[2], "underneath"), (key[2], "beneath")]
     if key == ("low", "maintenance"):  # "easy to care for", "easy care"
         out += [("easy", "care"), ("easy", "look", "after")]
+    if key == ("extra", "absorbent"):  # "soaks up more", "absorbs more"
+        out += [("soak", "up", "more"), ("absorb", "more"), ("more", "absorbent")]
+    if len(key) == 2 and key[0].isdigit() and key[1] == "arm":  # "5-arm" candelabra as "holds five candles"
+        out += [(n, "candle") for n in (key[0], _DIGIT_WORDS.get(key[0], key[0]))]
     if key == ("vegetarian",):  # "meat-free", "no meat in it", "meatless"
         out += [("meat", "free"), ("no", "meat"), ("without", "meat"), ("meatless",)]
     if key[0] == "reversible" and len(key) == 2:  # "reversible cushions" as "flip-able cushions", "cushions flip"

@@ -166,6 +166,7 @@ CLARIFY = _words(
 
 PROPOSE = _words(
     r"(?:i|we)(?: would|'d)? advi[sc]e\b", r"advi[sc]e (?:you|u)\b",  # non-native "I advise the lentil"
+    r"(?:i|we)(?: would|'d| can)? propose\b", r"propose (?:you|u)\b",  # "For small living room I propose the Hollis"
     r"^or (?:the|a|maybe|perhaps)", r"have you (?:considered|tried|thought about|seen|looked at)", r"could (?:be|work|do)", r"would (?:go|look|fit|work|do)",
     r"might be (?:perfect|right|ideal|great|good|just|a good|the)", r"take (?:the|this|that|these|those)", r"point you (?:to|towards)",
     # an imperative "take" opening a sentence, no article: "Take Stride Athletic Corsa Exercise Bike, 479.99"

@@ -1629,6 +1629,10 @@ def test_the_cart_named_as_where_a_product_goes_is_a_purchase_prompt(lex, text):
     # ... with a cross after its price, or "too much for you"
     ("brio sofa = 1829.99 \u2717 over. go w/ casa linea corsa sofa \u2714 1049.99, compact", ("hf_p002",), True),
     ("The Monarch Loft Brio Sofa costs 1829.99, is too much for you. I propose you Casa Linea Corsa Sofa, 1049.99.", ("hf_p002",), True),
+    # ... or said to be over the shopper's figure, or "just over" it
+    ("The Monarch Loft Brio Sofa is $1,829.99, so that's over your $1,500, you might like the Casa Linea Corsa Sofa instead, 1049.99",
+     ("hf_p002",), True),
+    ("Monarch Loft Brio Sofa is 1829.99, more than your 1500. I propose the Casa Linea Corsa Sofa, 1049.99.", ("hf_p002",), True),
     # weighed without ruling it out, both are on offer
     ("The Monarch Loft Brio Sofa is 1829.99. I advise the Casa Linea Corsa Sofa too, 1049.99: compact and pet-friendly.", (), False),
 ])
@@ -1667,6 +1671,10 @@ def test_a_bare_figure_after_a_bound_word_is_a_limit(lex, text, heard_budget):
     # a count said with its price, and a dozen, are its size
     ("supermarket", "haha fair, farmstead white eggs then? a dozen for 3.99", "size:12 count"),
     ("supermarket", "polar creamery ice pops: dairy-free + gf, 12 for 4.19", "size:12 count"),
+    # a price said as a difference in clipped units; labels said as what they do
+    ("supermarket", "spills → softwood extra strong > select-a-size. more absorbent + 90c less", "price"),
+    ("supermarket", "softwood extra strong towels, they soak up more than select-a-size", "feature:extra absorbent"),
+    ("home_furnishings", "The Ivo candelabra holds five candles to the Jasper's three", "feature:5-arm"),
 ])
 def test_labels_said_in_everyday_words_are_cited(lex, store, text, cite):
     e = analyze(text, lex[store]).explanation
