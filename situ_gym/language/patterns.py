@@ -100,7 +100,8 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"what(?:'s| is)? go(?:ing|es) in (?:it|them)", r"in one go", r"every day", r"how often", r"long time",
         # the occasion, the recipient, the spot: "party or regular groceries?", "for you or a present
         # for somebody?", "indoor or outdoor?", "bright spot or kinda shady?", "which rooms ..."
-        r"part(?:y|ies) (?:or|shopping|food|supplies)\b", r"(?:regular|normal|usual|weekly) (?:groceries|shop|shopping|stuff)",
+        r"part(?:y|ies) (?:or|shopping|food|supplies)\b", r"(?:regular|normal|usual|weekly|weekday|everyday) (?:(?:weekday|week|weekly) )?(?:groceries|shop|shopping|stuff|run|haul)",
+        r"\b(?:brunch|picnic|potluck)\b(?: haul| run| shop| or)",
         r"(?:a )?present for", r"or (?:a |it is a )?present\b", r"indoors?(?: or)", r"or outdoors?", r"(?:bright|sunny|shady|dark) (?:spot|corner)",
         r"kinda shady", r"which rooms", r"packed[- ]lunch\w*", r"lunch ?box run", r"(?:shop|shopping|here) for lunch ?box\w*", r"lunch run", r"for what (?:dish|meal|recipe|occasion)", r"what dish", r"packing lunch\w*", r"on the menu",
         r"(?:drink|eat|use|have) (?:it|them) (?:in the|at|for) (?:evenings?|nights?|mornings?|bedtime)",

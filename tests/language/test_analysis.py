@@ -1761,6 +1761,8 @@ def test_a_lower_case_model_word_with_a_word_of_its_kind_names_the_product(lex, 
     # how long it is used is its use; the store's departments as options ask what the shopper came for
     ("home_furnishings", "how many hrs/day? armrests that adjust or a headrest?", ("preference", "use")),
     ("home_furnishings", "hi! seating, lighting or storage today?", ("category",)),
+    # the occasion as an option asks the use
+    ("supermarket", "heyy welcome 🥞 brunch haul or just ur usual weekday run?", ("use",)),
 ])
 def test_slots_of_diets_hours_and_departments(lex, store, text, asks):
     assert tuple(sorted(analyze(text, lex[store]).asks)) == asks, text
