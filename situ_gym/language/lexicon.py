@@ -570,7 +570,7 @@ class SceneLexicon:
                     lem[i] = base
         places = self._places(toks, lem)
         taken = {i for p in places for i in range(p.start, p.end)}
-        mentions = self._products(toks, lem, taken)
+        mentions = self._products(toks, lem, taken, text)
         if text is not None:
             mentions = self._shared_kind(toks, lem, mentions, taken, text)
         mentions = self._narrow_by_neighbours(mentions)
@@ -858,7 +858,7 @@ class SceneLexicon:
             return False  # "harbor catch wild salmon fillets 9.49": the price ends the name
         return w in self.product_vocab or (w[0].isdigit() and True) or w in _UNITS
 
-    def _products(self, toks, lem, taken) -> list[Mention]:
+    def _products(self, toks, lem, taken, text: str | None = None) -> list[Mention]:
         out: list[Mention] = []
         i, n = 0, len(lem)
         while i < n:
@@ -871,6 +871,9 @@ class SceneLexicon:
             j = i
             joins = []  # where a joiner carried the run on
             while j < n and j not in taken:
+                if (j > i and text is not None and lem[j - 1] in self.heads and toks[j - 1].low != lem[j - 1]
+                        and "+" in text[toks[j - 1].end : toks[j].start]):
+                    break  # a kind in the plural then "+" ends the names: "halden table lamps + juno desk lamps"
                 brand = self._brand_at(lem, j, longer_than=1)
                 if brand and not taken.intersection(range(j, brand[1])):
                     j = brand[1]  # a brand is one word of a name, "and" and all ("Quill and Co")

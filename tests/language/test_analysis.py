@@ -1606,6 +1606,9 @@ def test_the_size_that_ends_a_name_is_cited_when_said_in_lower_case(lex, text, c
     ("hmm no removable cover on the noor pillow. the kira, mira + oslo pillows have one", {"hf_p135", "hf_p137", "hf_p138", "hf_p139"}),
     # two names joined by "and" are two products, not one unknown name
     ("No, the Delph clock is quartz. The Calla clock and the Ember clock are the ones that chime.", {"hf_p214", "hf_p215", "hf_p216"}),
+    # a kind in the plural then "+" ends one list and starts the next
+    ("the delph clock no, but dune, elio n halden table lamps + juno n linnea desk lamps",
+     {"hf_p215", "hf_p077", "hf_p078", "hf_p081", "hf_p083", "hf_p085"}),
 ])
 def test_names_listed_before_a_shared_kind_each_name_a_product(lex, text, mentioned):
     store = lex["home_furnishings"]
