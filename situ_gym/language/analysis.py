@@ -1212,6 +1212,8 @@ def _explanation(pid, low, toks, mentions, tags, money, lex, rivals=()) -> Expla
             continue  # "the salmon one", "this avocado one": words that pick it out
         if _OWNER.search(low, max(0, at - 8), at):
             continue  # "ur cat loves tuna": the shopper's cat, no label of the product
+        if _FOIL_BEFORE.search(low, max(0, at - 16), at) and _PICK_ENDS.match(low, toks[t.end - 1].end):
+            continue  # "30c more than the original": the other side, by its name
         if rivals and _PICKED_BEFORE.search(low, max(0, at - 20), at) and _PICK_ENDS.match(low, toks[t.end - 1].end):
             continue  # "-> lentil, it's gf", "I'd pick the lentil.": the label names the side picked
         if _NEGATED_LABEL.search(low, max(0, at - 12), at):
@@ -1295,6 +1297,7 @@ _PICKED_BEFORE = re.compile(r"(?:\b(?:pick|choose|go with|go for|take|get|grab|s
 _PICK_ENDS = re.compile(r"\s*(?:$|[,.;:!?\u2014-]|one\b|ones\b)")
 _SEEN = re.compile(r"\b(?:see|spot|find|notice|view)\s+(?:all\s+)?(?:of\s+)?(?:the\s+)?$")
 _PREPOSITION_BEFORE = re.compile(r"\b(?:in|for|with|on|at|by)\s+$")
+_FOIL_BEFORE = re.compile(r"\b(?:than|vs\.?|over) (?:the |this |that )?$")
 _OWNER = re.compile(r"\b(?:your|ur|my|his|her|their)\s+$")  # (not "our": the store's, "one of our large consoles")
 _THE_X_ONE = re.compile(r"(?<!\bis )(?<!\bare )(?<!'s )(?<!'re )\b(?:the|this|that)\s+$")  # not "it's the X one": a reason
 _ONE_AFTER = re.compile(r"\s*(?:one|ones)\b")

@@ -143,8 +143,10 @@ def _label_aliases(value: str, key_name: str = "") -> list[tuple[str, ...]]:
         out += [("cordless", *key[1:])] + [(*key[1:], "without", w) for w in ("cable", "cord", "wire")]
     if key[0] == "under" and len(key) == 3:  # "under-bed storage" as "storage under the bed", "storage underneath"
         out += [(key[2], "under", key[1]), (key[2], "under"), (key[2], "underneath"), (key[2], "beneath")]
-    if key == ("low", "maintenance"):  # "easy to care for", "easy care"
-        out += [("easy", "care"), ("easy", "look", "after")]
+    if key == ("low", "maintenance"):  # "easy to care for", "easy care", "basically unkillable"
+        out += [("easy", "care"), ("easy", "look", "after"), ("unkillable",), ("hard", "kill")]
+    if key == ("set", "of", "2") or key == ("set", "2"):  # "they come two to a pack", "a pair"
+        out += [("two", "pack"), ("2", "pack"), ("pair",)]
     if key == ("extra", "absorbent"):  # "soaks up more", "absorbs more"
         out += [("soak", "up", "more"), ("absorb", "more"), ("more", "absorbent")]
     if len(key) == 2 and key[0].isdigit() and key[1] == "arm":  # "5-arm" candelabra as "holds five candles"
@@ -158,7 +160,7 @@ def _label_aliases(value: str, key_name: str = "") -> list[tuple[str, ...]]:
         out += [(neg, "need", *thing) for neg in ("don't", "doesn't", "not", "dont")] + [("need", "no", *thing)]
     if key[0] == "age" and len(key) == 2 and key[1].isdigit():  # "ages 6+" as "six plus", "6 years and up"
         said_as = (key[1], _DIGIT_WORDS.get(key[1], key[1]))
-        out += [(n, after) for n in said_as for after in ("plus", "year", "yr")]
+        out += [(n, after) for n in said_as for after in ("plus", "year", "yr", "up")]  # "three and up"
     if key[0] == "pre" and len(key) == 2:  # "pre-washed" as "already washed"
         out.append(("already", key[1]))
     if key_name == "size":  # "Family Size 32 oz" as "family size": the words before the figure name it

@@ -1678,6 +1678,9 @@ def test_a_bare_figure_after_a_bound_word_is_a_limit(lex, text, heard_budget):
     ("supermarket", "spills → softwood extra strong > select-a-size. more absorbent + 90c less", "price"),
     ("supermarket", "softwood extra strong towels, they soak up more than select-a-size", "feature:extra absorbent"),
     ("home_furnishings", "The Ivo candelabra holds five candles to the Jasper's three", "feature:5-arm"),
+    ("home_furnishings", "the pothos in kestrel pot is air purifying n basically unkillable lol, 38 bucks 99", "care:low maintenance"),
+    ("home_furnishings", "so should I add the fjord dining chairs, they come two to a pack", "feature:set of 2"),
+    ("home_furnishings", "for a four year old I'd go quill blocks, it's for three and up", "feature:ages 3+"),
 ])
 def test_labels_said_in_everyday_words_are_cited(lex, store, text, cite):
     e = analyze(text, lex[store]).explanation
@@ -1769,3 +1772,12 @@ def test_a_lower_case_model_word_with_a_word_of_its_kind_names_the_product(lex, 
 ])
 def test_slots_of_diets_hours_and_departments(lex, store, text, asks):
     assert tuple(sorted(analyze(text, lex[store]).asks)) == asks, text
+
+
+def test_a_label_that_names_the_other_side_is_no_reason(lex):
+    # "30c more than the original": the Original is the side it is weighed against
+    sm = lex["supermarket"]
+    u = analyze_reply("u wash cold? the brighthome cold water liquid then, only 30c more than the original", sm,
+                      heard=analyze("original or cold water detergent?", sm), raised=("sm_p116", "sm_p120"))
+    assert u.explanation is not None and u.explanation.product == "sm_p120"
+    assert "price" in u.explanation.cites and "scent:original" not in u.explanation.cites
