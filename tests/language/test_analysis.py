@@ -1294,10 +1294,17 @@ HELDOUT19_FLOOR = 0.95
 # tests/language/heldout20 and heldout21 (400 utterances each, five styles, a twenty-first and a
 # twenty-second author writing side by side while the layer was tuned on heldout17's and
 # heldout18's misses, never run through the layer before their first measurement): 93.95% and
-# 94.67% when first run (at commit b371943). heldout20 is a development set since (the act reader
-# is fitted on it); heldout21 is the held-out measure.
-HELDOUT20_FLOOR = 0.94
-HELDOUT21_FLOOR = 0.94
+# 94.67% when first run (at commit b371943). Development sets since (the act reader is fitted on
+# them); heldout20's misses were read, heldout21's never (95.0% at 5902f37, its totals only).
+HELDOUT20_FLOOR = 0.95
+HELDOUT21_FLOOR = 0.95
+# tests/language/heldout22 and heldout23 (400 utterances each, five styles, a twenty-third and a
+# twenty-fourth author writing side by side while the layer was tuned on heldout19's and
+# heldout20's misses, never run through the layer before their first measurement): 94.04% and
+# 93.75% when first run (at commit 253821d). heldout22 is a development set since (the act reader
+# is fitted on it); heldout23 is the held-out measure.
+HELDOUT22_FLOOR = 0.95
+HELDOUT23_FLOOR = 0.93
 
 
 @pytest.mark.parametrize("corpus, floor, style_margin", [("heldout", HELDOUT_FLOOR, 0.05),
@@ -1320,7 +1327,9 @@ HELDOUT21_FLOOR = 0.94
                                                           ("heldout18", HELDOUT18_FLOOR, 0.06),
                                                           ("heldout19", HELDOUT19_FLOOR, 0.06),
                                                           ("heldout20", HELDOUT20_FLOOR, 0.06),
-                                                          ("heldout21", HELDOUT21_FLOOR, 0.06)])
+                                                          ("heldout21", HELDOUT21_FLOOR, 0.06),
+                                                          ("heldout22", HELDOUT22_FLOOR, 0.06),
+                                                          ("heldout23", HELDOUT23_FLOOR, 0.06)])
 def test_held_out_accuracy_per_style(capsys, corpus, floor, style_margin):
     from . import corpus as C
 
@@ -1360,8 +1369,8 @@ def _group_readings(corpus: str):
 INVARIANCE_FLOORS = {"heldout": 0.8, "heldout2": 0.55, "heldout3": 0.76, "heldout4": 0.68, "heldout5": 0.64,
                      "heldout6": 0.76, "heldout7": 0.68, "heldout8": 0.72, "heldout9": 0.72, "heldout10": 0.68, "heldout11": 0.8,
                      "heldout12": 0.68, "heldout13": 0.6, "heldout14": 0.4, "heldout15": 0.64, "heldout16": 0.72,
-                     "heldout17": 0.68, "heldout18": 0.64, "heldout19": 0.76, "heldout20": 0.68,
-                     "heldout21": 0.76}
+                     "heldout17": 0.68, "heldout18": 0.64, "heldout19": 0.76, "heldout20": 0.72,
+                     "heldout21": 0.76, "heldout22": 0.72, "heldout23": 0.64}
 
 
 @pytest.mark.parametrize("corpus", sorted(INVARIANCE_FLOORS))
