@@ -546,44 +546,58 @@ def analyze_reply(
     if said.empty:
         return said
     said = replace(said, act=read_act(said, heard, raised))
+    return _as_the_act_reads(said, heard, tuple(raised), focus, lexicon)
+
+
+def _as_the_act_reads(said: Utterance, heard: Utterance | None, raised: tuple[str, ...], focus: str | None,
+                      lexicon: SceneLexicon | None) -> Utterance:
+    """``said`` with what it offers, asks and explains made to agree with its act, as the act
+    reader reads it: the rules' cue words miss turns whose act the reader still gets right
+    ("um tomato basil like the pasta sauce or the soup" asks which was meant, "apple cinnamon
+    oats, 4 bucks 09 - adding it?" prompts the purchase)."""
     low = said.text.lower()
     if said.act == "ClarifyNeed":
         return _which_was_meant(said, heard, lexicon)
     if said.act == "Compare" and len(set(said.compared)) == 2:
         return _side_picked(said)
-    if said.act == "Recommend" and not said.proposed and not said.compared:
-        # a recommendation in words with no cue of proposing ("oh the calla gaming desk, it's got
-        # a cup holder ..."): the one product named and not set aside is the one recommended
-        offered = [p for p in said.mentioned if p not in said.set_aside and p not in said.landmarks and p != focus and p not in raised]
-        if len(offered) == 1:
-            reasons = _reasons_for(said, offered[0], lexicon) if lexicon is not None else None
-            return replace(said, proposed=tuple(offered), mentioned=tuple(p for p in said.mentioned if p not in offered),
-                           explanation=reasons or (said.explanation if said.explanation and said.explanation.product in offered else None))
-    if said.act == "ConfirmPurchase" and not said.purchase_prompt and said.proposed:
-        return replace(said, purchase_prompt=True)  # "do you want to just grab the candy canes and we'll call it done"
-    if said.act == "ConfirmPurchase" and not said.proposed:
-        # "apple cinnamon oats, 4 bucks 09 - adding it?", "The Brio Plant Stand, I can place it
-        # for you in cart, okay?": the one product it names, else the one under discussion, is
-        # the one offered for the cart
-        named = [p for p in said.mentioned if p not in said.set_aside and p not in said.landmarks]
-        offered = named if len(named) == 1 else [focus] if focus is not None and not named else []
-        if offered:
-            return replace(said, proposed=tuple(offered), purchase_prompt=True,
-                           mentioned=tuple(p for p in said.mentioned if p not in offered))
-    if said.act == "HandleRejection" and said.proposed == (focus,) and _LETS_GO.search(low) and not _DEFENDS.search(low):
-        # the product turned down let go: "Okay, we don't take the monstera. What size ...?"
-        return replace(said, proposed=(), mentioned=tuple(dict.fromkeys([focus, *said.mentioned])))
-    if said.act == "HandleRejection" and not said.proposed and focus is not None:
-        others = [p for p in said.mentioned if p != focus and p not in said.set_aside and p not in said.landmarks and p not in raised]
-        if len(others) == 1:  # the alternative offered: "fair lol, greta floor lamp's matte steel, way simpler"
-            return replace(said, proposed=tuple(others), mentioned=tuple(p for p in said.mentioned if p not in others))
-        if not others and set(said.mentioned) <= {focus} and _DEFENDS.search(low) and not _LETS_GO.search(low):
-            # the product turned down defended: "i get it, but it's low pile and won't shed"
-            return replace(said, proposed=(focus,), mentioned=())
     if said.act == "AnswerQuestion" and said.compared and not said.proposed and not (heard is not None and heard.asks_to_compare):
         # an answer that lists what fits ("Yes, there are two: the Calla Mantel Clock and the
         # Ember Mantel Clock") names them, it weighs none against another
         return replace(said, compared=(), mentioned=tuple(dict.fromkeys([*said.compared, *said.mentioned])))
+    if said.act not in ("Recommend", "ConfirmPurchase", "HandleRejection"):
+        return said
+
+    def offer(pids: list[str], **changes) -> Utterance:
+        return replace(said, proposed=tuple(pids), mentioned=tuple(p for p in said.mentioned if p not in pids), **changes)
+
+    named = [p for p in said.mentioned if p not in said.set_aside and p not in said.landmarks]
+    if said.act == "Recommend" and not said.proposed and not said.compared:
+        # a recommendation in words with no cue of proposing ("oh the calla gaming desk, it's got
+        # a cup holder ..."): the one product named and not set aside is the one recommended
+        offered = [p for p in named if p != focus and p not in raised]
+        if len(offered) == 1:
+            reasons = _reasons_for(said, offered[0], lexicon) if lexicon is not None else None
+            kept = said.explanation if said.explanation and said.explanation.product in offered else None
+            return offer(offered, explanation=reasons or kept)
+    elif said.act == "ConfirmPurchase" and said.proposed:
+        return replace(said, purchase_prompt=True)  # "do you want to just grab the candy canes and we'll call it done"
+    elif said.act == "ConfirmPurchase":
+        # "apple cinnamon oats, 4 bucks 09 - adding it?", "The Brio Plant Stand, I can place it
+        # for you in cart, okay?": the one product it names, else the one under discussion
+        offered = named if len(named) == 1 else [focus] if focus is not None and not named else []
+        if offered:
+            return offer(offered, purchase_prompt=True)
+    elif said.act == "HandleRejection" and focus is not None:
+        defends = bool(_DEFENDS.search(low)) and not _LETS_GO.search(low)
+        if said.proposed == (focus,) and _LETS_GO.search(low) and not _DEFENDS.search(low):
+            # the product turned down let go: "Okay, we don't take the monstera. What size ...?"
+            return replace(said, proposed=(), mentioned=tuple(dict.fromkeys([focus, *said.mentioned])))
+        others = [p for p in named if p != focus and p not in raised]
+        if not said.proposed and len(others) == 1:  # the alternative: "fair lol, greta floor lamp's matte steel"
+            return offer(others)
+        if not said.proposed and not others and set(said.mentioned) <= {focus} and defends:
+            # the product turned down stood up for: "i get it, but it's low pile and won't shed"
+            return offer([focus])
     return said
 
 
