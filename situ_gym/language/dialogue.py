@@ -612,6 +612,8 @@ def _which_was_meant(said: Utterance, heard: Utterance | None, lexicon: SceneLex
     readings = [p for p in dict.fromkeys([*said.proposed, *said.compared, *said.mentioned]) if p in said.named]
     if said.questions and not said.set_aside and heard is not None and _ASKS_ADVICE.search(heard.text.lower()):
         return said
+    if said.proposed and _OFFERED.search(said.text.lower()):
+        return said  # offered in so many words: "You could try the A, the B or the C." (each an attempt)
     kinds = {lexicon.category_of[p] for p in readings} if lexicon is not None else set()
     if not said.questions:  # asked in words the rules read no question in: the kinds it names are the readings
         if lexicon is not None:
@@ -660,6 +662,8 @@ _DEFENDS = re.compile(r"\b(?:but|tho|though|hear me out|still worth)\b")
 _LETS_GO = re.compile(r"\b(?:leave|skip|forget|scratch|ditch|pass on|(?:it'?s|that'?s|one'?s|are|is) out|don'?t take|stays? on the shelf|off the list)\b")
 
 
+# Words that offer products, whatever else the turn asks ("could be the A or the B" does not)
+_OFFERED = re.compile(r"\b(?:try|suggest\w*|recommend\w*|how about|what about|i'?d (?:go|pick|take|get)|go (?:with|for)|advi[sc]e|propose)\b")
 # The shopper asks for advice: the options a reply puts to them are offers
 _ASKS_ADVICE = re.compile(r"\b(?:best|recommend\w*|suggest\w*|(?:which|what) (?:one )?should|advi[cs]e|your pick|what'?s good)\b")
 

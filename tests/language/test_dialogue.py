@@ -691,3 +691,14 @@ def test_a_turn_down_let_go_offers_nothing(lexes):
     said = analyze_reply("Okay, we don't take the monstera. What size is the space where you put the plant?", hf,
                          heard=analyze("no, not the monstera", hf), focus="hf_p175")
     assert said.act == "HandleRejection" and not said.proposed and not said.purchase_prompt
+
+
+def test_products_offered_in_so_many_words_stay_offered_whatever_the_act(lexes):
+    # the act reader may read "You could try the A, the B or the C." as asking which was meant;
+    # offered with a word of proposing, each product is put forward (each an attempt: several at
+    # once cannot save the three-attempt limit)
+    hf = lexes["home_furnishings"]
+    rugs = [hf.index.products[p].name for p in ("hf_p033", "hf_p034", "hf_p035")]
+    said = analyze_reply(f"You could try the {rugs[0]}, the {rugs[1]} or the {rugs[2]}.", hf,
+                         heard=analyze("something for the floor", hf))
+    assert set(put_forward(said)) == {"hf_p033", "hf_p034", "hf_p035"} and not said.set_aside
