@@ -842,13 +842,18 @@ _TIME_OR_INTENT = re.compile(
     r"|(?:buying|shopping for real) today|tak(?:e|ing) something home)\b"
 )
 _NEED_SPECIFIC = re.compile(r"\b(?:specific|particular|in mind|looking for|after (?:anything|something|smth)|hunting for)\b")
+# A figure the shopper gave, said to be exceeded: "above your $1,500", "more than your 200",
+# "too much for your 250", "over your twelve", "over your twelve dollars"
+_OVER_YOUR_FIGURE = (r"\b(?:over|above|beyond|past|more than|too much for|too pricey for) (?:ur|your) \$?\s?"
+                     r"(?:\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty"
+                     r"|sixty|seventy|eighty|ninety|a hundred|hundred|a thousand|thousand)\b|[a-z]+ (?:dollars?|bucks))")
 # A price then "over", bare: "= 699.99 \u2717 over." (a cross reads as a comma), not "over there"
 _CROSSED_OVER = r"\d\s*,?\s*over\b(?!\s*(?:\$?\d|there|here|by|at|in|on|to)\b)"
 # A product's price said to rule it out: "too expensive for you", "well past your $300", "too much".
 _PRICED_OUT = re.compile(r"\btoo (?:expensive|pricey|costly)\b|\btoo much\b(?!\s+[a-z])|\btoo much for (?:you|u)\b"
                          r"|\b(?:well|way|far) (?:over|past|above)\b|\bpast (?:your|ur)\b|\bover (?:your|ur|the) (?:budget|limit)\b"
                          # the shopper's figure: "so that's over your $5", "more than your 200", "so just over"
-                         r"|\b(?:over|above|more than) (?:your|ur) (?:\$\s?)?(?:\d|[a-z]+ (?:dollars?|bucks))|\bso (?:just |a bit |juu+st )?over\b(?!\s+(?:there|here|to|by|at)\b)"
+                         r"|" + _OVER_YOUR_FIGURE + r"|\bso (?:just |a bit |juu+st )?over\b(?!\s+(?:there|here|to|by|at)\b)"
                          r"|" + _CROSSED_OVER)  # "= 699.99 \u2717 over."
 # Words that say who or what a thing is for, as options of a question ("for a kid or for you").
 _USE_WORD = (r"(?:kids?|kiddos?|child(?:ren)?|bab(?:y|ies)|toddlers?|grown[- ]?ups?|adults?|yourself|(?:ur|your) own|guests?|crowd|household"
@@ -1282,8 +1287,7 @@ _OVER_LIMIT = re.compile(
     r"|inch|in|cm|%|percent|years?|people|gal|quarts?|qt)\b)"
     r"|\d\s*(?:so )?(?:nope|nah)\b|\b(?:fits|under) (?:ur|your) \$?\s?\d|\b(?:you|u) said (?:you'?d|u'?d) spend\b"
     # the shopper's figure, in digits or words: "above your $1,500", "too much for your 250", "over your twelve"
-    r"|\b(?:over|above|beyond|past|more than|too much for|too pricey for) (?:ur|your) \$?\s?(?:\d|(?:one|two|three|four|five|six"
-    r"|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|a hundred|hundred|a thousand|thousand)\b)"
+    r"|" + _OVER_YOUR_FIGURE +
     # "parmesan wedge = 10.79 \u2717 over." (a cross reads as a comma)
     r"|" + _CROSSED_OVER
 )

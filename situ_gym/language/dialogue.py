@@ -588,14 +588,14 @@ def _as_the_act_reads(said: Utterance, heard: Utterance | None, raised: tuple[st
         if offered:
             return offer(offered, purchase_prompt=True)
     elif said.act == "HandleRejection" and focus is not None:
-        defends = bool(_DEFENDS.search(low)) and not _LETS_GO.search(low)
-        if said.proposed == (focus,) and _LETS_GO.search(low) and not _DEFENDS.search(low):
+        defends, lets_go = bool(_DEFENDS.search(low)), bool(_LETS_GO.search(low))
+        if said.proposed == (focus,) and lets_go and not defends:
             # the product turned down let go: "Okay, we don't take the monstera. What size ...?"
             return replace(said, proposed=(), mentioned=tuple(dict.fromkeys([focus, *said.mentioned])))
         others = [p for p in named if p != focus and p not in raised]
         if not said.proposed and len(others) == 1:  # the alternative: "fair lol, greta floor lamp's matte steel"
             return offer(others)
-        if not said.proposed and not others and set(said.mentioned) <= {focus} and defends:
+        if not said.proposed and not others and set(said.mentioned) <= {focus} and defends and not lets_go:
             # the product turned down stood up for: "i get it, but it's low pile and won't shed"
             return offer([focus])
     return said
@@ -645,7 +645,7 @@ def _side_picked(said: Utterance) -> Utterance:
         pick = pick or next((p for p in sides if beaten is not None and p != beaten), None)
         if pick is not None:
             return replace(said, proposed=(pick, *(p for p in said.proposed if p not in sides)))
-    if _LEFT_TO_SHOPPER.search(low) and not _PICK_WORD.search(low):
+    if _LEFT_TO_SHOPPER.search(low) and not _OFFERED.search(low):
         return replace(said, proposed=tuple(p for p in said.proposed if p not in sides))
     return said
 
@@ -654,7 +654,6 @@ def _side_picked(said: Utterance) -> Utterance:
 _SIDE_OVER = re.compile(r"\s>\s")
 # The choice left to the shopper: "ur call", "depends if organic matters to u", "up to you"
 _LEFT_TO_SHOPPER = re.compile(r"\b(?:(?:ur|your) (?:call|choice|pick)|up to (?:you|u)|depends\b|(?<!before )(?:you|u) decide|either (?:works|is fine))")
-_PICK_WORD = re.compile(r"\b(?:i'?d (?:go|take|get|pick|say|choose|grab)|i (?:pick|choose|prefer|advi[sc]e|recommend|propose)|go (?:with|for|w/)|stick (?:with|w/))\b")
 
 
 # A turn-down answered by standing by the product, or by letting it go
@@ -662,8 +661,9 @@ _DEFENDS = re.compile(r"\b(?:but|tho|though|hear me out|still worth)\b")
 _LETS_GO = re.compile(r"\b(?:leave|skip|forget|scratch|ditch|pass on|(?:it'?s|that'?s|one'?s|are|is) out|don'?t take|stays? on the shelf|off the list)\b")
 
 
-# Words that offer products, whatever else the turn asks ("could be the A or the B" does not)
-_OFFERED = re.compile(r"\b(?:try|suggest\w*|recommend\w*|how about|what about|i'?d (?:go|pick|take|get)|go (?:with|for)|advi[sc]e|propose)\b")
+# Words that offer or pick products, whatever else the turn asks ("could be the A or the B" does not)
+_OFFERED = re.compile(r"\b(?:try|suggest\w*|recommend\w*|how about|what about|i'?d (?:go|pick|take|get|say|choose|grab)"
+                      r"|i (?:pick|choose|prefer)|go (?:with|for|w/)|stick (?:with|w/)|advi[sc]e|propose)\b")
 # The shopper asks for advice: the options a reply puts to them are offers
 _ASKS_ADVICE = re.compile(r"\b(?:best|recommend\w*|suggest\w*|(?:which|what) (?:one )?should|advi[cs]e|your pick|what'?s good)\b")
 

@@ -210,6 +210,11 @@ _ONE_UNIT = re.compile(r"(?<!half )\ban? (?:whole |full |single )?(?P<u>gallon|p
 _HALF_UNIT = re.compile(r"(?<!and a )(?<!and )\bhalf(?: an?)? (?P<u>gal|gallon|lb|pound|qt|quart|pint)\b")
 
 
+def _figure(said: str) -> float | None:
+    """A count or size's figure, in digits or words ("12", "twenty nine")."""
+    return float(said) if said[:1].isdigit() else figure_value(said.replace(" ", "-"))
+
+
 def quantities(text: str, count_nouns: frozenset[str] = frozenset()) -> set[tuple[float, str]]:
     """Every (value, unit family) size said in ``text`` ("thirty two ounces" -> (32.0, "oz");
     "two and a half pounds" -> (2.5, "lb"); "12 x 12 fl oz" -> (12.0, "count") and (12.0,
@@ -218,19 +223,13 @@ def quantities(text: str, count_nouns: frozenset[str] = frozenset()) -> set[tupl
     plates)."""
     low = text.lower()
     out: set[tuple[float, str]] = set()
-    for m in _COUNTED_BY_HOLDER.finditer(low):
-        said = m.group("n") or m.group("m")
-        value = float(said) if said[:1].isdigit() else figure_value(said.replace(" ", "-"))
+    for m in (*_COUNTED_BY_HOLDER.finditer(low), *_COUNT_FOR_PRICE.finditer(low)):
+        value = _figure(m.group("n") or m.group("m"))
         if value is not None:
             out.add((value, "count"))
     for m in _DOZEN.finditer(low):
         times = 0.5 if m.group("half") else (number_value(m.group("n")) if m.group("n") else 1) or 1
         out.add((12.0 * times, "count"))
-    for m in _COUNT_FOR_PRICE.finditer(low):
-        said = m.group("n") or m.group("m")
-        value = float(said) if said[:1].isdigit() else figure_value(said.replace(" ", "-"))
-        if value is not None:
-            out.add((value, "count"))
     out |= {(1.0, _QUANTITY_UNITS[m.group("u")]) for m in _ONE_UNIT.finditer(low)}
     out |= {(0.5, _QUANTITY_UNITS[m.group("u")]) for m in _HALF_UNIT.finditer(low)}
     for m in _QUANTITY.finditer(low):
@@ -242,7 +241,7 @@ def quantities(text: str, count_nouns: frozenset[str] = frozenset()) -> set[tupl
         if unit is None:
             continue
         said, _, tenth = m.group("n").partition(" point ")  # "eighteen point six ounces"
-        value = float(said) if said[:1].isdigit() else figure_value(said.replace(" ", "-"))
+        value = _figure(said)
         if value is not None and tenth:
             value += (number_value(tenth.strip()) or 0) / 10
         if value is None:
