@@ -107,7 +107,16 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"(?:drink|eat|use|have) (?:it|them) (?:in the|at|for) (?:evenings?|nights?|mornings?|bedtime)",
         # how long it will be used: "how many hours a day will you sit in it", "hrs/day", "all-day sitting"
         r"how many (?:hours|hrs)", r"(?:hours|hrs) (?:a|per|in one|/) ?day", r"hrs/day", r"all[- ]day (?:sitting|use|long)", r"sit (?:many|long|for) hours",
-        r"how long (?:are|do|will|would) (?:you|u) (?:be )?sit", r"(?:you|u) or (?:it is |is it )?(?:a present|for somebody|for someone)")),
+        r"how long (?:are|do|will|would) (?:you|u) (?:be )?sit", r"(?:you|u) or (?:it is |is it )?(?:a present|for somebody|for someone)",
+        # who lives with it: "any pets?", "kids or pets at home?", "cats or dogs around?" (a label
+        # it must have, "does it need to be pet-safe?", is a preference)
+        r"(?<![-\w])(?<!which )(?<!for )pets?(?![- ](?:safe|friendly|proof|food|treats?|stuff|things|beds?|bowls?|toys?|supplies))",
+        r"(?:do|does) (?:you|u) have (?:a |any )?(?:cats?|dogs?|kids|pets?)", r"(?:cats?|dogs?) or (?:cats?|dogs?)(?! food| treats?)",
+        r"(?:you|u) have (?:a )?(?:cat|dog)\b", r"(?:dogs?|cats?) (?:in the house|at home|around)",
+        # the light where it goes: "how much light does the spot get?", "sunny room or kinda dark?",
+        # "low light spot or a sunny one?" ("is low light ok?" asks a label: a preference)
+        r"(?:how much|a lot of|much|natural) light\b(?! (?:roast|beer|mayo|brown|wood|oak|grey|gray|blue|green|pink))", r"light (?:does|do) (?:the|that|this|your|ur) (?:spot|room|place|corner)",
+        r"(?:bright|sunny|shady|dark|dim|low[- ]light) (?:spot|corner|room|place)", r"(?:spot|room|place|corner) (?:is |get |gets )?(?:bright|sunny|dark|dim|shady)")),
     ("budget", _words(
         r"budget", r"spend", r"spending", r"pay", r"price", r"prices", r"priced", r"cost", r"costs", r"afford",
         r"how much (?:do|would|are|can|could|were|did)", r"how much money", r"cheap", r"expensive", r"pricey",
@@ -143,12 +152,12 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
                          r"(?:different|another|other) (?:shop|store|section)", r"(?:was|is) it in", r"where you saw")),
     ("preference", _words(
         r"prefer\w*", r"flavou?rs?", r"colou?rs?", r"materials?", r"styles?", r"scents?", r"brands?",
-        r"features?", r"pref", r"vibes?\??$", r"pets?", r"furry", r"(?:do|does) (?:you|u) have (?:a |any )?(?:cats?|dogs?|kids)", r"do (?:you|u) like (?!to\b)", r"must[- ]haves?", r"(?:has|have|must|need|needs) to have", r"important to you", r"requirements?", r"textures?", r"finish", r"roast",
+        r"features?", r"pref", r"vibes?\??$", r"pet[- ]?(?:safe|friendly|proof)", r"safe (?:for|with|around) (?:pets|cats|dogs)", r"furry", r"do (?:you|u) like (?!to\b)", r"must[- ]haves?", r"(?:has|have|must|need|needs) to have", r"important to you", r"requirements?", r"textures?", r"finish", r"roast",
         r"dietary preferences?", r"better fit", r"work better", r"didn'?t you like", r"like about", r"looking for in",
         r"any (?:wishes|preferences|ideas)", r"leaning", r"mood for", r"nice-to-have", r"a must", r"the regular",
         r"go for\?", r"usually (?:go|get|buy)", r"what put you off", r"you'?d change", r"ideal [a-z]+", r"look like",
         r"assembl\w*", r"do you want (?:it|the [a-z ]+) to", r"or the colou?r",
-        r"non-?negotiables?", r"must have", r"(?:what|which) matters? (?:more|most)", r"more important", r"\bwhich\?", r"more about the", r"(?:which|what) variety", r"(?:you|u) (?:must|need to) have", r"set on", r"much light", r"little light")),
+        r"non-?negotiables?", r"must have", r"(?:what|which) matters? (?:more|most)", r"more important", r"\bwhich\?", r"more about the", r"(?:which|what) variety", r"(?:you|u) (?:must|need to) have", r"set on")),
 )
 CLARIFY = _words(
     r"right(?=\?)", r"you said", r"would around", r"^(?:is|are|was|were|did|do you (?:need|mean|want (?:the|it|one))|is it|is the|is this)\b[^?]*,? or\b",
