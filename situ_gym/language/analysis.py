@@ -1017,7 +1017,9 @@ def motion_verbs(toks, low: str, s: int = 0, e: int | None = None, base: int = 0
             and not (t.verb == "turn" and k + 1 < len(toks) and toks[k + 1].low in ("on", "off")
                      and not (k + 2 < len(toks) and toks[k + 2].low in ("the", "your", "ur", "left", "right")))
             # "you look for something for the living room?" searches; it moves nowhere
-            and not (t.verb == "look" and k + 1 < len(toks) and toks[k + 1].low == "for")]
+            and not (t.verb == "look" and k + 1 < len(toks) and toks[k + 1].low == "for")
+            # "right at your back" is where a place is: no step back
+            and not (t.verb == "back" and k and toks[k - 1].low in ("your", "ur", "my", "its", "at"))]
 
 
 _THING_MOVES = re.compile(r"\b(?:it|they|that|this|which|covers?|cushions?|doors?|chairs?|drawers?)\s+$")
@@ -1136,7 +1138,9 @@ def _navigation(sent: str, toks, s: int, e: int, places: list[PlaceMention], low
     pointing = arrow and not verbs and direction in ("left", "right", "around") and not to_place
     # (a turn, then into a shop or past a landmark, still walks: "turn L -> into play-cation")
     # ("turn L -> shelf 10": an arrow to the place after the turn walks there)
-    turning_only = ((bool(verbs) and all(t.verb in _TURNS for t in verbs)) or pointing) and relation not in (
+    # "Turn around. Shelf 6 is behind you.": the place is at the shopper's back, reached by turning
+    behind_you = not verbs and direction == "around" and bool(re.search(r"\bbehind (?:you|u)\b|\bat (?:your|ur) back\b", sent))
+    turning_only = ((bool(verbs) and all(t.verb in _TURNS for t in verbs)) or pointing or behind_you) and relation not in (
         "into", "out_of", "past", "along") and not to_place
     translational = any(t.verb in _TRANSLATE for t in verbs) or relation in ("along", "past") or (
         target is not None and not turning_only

@@ -304,7 +304,7 @@ DIRECTION: tuple[tuple[str, re.Pattern[str]], ...] = (
     # (clipped "L" / "R" after a move or an arrow: "step L", "out of here -> L", "on ur R"; a bare
     # "r" is also "are")
     ("left", _words(r"left", r"(?:turn|go|step|hang an?|head|bear|on (?:ur|your|the)|->|\u2192)\s*l")),
-    ("right", _words(r"(?:turn|go|step|hang an?|head|bear|on (?:ur|your|the)|->|\u2192)\s*r", r"(?:turn|veer|bear|hang a) right", r"(?<!get it )(?<!got it )right(?!\s+(?:now|there|here|away|straight|ahead|choice|one|fit|for|after|next|by|beside|behind|in|at|on|up|outside|inside|across|before|where|beyond|aisle|shelf|shop|store|section|place|spot|product|item|size|thing|way to|department|area))(?!,? i\b)")),
+    ("right", _words(r"(?:turn|go|step|hang an?|head|bear|on (?:ur|your|the)|->|\u2192)\s*r", r"(?:turn|veer|bear|hang a) right", r"(?<!get it )(?<!got it )right(?!\s+(?:now|there|here|away|straight|ahead|choice|one|fit|for|after|next|by|beside|behind|in|at|on|up|outside|inside|across|opposite|before|where|beyond|aisle|shelf|shop|store|section|place|spot|product|item|size|thing|way to|department|area))(?!,? i\b)")),
     ("back", _words(r"back up", r"steps?(?: or two)? back", r"backwards?", r"go back", r"(?<!the )(?<!its )reverse(?! (?:face|side|of)\b)", r"walk back", r"move back", r"take a step back",
                     r"(?:go|step|move|walk)\w*\s+(?:(?:a|little|bit|tiny|touch|tad|just)\s+){1,4}back")),  # "go little bit back"
     # ("keep going" / "keep walking" go on the way the shopper is headed: no new direction)
@@ -327,7 +327,9 @@ DISTANCE: tuple[tuple[str, re.Pattern[str]], ...] = (  # the first that matches 
                      r"(?:(?:right|just|straight|directly) (?:across|over)|cross|across) the (?:corridor|hall|hallway|way)(?! from (?!here\b|you\b|u\b))",
                      r"one (?:shelf|aisle|freezer|cooler|stand|door|shop) over", r"side-?step",
                      r"(?:right|just) across from (?:you|u|here)", r"right next door", r"next (?:shelf|aisle|freezer|cooler|stand|door) (?:over|along)",
-                     r"right beside (?:this|you|u)\b", r"step over to")),
+                     r"right beside (?:this|you|u)\b", r"step over to",
+                     # round the end of the fixture to its other face (20 lines against 4)
+                     r"(?:a)?round (?:the|its|that|this) end\b(?! of the (?:corridor|hall|hallway|store|shop|row))")),
     ("long", _words(r"al+ the way", r"(?:until|till|til) (?:you|u) (?:reach|hit|get to) the (?:back|far|end)", r"far end", r"long way",
                     r"far(?! side| face)", r"back of the store", r"across the (?:store|floor)", r"to the end", r"(?:until|till|til) the end",
                     r"lo+ng walk", r"walk long",

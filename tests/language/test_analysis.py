@@ -911,7 +911,7 @@ def test_steps_with_degree_words_and_conditions(lex, text, direction):
     ("home_furnishings", "leave light logic, then it's a looong walk to play-cation", ("hf_store_play_cation", "to", None, "long")),
     # the back of a fixture is behind it; the back or rear of the shop is a place in it
     ("supermarket", "You need go around the Shelf 4 and look on its back.", ("sm_shelf_04", "behind", None, "medium")),
-    ("supermarket", "walk round the end of shelf 6 to the back of it", ("sm_shelf_06", "behind", None, "medium")),
+    ("supermarket", "walk round the end of shelf 6 to the back of it", ("sm_shelf_06", "behind", None, "short")),  # round its end: a step or two
     ("home_furnishings", "Please walk to the rear of the shop, to Kids' Play.", ("hf_area_play_cation_3", "to", None, "medium")),
     # a clipped side after "hang", "keep going"
     ("home_furnishings", "leave atelier prime, hang L, long walk", ("hf_store_atelier_prime", "out_of", "left", "long")),
@@ -1710,10 +1710,22 @@ def test_labels_said_in_everyday_words_are_cited(lex, store, text, cite):
     ("supermarket", "Go straight ahead until the store ends, Upright Freezer 2 has it, middle shelf.", "to", "long"),
     ("supermarket", "jam's on the reverse of shelf 2, nip round there", "behind", "medium"),
     ("supermarket", "walk over to shelf 2's far face, the jam's there", "behind", "medium"),
+    # round the end of a fixture to its other face is a step or two (20 lines against 4)
+    ("supermarket", "zero sugar cola → other face of s8. nip round the end, top level", "behind", "short"),
+    ("supermarket", "oh it's um on shelf eight's other face just head round that end there it's right up top", "behind", "short"),
+    # a place at the shopper's back is reached by turning: nothing walks
+    ("supermarket", "Turn around, please. Behind you is Shelf 6, its front, with the crackers.", None, None),
+    ("home_furnishings", "Please turn around — Gaming Corner is right at your back.", None, None),
 ])
 def test_route_words_in_everyday_english(lex, store, text, relation, distance):
     nav = analyze(text, lex[store]).navigation
     assert nav is not None and (nav.relation, nav.distance) == (relation, distance)
+
+
+def test_a_shop_right_opposite_is_no_turn_to_the_right(lex):
+    nav = analyze("okay so just leave play-cation and cross over um the sofas are in the shop right opposite the door",
+                  lex["home_furnishings"]).navigation
+    assert nav is not None and nav.relation == "out_of" and nav.direction != "right"
 
 
 def test_a_thing_that_turns_on_sends_the_shopper_nowhere(lex):
