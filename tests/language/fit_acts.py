@@ -25,7 +25,7 @@ from situ_gym.language.acts import MODEL_FILE, ActModel, act_features
 from situ_gym.language.dialogue import read_reply
 from tests.language.corpus import DEVELOPMENT, lexicons, load_named
 
-C = 0.25  # with each corpus left out: 0.25 carried best (5053 of 5292 lines, 0.5: 5052) and lost least on any one corpus
+C = 0.2  # with each corpus left out (25 of them): 0.2 carried within a point of the rules on every corpus (9,656 of 10,092 lines; 0.25: 9,661 but 1.1 points below on the first; 0.1: 9,632)
 MIN_LINES = 3
 MODEL_PATH = Path(__file__).resolve().parents[2] / "situ_gym" / "language" / MODEL_FILE
 
