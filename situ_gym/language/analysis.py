@@ -814,10 +814,14 @@ def _slots(sent, toks, s, e, mentions, places, tags, money) -> list[str]:
     if free_tags and not slots:
         head = sent[: max(0, toks[free_tags[0].start].start - s)]
         slots = ["avoid" if P.NEGATION.search(head) else "preference"]
+    if not free_tags and set(slots) <= {"preference"} and P.OR_SOMETHING_ELSE.search(sent):
+        slots = ["category"]  # "breakfast stuff or something else today?": what the shopper came for
     if "budget" in slots and re.search(r"how much (?:of|(?:\w+ )?space|(?:\w+ )?room|wall)", sent):
         slots.remove("budget")
     if "category" in slots and "preference" in slots:
         slots.remove("preference" if not re.search(r"\bprefer|flavou?r|colou?r|brand|style|scent|material\b", sent) else "category")
+    if "size" in slots and "category" in slots and re.search(r"\bhow many (?:people|ppl|of you|of u|mouths|(?:r|are) (?:you|u) (?:shopping|cooking|buying))\b", sent):
+        slots.remove("category")  # "how many ppl u shopping for?": how many it feeds
     if "use" in slots and "category" in slots and re.search(r"\bwho (?:are|r) (?:you|u) (?:shopping|buying|getting)", sent):
         slots.remove("category")  # "who are you shopping for": for whom, not what
     if "use" in slots and "category" in slots and re.search(r"\b(?:what|which) room\b[^?]*\b(?:shopping|looking) for", sent):
@@ -825,7 +829,8 @@ def _slots(sent, toks, s, e, mentions, places, tags, money) -> list[str]:
     if "use" in slots and "category" in slots and not re.search(r"\buse\b|occasion|purpose|who|\broom\b|for (?:you|the kids|a party|dinner)", sent):
         slots.remove("use")
     if "avoid" in slots and "preference" in slots and not re.search(
-        r"\bprefer|brands? you like|flavou?r|style\b|must[- ]?ha|non-?negotiable|features?|(?:must|need|has|have) to have|must have", sent
+        r"\bprefer|brands? you like|flavou?r|style\b|must[- ]?ha|non-?negotiable|features?|(?:must|need|has|have) to have|must have"
+        r"|\bvibe\b|\bdo (?:you|u) like\b|\blean(?:ing)? (?:to|toward)|\bwhich (?:taste|kind|type)\b", sent
     ):
         slots.remove("preference")
     if "avoid" in slots and "category" in slots and not re.search(r"looking for|shopping for|kind of|sort of|type of", sent):
@@ -839,7 +844,7 @@ def _slots(sent, toks, s, e, mentions, places, tags, money) -> list[str]:
         # pets asked about beside a label for them ("do you have pets, like does it need to be pet
         # friendly"): the label the product must have is asked, not who lives with it
         slots = list(dict.fromkeys("preference" if x == "use" else x for x in slots))
-    if "size" in slots and "use" in slots and re.search(r"\b(?:hours|hrs)\b", sent):
+    if "size" in slots and "use" in slots and re.search(r"\b(?:hours|hrs)\b|\bhow long\b[^?]{0,25}\b(?:sit|sitting|sessions?|gaming|play|work|each day|every day|a day)\b", sent):
         slots.remove("size")  # "how many hours a day will you sit in it": how it is used
     if "size" in slots and "preference" in slots and not re.search(r"must[- ]?ha|non-?negotiable|(?:must|need|has|have) to have|must have", sent):
         slots.remove("preference")

@@ -191,7 +191,7 @@ def _label_aliases(value: str, key_name: str = "") -> list[tuple[str, ...]]:
         stem = key[:-1]
         out += [("no", *stem), ("without", *stem), ("zero", *stem)]
     if key[0] == "non" and len(key) >= 2:
-        out += [("doesn't", *key[1:]), ("not", *key[1:]), ("won't", *key[1:]),
+        out += [("doesn't", *key[1:]), ("not", *key[1:]), ("won't", *key[1:]), ("don't", *key[1:]),
                 ("doesn't", lemma(key[1].removesuffix("ding").removesuffix("ing")))]
     if any(w in _DIGIT_WORDS for w in key):
         out.append(tuple(_DIGIT_WORDS.get(w, w) for w in key))
@@ -205,6 +205,30 @@ def _label_aliases(value: str, key_name: str = "") -> list[tuple[str, ...]]:
         out += [(w, s) for w in ("no", "without") for s in ("smell", "perfume")]
     if key == ("decaf",):  # a decaf is what "no caffeine" asks for
         out += [("decaffeinate",), ("no", "caffeine"), ("without", "caffeine"), ("caffeine", "free"), ("zero", "caffeine")]
+    if key[0] == "multi" and len(key) == 2:  # "multi-tier" as "several tiers", "a few tiers"
+        out += [(q, key[1]) for q in ("several", "many", "few", "multiple")]
+    if key[0] == "interior" and len(key) == 2:  # "interior light" as "a light inside" ("inside Light Logic" is a shop)
+        out.append((key[1], "inside"))
+    if key[0] == "low" and len(key) == 2:  # "low sodium" as "reduced sodium", "less sodium"
+        out += [("reduce", key[1]), ("less", key[1]), ("lower", key[1])]
+    if key[0] == "no" and key[-1] == "need" and len(key) >= 3:  # "no box spring", "skips the box spring"
+        out += [key[:-1], ("skip", *key[1:-1])]
+    if key[0] == "seat" and len(key) == 2 and key[1].isdigit():  # "seats 6" as "fits 6", "6 people"
+        out += [(verb, n) for verb in ("fit", "sit") for n in (key[1], _DIGIT_WORDS.get(key[1], key[1]))]
+    if len(key) == 3 and key[:2] == ("under", "bed"):  # "storage below"
+        out.append((key[2], "below"))
+    if key == ("dental",):  # dog chews that "help clean the teeth"
+        out += [("clean", "teeth"), ("clean", "tooth"), ("teeth", "clean")]
+    if key == ("senior",) and key_name == "life stage":  # "made for old dogs", "older cats"
+        out += [("old", pet) for pet in ("dog", "cat", "pet")]
+    if key == ("air", "purifying"):  # "cleans the air"
+        out += [("clean", "air"), ("air", "clean")]
+    if key == ("sensitive", "stomach"):  # "gentle on tummies", "sensitive tummy"
+        out += [("sensitive", "tummy"), ("gentle", "tummy"), ("gentle", "stomach")]
+    if key == ("tufted",):  # "tufting"
+        out += [("tufting",), ("tuft",)]
+    if key_name == "flavour" and len(key) == 1 and key[0].isalpha():  # "minty", "lemony", "nutty"
+        out += [(key[0] + "y",), (key[0] + "ey",), (key[0] + key[0][-1] + "y",)]
     out += [(short,) for short in _SHORT_FORMS.get(key, ())]
     return out
 

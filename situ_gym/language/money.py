@@ -204,6 +204,8 @@ _DOZEN = re.compile(rf"\b(?:(?P<half>half (?:an? )?)|(?P<n>\d+|{_NUMBER_WORDS}) 
 _COUNT_FOR_PRICE = re.compile(
     rf"(?<!shelf )(?<!aisle )(?<![\w$.])(?P<n>\d+|{_NUMBER_WORDS}) for \$?\s?\d"
     rf"|(?:\$\s?\d+(?:\.\d\d)?|\d+\.\d\d) for (?P<m>\d+)\b(?![.,]\d)(?!\s*-?\s*[a-z%])"
+    # "7 bucks 19 for 12", "4 bucks 89 for four"
+    rf"|\b\d+ bucks(?: \d\d)? for (?P<k>\d+|{_NUMBER_WORDS})\b(?![.,]\d)(?!\s*-?\s*[a-z%])"
 )
 _ONE_UNIT = re.compile(r"(?<!half )\ban? (?:whole |full |single )?(?P<u>gallon|pound|quart|pint)\b")
 # "half gal", "a half gallon", "half a pound" (not "two and a half pounds", read above)
@@ -224,7 +226,8 @@ def quantities(text: str, count_nouns: frozenset[str] = frozenset()) -> set[tupl
     low = text.lower()
     out: set[tuple[float, str]] = set()
     for m in (*_COUNTED_BY_HOLDER.finditer(low), *_COUNT_FOR_PRICE.finditer(low)):
-        value = _figure(m.group("n") or m.group("m"))
+        said = m.groupdict()
+        value = _figure(said["n"] or said["m"] or said.get("k"))
         if value is not None:
             out.add((value, "count"))
     for m in _DOZEN.finditer(low):

@@ -15,7 +15,7 @@ __all__ = [
     "MARKER_LABEL", "INTERNAL_JARGON", "ABOUT_THE_SHOPPER", "JUDGE_JARGON", "CATALOG_ID",
     "ACCEPT", "THANKS", "INFO_REQUEST", "BUDGET_BOUND", "CLAIMS", "CLARIFY", "CLOSING", "COMPARE",
     "DIRECTION", "DISTANCE", "GREETING", "MOTION", "NEGATION", "NOT_PROPOSED", "OVER_LIMIT", "REFUSED",
-    "CHOICE_WORDS", "PROPOSE", "PURCHASE", "REASON", "RECONSIDER", "HANDLE_REJECTION", "COMPARATIVE", "REJECT", "NOT_A_REJECTION", "HESITATION", "RELATION", "REQUESTS", "SLOTS",
+    "CHOICE_WORDS", "OR_SOMETHING_ELSE", "PROPOSE", "PURCHASE", "REASON", "RECONSIDER", "HANDLE_REJECTION", "COMPARATIVE", "REJECT", "NOT_A_REJECTION", "HESITATION", "RELATION", "REQUESTS", "SLOTS",
 ]
 
 
@@ -102,12 +102,15 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         # for somebody?", "indoor or outdoor?", "bright spot or kinda shady?", "which rooms ..."
         r"part(?:y|ies) (?:or|shopping|food|supplies)\b", r"(?:regular|normal|usual|weekly|weekday|everyday) (?:(?:weekday|week|weekly) )?(?:groceries|shop|shopping|stuff|run|haul)",
         r"\b(?:brunch|picnic|potluck)\b(?: haul| run| shop| or)",
+        r"get[- ]together", r"(?:snacks|food|drinks|nibbles) for (?:when )?(?:people|friends|guests|folks)", r"(?:having|have) (?:people|friends|guests) over", r"weeknight",
+        r"or (?:another|a different|other|some other) room", r"(?:somewhere|some place|anywhere) else in the (?:house|home|flat)", r"room in particular",
         r"(?:a )?present for", r"or (?:a |it is a )?present\b", r"indoors?(?: or)", r"or outdoors?", r"(?:bright|sunny|shady|dark) (?:spot|corner)",
         r"kinda shady", r"which rooms", r"packed[- ]lunch\w*", r"lunch ?box run", r"(?:shop|shopping|here) for lunch ?box\w*", r"lunch run", r"for what (?:dish|meal|recipe|occasion)", r"what dish", r"packing lunch\w*", r"on the menu",
         r"(?:drink|eat|use|have) (?:it|them) (?:in the|at|for) (?:evenings?|nights?|mornings?|bedtime)",
         # how long it will be used: "how many hours a day will you sit in it", "hrs/day", "all-day sitting"
         r"how many (?:hours|hrs)", r"(?:hours|hrs) (?:a|per|in one|/) ?day", r"hrs/day", r"all[- ]day (?:sitting|use|long)", r"sit (?:many|long|for) hours",
-        r"how long (?:are|do|will|would) (?:you|u) (?:be )?sit", r"(?:you|u) or (?:it is |is it )?(?:a present|for somebody|for someone)",
+        r"how long (?:are|do|will|would) (?:you|u) (?:be )?sit", r"how long (?:are|r|is|do|will) (?:ur|your|you|u) (?:usual )?(?:sessions?|sit|sitting|gaming|game|play|work|working)\b",
+        r"how long (?:you|u) sit", r"long days? in it", r"(?:you|u) or (?:it is |is it )?(?:a present|for somebody|for someone)",
         # who lives with it: "any pets?", "kids or pets at home?", "cats or dogs around?" (a label
         # it must have, "does it need to be pet-safe?", is a preference)
         r"(?<![-\w])(?<!which )(?<!for )pets?(?![- ](?:safe|friendly|proof|food|treats?|stuff|things|beds?|bowls?|toys?|supplies))",
@@ -133,7 +136,13 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         # "is dairy ok for them?", "is he on grain-free?", "anyone off dairy?", "keep the salt down?"
         rf"(?:need|needs|has|have|got) to be (?:{_FREE_OF})", rf"(?:{_FREE_OF}) (?:needed|required)",
         rf"(?:{_INGREDIENT}) (?:is |are )?(?:ok|okay|fine|alright)\s*(?:\?|for\b)", rf"(?:is|are) (?:{_INGREDIENT}) (?:ok|okay|fine|alright)\b",
-        rf"\bon (?:a )?(?:{_FREE_OF})", rf"\boff (?:{_INGREDIENT})\b", r"keep (?:the )?(?:salt|sugar|fat) (?:down|low)", rf"need (?:{_FREE_OF})\?")),
+        rf"\bon (?:a )?(?:{_FREE_OF})", rf"\boff (?:{_INGREDIENT})\b", r"keep (?:the )?(?:salt|sugar|fat) (?:down|low)", rf"need (?:{_FREE_OF})\?",
+        # "should it be caffeine-free?", "caffeine cool?", "caffeine ok or nah?", "you drink caffeine,
+        # or better without?", "any diet stuff i should know?", "gluten/egg issues?"
+        rf"(?:should|must) (?:it|they|this|that) be (?:{_FREE_OF})", rf"(?:{_INGREDIENT}) (?:is |are )?(?:cool|good|fine|ok|okay|alright)\s+(?:or|for)\b",
+        rf"(?:{_INGREDIENT}) (?:cool|good)\s*\?", rf"(?:drink|eat|have) (?:{_INGREDIENT}),? or (?:better |rather )?without",
+        r"diet (?:stuff|things|issues)", rf"(?:{_INGREDIENT})(?:/(?:{_INGREDIENT}))+ (?:issues?|problems?)",
+        rf"(?:need|needs|have|has) (?:no|to avoid) (?:{_INGREDIENT})")),
     ("size", _words(
         r"size", r"sizes", r"how many", r"how big", r"how large", r"how small", r"quantity", r"dimensions?",
         r"how much (?:\w+ )?(?:space|room)", r"how much wall", r"room for", r"fit in", r"servings?", r"how many people", r"family[- ]size",
@@ -159,6 +168,9 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"assembl\w*", r"do you want (?:it|the [a-z ]+) to", r"or the colou?r",
         r"non-?negotiables?", r"must have", r"(?:what|which) matters? (?:more|most)", r"more important", r"\bwhich\?", r"more about the", r"(?:which|what) variety", r"(?:you|u) (?:must|need to) have", r"set on")),
 )
+# The one option given, or something else: "breakfast stuff or something else today?" (what the
+# shopper came for, unless the option is a label: "pink, blue or smth else?")
+OR_SOMETHING_ELSE = _words(r"or (?:sth|something|smth|anything|other something|another thing) else\b", r"or other something", r"or (?:sth|something) different\b")
 CLARIFY = _words(
     r"right(?=\?)", r"you said", r"would around", r"^(?:is|are|was|were|did|do you (?:need|mean|want (?:the|it|one))|is it|is the|is this)\b[^?]*,? or\b",
     r"just so", r"just checking", r"not sure i follow",

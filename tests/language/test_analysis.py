@@ -1702,6 +1702,17 @@ def test_a_bare_figure_after_a_bound_word_is_a_limit(lex, text, heard_budget):
     ("home_furnishings", "the pothos in kestrel pot is air purifying n basically unkillable lol, 38 bucks 99", "care:low maintenance"),
     ("home_furnishings", "so should I add the fjord dining chairs, they come two to a pack", "feature:set of 2"),
     ("home_furnishings", "for a four year old I'd go quill blocks, it's for three and up", "feature:ages 3+"),
+    # labels said as what they do or how many: tiers, a light inside, teeth, salt, seats, air, tummies
+    ("home_furnishings", "I'd go with the Dune Plant Stand, it has several tiers, $47.99", "feature:multi-tier"),
+    ("home_furnishings", "The Nova Curio Cabinet has a light inside, $1,839.99.", "feature:interior light"),
+    ("supermarket", "try loyal paws' peanut butter biscuits, they help clean teeth, 6.39", "feature:dental"),
+    ("supermarket", "the hearthside kidney beans have less sodium, 1.19", "diet:low sodium"),
+    ("home_furnishings", "try the delph bed frame, it skips the box spring, 539.99", "feature:no box spring needed"),
+    ("home_furnishings", "how about the Alba Dining Table, it fits 6, $429.99", "feature:seats 6"),
+    ("home_furnishings", "the zz plant in marlow pot cleans the air, 60.99", "care:air purifying"),
+    ("supermarket", "go for the whisker farm turkey one, gentle on tummies, 10.59", "diet:sensitive stomach"),
+    ("supermarket", "rec: loyal paws dental chews, minty, 5.59", "flavour:mint"),
+    ("supermarket", "blueberry oat bars from peak pantry, 7 bucks 19 for 12", "size:12-count"),
 ])
 def test_labels_said_in_everyday_words_are_cited(lex, store, text, cite):
     e = analyze(text, lex[store]).explanation
@@ -1822,6 +1833,25 @@ def test_slots_of_diets_hours_and_departments(lex, store, text, asks):
     ("supermarket", "is this for a party or just your normal groceries", ("use",)),
 ])
 def test_slots_the_corpora_settled_pets_light_and_how_many(lex, store, text, asks):
+    assert tuple(sorted(analyze(text, lex[store]).asks)) == asks, text
+
+
+@pytest.mark.parametrize("store, text, asks", [
+    # a diet asked about in any words is what to avoid
+    ("supermarket", "hey 👋 any diet stuff i should know about?", ("avoid",)),
+    ("supermarket", "Two quick things: should it be caffeine-free, and do you lean toward herbal or black tea?", ("avoid", "preference")),
+    ("supermarket", "pasta: any gluten/egg issues? n long noodles or little shapes?", ("avoid", "preference")),
+    # how long a session lasts is the use; how many people it feeds the size
+    ("home_furnishings", "ooh how long r ur sessions usually?", ("use",)),
+    ("supermarket", "hey — how many ppl u shopping for?", ("size",)),
+    # one option or something else asks what the shopper came for, unless the option is a label
+    ("supermarket", "hey 👋 breakfast stuff or something else today?", ("category",)),
+    ("home_furnishings", "ok, no white. pink, blue or smth else?", ("preference",)),
+    # the occasion and the room are the use
+    ("supermarket", "hey! weeknight cooking or party snacks today?", ("use",)),
+    ("home_furnishings", "hi! home office stuff, or another room?", ("use",)),
+])
+def test_slots_of_diets_sessions_and_open_options(lex, store, text, asks):
     assert tuple(sorted(analyze(text, lex[store]).asks)) == asks, text
 
 

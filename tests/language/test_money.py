@@ -100,6 +100,8 @@ def test_halves_and_the_kind_of_product_as_a_count():
     # heldout13: "$3.79 for 12" is cited); a pizza's inches stay inches
     ("only $4.19 for 12", {(12.0, "count")}),
     ("they're 12 for 4.19", {(12.0, "count")}),
+    ("7 bucks 19 for 12", {(12.0, "count")}),
+    ("4 bucks 89 for four", {(4.0, "count")}),
     ("3.79 for 12", {(12.0, "count")}),
     ("shelf 2 for 3.99", set()),
     ("two 10 in pizzas", {(10.0, "in")}),
