@@ -144,6 +144,14 @@ def act_model() -> ActModel:
     return ActModel.from_json(data, source=str(ref))
 
 
+def choose_act(model: ActModel, features: dict[str, float], rule_act: str) -> str:
+    """The model's act for a reply's ``features``, or the rules' (``rule_act``) where the reply
+    answers no shopper's words: fitted mostly on replies to the shopper, the model carried worse
+    than the rules to the one corpus written without them (491 against 497 of its 542 lines, with
+    that corpus left out of the fit); keeping the rules there costs 6 of 10,892 lines elsewhere."""
+    return rule_act if "heard=none" in features else model.predict(features)
+
+
 def read_act(said: Utterance, heard: Utterance | None, raised: Iterable[str] = ()) -> str:
     """The act of the reply ``said`` (the rules' reading) to ``heard``, by the shipped model."""
-    return act_model().predict(act_features(said, heard, raised))
+    return choose_act(act_model(), act_features(said, heard, raised), said.act)

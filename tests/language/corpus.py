@@ -39,12 +39,14 @@ HELD_OUT = {
     "heldout22": "written apart again while the layer was tuned on the nineteenth's and twentieth's misses; since fitted on (the act reader)",
     "heldout23": "written apart again, beside the twenty-second, while the layer was tuned on the nineteenth's and twentieth's misses; since fitted on (the act reader)",
     "heldout24": "written apart again once the writers' split conventions were settled, while the layer was tuned on the twenty-first's and twenty-second's misses; since fitted on (the act reader)",
-    "heldout25": "written apart again, beside the twenty-fourth, once the writers' split conventions were settled; never tuned on",
+    "heldout25": "written apart again, beside the twenty-fourth, once the writers' split conventions were settled; since fitted on (the act reader)",
+    "heldout26": "written apart again while the layer was tuned on the twenty-first's to twenty-fourth's misses; since fitted on (the act reader)",
+    "heldout27": "written apart again, beside the twenty-sixth, while the layer was tuned on the twenty-first's to twenty-fourth's misses; never tuned on",
 }
 # The development sets: the first corpus ("corpus") and every held-out corpus since tuned on.
 # The learnt act reader (situ_gym.language.acts) is fitted on these and no other; the held-out
 # measure is never among them.
-MEASURE = "heldout25"  # the held-out measure: only its totals are read
+MEASURE = "heldout27"  # the held-out measure: only its totals are read
 DEVELOPMENT = ("corpus", *(name for name in HELD_OUT if name != MEASURE))
 STORES = ("supermarket", "home_furnishings")
 STYLES = ("chat", "clipped", "nonnative", "mixed")

@@ -8,7 +8,14 @@ from importlib import resources
 import pytest
 
 from situ_gym.language import analyze, analyze_reply, lexicon_for
-from situ_gym.language.acts import MODEL_FILE, ActModel, act_features, act_model, read_act
+from situ_gym.language.acts import (
+    MODEL_FILE,
+    ActModel,
+    act_features,
+    act_model,
+    choose_act,
+    read_act,
+)
 from situ_gym.language.dialogue import read_reply
 from situ_gym.scene import SceneIndex
 from situ_gym.scene.loader import load_scene
@@ -77,6 +84,17 @@ def test_a_reply_takes_the_models_act_and_the_shoppers_words_the_rules(lex):
     # the shopper's own words, read alone, keep the rules' act (the model reads replies)
     alone = analyze(text, lex)
     assert alone.act == read_reply(text, lex).act
+
+
+def test_a_reply_to_no_shoppers_words_keeps_the_rules_act(lex):
+    # the model reads replies to the shopper; with nothing heard the rules' act stands
+    rules = read_reply("The Honeycrisp apples are $4.49 for a 3 lb bag.", lex)
+    model = act_model()
+    f = act_features(rules, None)
+    assert choose_act(model, f, rules.act) == rules.act == read_act(rules, None)
+    heard = analyze("how much are the honeycrisp apples?", lex)
+    f = act_features(rules, heard)
+    assert choose_act(model, f, "Greet") == model.predict(f)
 
 
 def test_features_name_what_the_rules_read_and_the_words(lex):
