@@ -47,6 +47,9 @@ def _words(text: str) -> list[str]:
     return _WORDS.findall(text.lower())
 
 
+NO_SHOPPER_WORDS = "heard=none"  # the feature of a reply that answers no shopper's words
+
+
 def act_features(said: Utterance, heard: Utterance | None, raised: Iterable[str] = ()) -> dict[str, float]:
     """The features of the reply ``said`` (the rules' reading) to the shopper's words ``heard``
     (``raised``: the products the shopper raised itself, as ``analyze_reply`` takes them).
@@ -80,7 +83,7 @@ def act_features(said: Utterance, heard: Utterance | None, raised: Iterable[str]
     for a, b in zip(words, words[1:], strict=False):  # the two-word sequences
         f[f"w:{a} {b}"] = 1.0
     if heard is None or heard.empty:
-        f["heard=none"] = 1.0
+        f[NO_SHOPPER_WORDS] = 1.0
         return f
     f["heard=" + heard.act] = 1.0
     f["heard_named"] = float(min(len(heard.named), 3))
@@ -149,7 +152,7 @@ def choose_act(model: ActModel, features: dict[str, float], rule_act: str) -> st
     answers no shopper's words: fitted mostly on replies to the shopper, the model carried worse
     than the rules to the one corpus written without them (491 against 497 of its 542 lines, with
     that corpus left out of the fit); keeping the rules there costs 6 of 10,892 lines elsewhere."""
-    return rule_act if "heard=none" in features else model.predict(features)
+    return rule_act if NO_SHOPPER_WORDS in features else model.predict(features)
 
 
 def read_act(said: Utterance, heard: Utterance | None, raised: Iterable[str] = ()) -> str:

@@ -780,13 +780,12 @@ _CHOICE_ASKED = re.compile(
 
 
 _HOW_MANY_IT_SERVES = re.compile(
-    r"\b(?:just|only)\s+(?:for\s+)?(?:you|u|yourself|one)\b[^?]{0,40}?\bor\b[^?]{0,30}?\b(?:family|crowd|household|people|peopl|bunch|group|everyone|lot)\b"
+    r"\b(?:just|only)\s+(?:for\s+)?(?:you|u|yourself|one)\b[^?]{0,40}?\bor\b[^?]{0,30}?\b(?:family|crowd|household|people|bunch|group|everyone|lot)\b"
     r"|\b(?:big|whole|full)\s+(?:household|family)\b[^?]{0,20}?\bor\s+(?:just\s+)?(?:for\s+)?(?:you|u|yourself)\b"
     r"|\b(?:cooking|shopping|buying|feeding)\s+(?:just\s+)?for\s+(?:yourself|one|you|u)\b[^?]{0,20}?\bor\b"
     r"|\b(?:for|feeding)\s+(?:a\s+)?(?:crowd|big\s+household|whole\s+family|lot\s+of\s+people)\b[^?]{0,20}?\bor\b"
 )
 _USE_OCCASION = re.compile(r"\b(?:party|parties|gift|present|occasion|brunch|picnic|bbq|barbecue|with (?:children|kids))\b")
-_PET_LABEL = re.compile(r"\bpet[- ]?(?:safe|friendly|proof)\b|\b(?:safe|fabric|good) for (?:pets?|cats?|dogs?)\b")
 
 
 # Where a question turns to its next part: ", and what ...", " + ", "; ", ", any ...".
@@ -840,7 +839,7 @@ def _slots(sent, toks, s, e, mentions, places, tags, money) -> list[str]:
     if _HOW_MANY_IT_SERVES.search(sent) and not _USE_OCCASION.search(sent) and (not slots or set(slots) & {"use", "preference"}):
         # "just for you or the whole family?": how many it serves, its size, not what it is for
         slots = list(dict.fromkeys("size" if x in ("use", "preference") else x for x in slots)) or ["size"]
-    if "use" in slots and _PET_LABEL.search(sent):
+    if "use" in slots and P.PET_LABEL.search(sent):
         # pets asked about beside a label for them ("do you have pets, like does it need to be pet
         # friendly"): the label the product must have is asked, not who lives with it
         slots = list(dict.fromkeys("preference" if x == "use" else x for x in slots))

@@ -155,9 +155,9 @@ def _label_aliases(value: str, key_name: str = "") -> list[tuple[str, ...]]:
         out += [("meat", "free"), ("no", "meat"), ("without", "meat"), ("meatless",)]
     if key[0] == "reversible" and len(key) == 2:  # "reversible cushions" as "flip-able cushions", "cushions flip"
         out += [("flip", key[1]), ("flip", "able", key[1]), (key[1], "flip")]
-    if key[0] == "no" and key[-1] == "need" and len(key) >= 3:  # "no box spring needed" as "you don't need a box spring"
-        thing = key[1:-1]
-        out += [(neg, "need", *thing) for neg in ("don't", "doesn't", "not", "dont")] + [("need", "no", *thing)]
+    if key[0] == "no" and key[-1] == "need" and len(key) >= 3:  # "no box spring needed" as "you don't need a box spring",
+        thing = key[1:-1]  # "no box spring", "skips the box spring"
+        out += [(neg, "need", *thing) for neg in ("don't", "doesn't", "not", "dont")] + [("need", "no", *thing), key[:-1], ("skip", *thing)]
     if key[0] == "age" and len(key) == 2 and key[1].isdigit():  # "ages 6+" as "six plus", "6 years and up"
         said_as = (key[1], _DIGIT_WORDS.get(key[1], key[1]))
         out += [(n, after) for n in said_as for after in ("plus", "year", "yr", "up")]  # "three and up"
@@ -211,8 +211,6 @@ def _label_aliases(value: str, key_name: str = "") -> list[tuple[str, ...]]:
         out.append((key[1], "inside"))
     if key[0] == "low" and len(key) == 2:  # "low sodium" as "reduced sodium", "less sodium"
         out += [("reduce", key[1]), ("less", key[1]), ("lower", key[1])]
-    if key[0] == "no" and key[-1] == "need" and len(key) >= 3:  # "no box spring", "skips the box spring"
-        out += [key[:-1], ("skip", *key[1:-1])]
     if key[0] == "seat" and len(key) == 2 and key[1].isdigit():  # "seats 6" as "fits 6", "6 people"
         out += [(verb, n) for verb in ("fit", "sit") for n in (key[1], _DIGIT_WORDS.get(key[1], key[1]))]
     if len(key) == 3 and key[:2] == ("under", "bed"):  # "storage below"

@@ -15,7 +15,7 @@ __all__ = [
     "MARKER_LABEL", "INTERNAL_JARGON", "ABOUT_THE_SHOPPER", "JUDGE_JARGON", "CATALOG_ID",
     "ACCEPT", "THANKS", "INFO_REQUEST", "BUDGET_BOUND", "CLAIMS", "CLARIFY", "CLOSING", "COMPARE",
     "DIRECTION", "DISTANCE", "GREETING", "MOTION", "NEGATION", "NOT_PROPOSED", "OVER_LIMIT", "REFUSED",
-    "CHOICE_WORDS", "OR_SOMETHING_ELSE", "PROPOSE", "PURCHASE", "REASON", "RECONSIDER", "HANDLE_REJECTION", "COMPARATIVE", "REJECT", "NOT_A_REJECTION", "HESITATION", "RELATION", "REQUESTS", "SLOTS",
+    "CHOICE_WORDS", "OR_SOMETHING_ELSE", "PROPOSE", "PURCHASE", "REASON", "RECONSIDER", "HANDLE_REJECTION", "COMPARATIVE", "REJECT", "NOT_A_REJECTION", "HESITATION", "PET_LABEL", "RELATION", "REQUESTS", "SLOTS",
 ]
 
 
@@ -49,6 +49,9 @@ _DEPARTMENT = (r"(?:food|groceries|grocery|household(?: stuff| things| goods)?|h
 # What a diet keeps out, and the labels that say so ("gluten free", "gf", "no salt added").
 _INGREDIENT = r"dairy|gluten|nuts?|peanuts?|eggs?|wheat|soy|caffeine|sugar|salt|meat|shellfish|lactose|grains?"
 _FREE_OF = rf"(?:{_INGREDIENT})[- ]free|gf|df|vegan|vegetarian|decaf|low[- ](?:salt|sugar|fat|sodium)|no[- ](?:salt|sugar)(?: added)?"
+# A label a product must have for pets: "pet-safe", "pet friendly", "safe for cats", "fabric for pet"
+_PET_LABEL = r"pet[- ]?(?:safe|friendly|proof)|(?:safe|fabric|good) (?:for|with|around) (?:pets?|cats?|dogs?)"
+PET_LABEL = _words(_PET_LABEL)
 # Slots a question asks about (checked in this order; several may hold).
 SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("category", _words(
@@ -161,7 +164,7 @@ SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
                          r"(?:different|another|other) (?:shop|store|section)", r"(?:was|is) it in", r"where you saw")),
     ("preference", _words(
         r"prefer\w*", r"flavou?rs?", r"colou?rs?", r"materials?", r"styles?", r"scents?", r"brands?",
-        r"features?", r"pref", r"vibes?\??$", r"pet[- ]?(?:safe|friendly|proof)", r"safe (?:for|with|around) (?:pets|cats|dogs)", r"furry", r"do (?:you|u) like (?!to\b)", r"must[- ]haves?", r"(?:has|have|must|need|needs) to have", r"important to you", r"requirements?", r"textures?", r"finish", r"roast",
+        r"features?", r"pref", r"vibes?\??$", _PET_LABEL, r"furry", r"do (?:you|u) like (?!to\b)", r"must[- ]haves?", r"(?:has|have|must|need|needs) to have", r"important to you", r"requirements?", r"textures?", r"finish", r"roast",
         r"dietary preferences?", r"better fit", r"work better", r"didn'?t you like", r"like about", r"looking for in",
         r"any (?:wishes|preferences|ideas)", r"leaning", r"mood for", r"nice-to-have", r"a must", r"the regular",
         r"go for\?", r"usually (?:go|get|buy)", r"what put you off", r"you'?d change", r"ideal [a-z]+", r"look like",
